@@ -1,0 +1,39 @@
+package bench
+
+// completion is one finished I/O as an engine reports it: the slot it was
+// queued on and the kernel's result (bytes done, or a negative errno).
+type completion struct {
+	slot int32
+	res  int32
+}
+
+// engine is the per-job I/O backend. One goroutine, locked to its OS thread,
+// owns an engine for its whole life: no method is safe for concurrent use,
+// and none allocates, so the job loop stays allocation-free.
+type engine interface {
+	// prep queues an I/O of the job's block size on slot's buffer.
+	prep(slot int, write bool, off int64)
+	// submit hands every prepped I/O to the kernel. When wait > 0 and the
+	// engine can, the same system call also waits until wait completions
+	// are ready; otherwise the job calls wait itself.
+	submit(wait int) error
+	// reap stores ready completions in c without blocking.
+	reap(c []completion) int
+	// wait blocks until at least want completions are ready and stores up
+	// to len(c) of them in c.
+	wait(want int, c []completion) (int, error)
+	close() error
+}
+
+// engineInfo says how a job must time an engine's I/Os.
+type engineInfo struct {
+	// sync engines do the I/O inside submit: clat spans the call and there
+	// is no slat (fio's FIO_SYNCIO).
+	sync bool
+	// published engines (SQPOLL) start an I/O when it is published to the
+	// ring, not in a system call: time it from there, with no slat.
+	published bool
+}
+
+// Engines lists the supported ioengine values.
+var Engines = []string{"io_uring", "libaio", "psync", "null"}

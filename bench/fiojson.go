@@ -1,0 +1,423 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// The types below are fio's JSON output (--output-format=json and json+),
+// with fio's own key names and in fio's key order (fio stat.c:
+// show_thread_status_json, add_ddir_status_json, add_ddir_lat_json,
+// json_array_add_disk_util). iolab writes its report with them and reads
+// fio's output back with the same code, so the two always compare.
+
+// Report is one fio JSON document.
+type Report struct {
+	FioVersion    string      `json:"fio version,omitempty"`
+	IolabVersion  string      `json:"iolab version,omitempty"`
+	Timestamp     int64       `json:"timestamp"`
+	TimestampMS   int64       `json:"timestamp_ms"`
+	Time          string      `json:"time"`
+	GlobalOptions Options     `json:"global options,omitempty"`
+	Jobs          []JobReport `json:"jobs"`
+	DiskUtil      []DiskUtil  `json:"disk_util,omitempty"`
+}
+
+// JobReport is one entry of "jobs": one job, or one reporting group with
+// group_reporting (named after its first job).
+type JobReport struct {
+	JobName    string  `json:"jobname"`
+	GroupID    int     `json:"groupid"`
+	JobStart   int64   `json:"job_start,omitempty"` // newer fio than 3.33
+	Error      int     `json:"error"`
+	ETA        int64   `json:"eta"`
+	Elapsed    int64   `json:"elapsed"`
+	JobOptions Options `json:"job options,omitempty"`
+
+	Read  DirReport `json:"read"`
+	Write DirReport `json:"write"`
+	Trim  DirReport `json:"trim"`
+	// Sync holds only total_ios and lat_ns in fio's output.
+	Sync DirReport `json:"sync"`
+	// Mixed is present with unified_rw_reporting=both.
+	Mixed *DirReport `json:"mixed,omitempty"`
+
+	JobRuntime uint64  `json:"job_runtime"` // ms
+	UsrCPU     float64 `json:"usr_cpu"`     // % of job_runtime
+	SysCPU     float64 `json:"sys_cpu"`
+	Ctx        uint64  `json:"ctx"`
+	Majf       uint64  `json:"majf"`
+	Minf       uint64  `json:"minf"`
+
+	// Distributions in %, keyed as fio keys them ("1", "2", …, ">=64").
+	IODepthLevel    map[string]float64 `json:"iodepth_level,omitempty"`
+	IODepthSubmit   map[string]float64 `json:"iodepth_submit,omitempty"`
+	IODepthComplete map[string]float64 `json:"iodepth_complete,omitempty"`
+	LatencyNS       map[string]float64 `json:"latency_ns,omitempty"`
+	LatencyUS       map[string]float64 `json:"latency_us,omitempty"`
+	LatencyMS       map[string]float64 `json:"latency_ms,omitempty"`
+
+	// With continue_on_error.
+	TotalErr   uint64 `json:"total_err,omitempty"`
+	FirstError int    `json:"first_error,omitempty"`
+
+	// With a latency target (fio prints them whenever latency_depth is set).
+	LatencyDepth      int     `json:"latency_depth,omitempty"`
+	LatencyTarget     uint64  `json:"latency_target,omitempty"`
+	LatencyPercentile float64 `json:"latency_percentile,omitempty"`
+	LatencyWindow     uint64  `json:"latency_window,omitempty"`
+
+	Desc string `json:"desc,omitempty"`
+}
+
+// DirReport is one direction ("read", "write", "trim", "sync" or "mixed") of
+// a job. bw is in KiB/s, runtime in ms, bw_* in KiB/s over fio's 500 ms
+// samples.
+type DirReport struct {
+	IOBytes  uint64  `json:"io_bytes"`
+	IOKBytes uint64  `json:"io_kbytes"`
+	BWBytes  uint64  `json:"bw_bytes"`
+	BW       uint64  `json:"bw"`
+	IOPS     float64 `json:"iops"`
+	Runtime  uint64  `json:"runtime"`
+	TotalIOs uint64  `json:"total_ios"`
+	ShortIOs uint64  `json:"short_ios"`
+	DropIOs  uint64  `json:"drop_ios"`
+
+	Slat LatReport `json:"slat_ns"`
+	Clat LatReport `json:"clat_ns"`
+	Lat  LatReport `json:"lat_ns"`
+
+	BWMin     uint64  `json:"bw_min"`
+	BWMax     uint64  `json:"bw_max"`
+	BWAgg     float64 `json:"bw_agg"` // % of the group's aggregate bandwidth
+	BWMean    float64 `json:"bw_mean"`
+	BWDev     float64 `json:"bw_dev"`
+	BWSamples uint64  `json:"bw_samples"`
+
+	IOPSMin     uint64  `json:"iops_min"`
+	IOPSMax     uint64  `json:"iops_max"`
+	IOPSMean    float64 `json:"iops_mean"`
+	IOPSStddev  float64 `json:"iops_stddev"`
+	IOPSSamples uint64  `json:"iops_samples"`
+
+	CacheHit float64 `json:"cachehit,omitempty"` // %, cached reads only
+}
+
+// LatReport is one of slat_ns, clat_ns or lat_ns (all in ns).
+type LatReport struct {
+	Min    uint64  `json:"min"`
+	Max    uint64  `json:"max"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	N      uint64  `json:"N"`
+	// Percentile is present where fio computed percentiles (clat by
+	// default, lat with lat_percentiles=1) and N > 0.
+	Percentile PercentileValues `json:"percentile,omitempty"`
+	// Bins (json+ only) is the histogram: bucket midpoint → count.
+	Bins map[uint64]uint64 `json:"bins,omitempty"`
+}
+
+// DiskUtil is one entry of "disk_util". The iostat -x style fields after
+// Util are iolab's own; fio does not print them.
+type DiskUtil struct {
+	Name         string  `json:"name"`
+	ReadIOs      uint64  `json:"read_ios"`
+	WriteIOs     uint64  `json:"write_ios"`
+	ReadSectors  uint64  `json:"read_sectors,omitempty"` // newer fio than 3.33
+	WriteSectors uint64  `json:"write_sectors,omitempty"`
+	ReadMerges   uint64  `json:"read_merges"`
+	WriteMerges  uint64  `json:"write_merges"`
+	ReadTicks    uint64  `json:"read_ticks"` // ms
+	WriteTicks   uint64  `json:"write_ticks"`
+	InQueue      uint64  `json:"in_queue"`
+	Util         float64 `json:"util"` // %
+
+	// Averages over the device's slaves (e.g. an md or dm device).
+	AggrReadIOs      uint64  `json:"aggr_read_ios,omitempty"`
+	AggrWriteIOs     uint64  `json:"aggr_write_ios,omitempty"`
+	AggrReadSectors  uint64  `json:"aggr_read_sectors,omitempty"`
+	AggrWriteSectors uint64  `json:"aggr_write_sectors,omitempty"`
+	AggrReadMerges   uint64  `json:"aggr_read_merges,omitempty"`
+	AggrWriteMerges  uint64  `json:"aggr_write_merge,omitempty"` // sic: fio's key
+	AggrReadTicks    uint64  `json:"aggr_read_ticks,omitempty"`
+	AggrWriteTicks   uint64  `json:"aggr_write_ticks,omitempty"`
+	AggrInQueue      uint64  `json:"aggr_in_queue,omitempty"`
+	AggrUtil         float64 `json:"aggr_util,omitempty"`
+
+	ReadsPerSec       float64 `json:"r/s,omitempty"`
+	WritesPerSec      float64 `json:"w/s,omitempty"`
+	ReadKBPerSec      float64 `json:"rkB/s,omitempty"`
+	WriteKBPerSec     float64 `json:"wkB/s,omitempty"`
+	ReadMergesPerSec  float64 `json:"rrqm/s,omitempty"`
+	WriteMergesPerSec float64 `json:"wrqm/s,omitempty"`
+	ReadAwait         float64 `json:"r_await,omitempty"`  // ms
+	WriteAwait        float64 `json:"w_await,omitempty"`  // ms
+	AvgQueueSize      float64 `json:"aqu-sz,omitempty"`   // requests
+	ReadAvgRequestKB  float64 `json:"rareq-sz,omitempty"` // KiB
+	WriteAvgRequestKB float64 `json:"wareq-sz,omitempty"` // KiB
+}
+
+// Options is fio's "job options" or "global options" object. fio prints the
+// options in the order they were given, so they are a slice, marshalled as
+// an object in order.
+type Options []Option
+
+// MarshalJSON writes o as one JSON object, keys in o's order.
+func (o Options) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, opt := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendJSONString(b, opt.Name); err != nil {
+			return nil, err
+		}
+		b = append(b, ':')
+		if b, err = appendJSONString(b, opt.Value); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads a JSON object into o, keeping the order of its keys.
+// fio's values are strings; any other value is kept as its JSON text.
+func (o *Options) UnmarshalJSON(data []byte) error {
+	opts := Options{}
+	err := decodeObject(data, func(key string, raw json.RawMessage) error {
+		var value string
+		if len(raw) > 0 && raw[0] == '"' {
+			if err := json.Unmarshal(raw, &value); err != nil {
+				return err
+			}
+		} else if string(raw) != "null" {
+			value = string(raw)
+		}
+		opts = append(opts, Option{Name: key, Value: value})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bench: options: %w", err)
+	}
+	if string(bytes.TrimSpace(data)) == "null" {
+		opts = nil
+	}
+	*o = opts
+	return nil
+}
+
+// PercentileValue is one entry of fio's "percentile" object.
+type PercentileValue struct {
+	Percentile float64 // e.g. 99.9
+	Value      uint64  // ns
+}
+
+// PercentileValues is fio's "percentile" object: keys are the percentiles
+// printed with C's "%f" ("99.000000"), in ascending order as fio sorts them.
+type PercentileValues []PercentileValue
+
+// Get returns the value for percentile p.
+func (pv PercentileValues) Get(p float64) (uint64, bool) {
+	for _, v := range pv {
+		if v.Percentile == p {
+			return v.Value, true
+		}
+	}
+	return 0, false
+}
+
+// MarshalJSON writes pv in ascending order of percentile, keys as fio's
+// "%f".
+func (pv PercentileValues) MarshalJSON() ([]byte, error) {
+	sorted := slices.Clone(pv)
+	slices.SortStableFunc(sorted, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+	b := []byte{'{'}
+	for i, v := range sorted {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendFloat(b, v.Percentile, 'f', 6, 64)
+		b = append(b, '"', ':')
+		b = strconv.AppendUint(b, v.Value, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads fio's "percentile" object, sorted by percentile.
+func (pv *PercentileValues) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		*pv = nil
+		return nil
+	}
+	var out PercentileValues
+	err := decodeObject(data, func(key string, raw json.RawMessage) error {
+		p, err := strconv.ParseFloat(key, 64)
+		if err != nil {
+			return fmt.Errorf("key %q is not a percentile", key)
+		}
+		var v uint64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("percentile %q: %w", key, err)
+		}
+		out = append(out, PercentileValue{Percentile: p, Value: v})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bench: percentile: %w", err)
+	}
+	slices.SortStableFunc(out, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+	*pv = out
+	return nil
+}
+
+// decodeObject calls fn for each member of the JSON object in data, in
+// order.
+func decodeObject(data []byte, fn func(key string, raw json.RawMessage) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil // null
+	}
+	if tok != json.Delim('{') {
+		return fmt.Errorf("want a JSON object, got %v", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string) // object keys are always strings
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := fn(key, raw); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // '}'
+	return err
+}
+
+// appendJSONString appends s quoted, without the HTML escaping of
+// json.Marshal: the encoder that embeds the result decides about that.
+func appendJSONString(b []byte, s string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// LatReportFrom summarises l as fio's add_ddir_lat_json does: min, max,
+// mean, stddev and N; the percentiles in list when l has samples and list is
+// not empty; and with withBins (json+) the histogram's non-empty buckets.
+func LatReportFrom(l *Lat, percentiles []float64, withBins bool) LatReport {
+	s := &l.Stat
+	if s.N == 0 {
+		return LatReport{}
+	}
+	r := LatReport{Min: s.Min, Max: s.Max, Mean: s.Mean, Stddev: s.Stddev(), N: s.N}
+	if len(percentiles) > 0 {
+		values := l.Hist.percentiles(percentiles, s.N)
+		r.Percentile = make(PercentileValues, len(percentiles))
+		for i, p := range percentiles {
+			r.Percentile[i] = PercentileValue{Percentile: p, Value: values[i]}
+		}
+		slices.SortStableFunc(r.Percentile, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+	}
+	if withBins {
+		r.Bins = l.Hist.Bins()
+	}
+	return r
+}
+
+// Histogram rebuilds the histogram from the json+ bins. It fails when l has
+// samples but no bins (plain json output).
+func (l LatReport) Histogram() (Histogram, error) {
+	if len(l.Bins) == 0 {
+		if l.N == 0 {
+			return Histogram{}, nil
+		}
+		return Histogram{}, errors.New("bench: latency has samples but no bins (not json+ output)")
+	}
+	return HistogramFromBins(l.Bins)
+}
+
+// ParseReports reads fio's JSON output: one document, or several back to
+// back as --status-interval prints them. Lines before a document that do not
+// start with '{' (fio's "fio: ..." warnings, or stderr mixed in) are
+// skipped, as is trailing text after the last document.
+func ParseReports(r io.Reader) ([]Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("bench: read fio json: %w", err)
+	}
+	var reports []Report
+	pos := 0
+	for {
+		start := nextDocument(data, pos)
+		if start < 0 {
+			break
+		}
+		dec := json.NewDecoder(bytes.NewReader(data[start:]))
+		var rep Report
+		if err := dec.Decode(&rep); err != nil {
+			off := start + int(dec.InputOffset())
+			var syn *json.SyntaxError
+			var typ *json.UnmarshalTypeError
+			switch {
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				off = len(data) // truncated, e.g. fio was killed while printing
+			case errors.As(err, &syn):
+				off = start + int(syn.Offset)
+			case errors.As(err, &typ):
+				off = start + int(typ.Offset)
+			}
+			return nil, fmt.Errorf("bench: fio json document %d (from byte %d): error at byte %d: %w", len(reports)+1, start, off, err)
+		}
+		if rep.Jobs == nil {
+			return nil, fmt.Errorf("bench: fio json document %d (from byte %d): no \"jobs\": not fio output", len(reports)+1, start)
+		}
+		reports = append(reports, rep)
+		pos = start + int(dec.InputOffset())
+	}
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("bench: fio json: no JSON document in %d bytes of input (no line starts with '{')", len(data))
+	}
+	return reports, nil
+}
+
+// nextDocument returns the offset of the first '{' at or after pos that
+// starts a line (pos counts as a line start), ignoring leading blanks; -1
+// if there is none.
+func nextDocument(data []byte, pos int) int {
+	for pos < len(data) {
+		i := pos
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+			i++
+		}
+		if i < len(data) && data[i] == '{' {
+			return i
+		}
+		nl := bytes.IndexByte(data[i:], '\n')
+		if nl < 0 {
+			return -1
+		}
+		pos = i + nl + 1
+	}
+	return -1
+}

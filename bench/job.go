@@ -1,0 +1,132 @@
+package bench
+
+import "time"
+
+// Option is one option as the user wrote it, kept in order for fio's
+// "job options" and "global options" JSON objects.
+type Option struct {
+	Name  string
+	Value string // "" for value-less options such as time_based
+}
+
+// Job is one fio job, with options in fio's names and already converted to
+// their units. Zero values are not defaults: NewJob returns fio's defaults,
+// and the parsers start from it.
+type Job struct {
+	Name     string
+	Filename string
+
+	// RW is fio's rw: read, write, randread, randwrite, rw (readwrite is
+	// normalised to rw) or randrw.
+	RW        string
+	RWMixRead int // percentage of reads for rw/randrw; rwmixwrite=N sets 100-N
+
+	BS     int64 // bytes
+	Size   int64 // bytes; 0 means the whole file or device
+	Offset int64 // bytes
+
+	IODepth  int
+	IOEngine string // io_uring, libaio, psync, null
+	Direct   bool
+
+	Runtime   time.Duration // 0 means no limit (then Size ends the job)
+	TimeBased bool
+	RampTime  time.Duration
+
+	NumJobs        int
+	GroupReporting bool
+	Stonewall      bool
+	NewGroup       bool
+
+	Hipri           bool
+	SQThreadPoll    bool
+	SQThreadPollCPU int // -1: not set
+	FixedBufs       bool
+	RegisterFiles   bool
+
+	RandRepeat  bool   // default true: the same random sequence on every run
+	RandSeed    uint64 // fio's default is 0x89
+	NoRandomMap bool
+
+	CPUsAllowed []int // nil: no affinity
+
+	IODepthBatchSubmit      int // default 1
+	IODepthBatchCompleteMin int // default 1
+	IODepthBatchCompleteMax int // default 0: same as IODepth
+
+	PercentileList []float64 // default fio's list
+
+	AllowMountedWrite bool
+
+	// Options are the options set in this job's own section (or, on the
+	// command line, after its --name), as written.
+	Options []Option
+}
+
+// DefaultPercentiles is fio's default percentile_list.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// NewJob returns a job holding fio's defaults.
+func NewJob() Job {
+	return Job{
+		RW:                      "read",
+		RWMixRead:               50,
+		BS:                      4096,
+		IODepth:                 1,
+		IOEngine:                "psync",
+		NumJobs:                 1,
+		SQThreadPollCPU:         -1,
+		RandRepeat:              true,
+		RandSeed:                0x89,
+		IODepthBatchSubmit:      1,
+		IODepthBatchCompleteMin: 1,
+		PercentileList:          append([]float64(nil), DefaultPercentiles...),
+	}
+}
+
+// Random reports whether the job's offsets are random.
+func (j *Job) Random() bool { return j.RW == "randread" || j.RW == "randwrite" || j.RW == "randrw" }
+
+// Reads reports whether the job reads at all.
+func (j *Job) Reads() bool {
+	switch j.RW {
+	case "read", "randread":
+		return true
+	case "rw", "randrw":
+		return j.RWMixRead > 0
+	}
+	return false
+}
+
+// Writes reports whether the job writes at all.
+func (j *Job) Writes() bool {
+	switch j.RW {
+	case "write", "randwrite":
+		return true
+	case "rw", "randrw":
+		return j.RWMixRead < 100
+	}
+	return false
+}
+
+// Group is a set of jobs that run at the same time and report together: a
+// job with stonewall or new_group starts a new one.
+type Group struct {
+	ID int
+	// Wait is true when the group waits for every earlier job to finish
+	// before it starts (stonewall); otherwise it starts with the one before.
+	Wait bool
+	// Reporting is group_reporting: one result for the whole group.
+	Reporting bool
+	// Jobs, numjobs already expanded: clones keep their job's name.
+	Jobs []Job
+}
+
+// Config is what one `iolab run` does: its groups and the program-level
+// options that are not job options.
+type Config struct {
+	Groups        []Group
+	OutputFormat  string // normal, json or json+
+	Output        string // file to write the report to; "" is stdout
+	GlobalOptions []Option
+}

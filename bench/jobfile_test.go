@@ -1,0 +1,423 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func parseTestJobFile(t *testing.T, name string) *Config {
+	t.Helper()
+	path := filepath.Join("testdata", "jobs", name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := ParseJobFile(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// groupNames shows groups compactly: "0:[a b] 1:wait[c]report".
+func groupNames(groups []Group) string {
+	var parts []string
+	for _, g := range groups {
+		var names []string
+		for _, j := range g.Jobs {
+			names = append(names, j.Name)
+		}
+		s := fmt.Sprintf("%d:", g.ID)
+		if g.Wait {
+			s += "wait"
+		}
+		s += "[" + strings.Join(names, " ") + "]"
+		if g.Reporting {
+			s += "report"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func allJobs(groups []Group) []Job {
+	var jobs []Job
+	for _, g := range groups {
+		jobs = append(jobs, g.Jobs...)
+	}
+	return jobs
+}
+
+func TestParseJobFileBasic(t *testing.T) {
+	cfg := parseTestJobFile(t, "basic.fio")
+	if cfg.OutputFormat != "normal" || cfg.Output != "" {
+		t.Errorf("OutputFormat, Output = %q, %q; want normal, \"\"", cfg.OutputFormat, cfg.Output)
+	}
+	wantGlobals := []Option{{"filename", "/dev/nvme0n1"}, {"ioengine", "libaio"}, {"direct", "1"}, {"bs", "4k"}, {"iodepth", "1"}}
+	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
+		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
+	}
+	if got := groupNames(cfg.Groups); got != "0:[seq-read rand-write]" {
+		t.Fatalf("groups = %s, want 0:[seq-read rand-write]", got)
+	}
+	base := NewJob()
+	base.Filename, base.IOEngine, base.Direct = "/dev/nvme0n1", "libaio", true
+
+	seq := base.clone()
+	seq.Name, seq.Size, seq.Runtime = "seq-read", 1<<30, 30*time.Second
+	seq.Options = []Option{{"rw", "read"}, {"size", "1g"}, {"runtime", "30"}}
+
+	rnd := base.clone()
+	rnd.Name, rnd.RW, rnd.IODepth, rnd.BS, rnd.Runtime, rnd.TimeBased = "rand-write", "randwrite", 32, 64<<10, 2*time.Minute, true
+	rnd.Options = []Option{{"rw", "randwrite"}, {"iodepth", "32"}, {"bs", "64k"}, {"runtime", "2m"}, {"time_based", ""}}
+
+	for i, want := range []Job{seq, rnd} {
+		if got := cfg.Groups[0].Jobs[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("job %d:\n got %+v\nwant %+v", i, got, want)
+		}
+	}
+}
+
+func TestParseJobFileMultiGlobal(t *testing.T) {
+	cfg := parseTestJobFile(t, "multiglobal.fio")
+	jobs := allJobs(cfg.Groups)
+	type view struct {
+		Name, RW string
+		BS       int64
+		IODepth  int
+		Filename string
+	}
+	var got []view
+	for _, j := range jobs {
+		got = append(got, view{j.Name, j.RW, j.BS, j.IODepth, j.Filename})
+	}
+	want := []view{
+		{"first", "randread", 4096, 1, "/dev/loop0"},
+		{"second", "randread", 8192, 8, "/dev/loop0"},
+		{"third", "write", 8192, 8, "/dev/loop0"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("jobs:\n got %+v\nwant %+v", got, want)
+	}
+	wantGlobals := []Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"bs", "4k"}, {"bs", "8k"}, {"iodepth", "8"}, {"rw", "write"}}
+	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
+		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
+	}
+	if jobs[2].Options != nil {
+		t.Errorf("third's Options = %v, want none: its section is empty", jobs[2].Options)
+	}
+}
+
+func TestParseJobFileUring(t *testing.T) {
+	cfg := parseTestJobFile(t, "uring.fio")
+	if got := groupNames(cfg.Groups); got != "0:[polled polled]report" {
+		t.Fatalf("groups = %s, want 0:[polled polled]report", got)
+	}
+	want := NewJob()
+	want.Name, want.Filename, want.IOEngine, want.Direct, want.GroupReporting = "polled", "/dev/nvme0n1", "io_uring", true, true
+	want.RW, want.RWMixRead, want.BS, want.IODepth = "randrw", 70, 4096, 128
+	want.IODepthBatchSubmit, want.IODepthBatchCompleteMin, want.IODepthBatchCompleteMax = 16, 8, 32
+	want.Hipri, want.SQThreadPoll, want.SQThreadPollCPU, want.FixedBufs, want.RegisterFiles = true, true, 1, true, true
+	want.NoRandomMap, want.RandRepeat, want.RandSeed = true, false, 42
+	want.CPUsAllowed = []int{0, 2, 3}
+	want.PercentileList = []float64{50, 99, 99.9}
+	want.RampTime, want.Runtime, want.TimeBased = 500*time.Millisecond, time.Hour, true
+	want.NumJobs, want.Offset, want.Size = 2, 1<<30, 4<<30
+	want.Options = []Option{
+		{"rw", "randrw"}, {"rwmixread", "70"}, {"bs", "4k"}, {"iodepth", "128"},
+		{"iodepth_batch", "16"}, {"iodepth_batch_complete_min", "8"}, {"iodepth_batch_complete_max", "32"},
+		{"hipri", ""}, {"sqthread_poll", ""}, {"sqthread_poll_cpu", "1"}, {"fixedbufs", ""}, {"registerfiles", ""},
+		{"norandommap", ""}, {"randrepeat", "0"}, {"randseed", "42"}, {"cpus_allowed", "0,2-3"},
+		{"percentile_list", "50:99:99.9"}, {"ramp_time", "500ms"}, {"runtime", "1h"}, {"time_based", ""},
+		{"numjobs", "2"}, {"offset", "1g"}, {"size", "4g"}, {"allow_mounted_write", "0"},
+	}
+	for i, got := range cfg.Groups[0].Jobs {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("clone %d:\n got %+v\nwant %+v", i, got, want)
+		}
+	}
+	// The clones share nothing: changing one leaves the other alone.
+	cfg.Groups[0].Jobs[0].CPUsAllowed[0] = 7
+	cfg.Groups[0].Jobs[0].Options[0].Value = "x"
+	if j := cfg.Groups[0].Jobs[1]; j.CPUsAllowed[0] != 0 || j.Options[0].Value != "randrw" {
+		t.Errorf("clones share slices")
+	}
+}
+
+func TestParseJobFileEnv(t *testing.T) {
+	t.Setenv("IOLAB_TEST_DEV", "/dev/loop7")
+	t.Setenv("IOLAB_TEST_BS", "16k")
+	cfg := parseTestJobFile(t, "env.fio")
+	j := cfg.Groups[0].Jobs[0]
+	if j.Filename != "/dev/loop7" || j.BS != 16384 {
+		t.Errorf("filename, bs = %q, %d; want /dev/loop7, 16384", j.Filename, j.BS)
+	}
+	// Recorded as fio records it: expanded.
+	want := []Option{{"filename", "/dev/loop7"}, {"bs", "16k"}}
+	if !reflect.DeepEqual(j.Options, want) {
+		t.Errorf("Options = %v, want %v", j.Options, want)
+	}
+}
+
+func TestParseJobFileGroups(t *testing.T) {
+	cfg := parseTestJobFile(t, "groups.fio")
+	if got, want := groupNames(cfg.Groups), "0:[a] 1:wait[b b] 2:[c d] 3:wait[e f]"; got != want {
+		t.Errorf("groups = %s, want %s", got, want)
+	}
+}
+
+func TestParseJobFileSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      string // groupNames
+	}{
+		{"comments and blanks", "; c\n# c\n\n  ; c\n[a]\n\t# c\nfilename=f\n\n", "0:[a]"},
+		{"blanks around =", "[a]\n  filename  =  f  \n", "0:[a]"},
+		{"CRLF lines", "[a]\r\nfilename=f\r\n", "0:[a]"},
+		{"same name twice", "[global]\nfilename=f\n[a]\n[a]\n", "0:[a a]"},
+		{"global prefix", "[global-defaults]\nfilename=f\n[a]\n", "0:[a]"}, // fio compares six letters
+		{"filename in global", "[global]\nfilename=/dev/loop0\n[a]\n[b]\n", "0:[a b]"},
+		{"stonewall in global", "[global]\nfilename=f\nstonewall\n[a]\n[b]\n[c]\n", "0:[a] 1:wait[b] 2:wait[c]"},
+		{"group_reporting", "[global]\nfilename=f\n[a]\n[b]\ngroup_reporting\n[c]\nnew_group\n", "0:[a b]report 1:[c]"},
+		{"value with =", "[a]\nfilename=/tmp/a=b\n", "0:[a]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseJobFile(strings.NewReader(tc.src), "x.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := groupNames(cfg.Groups); got != tc.want {
+				t.Errorf("groups = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseJobFileErrors(t *testing.T) {
+	t.Setenv("IOLAB_TEST_EMPTY", "")
+	for _, tc := range []struct {
+		name, src string
+		want      string // the whole message
+	}{
+		{"outside a section", "bs=4k\n[a]\n", "x.fio:1: bs=4k is outside any section (put it under [global] or a [job])"},
+		{"unknown option", "[a]\nfilename=f\n\niodeph=8\n", `x.fio:4: unknown option "iodeph" (did you mean "iodepth"?)`},
+		{"unsupported option", "[global]\nverify_pattern=0xff\n", `x.fio:2: option "verify_pattern" is not supported by iolab (remove it, or run this job with fio)`},
+		{"bad value", "[a]\nfilename=f\nbs=4q\n", `x.fio:3: option bs: "4q" is not a size (use e.g. 4k, 1m)`},
+		{"rw suffix", "[a]\nrw=randread:8\n", `x.fio:2: option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
+		{"trailing comment", "[a]\nfilename=f\nbs=4k # small\n",
+			`x.fio:3: option bs: "4k # small" is not a size (use e.g. 4k, 1m) (fio allows comments only on lines of their own)`},
+		{"bool without value", "[a]\nfilename=f\ndirect\n", "x.fio:3: option direct: needs a value (e.g. direct=1)"},
+		{"no filename", "[global]\nbs=4k\n\n[a]\nrw=read\n",
+			`x.fio:4: job "a": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
+		{"no filename, found at the next section", "[a]\nrw=read\n[b]\nfilename=f\n", `x.fio:1: job "a": no filename`},
+		{"time_based without runtime", "[a]\nfilename=f\ntime_based\n", `x.fio:1: job "a": time_based needs a runtime (e.g. runtime=30s)`},
+		{"engine option", "[a]\nfilename=f\nioengine=libaio\nsqthread_poll\n", `x.fio:1: job "a": sqthread_poll is an io_uring option but the job uses ioengine=libaio`},
+		{"include", "[a]\ninclude other.fio\n", "x.fio:2: iolab does not support include; copy the included options here"},
+		{"unclosed header", "[a\nfilename=f\n", "x.fio:1: section header [a has no closing ] (write e.g. [randread])"},
+		{"empty header", "[]\n", "x.fio:1: a job needs a name (e.g. --name=randread or [randread])"},
+		{"unset variable", "[a]\nfilename=/dev/${IOLAB_TEST_UNSET}\n", "x.fio:2: environment variable ${IOLAB_TEST_UNSET} is not set (export it, or write the value)"},
+		{"empty variable", "[a]\nfilename=${IOLAB_TEST_EMPTY}\n", "x.fio:2: option filename: needs a value (e.g. filename=/dev/nvme0n1)"},
+		{"no jobs", "[global]\nbs=4k\n", "x.fio: no jobs: add a [job] section"},
+		{"empty file", "", "x.fio: no jobs: add a [job] section"},
+		{"line too long", "[a]\nfilename=" + strings.Repeat("x", 1<<20) + "\n", "x.fio:2: a line is longer than 1 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseJobFile(strings.NewReader(tc.src), "x.fio")
+			oe, ok := errors.AsType[*OptionError](err)
+			if !ok {
+				t.Fatalf("ParseJobFile = %v, want an *OptionError", err)
+			}
+			if oe.File != "x.fio" {
+				t.Errorf("File = %q, want x.fio", oe.File)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error:\n got %s\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	job := func(name string, set func(j *Job)) Job {
+		j := NewJob()
+		j.Name = name
+		if set != nil {
+			set(&j)
+		}
+		return j
+	}
+	stonewall := func(j *Job) { j.Stonewall = true }
+	newGroup := func(j *Job) { j.NewGroup = true }
+	reporting := func(j *Job) { j.GroupReporting = true }
+	for _, tc := range []struct {
+		name string
+		jobs []Job
+		want string
+	}{
+		{"none", nil, ""},
+		{"one group", []Job{job("a", nil), job("b", nil)}, "0:[a b]"},
+		{"numjobs", []Job{job("a", func(j *Job) { j.NumJobs = 3 }), job("b", nil)}, "0:[a a a b]"},
+		{"stonewall first starts no empty group", []Job{job("a", stonewall), job("b", nil)}, "0:[a b]"},
+		{"stonewall waits", []Job{job("a", nil), job("b", stonewall), job("c", nil)}, "0:[a] 1:wait[b c]"},
+		{"new_group does not wait", []Job{job("a", nil), job("b", newGroup)}, "0:[a] 1:[b]"},
+		{"stonewall and new_group", []Job{job("a", nil), job("b", func(j *Job) { stonewall(j); newGroup(j) })}, "0:[a] 1:wait[b]"},
+		{"stonewall with numjobs", []Job{job("a", nil), job("b", func(j *Job) { stonewall(j); j.NumJobs = 2 }), job("c", stonewall)}, "0:[a] 1:wait[b b] 2:wait[c]"},
+		{"group_reporting on any job", []Job{job("a", nil), job("b", reporting), job("c", stonewall)}, "0:[a b]report 1:wait[c]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			groups := Expand(tc.jobs)
+			if got := groupNames(groups); got != tc.want {
+				t.Errorf("groups = %s, want %s", got, tc.want)
+			}
+			for _, g := range groups {
+				for i, j := range g.Jobs[1:] {
+					if j.Name == g.Jobs[i].Name && (j.Stonewall || j.NewGroup) {
+						t.Errorf("clone %d of %s keeps stonewall/new_group", i+1, j.Name)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestExpandClonesShareNothing(t *testing.T) {
+	j := NewJob()
+	j.NumJobs = 2
+	j.CPUsAllowed = []int{1}
+	j.Options = []Option{{"numjobs", "2"}}
+	groups := Expand([]Job{j})
+	groups[0].Jobs[0].CPUsAllowed[0] = 5
+	groups[0].Jobs[0].PercentileList[0] = 5
+	groups[0].Jobs[0].Options[0].Value = "5"
+	for _, c := range []Job{j, groups[0].Jobs[1]} {
+		if c.CPUsAllowed[0] != 1 || c.PercentileList[0] != 1 || c.Options[0].Value != "2" {
+			t.Errorf("a change to one clone shows in another job: %+v", c)
+		}
+	}
+}
+
+// fioJobFiles are the job files under testdata/jobs with the environment
+// env.fio needs.
+func fioJobFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "jobs", "*.fio"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no job files: %v", err)
+	}
+	t.Setenv("IOLAB_TEST_DEV", "/dev/loop0")
+	t.Setenv("IOLAB_TEST_BS", "8k")
+	return files
+}
+
+func lookFio(t *testing.T) string {
+	t.Helper()
+	fio, err := exec.LookPath("fio")
+	if err != nil {
+		t.Skip("fio is not installed (apt-get install -y fio)")
+	}
+	return fio
+}
+
+// TestJobFilesFioAccepts checks that the test job files are fio job files:
+// iolab's tests would prove little on a dialect of their own.
+func TestJobFilesFioAccepts(t *testing.T) {
+	fio := lookFio(t)
+	for _, path := range fioJobFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			out, err := exec.Command(fio, "--parse-only", path).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("fio --parse-only %s: %v\n%s", path, err, out)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := ParseJobFile(f, path); err != nil {
+				t.Errorf("iolab: %v", err)
+			}
+		})
+	}
+}
+
+// TestJobFileMatchesFio runs fio on job files with its null engine and
+// checks that iolab puts the same jobs in the same groups, and records the
+// options fio lists in "job options".
+func TestJobFileMatchesFio(t *testing.T) {
+	fio := lookFio(t)
+	dir := filepath.Join("testdata", "jobs")
+	for _, args := range [][]string{
+		{filepath.Join(dir, "groups.fio")},
+		// Command-line defaults and jobs, then two files: the second starts
+		// from fio's defaults after a stonewall.
+		{"--rw=randwrite", "--ioengine=null", "--size=1m", filepath.Join(dir, "groups.fio"), "--name=x", "--bs=8k", filepath.Join(dir, "second.fio")},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(fio, append([]string{"--output-format=json"}, args...)...)
+			cmd.Dir = t.TempDir() // the null engine writes nothing, but be sure
+			for i, a := range cmd.Args {
+				if strings.HasSuffix(a, ".fio") {
+					abs, err := filepath.Abs(a)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cmd.Args[i] = abs
+				}
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("fio: %v\n%s", err, stderr.Bytes())
+			}
+			var report struct {
+				Global Options `json:"global options"`
+				Jobs   []struct {
+					Name    string  `json:"jobname"`
+					GroupID int     `json:"groupid"`
+					Options Options `json:"job options"`
+				} `json:"jobs"`
+			}
+			if err := json.Unmarshal(out, &report); err != nil {
+				t.Fatalf("fio's JSON: %v", err)
+			}
+
+			cfg, err := ParseArgs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want []string
+			for _, j := range report.Jobs {
+				want = append(want, fmt.Sprintf("%d %s %v", j.GroupID, j.Name, []Option(j.Options)))
+			}
+			for _, g := range cfg.Groups {
+				for _, j := range g.Jobs {
+					// fio before 3.39 leaves value-less options out.
+					var opts []Option
+					for _, o := range j.Options {
+						if o.Value != "" {
+							opts = append(opts, o)
+						}
+					}
+					got = append(got, fmt.Sprintf("%d %s %v", g.ID, j.Name, opts))
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("iolab:\n%s\nfio:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if !reflect.DeepEqual([]Option(report.Global), cfg.GlobalOptions) {
+				t.Errorf("global options: iolab %v, fio %v", cfg.GlobalOptions, report.Global)
+			}
+		})
+	}
+}

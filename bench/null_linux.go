@@ -1,0 +1,24 @@
+package bench
+
+// null does no I/O: every request completes at once with its full size. It
+// measures the harness's own ceiling, like fio's null engine.
+type null struct {
+	bs   int32
+	done completions
+}
+
+func newNull(bs int64, depth int) *null {
+	return &null{bs: int32(bs), done: newCompletions(depth)}
+}
+
+func (e *null) prep(slot int, _ bool, _ int64) {
+	e.done.push(completion{slot: int32(slot), res: e.bs})
+}
+
+func (e *null) submit(int) error { return nil }
+
+func (e *null) reap(c []completion) int { return e.done.pop(c) }
+
+func (e *null) wait(want int, c []completion) (int, error) { return e.done.popWait(want, c) }
+
+func (e *null) close() error { return nil }

@@ -1,0 +1,574 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    int64
+		wantErr string // substring of the error; "" for success
+	}{
+		{in: "0", want: 0},
+		{in: "512", want: 512},
+		{in: "4096b", want: 4096},
+		{in: "4096B", want: 4096},
+		{in: "4k", want: 4096},
+		{in: "4K", want: 4096},
+		{in: "4kb", want: 4096},
+		{in: "4KB", want: 4096},
+		{in: "1m", want: 1 << 20},
+		{in: "1M", want: 1 << 20},
+		{in: "2g", want: 2 << 30},
+		{in: "1t", want: 1 << 40},
+		{in: "1p", want: 1 << 50},
+		{in: "0x100000", want: 1 << 20},
+		{in: "4q", wantErr: `"4q" is not a size (use e.g. 4k, 1m)`},
+		{in: "k", wantErr: "is not a size"},
+		{in: "-4k", wantErr: "is not a size"},
+		{in: "1.5m", wantErr: "is not a size"},
+		{in: "4 k", wantErr: "is not a size"},
+		{in: "4kbb", wantErr: "is not a size"},
+		{in: "0x", wantErr: "is not a size"},
+		{in: "0xfg", wantErr: "is not a size"},
+		{in: "4KiB", wantErr: "1KiB is 1000 bytes"},
+		{in: "1mib", wantErr: "write 1m for powers of 1024"},
+		{in: "1Mi", wantErr: "power of 1024"},
+		{in: "50%", wantErr: "percentages"},
+		{in: "$pagesize", wantErr: "$keywords"},
+		{in: "8192p", wantErr: "too large"},
+		{in: "99999999999999999999", wantErr: "too large"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseSize(tc.in)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr == "" && got != tc.want {
+				t.Errorf("parseSize(%q) = %d, want %d", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{in: "0", want: 0},
+		{in: "10", want: 10 * time.Second},
+		{in: "10s", want: 10 * time.Second},
+		{in: "10S", want: 10 * time.Second},
+		{in: "500ms", want: 500 * time.Millisecond},
+		{in: "500msec", want: 500 * time.Millisecond},
+		{in: "1000MS", want: time.Second},
+		{in: "250us", want: 250 * time.Microsecond},
+		{in: "250usec", want: 250 * time.Microsecond},
+		{in: "2m", want: 2 * time.Minute},
+		{in: "2M", want: 2 * time.Minute},
+		{in: "1h", want: time.Hour},
+		{in: "1d", want: 24 * time.Hour},
+		{in: "10x", wantErr: `"10x" is not a duration (use e.g. 10, 10s, 500ms, 2m)`},
+		{in: "s", wantErr: "is not a duration"},
+		{in: "-1", wantErr: "is not a duration"},
+		{in: "1.5", wantErr: "use a smaller unit (e.g. 1500ms)"},
+		{in: "2sec", wantErr: `fio reads the unit "sec" as microseconds; write 2s`},
+		{in: "2min", wantErr: "write 2m"},
+		{in: "100000000d", wantErr: "too long"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseDuration(tc.in)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr == "" && got != tc.want {
+				t.Errorf("parseDuration(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionBools(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+		wantErr     string
+	}{
+		{name: "time_based", value: "", want: true}, // a flag: no value means 1
+		{name: "time_based", value: "1", want: true},
+		{name: "time_based", value: "0", want: false},
+		{name: "direct", value: "1", want: true},
+		{name: "direct", value: "0", want: false},
+		{name: "direct", value: "", wantErr: "option direct: needs a value (e.g. direct=1)"}, // fio: "requires an argument"
+		{name: "direct", value: "true", wantErr: `option direct: "true" is not 0 or 1`},
+		{name: "direct", value: "yes", wantErr: "is not 0 or 1"},
+		{name: "direct", value: "2", wantErr: "is not 0 or 1"},
+		{name: "time_based", value: "on", wantErr: "is not 0 or 1"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			j := NewJob()
+			j.TimeBased, j.Direct = !tc.want, !tc.want
+			err := ApplyOption(&j, tc.name, tc.value)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr != "" {
+				return
+			}
+			got := j.Direct
+			if tc.name == "time_based" {
+				got = j.TimeBased
+			}
+			if got != tc.want {
+				t.Errorf("%s=%q set %v, want %v", tc.name, tc.value, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionCPUsAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []int
+		wantErr string
+	}{
+		{in: "0", want: []int{0}},
+		{in: "0,5", want: []int{0, 5}},
+		{in: "0,2-3", want: []int{0, 2, 3}},
+		{in: "0,5,8-11", want: []int{0, 5, 8, 9, 10, 11}},
+		{in: "3,1-2,2", want: []int{1, 2, 3}},
+		{in: "0, 2-3", want: []int{0, 2, 3}},
+		{in: "3-1", wantErr: "range 3-1 runs backwards (write 1-3)"},
+		{in: "a", wantErr: `"a" is not a CPU number`},
+		{in: "1,", wantErr: `"" is not a CPU number`},
+		{in: "-1", wantErr: "is not a CPU number"},
+		{in: "0-", wantErr: "is not a CPU number"},
+		{in: "9000", wantErr: "CPU 9000 is beyond"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			j := NewJob()
+			err := ApplyOption(&j, "cpus_allowed", tc.in)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr == "" && !reflect.DeepEqual(j.CPUsAllowed, tc.want) {
+				t.Errorf("cpus_allowed=%s gave %v, want %v", tc.in, j.CPUsAllowed, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionPercentileList(t *testing.T) {
+	twenty := strings.Repeat("1:", 19) + "1"
+	for _, tc := range []struct {
+		in      string
+		want    []float64
+		wantErr string
+	}{
+		{in: "99", want: []float64{99}},
+		{in: "1:50:99.9", want: []float64{1, 50, 99.9}},
+		{in: "99.9:50:1", want: []float64{1, 50, 99.9}}, // sorted, as fio reports them
+		{in: "100", want: []float64{100}},
+		{in: "0.001", want: []float64{0.001}},
+		{in: twenty, want: []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+		{in: twenty + ":1", wantErr: "has 21 percentiles; fio takes at most 20"},
+		{in: "0", wantErr: "0 is not a percentile"},
+		{in: "100.5", wantErr: "100.5 is not a percentile"},
+		{in: "-1", wantErr: "is not a percentile"},
+		{in: "50,99", wantErr: `"50,99" is not a number`},
+		{in: "50::99", wantErr: `"" is not a number`},
+		{in: "NaN", wantErr: "is not a number"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			j := NewJob()
+			err := ApplyOption(&j, "percentile_list", tc.in)
+			checkErr(t, err, tc.wantErr)
+			if tc.wantErr == "" && !reflect.DeepEqual(j.PercentileList, tc.want) {
+				t.Errorf("percentile_list=%s gave %v, want %v", tc.in, j.PercentileList, tc.want)
+			}
+		})
+	}
+}
+
+// TestApplyOption sets each supported option (and alias) on fio's defaults
+// and checks the field it sets and what Options records.
+func TestApplyOption(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		field       func(j *Job) any
+		want        any
+		recorded    string // name in Options; "" means name
+	}{
+		{"name", "qd8", func(j *Job) any { return j.Name }, "qd8", ""},
+		{"description", "what it does", func(j *Job) any { return j.Name }, "", ""},
+		{"filename", "/dev/loop0", func(j *Job) any { return j.Filename }, "/dev/loop0", ""},
+		{"filename", `/dev/dsk/foo@3,0\:c`, func(j *Job) any { return j.Filename }, "/dev/dsk/foo@3,0:c", ""},
+		{"rw", "randwrite", func(j *Job) any { return j.RW }, "randwrite", ""},
+		{"rw", "readwrite", func(j *Job) any { return j.RW }, "rw", ""},
+		{"rw", "randrw", func(j *Job) any { return j.RW }, "randrw", ""},
+		{"readwrite", "randread", func(j *Job) any { return j.RW }, "randread", "rw"},
+		{"rwmixread", "70", func(j *Job) any { return j.RWMixRead }, 70, ""},
+		{"rwmixwrite", "30", func(j *Job) any { return j.RWMixRead }, 70, ""},
+		{"rwmixwrite", "100", func(j *Job) any { return j.RWMixRead }, 0, ""},
+		{"bs", "64k", func(j *Job) any { return j.BS }, int64(65536), ""},
+		{"blocksize", "1m", func(j *Job) any { return j.BS }, int64(1 << 20), "bs"},
+		{"size", "10g", func(j *Job) any { return j.Size }, int64(10 << 30), ""},
+		{"offset", "1m", func(j *Job) any { return j.Offset }, int64(1 << 20), ""},
+		{"iodepth", "32", func(j *Job) any { return j.IODepth }, 32, ""},
+		{"iodepth", "65536", func(j *Job) any { return j.IODepth }, 65536, ""},
+		{"iodepth", "0x10", func(j *Job) any { return j.IODepth }, 16, ""},
+		{"ioengine", "io_uring", func(j *Job) any { return j.IOEngine }, "io_uring", ""},
+		{"ioengine", "libaio", func(j *Job) any { return j.IOEngine }, "libaio", ""},
+		{"ioengine", "null", func(j *Job) any { return j.IOEngine }, "null", ""},
+		{"direct", "1", func(j *Job) any { return j.Direct }, true, ""},
+		{"runtime", "10", func(j *Job) any { return j.Runtime }, 10 * time.Second, ""},
+		{"runtime", "500ms", func(j *Job) any { return j.Runtime }, 500 * time.Millisecond, ""},
+		{"time_based", "", func(j *Job) any { return j.TimeBased }, true, ""},
+		{"ramp_time", "2s", func(j *Job) any { return j.RampTime }, 2 * time.Second, ""},
+		{"numjobs", "4", func(j *Job) any { return j.NumJobs }, 4, ""},
+		{"group_reporting", "", func(j *Job) any { return j.GroupReporting }, true, ""},
+		{"stonewall", "", func(j *Job) any { return j.Stonewall }, true, ""},
+		{"wait_for_previous", "", func(j *Job) any { return j.Stonewall }, true, "stonewall"},
+		{"new_group", "", func(j *Job) any { return j.NewGroup }, true, ""},
+		{"hipri", "", func(j *Job) any { return j.Hipri }, true, ""},
+		{"sqthread_poll", "1", func(j *Job) any { return j.SQThreadPoll }, true, ""},
+		{"sqthread_poll_cpu", "3", func(j *Job) any { return j.SQThreadPollCPU }, 3, ""},
+		{"fixedbufs", "", func(j *Job) any { return j.FixedBufs }, true, ""},
+		{"registerfiles", "", func(j *Job) any { return j.RegisterFiles }, true, ""},
+		{"randrepeat", "0", func(j *Job) any { return j.RandRepeat }, false, ""},
+		{"randseed", "1234", func(j *Job) any { return j.RandSeed }, uint64(1234), ""},
+		{"randseed", "18446744073709551615", func(j *Job) any { return j.RandSeed }, uint64(1<<64 - 1), ""},
+		{"randseed", "1k", func(j *Job) any { return j.RandSeed }, uint64(1024), ""},
+		{"norandommap", "", func(j *Job) any { return j.NoRandomMap }, true, ""},
+		{"cpus_allowed", "1-2", func(j *Job) any { return j.CPUsAllowed }, []int{1, 2}, ""},
+		{"iodepth_batch", "8", func(j *Job) any { return j.IODepthBatchSubmit }, 8, ""},
+		{"iodepth_batch_submit", "8", func(j *Job) any { return j.IODepthBatchSubmit }, 8, "iodepth_batch"},
+		{"iodepth_batch_complete_min", "0", func(j *Job) any { return j.IODepthBatchCompleteMin }, 0, ""},
+		{"iodepth_batch_complete", "4", func(j *Job) any { return j.IODepthBatchCompleteMin }, 4, "iodepth_batch_complete_min"},
+		{"iodepth_batch_complete_max", "16", func(j *Job) any { return j.IODepthBatchCompleteMax }, 16, ""},
+		{"percentile_list", "50:99", func(j *Job) any { return j.PercentileList }, []float64{50, 99}, ""},
+		{"allow_mounted_write", "1", func(j *Job) any { return j.AllowMountedWrite }, true, ""},
+		{"thread", "", func(j *Job) any { return j.NumJobs }, 1, ""},
+		{"kb_base", "1024", func(j *Job) any { return j.BS }, int64(4096), ""},
+		{"verify", "0", func(j *Job) any { return j.RW }, "read", ""},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			j := NewJob()
+			if err := ApplyOption(&j, tc.name, tc.value); err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.field(&j); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s=%s set %#v, want %#v", tc.name, tc.value, got, tc.want)
+			}
+			rec := tc.recorded
+			if rec == "" {
+				rec = tc.name
+			}
+			if want := []Option{{Name: rec, Value: tc.value}}; !reflect.DeepEqual(j.Options, want) {
+				t.Errorf("Options = %v, want %v", j.Options, want)
+			}
+		})
+	}
+}
+
+// TestApplyOptionEveryOptionTested keeps TestApplyOption in step with the
+// option table.
+func TestApplyOptionEveryOptionTested(t *testing.T) {
+	src, err := os.ReadFile("options_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range jobOptions {
+		for _, name := range append([]string{o.name}, o.aliases...) {
+			if !strings.Contains(string(src), "{\""+name+"\", ") {
+				t.Errorf("TestApplyOption does not set %s", name)
+			}
+		}
+	}
+}
+
+func TestApplyOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        string // the whole message
+	}{
+		{"iodeph", "8", `unknown option "iodeph" (did you mean "iodepth"?)`},
+		{"blocksise", "4k", `unknown option "blocksise" (did you mean "blocksize"?)`},
+		{"runtmie", "4", `unknown option "runtmie" (did you mean "runtime"?)`},
+		{"xyzzy", "1", `unknown option "xyzzy"`},
+		{"BS", "4k", `unknown option "BS" (did you mean "bs"?)`},
+		{"verify", "md5", `option verify: "md5": iolab does not verify data (only verify=0 is accepted); run this job with fio`},
+		{"verify_pattern", "0xff", `option "verify_pattern" is not supported by iolab (remove it, or run this job with fio)`},
+		{"userspace_reap", "", `option "userspace_reap" is not supported by iolab (remove it, or run this job with fio)`},
+		{"bs", "4q", `option bs: "4q" is not a size (use e.g. 4k, 1m)`},
+		{"bs", "0", `option bs: 0 is not a block size (use e.g. 4k)`},
+		{"bs", "4k,8k", `option bs: "4k,8k": iolab uses one block size for reads and writes (e.g. bs=4k)`},
+		{"bs", "", `option bs: needs a value (e.g. bs=4k)`},
+		{"blocksize", "", `option blocksize: needs a value (e.g. blocksize=4k)`},
+		{"rw", "randomread", `option rw: "randomread" is not one of read, write, randread, randwrite, rw, randrw (did you mean "randread"?)`},
+		{"rw", "randread:8", `option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
+		{"rw", "trim", `option rw: "trim": iolab does not trim; use one of read, write, randread, randwrite, rw, randrw`},
+		{"rw", "banana", `option rw: "banana" is not one of read, write, randread, randwrite, rw, randrw`},
+		{"ioengine", "sync", `option ioengine: "sync" is not supported by iolab (use one of io_uring, libaio, psync, null)`},
+		{"ioengine", "pvsync", `option ioengine: "pvsync" is not supported by iolab (use one of io_uring, libaio, psync, null)`},
+		{"iodepth", "0", `option iodepth: 0 is out of range (1 to 65536)`},
+		{"iodepth", "65537", `option iodepth: 65537 is out of range (1 to 65536)`},
+		{"iodepth", "99999999999999999999", `option iodepth: 99999999999999999999 is out of range (1 to 65536)`},
+		{"iodepth", "8k", `option iodepth: "8k" is not a whole number`},
+		{"iodepth", "$ncpus", `option iodepth: "$ncpus": iolab does not expand fio's $keywords or (expressions); write the number`},
+		{"numjobs", "0", `option numjobs: 0 is out of range (1 to 4096)`},
+		{"rwmixread", "101", `option rwmixread: 101 is out of range (0 to 100)`},
+		{"rwmixwrite", "-1", `option rwmixwrite: -1 is out of range (0 to 100)`},
+		{"sqthread_poll_cpu", "-1", `option sqthread_poll_cpu: -1 is out of range (0 to 8191)`},
+		{"runtime", "10x", `option runtime: "10x" is not a duration (use e.g. 10, 10s, 500ms, 2m)`},
+		{"ramp_time", "", `option ramp_time: needs a value (e.g. ramp_time=2s)`},
+		{"size", "50%", `option size: "50%": iolab does not take percentages; give bytes (e.g. 10g)`},
+		{"offset", "1.5g", `option offset: "1.5g" is not a size (use e.g. 4k, 1m)`},
+		{"filename", "/dev/sda:/dev/sdb", `option filename: "/dev/sda:/dev/sdb" names several files; iolab takes one file per job (write \: for a colon in the name)`},
+		{"randseed", "x", `option randseed: "x" is not a whole number (e.g. randseed=1234)`},
+		{"kb_base", "1000", `option kb_base: "1000": iolab reads k, m, g as powers of 1024 only (kb_base=1024, fio's default)`},
+		{"thread", "2", `option thread: "2" is not 0 or 1 (fio's booleans are 0 and 1)`},
+		{"iodepth_batch_complete_max", "-1", `option iodepth_batch_complete_max: -1 is out of range (0 to 65536)`},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			j := NewJob()
+			before := j.clone()
+			err := ApplyOption(&j, tc.name, tc.value)
+			var oe *OptionError
+			if !errors.As(err, &oe) {
+				t.Fatalf("ApplyOption(%s=%s) = %v, want an *OptionError", tc.name, tc.value, err)
+			}
+			if oe.Error() != tc.want {
+				t.Errorf("error:\n got %s\nwant %s", oe.Error(), tc.want)
+			}
+			if oe.Option != tc.name || oe.Value != tc.value {
+				t.Errorf("Option, Value = %q, %q; want %q, %q", oe.Option, oe.Value, tc.name, tc.value)
+			}
+			if !reflect.DeepEqual(j, before) {
+				t.Errorf("a failed option changed the job:\n got %+v\nwant %+v", j, before)
+			}
+		})
+	}
+}
+
+func TestOptionErrorFormat(t *testing.T) {
+	for _, tc := range []struct {
+		err  OptionError
+		want string
+	}{
+		{OptionError{Msg: "m"}, "m"},
+		{OptionError{Msg: "m", File: "a.fio"}, "a.fio: m"},
+		{OptionError{Msg: "m", File: "a.fio", Line: 7}, "a.fio:7: m"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+	inner := os.ErrNotExist
+	if err := error(&OptionError{Msg: "m", Err: inner}); !errors.Is(err, inner) {
+		t.Errorf("OptionError does not unwrap to its Err")
+	}
+}
+
+func TestOptionFinishJob(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    [][2]string
+		wantErr string
+		check   func(j *Job) string // "" when fine
+	}{
+		{name: "complete", opts: [][2]string{{"filename", "/dev/loop0"}}},
+		{name: "no filename", wantErr: `job "j": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
+		{name: "null needs no filename", opts: [][2]string{{"ioengine", "null"}, {"size", "1m"}}},
+		{name: "null needs a size", opts: [][2]string{{"ioengine", "null"}}, wantErr: `job "j": ioengine=null needs a size (e.g. size=1g)`},
+		{name: "time_based without runtime", opts: [][2]string{{"filename", "f"}, {"time_based", ""}}, wantErr: `job "j": time_based needs a runtime (e.g. runtime=30s)`},
+		{name: "hipri with libaio", opts: [][2]string{{"filename", "f"}, {"ioengine", "libaio"}, {"hipri", ""}},
+			wantErr: `job "j": hipri is an io_uring option but the job uses ioengine=libaio (set ioengine=io_uring or remove hipri)`},
+		{name: "fixedbufs with psync", opts: [][2]string{{"filename", "f"}, {"fixedbufs", ""}}, wantErr: "fixedbufs is an io_uring option"},
+		{name: "io_uring options set before the engine", opts: [][2]string{{"filename", "f"}, {"hipri", ""}, {"sqthread_poll", ""}, {"registerfiles", ""}, {"ioengine", "io_uring"}}},
+		{name: "hipri=0 with psync", opts: [][2]string{{"filename", "f"}, {"hipri", "0"}}},
+		{name: "sqthread_poll_cpu alone", opts: [][2]string{{"filename", "f"}, {"ioengine", "io_uring"}, {"sqthread_poll_cpu", "1"}},
+			wantErr: "sqthread_poll_cpu has no effect without sqthread_poll (add sqthread_poll)"},
+		{name: "batch 0 is iodepth", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}, {"iodepth_batch", "0"}},
+			check: func(j *Job) string { return mismatch(j.IODepthBatchSubmit, 16) }},
+		{name: "batch above iodepth is iodepth", opts: [][2]string{{"filename", "f"}, {"iodepth", "4"}, {"iodepth_batch", "64"}},
+			check: func(j *Job) string { return mismatch(j.IODepthBatchSubmit, 4) }},
+		{name: "complete_max below min is min", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}, {"iodepth_batch_complete_min", "8"}, {"iodepth_batch_complete_max", "2"}},
+			check: func(j *Job) string { return mismatch(j.IODepthBatchCompleteMax, 8) }},
+		{name: "complete_max 0 stays 0", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}},
+			check: func(j *Job) string { return mismatch(j.IODepthBatchCompleteMax, 0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := NewJob()
+			j.Name = "j"
+			for _, o := range tc.opts {
+				if err := ApplyOption(&j, o[0], o[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := FinishJob(&j)
+			checkErr(t, err, tc.wantErr)
+			if err != nil {
+				if _, ok := errors.AsType[*OptionError](err); !ok {
+					t.Errorf("FinishJob error %T is not an *OptionError", err)
+				}
+			}
+			if tc.check != nil {
+				if msg := tc.check(&j); msg != "" {
+					t.Error(msg)
+				}
+			}
+		})
+	}
+}
+
+// mismatch describes got != want, or returns "".
+func mismatch[T comparable](got, want T) string {
+	if got != want {
+		return fmt.Sprintf("got %v, want %v", got, want)
+	}
+	return ""
+}
+
+func TestParseArgs(t *testing.T) {
+	cfg, err := ParseArgs([]string{
+		"--ioengine=io_uring", "--filename", "/dev/loop0", "--direct=1", "--time_based", "--runtime=2",
+		"--name=qd1", "--rw=randread", "--bs=4k",
+		"-name=qd8", "--rw=randrw", "--rwmixread=70", "--iodepth", "8", "--group_reporting",
+		"--output-format=json+", "--output", "out.json",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OutputFormat != "json+" || cfg.Output != "out.json" {
+		t.Errorf("OutputFormat, Output = %q, %q; want json+, out.json", cfg.OutputFormat, cfg.Output)
+	}
+	wantGlobals := []Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"direct", "1"}, {"time_based", ""}, {"runtime", "2"}}
+	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
+		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
+	}
+	if len(cfg.Groups) != 1 || len(cfg.Groups[0].Jobs) != 2 {
+		t.Fatalf("groups = %+v, want one group of two jobs", cfg.Groups)
+	}
+	g := cfg.Groups[0]
+	if g.ID != 0 || g.Wait || !g.Reporting {
+		t.Errorf("group ID, Wait, Reporting = %d, %v, %v; want 0, false, true", g.ID, g.Wait, g.Reporting)
+	}
+	qd1, qd8 := g.Jobs[0], g.Jobs[1]
+	base := NewJob()
+	base.IOEngine, base.Filename, base.Direct, base.TimeBased, base.Runtime = "io_uring", "/dev/loop0", true, true, 2*time.Second
+
+	want1 := base.clone()
+	want1.Name, want1.RW = "qd1", "randread"
+	want1.Options = []Option{{"name", "qd1"}, {"rw", "randread"}, {"bs", "4k"}}
+	if !reflect.DeepEqual(qd1, want1) {
+		t.Errorf("qd1:\n got %+v\nwant %+v", qd1, want1)
+	}
+	want8 := base.clone()
+	want8.Name, want8.RW, want8.RWMixRead, want8.IODepth, want8.IODepthBatchSubmit, want8.GroupReporting = "qd8", "randrw", 70, 8, 1, true
+	want8.Options = []Option{{"name", "qd8"}, {"rw", "randrw"}, {"rwmixread", "70"}, {"iodepth", "8"}, {"group_reporting", ""}}
+	if !reflect.DeepEqual(qd8, want8) {
+		t.Errorf("qd8:\n got %+v\nwant %+v", qd8, want8)
+	}
+}
+
+func TestParseArgsDefaults(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--name=a", "--filename=/dev/loop0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OutputFormat != "normal" || cfg.Output != "" || cfg.GlobalOptions != nil {
+		t.Errorf("OutputFormat, Output, GlobalOptions = %q, %q, %v; want normal, \"\", nil", cfg.OutputFormat, cfg.Output, cfg.GlobalOptions)
+	}
+	want := NewJob()
+	want.Name, want.Filename = "a", "/dev/loop0"
+	want.Options = []Option{{"name", "a"}, {"filename", "/dev/loop0"}}
+	if got := cfg.Groups[0].Jobs[0]; !reflect.DeepEqual(got, want) {
+		t.Errorf("job:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestParseArgsGlobalName checks fio's --name=global: the options after it
+// are defaults for the jobs that follow, not for those before.
+func TestParseArgsGlobalName(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--filename=f", "--name=a", "--name=global", "--bs=8k", "--name=b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := cfg.Groups[0].Jobs
+	if jobs[0].BS != 4096 || jobs[1].BS != 8192 {
+		t.Errorf("bs = %d, %d; want 4096, 8192", jobs[0].BS, jobs[1].BS)
+	}
+}
+
+func TestParseArgsJobFiles(t *testing.T) {
+	// As in fio: command-line jobs first; the command-line defaults apply
+	// to the first file only; later files wait for the jobs before them.
+	cfg, err := ParseArgs([]string{
+		"--rw=randwrite", "--ioengine=null", "--size=1m",
+		filepath.Join("testdata", "jobs", "groups.fio"),
+		"--name=x", filepath.Join("testdata", "jobs", "second.fio"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := groupNames(cfg.Groups)
+	want := "0:[x] 1:wait[a] 2:wait[b b] 3:[c d] 4:wait[e f] 5:wait[g h]"
+	if got != want {
+		t.Errorf("groups = %s, want %s", got, want)
+	}
+	all := allJobs(cfg.Groups)
+	if all[1].RW != "randwrite" || all[len(all)-1].RW != "read" {
+		t.Errorf("rw of a, h = %s, %s; want randwrite (the command line's), read (fio's default)", all[1].RW, all[len(all)-1].RW)
+	}
+}
+
+func TestParseArgsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--iodeph=8", "--name=a"}, `unknown option "iodeph" (did you mean "iodepth"?)`},
+		{[]string{"--name=a", "--filename=f", "--verify=md5"}, `option verify: "md5": iolab does not verify data (only verify=0 is accepted); run this job with fio`},
+		{[]string{"--name=a", "--filename=f", "--rw=randread:8"}, `option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
+		{[]string{"--name=a"}, `job "a": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
+		{[]string{"--name=a", "--filename=f", "--name=b"}, `job "b": no filename`},
+		{[]string{"--filename=f"}, "no jobs: start one with --name=NAME, or give a job file"},
+		{[]string{}, "no jobs"},
+		{[]string{"--name="}, "a job needs a name"},
+		{[]string{"--name"}, "option --name needs a value (--name=...)"},
+		{[]string{"--name=a", "--bs"}, "option --bs needs a value (--bs=...)"},
+		{[]string{"--name=a", "--filename=f", "--direct"}, "option --direct needs a value (--direct=...)"},
+		{[]string{"--output-format=terse", "--name=a"}, `option --output-format: "terse" is not one of normal, json, json+`},
+		{[]string{"--output-format=json,normal", "--name=a"}, `option --output-format: "json,normal": iolab writes one format per run (normal, json or json+)`},
+		{[]string{"--output=", "--name=a"}, "option --output needs a file name (--output=FILE)"},
+		{[]string{"--showcmd", "x.fio"}, "fio's --showcmd is not supported by iolab"},
+		{[]string{"--status-interval=1", "--name=a"}, "fio's --status-interval is not supported by iolab"},
+		{[]string{"-"}, "iolab cannot read a job file from standard input; give its path"},
+		{[]string{"nonexistent.fio"}, "nonexistent.fio: no such job file (options start with --, e.g. --name=job)"},
+		{[]string{"--name=a", "--filename=f", "--runtime=1", "--time_based", "2"}, "2: no such job file"}, // flags never take the next argument
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := ParseArgs(tc.args)
+			if _, ok := errors.AsType[*OptionError](err); !ok {
+				t.Fatalf("ParseArgs = %v, want an *OptionError", err)
+			}
+			checkErr(t, err, tc.want)
+		})
+	}
+}
+
+// checkErr checks that err contains wantErr, or is nil when wantErr is "".
+func checkErr(t *testing.T, err error, wantErr string) {
+	t.Helper()
+	switch {
+	case wantErr == "" && err != nil:
+		t.Fatalf("unexpected error: %v", err)
+	case wantErr != "" && err == nil:
+		t.Fatalf("no error, want one containing %q", wantErr)
+	case wantErr != "" && !strings.Contains(err.Error(), wantErr):
+		t.Fatalf("error:\n got %s\nwant it to contain %s", err, wantErr)
+	}
+}

@@ -1,0 +1,159 @@
+package bench
+
+import (
+	"math"
+	"time"
+)
+
+// Directions, indexing JobResult.Dirs: fio's DDIR_READ and DDIR_WRITE.
+const (
+	Read  = 0
+	Write = 1
+)
+
+// DirResult is what one job did in one direction over the measured window.
+type DirResult struct {
+	IOs   uint64
+	Bytes uint64
+	Short uint64 // I/Os that moved fewer bytes than asked
+	Slat  Lat    // empty for sync and SQPOLL engines, as in fio
+	Clat  Lat
+	Lat   Lat
+}
+
+// Sample is the cumulative I/O count of a job at the end of one interval.
+type Sample struct {
+	At    time.Duration // since the measured window began
+	IOs   [2]uint64
+	Bytes [2]uint64
+}
+
+// JobResult is one job's (or, merged, one reporting group's) outcome.
+type JobResult struct {
+	Name    string
+	GroupID int
+	Job     Job
+	Error   string // "" when the job succeeded
+
+	Start   time.Time     // when the measured window began
+	Runtime time.Duration // the measured window
+	Dirs    [2]DirResult
+
+	Interval time.Duration
+	Samples  []Sample
+
+	UsrCPU, SysCPU time.Duration // the job thread's own CPU time
+	Ctx            uint64        // voluntary + involuntary context switches
+	MinFlt, MajFlt uint64
+
+	// Jobs is how many jobs were merged into this result (group_reporting).
+	Jobs int
+}
+
+// IOPS returns the I/Os per second of direction d over the window.
+func (r *JobResult) IOPS(d int) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
+}
+
+// BW returns bytes per second of direction d over the window.
+func (r *JobResult) BW(d int) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+}
+
+// IntervalStats are fio's iops_min…iops_stddev (or bw_…) over a job's
+// per-interval samples.
+type IntervalStats struct {
+	Min, Max, Mean, Stddev float64
+	N                      int
+}
+
+// IntervalIOPS summarises direction d's per-interval IOPS (scale 1) or
+// bandwidth in KiB/s (bytes true), like fio's iops_*/bw_* fields.
+func (r *JobResult) IntervalIOPS(d int, bytes bool) IntervalStats {
+	var st IntervalStats
+	var prev Sample
+	var prevAt time.Duration
+	var sum, sumsq float64
+	for _, s := range r.Samples {
+		dt := (s.At - prevAt).Seconds()
+		if dt <= 0 {
+			continue
+		}
+		var v float64
+		if bytes {
+			v = float64(s.Bytes[d]-prev.Bytes[d]) / 1024 / dt
+		} else {
+			v = float64(s.IOs[d]-prev.IOs[d]) / dt
+		}
+		prev, prevAt = s, s.At
+		if st.N == 0 || v < st.Min {
+			st.Min = v
+		}
+		if v > st.Max {
+			st.Max = v
+		}
+		sum += v
+		sumsq += v * v
+		st.N++
+	}
+	if st.N > 0 {
+		st.Mean = sum / float64(st.N)
+	}
+	if st.N > 1 {
+		st.Stddev = math.Sqrt(math.Max(0, (sumsq-sum*sum/float64(st.N))/float64(st.N-1)))
+	}
+	return st
+}
+
+// Merge adds o into r for group_reporting: counts and histograms add, the
+// window is the longest, samples add interval by interval.
+func (r *JobResult) Merge(o *JobResult) {
+	for d := range r.Dirs {
+		a, b := &r.Dirs[d], &o.Dirs[d]
+		a.IOs += b.IOs
+		a.Bytes += b.Bytes
+		a.Short += b.Short
+		a.Slat.Merge(&b.Slat)
+		a.Clat.Merge(&b.Clat)
+		a.Lat.Merge(&b.Lat)
+	}
+	r.Runtime = max(r.Runtime, o.Runtime)
+	for i := range min(len(r.Samples), len(o.Samples)) {
+		for d := range 2 {
+			r.Samples[i].IOs[d] += o.Samples[i].IOs[d]
+			r.Samples[i].Bytes[d] += o.Samples[i].Bytes[d]
+		}
+	}
+	r.Samples = r.Samples[:min(len(r.Samples), len(o.Samples))]
+	r.UsrCPU += o.UsrCPU
+	r.SysCPU += o.SysCPU
+	r.Ctx += o.Ctx
+	r.MinFlt += o.MinFlt
+	r.MajFlt += o.MajFlt
+	if r.Error == "" {
+		r.Error = o.Error
+	}
+	r.Jobs += o.Jobs
+}
+
+// GroupResult is one reporting group: its jobs' results, or with
+// group_reporting a single merged one.
+type GroupResult struct {
+	ID        int
+	Reporting bool
+	Jobs      []JobResult
+	Disks     []DiskUtilization
+}
+
+// Result is everything one `iolab run` measured.
+type Result struct {
+	Start  time.Time
+	Host   HostInfo
+	Groups []GroupResult
+}

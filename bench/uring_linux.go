@@ -1,0 +1,430 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// io_uring ABI, from the kernel's include/uapi/linux/io_uring.h (the same
+// values liburing ships); x/sys/unix has none of them.
+const (
+	ioringSetupIOPoll       = 1 << 0
+	ioringSetupSQPoll       = 1 << 1
+	ioringSetupSQAff        = 1 << 2
+	ioringSetupCQSize       = 1 << 3
+	ioringSetupCoopTaskrun  = 1 << 8
+	ioringSetupSingleIssuer = 1 << 12
+	ioringSetupDeferTaskrun = 1 << 13
+	ioringSetupNoSQArray    = 1 << 16
+
+	ioringEnterGetEvents      = 1 << 0
+	ioringEnterSQWakeup       = 1 << 1
+	ioringEnterRegisteredRing = 1 << 4
+
+	ioringSQNeedWakeup = 1 << 0
+	ioringSQCQOverflow = 1 << 1
+	ioringSQTaskrun    = 1 << 2
+
+	ioringOpReadFixed  = 4
+	ioringOpWriteFixed = 5
+	ioringOpRead       = 22
+	ioringOpWrite      = 23
+
+	iosqeFixedFile = 1 << 0
+
+	ioringRegisterBuffers = 0
+	ioringRegisterFiles   = 2
+	ioringRegisterRingFDs = 20
+
+	ioringOffSQRing = 0
+	ioringOffSQEs   = 0x10000000
+)
+
+// uringParams mirrors struct io_uring_params (120 bytes).
+type uringParams struct {
+	sqEntries    uint32
+	cqEntries    uint32
+	flags        uint32
+	sqThreadCPU  uint32
+	sqThreadIdle uint32
+	features     uint32
+	wqFD         uint32
+	resv         [3]uint32
+	sqOff        sqringOffsets
+	cqOff        cqringOffsets
+}
+
+type sqringOffsets struct {
+	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+	userAddr                                                        uint64
+}
+
+type cqringOffsets struct {
+	head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+	userAddr                                                        uint64
+}
+
+// sqe mirrors struct io_uring_sqe (64 bytes) for the fields iolab sets.
+type sqe struct {
+	opcode      uint8
+	flags       uint8
+	ioprio      uint16
+	fd          int32
+	off         uint64
+	addr        uint64
+	len         uint32
+	rwFlags     uint32
+	userData    uint64
+	bufIndex    uint16
+	personality uint16
+	spliceFDIn  int32
+	addr3       uint64
+	pad         uint64
+}
+
+// cqe mirrors struct io_uring_cqe (16 bytes).
+type cqe struct {
+	userData uint64
+	res      int32
+	flags    uint32
+}
+
+// rsrcUpdate mirrors struct io_uring_rsrc_update, for IORING_REGISTER_RING_FDS.
+type rsrcUpdate struct {
+	offset uint32
+	resv   uint32
+	data   uint64
+}
+
+type iovec struct {
+	base uint64
+	len  uint64
+}
+
+// uring is one io_uring instance owned by one job thread.
+type uring struct {
+	fd       int // ring fd, or its registered index with enterFlags
+	ringFD   int // the real fd, to close
+	setup    uint32
+	features uint32
+
+	enterFlags uint32 // IORING_ENTER_REGISTERED_RING when the fd is registered
+
+	ring []byte
+	sqes []byte
+
+	sqHead, sqTail, sqFlags *uint32
+	sqMask                  uint32
+	cqHead, cqTail          *uint32
+	cqMask                  uint32
+	cqes                    unsafe.Pointer
+	sqeBase                 unsafe.Pointer
+
+	tail     uint32 // local SQ tail, published by submit
+	toSubmit uint32
+
+	file      int32 // fd or fixed-file index for SQEs
+	sqeFlags  uint8
+	fixedBufs bool
+	bufs      *buffers
+	bs        uint32
+}
+
+func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
+func (r *uring) iopoll() bool { return r.setup&ioringSetupIOPoll != 0 }
+
+// newURing sets up a ring of depth entries for fd, trying the fastest setup
+// the kernel takes first and falling back on EINVAL the way fio's engine
+// does (engines/io_uring.c fio_ioring_queue_init).
+func newURing(j *Job, fd int, bufs *buffers, depth int) (*uring, error) {
+	var base uint32 = ioringSetupCQSize
+	if j.Hipri {
+		base |= ioringSetupIOPoll
+	}
+	var tries []uint32
+	if j.SQThreadPoll {
+		base |= ioringSetupSQPoll
+		if j.SQThreadPollCPU >= 0 {
+			base |= ioringSetupSQAff
+		}
+		tries = []uint32{base | ioringSetupNoSQArray, base}
+	} else {
+		for _, extra := range []uint32{
+			ioringSetupCoopTaskrun | ioringSetupSingleIssuer | ioringSetupDeferTaskrun,
+			ioringSetupCoopTaskrun | ioringSetupSingleIssuer,
+			ioringSetupCoopTaskrun,
+			0,
+		} {
+			tries = append(tries, base|extra|ioringSetupNoSQArray, base|extra)
+		}
+	}
+	var p uringParams
+	var ringFD int
+	var err error
+	for _, flags := range tries {
+		p = uringParams{sqEntries: uint32(depth), cqEntries: uint32(2 * depth), flags: flags}
+		if flags&ioringSetupSQAff != 0 {
+			p.sqThreadCPU = uint32(j.SQThreadPollCPU)
+		}
+		r1, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
+		if errno == 0 {
+			ringFD, err = int(r1), nil
+			break
+		}
+		err = errno
+		if errno != unix.EINVAL {
+			break
+		}
+	}
+	if err != nil {
+		return nil, uringSetupError(err, j)
+	}
+	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs, bs: uint32(j.BS), file: int32(fd)}
+	if err := r.mapRings(&p); err != nil {
+		r.close()
+		return nil, err
+	}
+	// A registered ring fd saves the fd lookup on every enter (fio does the
+	// same); it is only an optimisation, so failure is not an error.
+	up := rsrcUpdate{offset: ^uint32(0), data: uint64(ringFD)}
+	if n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0); errno == 0 && n == 1 {
+		r.fd = int(up.offset)
+		r.enterFlags = ioringEnterRegisteredRing
+	}
+	if j.RegisterFiles || j.SQThreadPoll {
+		fds := [1]int32{int32(fd)}
+		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterFiles, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0); errno != 0 {
+			r.close()
+			return nil, fmt.Errorf("io_uring: register file: %w", errno)
+		}
+		r.file = 0
+		r.sqeFlags = iosqeFixedFile
+	}
+	if j.FixedBufs {
+		iov := make([]iovec, depth)
+		for i := range iov {
+			iov[i] = iovec{base: uint64(bufs.addr(i)), len: uint64(j.BS)}
+		}
+		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterBuffers, uintptr(unsafe.Pointer(&iov[0])), uintptr(depth), 0, 0); errno != 0 {
+			r.close()
+			hint := ""
+			if errno == unix.ENOMEM {
+				hint = " (locked memory limit: raise `ulimit -l`)"
+			}
+			return nil, fmt.Errorf("io_uring: register %d buffers of %d bytes: %w%s", depth, j.BS, errno, hint)
+		}
+		r.fixedBufs = true
+	}
+	return r, nil
+}
+
+func uringSetupError(err error, j *Job) error {
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		return fmt.Errorf("io_uring is not available: this kernel has no io_uring_setup (ENOSYS); use --ioengine=libaio or psync")
+	case errors.Is(err, unix.EPERM):
+		msg := "io_uring is disabled for this process (EPERM)"
+		if b, rerr := os.ReadFile("/proc/sys/kernel/io_uring_disabled"); rerr == nil && strings.TrimSpace(string(b)) != "0" {
+			msg = fmt.Sprintf("io_uring is disabled by the kernel (kernel.io_uring_disabled=%s); run `sysctl kernel.io_uring_disabled=0` or use --ioengine=libaio", strings.TrimSpace(string(b)))
+		}
+		return errors.New(msg)
+	case errors.Is(err, unix.EINVAL) && j.SQThreadPollCPU >= 0:
+		return fmt.Errorf("io_uring setup refused sqthread_poll_cpu=%d (EINVAL): that CPU must be online and allowed to this process", j.SQThreadPollCPU)
+	case errors.Is(err, unix.ENOMEM):
+		return fmt.Errorf("io_uring setup with %d entries: out of memory (ENOMEM); lower iodepth or raise `ulimit -l`", j.IODepth)
+	}
+	return fmt.Errorf("io_uring setup: %w", err)
+}
+
+// mapRings maps the SQ/CQ rings and the SQE array at the offsets the kernel
+// returned in p (liburing src/setup.c io_uring_mmap); never hard-coded.
+func (r *uring) mapRings(p *uringParams) error {
+	sqSize := int(p.sqOff.array) + 4*int(p.sqEntries)
+	cqSize := int(p.cqOff.cqes) + int(unsafe.Sizeof(cqe{}))*int(p.cqEntries)
+	size := max(sqSize, cqSize)
+	ring, err := unix.Mmap(r.ringFD, ioringOffSQRing, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return fmt.Errorf("io_uring: mmap rings: %w", err)
+	}
+	r.ring = ring
+	sqes, err := unix.Mmap(r.ringFD, ioringOffSQEs, int(unsafe.Sizeof(sqe{}))*int(p.sqEntries), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return fmt.Errorf("io_uring: mmap SQEs: %w", err)
+	}
+	r.sqes = sqes
+	base := unsafe.Pointer(&ring[0])
+	u32 := func(off uint32) *uint32 { return (*uint32)(unsafe.Add(base, off)) }
+	r.sqHead, r.sqTail, r.sqFlags = u32(p.sqOff.head), u32(p.sqOff.tail), u32(p.sqOff.flags)
+	r.sqMask = *u32(p.sqOff.ringMask)
+	r.cqHead, r.cqTail = u32(p.cqOff.head), u32(p.cqOff.tail)
+	r.cqMask = *u32(p.cqOff.ringMask)
+	r.cqes = unsafe.Add(base, p.cqOff.cqes)
+	r.sqeBase = unsafe.Pointer(&sqes[0])
+	if p.flags&ioringSetupNoSQArray == 0 {
+		// SQE i always sits in slot i of the index array.
+		for i := uint32(0); i < p.sqEntries; i++ {
+			*u32(p.sqOff.array + 4*i) = i
+		}
+	}
+	r.tail = atomic.LoadUint32(r.sqTail)
+	return nil
+}
+
+func (r *uring) prep(slot int, write bool, off int64) {
+	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr(r.tail&r.sqMask)*unsafe.Sizeof(sqe{})))
+	var op uint8 = ioringOpRead
+	switch {
+	case write && r.fixedBufs:
+		op = ioringOpWriteFixed
+	case write:
+		op = ioringOpWrite
+	case r.fixedBufs:
+		op = ioringOpReadFixed
+	}
+	s.opcode = op
+	s.flags = r.sqeFlags
+	s.fd = r.file
+	s.off = uint64(off)
+	s.addr = uint64(r.bufs.addr(slot))
+	s.len = r.bs
+	s.userData = uint64(slot)
+	s.bufIndex = uint16(slot)
+	r.tail++
+	r.toSubmit++
+}
+
+func (r *uring) enter(toSubmit, minComplete, flags uint32) (int, error) {
+	for {
+		n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags|r.enterFlags), 0, 0)
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return int(n), errno
+		}
+		return int(n), nil
+	}
+}
+
+func (r *uring) submit(wait int) error {
+	if r.toSubmit == 0 && wait == 0 {
+		return nil
+	}
+	// Store-release of the tail publishes the SQEs (liburing
+	// __io_uring_flush_sq); Go's atomic store is a full fence on amd64, which
+	// also orders the flags load below for SQPOLL's wakeup check.
+	atomic.StoreUint32(r.sqTail, r.tail)
+	if r.sqpoll() {
+		r.toSubmit = 0
+		if atomic.LoadUint32(r.sqFlags)&ioringSQNeedWakeup != 0 {
+			if _, err := r.enter(0, 0, ioringEnterSQWakeup); err != nil {
+				return uringEnterError(err)
+			}
+		}
+		if wait > 0 && r.ready() < uint32(wait) {
+			_, err := r.enter(0, uint32(wait), ioringEnterGetEvents)
+			return uringEnterError(err)
+		}
+		return nil
+	}
+	flags := uint32(0)
+	if wait > 0 || r.iopoll() || r.setup&ioringSetupDeferTaskrun != 0 {
+		flags = ioringEnterGetEvents
+	}
+	minComplete := uint32(wait)
+	for r.toSubmit > 0 {
+		n, err := r.enter(r.toSubmit, minComplete, flags)
+		if err != nil {
+			if err == unix.EAGAIN || err == unix.EBUSY {
+				// The kernel is short of resources or the CQ is full: the
+				// caller reaps and calls again.
+				return nil
+			}
+			return uringEnterError(err)
+		}
+		r.toSubmit -= uint32(n)
+		minComplete = 0
+	}
+	if minComplete > 0 {
+		_, err := r.enter(0, minComplete, ioringEnterGetEvents)
+		return uringEnterError(err)
+	}
+	return nil
+}
+
+func uringEnterError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EOWNERDEAD):
+		return fmt.Errorf("io_uring_enter: the SQPOLL thread died (EOWNERDEAD)")
+	case errors.Is(err, unix.EEXIST):
+		return fmt.Errorf("io_uring_enter from a thread that does not own the ring (EEXIST): iolab bug, please report")
+	}
+	return fmt.Errorf("io_uring_enter: %w", err)
+}
+
+// ready counts the CQEs waiting to be reaped.
+func (r *uring) ready() uint32 {
+	return atomic.LoadUint32(r.cqTail) - *r.cqHead
+}
+
+func (r *uring) reap(c []completion) int {
+	head := *r.cqHead
+	tail := atomic.LoadUint32(r.cqTail)
+	n := 0
+	for head != tail && n < len(c) {
+		e := (*cqe)(unsafe.Add(r.cqes, uintptr(head&r.cqMask)*unsafe.Sizeof(cqe{})))
+		c[n] = completion{slot: int32(e.userData), res: e.res}
+		head++
+		n++
+	}
+	if n > 0 {
+		atomic.StoreUint32(r.cqHead, head)
+	}
+	return n
+}
+
+func (r *uring) wait(want int, c []completion) (int, error) {
+	got := 0
+	for got < want {
+		n := r.reap(c[got:])
+		got += n
+		if got >= want || got == len(c) {
+			break
+		}
+		if n == 0 {
+			// IOPOLL may return with fewer completions than asked for: loop.
+			if _, err := r.enter(0, uint32(want-got), ioringEnterGetEvents); err != nil {
+				if err == unix.EAGAIN || err == unix.EBUSY {
+					continue
+				}
+				return got, uringEnterError(err)
+			}
+		}
+	}
+	return got, nil
+}
+
+func (r *uring) close() error {
+	var errs []error
+	if r.sqes != nil {
+		errs = append(errs, unix.Munmap(r.sqes))
+		r.sqes = nil
+	}
+	if r.ring != nil {
+		errs = append(errs, unix.Munmap(r.ring))
+		r.ring = nil
+	}
+	if r.ringFD >= 0 {
+		errs = append(errs, unix.Close(r.ringFD))
+		r.ringFD = -1
+	}
+	return errors.Join(errs...)
+}
