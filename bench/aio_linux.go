@@ -123,7 +123,7 @@ func (a *aio) prep(slot int, write bool, off int64) {
 
 func (a *aio) submit(int) error {
 	for a.done < a.queued {
-		n, _, errno := unix.Syscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(a.queued-a.done), uintptr(unsafe.Add(a.ptrs, a.done*8)))
+		n, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(a.queued-a.done), uintptr(unsafe.Add(a.ptrs, a.done*8)))
 		switch {
 		case errno == unix.EINTR:
 			continue
@@ -182,7 +182,7 @@ func (a *aio) wait(want int, c []completion) (int, error) {
 	got := a.reap(c)
 	for got < want {
 		most := min(len(c)-got, a.depth)
-		n, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(want-got), uintptr(most), uintptr(a.out), 0, 0)
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(want-got), uintptr(most), uintptr(a.out), 0, 0)
 		if errno == unix.EINTR {
 			continue
 		}

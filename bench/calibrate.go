@@ -32,16 +32,22 @@ type CalibrationDir struct {
 	IOPSRatio    float64 `json:"iops_ratio"`
 	ClatP50Ratio float64 `json:"clat_p50_ratio"`
 	ClatP99Ratio float64 `json:"clat_p99_ratio"`
+	LatMeanRatio float64 `json:"lat_mean_ratio"`
 }
 
 // Side is one tool's medians over the rounds, and each round's figures.
 type Side struct {
-	IOPS       float64   `json:"iops"`
-	ClatP50NS  uint64    `json:"clat_p50_ns"`
-	ClatP99NS  uint64    `json:"clat_p99_ns"`
+	IOPS      float64 `json:"iops"`
+	ClatP50NS uint64  `json:"clat_p50_ns"`
+	ClatP99NS uint64  `json:"clat_p99_ns"`
+	// LatMeanNS is slat+clat: where a tool splits submission from
+	// completion differs (fio's libaio reaps with io_getevents, iolab from
+	// the user-space ring), the total does not.
+	LatMeanNS  float64   `json:"lat_mean_ns"`
 	RoundsIOPS []float64 `json:"rounds_iops"`
 	RoundsP50  []uint64  `json:"rounds_clat_p50_ns"`
 	RoundsP99  []uint64  `json:"rounds_clat_p99_ns"`
+	RoundsLat  []float64 `json:"rounds_lat_mean_ns"`
 }
 
 // ErrNoFio is returned by Calibrate when fio is not installed.
@@ -111,6 +117,7 @@ func (rn *Runner) Calibrate(ctx context.Context, fioPath string, args []string, 
 			IOPSRatio:    ratio(i.IOPS, f.IOPS),
 			ClatP50Ratio: ratio(float64(i.ClatP50NS), float64(f.ClatP50NS)),
 			ClatP99Ratio: ratio(float64(i.ClatP99NS), float64(f.ClatP99NS)),
+			LatMeanRatio: ratio(i.LatMeanNS, f.LatMeanNS),
 		})
 	}
 	return cal, nil
@@ -129,7 +136,8 @@ func side(reps []Report, d int) (Side, bool, error) {
 	var s Side
 	any := false
 	for _, rep := range reps {
-		var iops float64
+		var iops, latSum float64
+		var latN uint64
 		var h Histogram
 		for _, j := range rep.Jobs {
 			dr := j.Read
@@ -141,6 +149,8 @@ func side(reps []Report, d int) (Side, bool, error) {
 			}
 			any = true
 			iops += dr.IOPS
+			latSum += dr.Lat.Mean * float64(dr.Lat.N)
+			latN += dr.Lat.N
 			jh, err := dr.Clat.Histogram()
 			if err != nil {
 				return s, false, err
@@ -151,7 +161,9 @@ func side(reps []Report, d int) (Side, bool, error) {
 		s.RoundsIOPS = append(s.RoundsIOPS, iops)
 		s.RoundsP50 = append(s.RoundsP50, p[0])
 		s.RoundsP99 = append(s.RoundsP99, p[1])
+		s.RoundsLat = append(s.RoundsLat, latSum/float64(max(latN, 1)))
 	}
+	s.LatMeanNS = median(s.RoundsLat)
 	s.IOPS = median(s.RoundsIOPS)
 	s.ClatP50NS = median(s.RoundsP50)
 	s.ClatP99NS = median(s.RoundsP99)
@@ -180,6 +192,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "IOPS", shortNum(d.Fio.IOPS), shortNum(d.Iolab.IOPS), d.IOPSRatio)
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "clat p50", fmtNS(d.Fio.ClatP50NS), fmtNS(d.Iolab.ClatP50NS), d.ClatP50Ratio)
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "clat p99", fmtNS(d.Fio.ClatP99NS), fmtNS(d.Iolab.ClatP99NS), d.ClatP99Ratio)
+		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "lat mean", fmtNS(uint64(d.Fio.LatMeanNS)), fmtNS(uint64(d.Iolab.LatMeanNS)), d.LatMeanRatio)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -18,11 +18,14 @@ import (
 
 // Report is one fio JSON document.
 type Report struct {
-	FioVersion    string      `json:"fio version,omitempty"`
-	IolabVersion  string      `json:"iolab version,omitempty"`
-	Timestamp     int64       `json:"timestamp"`
-	TimestampMS   int64       `json:"timestamp_ms"`
-	Time          string      `json:"time"`
+	FioVersion   string `json:"fio version,omitempty"`
+	IolabVersion string `json:"iolab version,omitempty"`
+	Timestamp    int64  `json:"timestamp"`
+	TimestampMS  int64  `json:"timestamp_ms"`
+	Time         string `json:"time"`
+	// Hostname and Kernel are iolab's: where the run was measured.
+	Hostname      string      `json:"hostname,omitempty"`
+	Kernel        string      `json:"kernel,omitempty"`
 	GlobalOptions Options     `json:"global options,omitempty"`
 	Jobs          []JobReport `json:"jobs"`
 	DiskUtil      []DiskUtil  `json:"disk_util,omitempty"`

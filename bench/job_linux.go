@@ -298,29 +298,34 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration) JobResult {
 		if queued > 0 {
 			// Submit and wait in one call when completions of I/Os already
 			// in flight can satisfy the wait; otherwise submit alone, so the
-			// new I/Os' submission ends where fio's does (slat/clat split).
+			// new I/Os' submission ends where fio's does: when the call
+			// returns (slat before, clat after). A call that also waited
+			// returns late, so its I/Os are timed from their publication,
+			// just before it, as under SQPOLL.
 			w := 0
 			if need > 0 && inflight >= need && !r.info.sync {
 				w = need
 			}
+			tp := t
+			if w > 0 {
+				tp = now()
+			}
 			if err = r.eng.submit(w); err != nil {
 				break
 			}
-			t1 := now()
 			switch {
-			case r.info.sync:
-				for _, s := range batch[:queued] {
-					issued[s] = t
-				}
-			case r.info.published:
+			case r.info.sync || r.info.published:
 				for _, s := range batch[:queued] {
 					issued[s] = t
 				}
 			default:
+				if w == 0 {
+					tp = now()
+				}
 				for _, s := range batch[:queued] {
-					issued[s] = t1
+					issued[s] = tp
 					if measuring {
-						cur[dirOf[s]].Slat.Add(uint64(t1 - created[s]))
+						cur[dirOf[s]].Slat.Add(uint64(tp - created[s]))
 					}
 				}
 			}

@@ -6,9 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// psync does each I/O with pread/pwrite inside submit. unix.Pread and
-// unix.Pwrite do not allocate (unlike unix.Preadv2), so the loop stays
-// allocation-free. Jobs run sync engines at depth 1, like fio.
+// psync does each I/O with pread/pwrite inside submit, as raw system calls
+// on the mmap'd buffer (no allocation, unlike unix.Preadv2). Jobs run sync engines at depth 1, like fio.
 type psync struct {
 	fd      int
 	bufs    *buffers
@@ -32,25 +31,20 @@ func (p *psync) prep(slot int, write bool, off int64) {
 
 func (p *psync) submit(int) error {
 	for _, r := range p.pending {
-		buf := p.bufs.slice(r.slot)
-		var n int
-		var err error
+		nr := uintptr(unix.SYS_PREAD64)
+		if r.write {
+			nr = unix.SYS_PWRITE64
+		}
+		var n uintptr
+		var errno unix.Errno
 		for {
-			if r.write {
-				n, err = unix.Pwrite(p.fd, buf, r.off)
-			} else {
-				n, err = unix.Pread(p.fd, buf, r.off)
-			}
-			if err != unix.EINTR {
+			n, _, errno = unix.RawSyscall6(nr, uintptr(p.fd), p.bufs.addr(r.slot), uintptr(p.bufs.bs), uintptr(r.off), 0, 0)
+			if errno != unix.EINTR {
 				break
 			}
 		}
 		res := int32(n)
-		if err != nil {
-			var errno unix.Errno
-			if !errors.As(err, &errno) {
-				errno = unix.EIO
-			}
+		if errno != 0 {
 			res = -int32(errno)
 		}
 		p.done.push(completion{slot: int32(r.slot), res: res})

@@ -19,6 +19,8 @@ func (res *Result) Report(cfg *Config, plus bool) Report {
 		Timestamp:     res.Start.Unix(),
 		TimestampMS:   res.Start.UnixMilli(),
 		Time:          res.Start.Format("Mon Jan _2 15:04:05 2006"),
+		Hostname:      res.Host.Hostname,
+		Kernel:        res.Host.KernelRelease,
 		GlobalOptions: Options(cfg.GlobalOptions),
 	}
 	seen := map[string]bool{}
@@ -114,6 +116,7 @@ func diskUtilReport(u DiskUtilization) DiskUtil {
 // CPU; per group the run status; then the disks.
 func (res *Result) WriteNormal(w io.Writer) error {
 	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s, kernel %s, %s\n", Version, res.Host.Hostname, res.Host.KernelRelease, res.Start.Format(time.RFC1123))
 	for _, g := range res.Groups {
 		for i := range g.Jobs {
 			writeJobNormal(&b, &g.Jobs[i])
@@ -264,7 +267,11 @@ func shortNum(v float64) string {
 	if i == 0 {
 		return fmt.Sprintf("%.0f", v)
 	}
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.*f", max(0, 2-int(math.Log10(math.Max(v, 1)))), v), "0"), ".") + units[i]
+	s := fmt.Sprintf("%.*f", max(0, 2-int(math.Log10(math.Max(v, 1)))), v)
+	if strings.Contains(s, ".") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s + units[i]
 }
 
 func scaled(v float64, base float64, units []string) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -142,7 +143,12 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 
 	// The job loops allocate nothing per I/O, but a GC cycle would still
 	// stop them; there is nothing to collect until the run ends.
+	// A memory limit still lets the collector run if the rest of the
+	// program allocates a lot during a long run.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 1<<30))
 
 	var errs []error
 	for first := 0; first < len(cfg.Groups); {
@@ -186,6 +192,12 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]Targ
 	for g := range groups {
 		results[g] = make([]JobResult, len(groups[g].Jobs))
 	}
+	// Job threads keep their P through blocking raw system calls (see
+	// engine.go); give the rest of the program the Ps it had.
+	procs := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(procs + len(refs))
+	defer runtime.GOMAXPROCS(procs)
+
 	var stop atomic.Bool
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))

@@ -301,7 +301,7 @@ func (r *uring) prep(slot int, write bool, off int64) {
 
 func (r *uring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 	for {
-		n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags|r.enterFlags), 0, 0)
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), uintptr(flags|r.enterFlags), 0, 0)
 		if errno == unix.EINTR {
 			continue
 		}

@@ -1,0 +1,298 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestJobFileRunsJobsTogether: the jobs of one group run at the same time;
+// a stonewall job waits for them and reports in a group of its own.
+func TestJobFileRunsJobsTogether(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := tempFileIn(t, dir, "a", 4<<20), tempFileIn(t, dir, "b", 4<<20), tempFileIn(t, dir, "c", 4<<20)
+	jobfile := `; two jobs at once, then a third after a stonewall
+[global]
+ioengine=io_uring
+direct=1
+bs=4k
+iodepth=4
+runtime=400ms
+time_based
+
+[reader]
+filename=` + a + `
+rw=randread
+
+# writes at the same time as reader
+[writer]
+filename=` + b + `
+rw=randwrite
+
+[after]
+stonewall
+filename=` + c + `
+rw=read
+runtime=200ms
+`
+	cfg, err := ParseJobFile(strings.NewReader(jobfile), "two.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Runner{Interval: 100 * time.Millisecond}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 || len(res.Groups[0].Jobs) != 2 || len(res.Groups[1].Jobs) != 1 {
+		t.Fatalf("want groups of 2 and 1 jobs, got %d groups", len(res.Groups))
+	}
+	r, w, after := res.Groups[0].Jobs[0], res.Groups[0].Jobs[1], res.Groups[1].Jobs[0]
+	end := func(j JobResult) time.Time { return j.Start.Add(j.Runtime) }
+	if !r.Start.Before(end(w)) || !w.Start.Before(end(r)) {
+		t.Fatalf("reader [%v, %v] and writer [%v, %v] did not overlap", r.Start, end(r), w.Start, end(w))
+	}
+	if after.Start.Before(end(r)) || after.Start.Before(end(w)) {
+		t.Fatal("the stonewall job started before the jobs before it ended")
+	}
+	if r.Dirs[Read].IOs == 0 || w.Dirs[Write].IOs == 0 || after.Dirs[Read].IOs == 0 {
+		t.Fatalf("I/Os: reader %d, writer %d, after %d", r.Dirs[Read].IOs, w.Dirs[Write].IOs, after.Dirs[Read].IOs)
+	}
+	if after.GroupID != 1 || r.GroupID != 0 {
+		t.Fatalf("group ids %d, %d", r.GroupID, after.GroupID)
+	}
+}
+
+func tempFileIn(t *testing.T, dir, name string, size int64) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestGroupReportingMerges: numjobs=2 with group_reporting gives one result
+// whose counts and histogram hold both clones' I/Os.
+func TestGroupReportingMerges(t *testing.T) {
+	path := tempFile(t, 4<<20)
+	cfg, err := ParseArgs([]string{"--name=g", "--filename=" + path, "--rw=randread", "--ioengine=libaio", "--direct=1",
+		"--iodepth=2", "--numjobs=2", "--group_reporting", "--size=1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Runner{}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := res.Groups[0].Jobs
+	if len(jobs) != 1 || jobs[0].Jobs != 2 {
+		t.Fatalf("want one merged result of 2 jobs, got %d results", len(jobs))
+	}
+	// Each clone reads its 1 MiB once.
+	if got := jobs[0].Dirs[Read].IOs; got != 2*256 {
+		t.Fatalf("%d reads, want %d", got, 2*256)
+	}
+	if n := jobs[0].Dirs[Read].Clat.Hist.N(); n != 512 {
+		t.Fatalf("merged histogram holds %d samples, want 512", n)
+	}
+}
+
+// TestReportReadsAsFio: iolab's JSON output parses with the same code that
+// parses fio's, and says the same thing as the result it came from.
+func TestReportReadsAsFio(t *testing.T) {
+	path := tempFile(t, 4<<20)
+	args := []string{"--name=j", "--filename=" + path, "--rw=randrw", "--rwmixread=70", "--ioengine=io_uring", "--direct=1",
+		"--iodepth=8", "--runtime=300ms", "--time_based", "--percentile_list=50:99"}
+	cfg, err := ParseArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Runner{Interval: 50 * time.Millisecond}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(res.Report(cfg, true)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"iolab version"`) || strings.Contains(buf.String(), `"fio version"`) {
+		t.Fatal(`want "iolab version" and no "fio version"`)
+	}
+	reps, err := ParseReports(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 1 || len(reps[0].Jobs) != 1 {
+		t.Fatalf("%d reports", len(reps))
+	}
+	job := reps[0].Jobs[0]
+	r := res.Groups[0].Jobs[0]
+	if job.JobName != "j" || job.JobOptions[0] != (Option{"name", "j"}) {
+		t.Fatalf("jobname %q, options %v", job.JobName, job.JobOptions)
+	}
+	for d, dr := range []DirReport{job.Read, job.Write} {
+		if dr.TotalIOs != r.Dirs[d].IOs || dr.TotalIOs == 0 {
+			t.Fatalf("dir %d: total_ios %d, result %d", d, dr.TotalIOs, r.Dirs[d].IOs)
+		}
+		h, err := dr.Clat.Histogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h != r.Dirs[d].Clat.Hist {
+			t.Fatalf("dir %d: bins do not rebuild the histogram", d)
+		}
+		p50, ok := dr.Clat.Percentile.Get(50)
+		if !ok || p50 != r.Dirs[d].Clat.Hist.Percentiles([]float64{50})[0] {
+			t.Fatalf("dir %d: p50 %d", d, p50)
+		}
+		if dr.IOPSSamples == 0 || dr.IOPSMin > uint64(dr.IOPSMax) {
+			t.Fatalf("dir %d: iops samples %d, min %d max %d", d, dr.IOPSSamples, dr.IOPSMin, dr.IOPSMax)
+		}
+	}
+	if job.UsrCPU+job.SysCPU <= 0 || job.Ctx == 0 {
+		t.Fatalf("cpu usr %v sys %v ctx %d", job.UsrCPU, job.SysCPU, job.Ctx)
+	}
+}
+
+// TestRunRefusesMountedDevice: a write job on a loop device whose ext4 is
+// mounted is refused before any I/O, naming the mount point.
+func TestRunRefusesMountedDevice(t *testing.T) {
+	needLoopTools(t, "mkfs.ext4", "mount", "umount")
+	dev := attachLoop(t, 64<<20, nil, false)
+	mustRun(t, "mkfs.ext4", "-q", dev)
+	dir := mountTemp(t, dev)
+	link := filepath.Join(t.TempDir(), "by-id-link")
+	if err := os.Symlink(dev, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{dev, link} {
+		cfg, err := ParseArgs([]string{"--name=w", "--filename=" + target, "--rw=randwrite", "--ioengine=psync", "--size=1m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&Runner{}).Run(context.Background(), cfg)
+		if err == nil || !strings.Contains(err.Error(), "mounted on "+dir) || !strings.Contains(err.Error(), "allow_mounted_write") {
+			t.Fatalf("%s: want a refusal naming %s, got %v", target, dir, err)
+		}
+	}
+}
+
+// TestHipriWithoutPollQueues: hipri on a device without poll queues fails up
+// front with the reason and the fix, not with I/O errors.
+func TestHipriWithoutPollQueues(t *testing.T) {
+	dev := loopDevice(t, 16<<20)
+	cfg, err := ParseArgs([]string{"--name=p", "--filename=" + dev, "--rw=randread", "--ioengine=io_uring", "--hipri", "--direct=1", "--size=1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Runner{}).Run(context.Background(), cfg)
+	if err == nil || res != nil {
+		t.Fatalf("want an up-front error, got result %v, error %v", res, err)
+	}
+	for _, want := range []string{"io_poll is 0", "poll_queues"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestRunCancelledKeepsResults: cancelling a run stops its jobs, and what
+// they measured until then is kept.
+func TestRunCancelledKeepsResults(t *testing.T) {
+	path := tempFile(t, 4<<20)
+	cfg, err := ParseArgs([]string{"--name=c", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1", "--runtime=60", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := (&Runner{}).Run(ctx, cfg)
+	if err == nil || !strings.Contains(err.Error(), "cancelled") {
+		t.Fatalf("want a cancelled error, got %v", err)
+	}
+	r := res.Groups[0].Jobs[0]
+	if r.Dirs[Read].IOs == 0 || r.Runtime > 5*time.Second {
+		t.Fatalf("%d reads in %v", r.Dirs[Read].IOs, r.Runtime)
+	}
+}
+
+// TestTargetErrors: each bad target gets one line saying what and why.
+func TestTargetErrors(t *testing.T) {
+	small := tempFile(t, 64<<10)
+	missing := filepath.Join(t.TempDir(), "nope", "file")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing without size", []string{"--filename=" + filepath.Join(t.TempDir(), "absent"), "--rw=read"}, "does not exist; give --size"},
+		{"missing directory", []string{"--filename=" + missing, "--rw=read", "--size=1m"}, "nope"},
+		{"too small", []string{"--filename=" + small, "--rw=read", "--size=1m"}, "is 64.0KiB but the job needs 1.00MiB"},
+		{"unaligned direct", []string{"--filename=" + small, "--rw=read", "--direct=1", "--bs=1000"}, "multiples of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseArgs(append([]string{"--name=e", "--ioengine=psync"}, tt.args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = (&Runner{}).Run(context.Background(), cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("want one line with %q, got %v", tt.want, err)
+			}
+		})
+	}
+}
+
+// TestLayOutMissingFile: like fio, a missing file with a size is created
+// and filled before the job runs.
+func TestLayOutMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new")
+	cfg, err := ParseArgs([]string{"--name=l", "--filename=" + path, "--rw=read", "--ioengine=psync", "--size=2m", "--direct=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Runner{}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Size() != 2<<20 {
+		t.Fatalf("laid-out file: %v, %v", st, err)
+	}
+	if got := res.Groups[0].Jobs[0].Dirs[Read].IOs; got != 512 {
+		t.Fatalf("%d reads of a 2 MiB file in 4 KiB blocks", got)
+	}
+}
+
+// TestSQPollLatency: under SQPOLL each I/O is timed from when its SQE is
+// published, so clat stays near the plain ring's instead of the idle
+// thread's wake-up time (fio 3.33 reports ~1.5 s there).
+func TestSQPollLatency(t *testing.T) {
+	path := tempFile(t, 8<<20)
+	p50 := func(extra ...string) uint64 {
+		cfg, err := ParseArgs(append([]string{"--name=s", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
+			"--iodepth=1", "--runtime=300ms", "--time_based"}, extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := (&Runner{}).Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Groups[0].Jobs[0].Dirs[Read]
+		if d.IOs == 0 {
+			t.Fatal("no I/O")
+		}
+		return d.Clat.Hist.Percentiles([]float64{50})[0]
+	}
+	plain, sq := p50(), p50("--sqthread_poll")
+	if sq > 10*plain+100_000 {
+		t.Fatalf("SQPOLL clat p50 %dns against %dns without it", sq, plain)
+	}
+}
