@@ -34,17 +34,25 @@ const usage = `usage:
 `
 
 func main() {
-	code := 0
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "iolab: %v\n", err)
-		code = 1
-		var oe *bench.OptionError
-		var ue usageError
-		if errors.As(err, &oe) || errors.As(err, &ue) {
-			code = 2
-		}
 	}
-	os.Exit(code)
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 on success, 2 for a bad command line or job option (as
+// fio), and 1 for anything that went wrong while running.
+func exitCode(err error) int {
+	var oe *bench.OptionError
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &oe), errors.As(err, &ue):
+		return 2
+	}
+	return 1
 }
 
 // usageError is a bad command line outside the job options.

@@ -296,3 +296,84 @@ func TestSQPollLatency(t *testing.T) {
 		t.Fatalf("SQPOLL clat p50 %dns against %dns without it", sq, plain)
 	}
 }
+
+// TestDirectRefusedByFilesystem: ramfs has no O_DIRECT; the error says so
+// and what to do instead of a bare EINVAL.
+func TestDirectRefusedByFilesystem(t *testing.T) {
+	needLoopTools(t, "mount", "umount")
+	dir := t.TempDir()
+	mustRun(t, "mount", "-t", "ramfs", "ramfs", dir)
+	t.Cleanup(func() { mustRun(t, "umount", dir) })
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseArgs([]string{"--name=d", "--filename=" + path, "--rw=read", "--ioengine=psync", "--direct=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&Runner{}).Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "refuses O_DIRECT") || !strings.Contains(err.Error(), "--direct=0") {
+		t.Fatalf("want the O_DIRECT refusal explained, got %v", err)
+	}
+}
+
+// TestURingDisabled: with kernel.io_uring_disabled=2 the job fails with the
+// sysctl named, not a bare EPERM.
+func TestURingDisabled(t *testing.T) {
+	requireRootForSysctl(t)
+	const knob = "/proc/sys/kernel/io_uring_disabled"
+	old, err := os.ReadFile(knob)
+	if err != nil {
+		t.Skipf("kernel has no %s", knob)
+	}
+	if err := os.WriteFile(knob, []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.WriteFile(knob, old, 0o644); err != nil {
+			t.Errorf("restore %s: %v", knob, err)
+		}
+	})
+	path := tempFile(t, 1<<20)
+	cfg, err := ParseArgs([]string{"--name=u", "--filename=" + path, "--rw=read", "--ioengine=io_uring"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&Runner{}).Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "io_uring_disabled=2") {
+		t.Fatalf("want the sysctl named, got %v", err)
+	}
+}
+
+func requireRootForSysctl(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to change a sysctl")
+	}
+}
+
+// TestRampTimeIsNotMeasured: I/O during ramp_time is done but not counted.
+func TestRampTimeIsNotMeasured(t *testing.T) {
+	path := tempFile(t, 4<<20)
+	cfg, err := ParseArgs([]string{"--name=r", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
+		"--ramp_time=300ms", "--runtime=200ms", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := (&Runner{}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Groups[0].Jobs[0]
+	if r.Runtime < 150*time.Millisecond || r.Runtime > 400*time.Millisecond {
+		t.Fatalf("measured window %v, want about 200ms", r.Runtime)
+	}
+	if r.Start.Sub(start) < 250*time.Millisecond {
+		t.Fatalf("window began %v after the run, before the 300ms ramp ended", r.Start.Sub(start))
+	}
+	if r.Dirs[Read].IOs == 0 {
+		t.Fatal("no I/O measured")
+	}
+}

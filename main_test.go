@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"iolab/bench"
+)
+
+func TestCommandLineErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "no command"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"misspelt option", []string{"run", "--name=x", "--iodeph=4"}, 2, `"iodepth"`},
+		{"unsupported option", []string{"run", "--name=x", "--fsync=1"}, 2, "not supported"},
+		{"no jobs", []string{"run"}, 2, "no jobs"},
+		{"missing target", []string{"run", "--name=x", "--filename=/nonexistent/dev"}, 1, "does not exist"},
+		{"calibrate without fio", []string{"calibrate", "--fio=/nonexistent/fio", "--name=x", "--ioengine=null", "--size=1m"}, 1, "apt-get install -y fio"},
+		{"calibrate bad rounds", []string{"calibrate", "--rounds=0", "--name=x", "--ioengine=null", "--size=1m"}, 1, "at least 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := run(tt.args, &out, &errOut)
+			if got := exitCode(err); got != tt.code {
+				t.Fatalf("exit code %d, want %d (error %v)", got, tt.code, err)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v does not say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunJSONToFile: --output-format=json+ --output=FILE writes fio's JSON
+// that fio's own parser reads.
+func TestRunJSONToFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	out := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--name=j", "--filename=" + target, "--size=1m", "--rw=randread", "--ioengine=libaio",
+		"--iodepth=4", "--direct=1", "--output-format=json+", "--output=" + out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	reps, err := bench.ParseReports(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := reps[0].Jobs[0].Read
+	if read.TotalIOs != 256 || len(read.Clat.Bins) == 0 || reps[0].IolabVersion == "" {
+		t.Fatalf("total_ios %d, %d bins, version %q", read.TotalIOs, len(read.Clat.Bins), reps[0].IolabVersion)
+	}
+	if stdout.Len() != 0 {
+		t.Fatalf("stdout should be empty with --output, got %q", stdout.String())
+	}
+}
+
+// TestCalibrateAgainstFio runs the real fio beside iolab on the null
+// engine (CI installs fio; elsewhere the test needs it on PATH).
+func TestCalibrateAgainstFio(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed; .ci/test installs it")
+	}
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"calibrate", "--rounds", "1", "--output-format=json", "--name=c", "--ioengine=null", "--size=64m",
+		"--rw=randrw", "--iodepth=4", "--runtime=300ms", "--time_based"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var cal bench.Calibration
+	if err := json.Unmarshal(stdout.Bytes(), &cal); err != nil {
+		t.Fatal(err)
+	}
+	if len(cal.Directions) != 2 || !strings.HasPrefix(cal.FioVersion, "fio-") {
+		t.Fatalf("%d directions, fio version %q", len(cal.Directions), cal.FioVersion)
+	}
+	for _, d := range cal.Directions {
+		if d.Fio.IOPS <= 0 || d.Iolab.IOPS <= 0 || d.IOPSRatio != d.Iolab.IOPS/d.Fio.IOPS {
+			t.Fatalf("%s: fio %v, iolab %v, ratio %v", d.Direction, d.Fio.IOPS, d.Iolab.IOPS, d.IOPSRatio)
+		}
+	}
+}
