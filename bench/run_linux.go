@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -13,21 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-// Runner runs a Config's groups of jobs and measures them.
-type Runner struct {
-	Sys System
-	// Interval is the per-interval sampling period (default 1 s).
-	Interval time.Duration
-	Log      *slog.Logger
-}
-
-func (rn *Runner) log() *slog.Logger {
-	if rn.Log != nil {
-		return rn.Log
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
 
 // Prepare checks every job before anything runs, so a bad target fails the
 // run up front: it lays out missing files, resolves targets, refuses unsafe

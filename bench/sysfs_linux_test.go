@@ -2,10 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"go/ast"
-	"go/parser"
-	"go/printer"
-	"go/token"
 	"math"
 	"os"
 	"path/filepath"
@@ -328,62 +324,6 @@ func TestLiveDiskStatsCPUHost(t *testing.T) {
 		// NumCPU is the affinity mask, which can be smaller, never larger.
 		if runtime.NumCPU() > h.CPUCount {
 			t.Errorf("cpuinfo lists %d processors, runtime sees %d", h.CPUCount, runtime.NumCPU())
-		}
-	}
-}
-
-// The non-Linux stubs repeat the exported types so that recorded results
-// load on any platform; this keeps them identical to the Linux ones.
-func TestTargetAndSysfsStubsMatchLinux(t *testing.T) {
-	api := func(files ...string) map[string]string {
-		decls := make(map[string]string)
-		fset := token.NewFileSet()
-		print := func(n any) string {
-			var b strings.Builder
-			if err := printer.Fprint(&b, fset, n); err != nil {
-				t.Fatal(err)
-			}
-			return strings.Join(strings.Fields(b.String()), " ")
-		}
-		for _, name := range files {
-			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.GenDecl:
-					for _, spec := range d.Specs {
-						if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.IsExported() {
-							decls["type "+ts.Name.Name] = print(ts.Type)
-						}
-					}
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() {
-						continue
-					}
-					key := "func " + d.Name.Name
-					if d.Recv != nil {
-						key = "func (" + print(d.Recv.List[0].Type) + ") " + d.Name.Name
-					}
-					decls[key] = print(d.Type)
-				}
-			}
-		}
-		return decls
-	}
-	linux := api("sysfs_linux.go", "target_linux.go")
-	other := api("sysfs_other.go", "target_other.go")
-	for k, v := range linux {
-		if o, ok := other[k]; !ok {
-			t.Errorf("%s is missing from the non-Linux stubs", k)
-		} else if o != v {
-			t.Errorf("%s differs:\n linux %s\n other %s", k, v, o)
-		}
-	}
-	for k := range other {
-		if _, ok := linux[k]; !ok {
-			t.Errorf("%s is only in the non-Linux stubs", k)
 		}
 	}
 }

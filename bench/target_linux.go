@@ -14,39 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Target is a job's file or block device, resolved, with what the
-// environment capture records about the device behind it.
-type Target struct {
-	Path     string `json:"path"`     // as the job names it
-	Resolved string `json:"resolved"` // absolute, symlinks followed
-	IsBlock  bool   `json:"is_block"`
-	Size     int64  `json:"size"` // bytes: the device (or partition), or the file
-	// Dev is the "major:minor" of the block device, or for a file of the
-	// filesystem holding it (0:N for tmpfs, overlay, btrfs…).
-	Dev string `json:"dev"`
-	// Disk is the whole disk as /proc/diskstats and /sys/block name it
-	// ("loop0", "zram0", "vda", "nvme0n1", "dm-0"); "" for a file on a
-	// filesystem without a block device (tmpfs, overlay).
-	Disk      string `json:"disk,omitempty"`
-	Partition string `json:"partition,omitempty"` // "sda1" when the target (or the file's filesystem) is on a partition
-	// Filesystem is the type of the filesystem holding a regular file.
-	Filesystem        string   `json:"filesystem,omitempty"`
-	Model             string   `json:"model,omitempty"`
-	Driver            string   `json:"driver,omitempty"`
-	LogicalBlockSize  int      `json:"logical_block_size,omitempty"`
-	PhysicalBlockSize int      `json:"physical_block_size,omitempty"`
-	Rotational        bool     `json:"rotational"`
-	Scheduler         string   `json:"scheduler,omitempty"`  // active one; "" for bio-based devices (zram, dm)
-	Schedulers        []string `json:"schedulers,omitempty"` // available ones
-	NrRequests        int      `json:"nr_requests,omitempty"`
-	IOPoll            bool     `json:"io_poll"`
-	NUMANode          int      `json:"numa_node"` // -1: none or unknown
-	// DIOMemAlign and DIOOffsetAlign are statx's O_DIRECT alignment for
-	// buffers and for offsets/lengths; 0 when the kernel does not report it.
-	DIOMemAlign    uint32 `json:"dio_mem_align,omitempty"`
-	DIOOffsetAlign uint32 `json:"dio_offset_align,omitempty"`
-}
-
 // ResolveTarget follows path's symlinks and describes the block device it
 // names, or for a regular file the disk holding it. A file that does not
 // exist yet (the job will lay it out) is described from its directory.
@@ -227,21 +194,6 @@ func parseScheduler(v string) (active string, all []string) {
 		active = all[0]
 	}
 	return active, all
-}
-
-// UnsafeTargetError is CheckWritable's refusal.
-type UnsafeTargetError struct {
-	Path     string // as the job names it
-	Resolved string // after symlinks, when different
-	Reason   string // "is mounted on /mnt/x", "carries an ext4 filesystem signature", …
-}
-
-func (e *UnsafeTargetError) Error() string {
-	name := e.Path
-	if e.Resolved != "" && e.Resolved != e.Path {
-		name += " (→ " + e.Resolved + ")"
-	}
-	return name + " " + e.Reason + "; refusing to write (pass --allow_mounted_write=1 to write anyway)"
 }
 
 // CheckWritable is the safety rule for write jobs, stricter than fio's exact
