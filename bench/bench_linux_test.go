@@ -28,7 +28,7 @@ func BenchmarkJobLoopNull(b *testing.B) {
 			var stop atomic.Bool
 			b.ReportAllocs()
 			b.ResetTimer()
-			res := run.run(&stop, time.Hour)
+			res := run.run(&stop, time.Hour, new(atomic.Uint64))
 			b.StopTimer()
 			if res.Error != "" || res.Dirs[Read].IOs != uint64(max(b.N, 1)) {
 				b.Fatalf("%d I/Os, error %q", res.Dirs[Read].IOs, res.Error)
@@ -74,7 +74,7 @@ func benchEngineFile(b *testing.B, engine string) {
 	run.total = uint64(b.N) * uint64(j.BS)
 	b.ReportAllocs()
 	b.ResetTimer()
-	res := run.run(&stop, time.Hour)
+	res := run.run(&stop, time.Hour, new(atomic.Uint64))
 	b.StopTimer()
 	if res.Error != "" {
 		b.Fatal(res.Error)

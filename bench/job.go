@@ -125,6 +125,9 @@ type Group struct {
 // Config is what one `iolab run` does: its groups and the program-level
 // options that are not job options.
 type Config struct {
+	// Jobs are the jobs as parsed, before numjobs and grouping: what a
+	// sweep changes before expanding them again into Groups.
+	Jobs          []Job `json:"jobs,omitempty"`
 	Groups        []Group
 	OutputFormat  string // normal, json or json+
 	Output        string // file to write the report to; "" is stdout

@@ -175,7 +175,7 @@ func tvDuration(tv unix.Timeval) time.Duration {
 // run is the job's I/O loop. Nothing in it allocates per I/O: slots,
 // timestamps and completions live in slices sized once, and the engines
 // write into mmap'd memory.
-func (r *jobRun) run(stop *atomic.Bool, interval time.Duration) JobResult {
+func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uint64) JobResult {
 	j := r.j
 	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1}
 	depth := r.depth
@@ -362,6 +362,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration) JobResult {
 			free = append(free, s)
 		}
 		inflight -= n
+		live.Add(uint64(n))
 		if err != nil {
 			break
 		}

@@ -35,7 +35,7 @@ func ParseJobFile(r io.Reader, name string) (*Config, error) {
 	if len(p.jobs) == 0 {
 		return nil, &OptionError{File: name, Msg: "no jobs: add a [job] section"}
 	}
-	return &Config{Groups: Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
+	return &Config{Jobs: p.jobs, Groups: Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
 }
 
 // Expand turns jobs, in order, into groups the way fio's add_job numbers

@@ -676,6 +676,7 @@ func ParseArgs(args []string) (*Config, error) {
 	if len(p.jobs) == 0 {
 		return nil, &OptionError{Msg: "no jobs: start one with --name=NAME, or give a job file"}
 	}
+	cfg.Jobs = p.jobs
 	cfg.Groups = Expand(p.jobs)
 	cfg.GlobalOptions = p.globals
 	return cfg, nil

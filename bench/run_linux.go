@@ -204,7 +204,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]Targ
 			if stop.Load() {
 				return
 			}
-			r := run.run(&stop, interval)
+			r := run.run(&stop, interval, &rn.completed)
 			r.GroupID = groups[ref.g].ID
 			results[ref.g][ref.i] = r
 		}()

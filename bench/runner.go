@@ -3,6 +3,7 @@ package bench
 import (
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,7 +13,14 @@ type Runner struct {
 	// Interval is the per-interval sampling period (default 1 s).
 	Interval time.Duration
 	Log      *slog.Logger
+
+	// completed counts I/Os completed by the running jobs, for progress.
+	completed atomic.Uint64
 }
+
+// CompletedIOs is how many I/Os the runner's jobs have completed so far,
+// ramp included: sample it twice for the current IOPS.
+func (rn *Runner) CompletedIOs() uint64 { return rn.completed.Load() }
 
 func (rn *Runner) log() *slog.Logger {
 	if rn.Log != nil {

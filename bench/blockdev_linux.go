@@ -1,0 +1,10 @@
+package bench
+
+import "golang.org/x/sys/unix"
+
+// isBlockDevice reports whether path (after symlinks) is a block device.
+func isBlockDevice(path string) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK
+}
+

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"time"
+)
+
+// Axis is a dimension a plan sweeps.
+type Axis string
+
+// The axes a plan can sweep.
+const (
+	AxisIODepth   Axis = "iodepth"
+	AxisEngine    Axis = "ioengine" // values are engine variants: io_uring+sqpoll+hipri, libaio, …
+	AxisScheduler Axis = "scheduler"
+	AxisNumJobs   Axis = "numjobs"
+	AxisBS        Axis = "bs"
+	AxisRW        Axis = "rw"
+)
+
+// Sweep is one axis and the values a plan takes on it, in order.
+type Sweep struct {
+	Axis   Axis     `json:"axis"`
+	Values []string `json:"values"`
+}
+
+// Plan is a base job group plus sweep axes and repeats: it expands into
+// ordered steps (Steps).
+type Plan struct {
+	Name   string `json:"name"`
+	Preset string `json:"preset,omitempty"`
+	// Args are the fio options and job files the plan was given, so an
+	// `iolab run` command line reproduces it.
+	Args []string `json:"args"`
+	// Base is the parsed jobs every step starts from.
+	Base   Config  `json:"base"`
+	Sweeps []Sweep `json:"sweeps,omitempty"`
+	Repeat int     `json:"repeat"` // at least 1
+
+	// Before each step.
+	Discard    bool `json:"discard,omitempty"`     // BLKDISCARD the target block devices
+	DropCaches bool `json:"drop_caches,omitempty"` // sync; echo 3 > /proc/sys/vm/drop_caches
+
+	// AllowDiskScheduler lets a scheduler sweep switch the disk holding a
+	// file target (it affects everything on that disk).
+	AllowDiskScheduler bool `json:"allow_disk_scheduler,omitempty"`
+
+	// Runtime and RampTime, when set, override every job's for each step.
+	Runtime  time.Duration `json:"runtime,omitempty"`
+	RampTime time.Duration `json:"ramp_time,omitempty"`
+}
+
+// AxisValue is one axis's value in a step.
+type AxisValue struct {
+	Axis  Axis   `json:"axis"`
+	Value string `json:"value"`
+}
+
+// Step is one run of the plan's jobs with one combination of axis values.
+type Step struct {
+	Seq    int         `json:"seq"`    // 0-based, the order steps run in
+	Repeat int         `json:"repeat"` // 0-based repeat index
+	Axes   []AxisValue `json:"axes"`
+	// Scheduler is the I/O scheduler to switch the targets' disks to before
+	// the step; "" leaves them as they are.
+	Scheduler string `json:"scheduler,omitempty"`
+	Config    Config `json:"config"`
+}
+
+// Value returns the step's value on axis a, or "".
+func (s *Step) Value(a Axis) string {
+	for _, v := range s.Axes {
+		if v.Axis == a {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// Step statuses.
+const (
+	StepDone      = "done"
+	StepFailed    = "failed"
+	StepCancelled = "cancelled"
+)
+
+// StepResult is what one step measured, with the step it belongs to.
+type StepResult struct {
+	Step   Step      `json:"step"`
+	Status string    `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	// Schedulers are the schedulers active on the targets' disks during
+	// the step, read back from sysfs: disk → scheduler.
+	Schedulers map[string]string `json:"schedulers,omitempty"`
+	// Result holds the step's groups and jobs (nil when it failed before
+	// any I/O).
+	Result *Result `json:"result,omitempty"`
+	// CPU is the whole machine's CPU over the step, from /proc/stat.
+	CPU CPUBreakdown `json:"cpu"`
+	// Proc is the iolab process's own CPU use over the step.
+	Proc ProcCPU `json:"proc"`
+}

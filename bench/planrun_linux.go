@@ -1,0 +1,213 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// PlanHooks are what RunPlan tells its caller, from the goroutine that
+// called RunPlan. Every field is optional.
+type PlanHooks struct {
+	// StepStarted is called before each step's preparation.
+	StepStarted func(st *Step, total int)
+	// SchedulerSwitched is called before a disk's scheduler is first
+	// changed, with the one it had, so a store can restore it after a
+	// crash; the returned token is handed to SchedulerRestored.
+	SchedulerSwitched func(disk, original string) (token int64, err error)
+	SchedulerRestored func(token int64)
+	// StepDone is called as each step ends, whatever its status; an error
+	// (the store failed) stops the plan.
+	StepDone func(res *StepResult) error
+}
+
+// RunPlan runs every step of plan in order. Before anything runs it checks
+// what would fail every step (sweep values, scheduler names and
+// permissions); a step that fails on its own (hipri without poll queues)
+// is recorded as failed and the plan goes on. Schedulers the plan switched
+// are put back when it ends, however it ends.
+func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (results []StepResult, err error) {
+	steps, err := plan.Steps()
+	if err != nil {
+		return nil, err
+	}
+	disks, err := rn.schedulerDisks(plan, steps)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range disks {
+		restore, err := rn.holdScheduler(d, hooks)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rerr := restore(); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}()
+	}
+
+	for i := range steps {
+		st := &steps[i]
+		if ctx.Err() != nil {
+			break
+		}
+		if hooks.StepStarted != nil {
+			hooks.StepStarted(st, len(steps))
+		}
+		res := rn.runStep(ctx, plan, st, disks)
+		results = append(results, res)
+		if hooks.StepDone != nil {
+			if herr := hooks.StepDone(&results[len(results)-1]); herr != nil {
+				return results, fmt.Errorf("step %d: %w", st.Seq+1, herr)
+			}
+		}
+		if res.Status == StepCancelled {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return results, fmt.Errorf("run cancelled: %w", context.Cause(ctx))
+	}
+	return results, nil
+}
+
+// runStep prepares and runs one step: discard, drop caches, scheduler,
+// then the jobs, with the machine's and the process's CPU around them.
+func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []string) StepResult {
+	res := StepResult{Step: *st, Start: time.Now()}
+	fail := func(err error) StepResult {
+		res.Status, res.Error, res.End = StepFailed, err.Error(), time.Now()
+		if ctx.Err() != nil {
+			res.Status = StepCancelled
+		}
+		return res
+	}
+	if plan.Discard {
+		for _, path := range blockTargets(&st.Config) {
+			if err := Discard(path); err != nil {
+				return fail(fmt.Errorf("discard before the step: %w", err))
+			}
+		}
+	}
+	if plan.DropCaches {
+		if err := rn.Sys.DropCaches(); err != nil {
+			return fail(fmt.Errorf("drop caches before the step: %w", err))
+		}
+	}
+	if st.Scheduler != "" {
+		for _, d := range disks {
+			if err := rn.Sys.SetScheduler(d, st.Scheduler); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	cpu0, _ := rn.Sys.CPUTimes()
+	proc0, _ := ProcessCPU()
+	result, err := rn.Run(ctx, &st.Config)
+	cpu1, _ := rn.Sys.CPUTimes()
+	proc1, _ := ProcessCPU()
+	// Read back, after the jobs, the scheduler they ran under.
+	for _, d := range disks {
+		if active, _, serr := rn.Sys.Schedulers(d); serr == nil {
+			if res.Schedulers == nil {
+				res.Schedulers = map[string]string{}
+			}
+			res.Schedulers[d] = active
+		}
+	}
+	res.Result = result
+	res.CPU = CPUDelta(cpu0, cpu1)
+	res.Proc = proc1.Sub(proc0)
+	res.End = time.Now()
+	res.Status = StepDone
+	if err != nil {
+		return fail(err)
+	}
+	return res
+}
+
+// blockTargets lists the distinct block devices a config's jobs use.
+func blockTargets(cfg *Config) []string {
+	var out []string
+	for _, g := range cfg.Groups {
+		for _, j := range g.Jobs {
+			if j.IOEngine != "null" && !slices.Contains(out, j.Filename) && isBlockDevice(j.Filename) {
+				out = append(out, j.Filename)
+			}
+		}
+	}
+	return out
+}
+
+// schedulerDisks checks, before anything runs, that every scheduler the
+// plan names is offered by every disk it will switch and that the switch
+// is allowed; it returns those disks.
+func (rn *Runner) schedulerDisks(plan *Plan, steps []Step) ([]string, error) {
+	var names []string
+	for _, st := range steps {
+		if st.Scheduler != "" && !slices.Contains(names, st.Scheduler) {
+			names = append(names, st.Scheduler)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var disks []string
+	for _, g := range plan.Base.Groups {
+		for _, j := range g.Jobs {
+			if j.IOEngine == "null" {
+				continue
+			}
+			t, err := rn.Sys.ResolveTarget(j.Filename)
+			if err != nil {
+				return nil, fmt.Errorf("job %s: %w", j.Name, err)
+			}
+			d, err := rn.Sys.SchedulerDisk(t, plan.AllowDiskScheduler)
+			if err != nil {
+				return nil, fmt.Errorf("job %s: %w", j.Name, err)
+			}
+			if !slices.Contains(disks, d) {
+				disks = append(disks, d)
+			}
+		}
+	}
+	for _, d := range disks {
+		for _, n := range names {
+			if err := rn.Sys.CheckScheduler(d, n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return disks, nil
+}
+
+// holdScheduler records disk's scheduler (in the store, through hooks)
+// and returns the function that puts it back.
+func (rn *Runner) holdScheduler(disk string, hooks PlanHooks) (func() error, error) {
+	original, _, err := rn.Sys.Schedulers(disk)
+	if err != nil {
+		return nil, err
+	}
+	var token int64
+	if hooks.SchedulerSwitched != nil {
+		if token, err = hooks.SchedulerSwitched(disk, original); err != nil {
+			return nil, fmt.Errorf("record %s's scheduler %s before switching it: %w", disk, original, err)
+		}
+	}
+	return func() error {
+		cur, _, err := rn.Sys.Schedulers(disk)
+		if err == nil && cur != original {
+			err = rn.Sys.SetScheduler(disk, original)
+		}
+		if err != nil {
+			return fmt.Errorf("restore %s's scheduler to %s: %w", disk, original, err)
+		}
+		if hooks.SchedulerRestored != nil {
+			hooks.SchedulerRestored(token)
+		}
+		return nil
+	}, nil
+}

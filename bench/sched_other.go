@@ -1,0 +1,46 @@
+//go:build !linux
+
+package bench
+
+import "errors"
+
+// ErrNoScheduler is matched by the error of a device without an I/O
+// scheduler (see sched_linux.go).
+var ErrNoScheduler = errors.New("the device has no I/O scheduler")
+
+// SchedulerSwitch records a disk whose scheduler a run changed and the one
+// it had before.
+type SchedulerSwitch struct {
+	Disk     string `json:"disk"`
+	Original string `json:"original"`
+}
+
+// Schedulers is Linux-only.
+func (s System) Schedulers(disk string) (active string, available []string, err error) {
+	return "", nil, errors.ErrUnsupported
+}
+
+// CheckScheduler is Linux-only.
+func (s System) CheckScheduler(disk, name string) error { return errors.ErrUnsupported }
+
+// SetScheduler is Linux-only.
+func (s System) SetScheduler(disk, name string) error { return errors.ErrUnsupported }
+
+// SwitchScheduler is Linux-only.
+func (s System) SwitchScheduler(disk, name string) (restore func() error, original string, err error) {
+	return nil, "", errors.ErrUnsupported
+}
+
+// RestoreScheduler is Linux-only.
+func (s System) RestoreScheduler(sw SchedulerSwitch) error { return errors.ErrUnsupported }
+
+// SchedulerDisk is Linux-only.
+func (s System) SchedulerDisk(t Target, allowDisk bool) (string, error) {
+	return "", errors.ErrUnsupported
+}
+
+// Discard is Linux-only.
+func Discard(path string) error { return errors.ErrUnsupported }
+
+// DropCaches is Linux-only.
+func (s System) DropCaches() error { return errors.ErrUnsupported }

@@ -1,0 +1,752 @@
+package bench
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Spread is one figure's minimum, median and maximum over a cell's done
+// repeats: the whiskers of the write-ups' charts.
+type Spread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+func spreadOf(vals []float64) Spread {
+	if len(vals) == 0 {
+		return Spread{}
+	}
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	n := len(v)
+	med := v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
+	}
+	return Spread{Min: v[0], Median: med, Max: v[n-1]}
+}
+
+// SummaryCell is one combination of a plan's axis values, over its repeats.
+type SummaryCell struct {
+	// Axes are the combination, in the order of Plan.Sweeps; the repeat
+	// index is not an axis.
+	Axes []AxisValue `json:"axes"`
+	// IOPS and BW (bytes/s) are each done repeat's totals: every job, reads
+	// and writes.
+	IOPS Spread `json:"iops"`
+	BW   Spread `json:"bw"`
+	// Repeats counts the done repeats IOPS and BW summarise; failed and
+	// cancelled ones are counted apart and left out of them.
+	Repeats   int `json:"repeats"`
+	Failed    int `json:"failed,omitempty"`
+	Cancelled int `json:"cancelled,omitempty"`
+	// Errors are the failed repeats' distinct errors, in step order.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// ScalingStep is a SummaryCell of a plan that sweeps numjobs, with the
+// growth the scaling write-up reports at each step.
+type ScalingStep struct {
+	SummaryCell
+	// Growth is the change of the median IOPS from the previous numjobs
+	// value (the other axes alike), in percent; nil for the first value or
+	// when either has no done repeat.
+	Growth *float64 `json:"growth"`
+}
+
+// JobSummary is one job of one combination of axis values, over its
+// repeats: the fairness view, where a writer and a reader share a disk.
+// Clones of a job (numjobs) add up under the job's name.
+type JobSummary struct {
+	Axes []AxisValue `json:"axes"`
+	Job  string      `json:"job"`
+	// LatMean is, in nanoseconds, the job's mean total latency (fio's lat)
+	// over reads and writes, weighted by their I/Os, in each repeat.
+	LatMean   Spread   `json:"lat_mean_ns"`
+	IOPS      Spread   `json:"iops"`
+	BW        Spread   `json:"bw"` // bytes/s
+	Repeats   int      `json:"repeats"`
+	Failed    int      `json:"failed,omitempty"`
+	Cancelled int      `json:"cancelled,omitempty"`
+	Errors    []string `json:"errors,omitempty"`
+}
+
+// Summarize groups a run's step results by their axis values and
+// summarises each group's repeats, in the order of the plan's sweep values.
+func Summarize(plan *Plan, results []StepResult) []SummaryCell {
+	var cells []SummaryCell
+	for _, g := range groupSteps(planSweeps(plan), results) {
+		cell := SummaryCell{Axes: g.axes}
+		var iops, bw []float64
+		for _, r := range g.steps {
+			switch status, err := stepOutcome(r); status {
+			case StepDone:
+				i, b := stepTotals(r.Result)
+				iops, bw = append(iops, i), append(bw, b)
+			case StepFailed:
+				cell.Failed++
+				cell.Errors = appendUnique(cell.Errors, err)
+			default:
+				cell.Cancelled++
+			}
+		}
+		cell.Repeats = len(iops)
+		cell.IOPS, cell.BW = spreadOf(iops), spreadOf(bw)
+		cells = append(cells, cell)
+	}
+	return cells
+}
+
+// SummarizeScaling is Summarize for a plan that sweeps numjobs, ordered by
+// the other axes and then numjobs, with the growth from one numjobs value
+// to the next. It returns nil when the plan does not sweep numjobs.
+func SummarizeScaling(plan *Plan, results []StepResult) []ScalingStep {
+	sweeps := planSweeps(plan)
+	nj := slices.IndexFunc(sweeps, func(s Sweep) bool { return s.Axis == AxisNumJobs })
+	if nj < 0 {
+		return nil
+	}
+	cells := Summarize(plan, results)
+	// Summarize sorted by the sweep order; numjobs must vary fastest.
+	order := sweepRanks(sweeps, results)
+	numJobsLast := func(axes []AxisValue) []int {
+		r := order.ranks(axes)
+		n := r[nj]
+		return append(slices.Delete(r, nj, nj+1), n)
+	}
+	slices.SortStableFunc(cells, func(a, b SummaryCell) int {
+		return slices.Compare(numJobsLast(a.Axes), numJobsLast(b.Axes))
+	})
+	steps := make([]ScalingStep, len(cells))
+	for i, c := range cells {
+		steps[i].SummaryCell = c
+		if i == 0 {
+			continue
+		}
+		prev := cells[i-1]
+		if !sameExcept(prev.Axes, c.Axes, AxisNumJobs) || prev.Repeats == 0 || c.Repeats == 0 || prev.IOPS.Median == 0 {
+			continue
+		}
+		g := 100 * (c.IOPS.Median - prev.IOPS.Median) / prev.IOPS.Median
+		steps[i].Growth = &g
+	}
+	return steps
+}
+
+// SummarizeJobs summarises each job of each combination of axis values
+// separately. A failed or cancelled step counts against each job it was
+// to run.
+func SummarizeJobs(plan *Plan, results []StepResult) []JobSummary {
+	var out []JobSummary
+	for _, g := range groupSteps(planSweeps(plan), results) {
+		var names []string
+		type perJob struct {
+			lat, iops, bw     []float64
+			failed, cancelled int
+			errors            []string
+		}
+		jobs := map[string]*perJob{}
+		job := func(name string) *perJob {
+			if jobs[name] == nil {
+				jobs[name] = &perJob{}
+				names = append(names, name)
+			}
+			return jobs[name]
+		}
+		for _, r := range g.steps {
+			status, err := stepOutcome(r)
+			if status != StepDone {
+				for _, name := range stepJobNames(plan, r) {
+					j := job(name)
+					if status == StepFailed {
+						j.failed++
+						j.errors = appendUnique(j.errors, err)
+					} else {
+						j.cancelled++
+					}
+				}
+				continue
+			}
+			for _, t := range jobTotals(r.Result) {
+				j := job(t.name)
+				j.lat = append(j.lat, t.lat.Mean)
+				j.iops = append(j.iops, t.iops)
+				j.bw = append(j.bw, t.bw)
+			}
+		}
+		for _, name := range names {
+			j := jobs[name]
+			out = append(out, JobSummary{
+				Axes: g.axes, Job: name,
+				LatMean: spreadOf(j.lat), IOPS: spreadOf(j.iops), BW: spreadOf(j.bw),
+				Repeats: len(j.lat), Failed: j.failed, Cancelled: j.cancelled, Errors: j.errors,
+			})
+		}
+	}
+	return out
+}
+
+// WriteSummary prints the tables that end `iolab run`, in the style of the
+// write-ups, choosing them by what the plan sweeps:
+//
+//   - total IOPS, median (min–max) over the repeats, with rows for the
+//     first swept of iodepth, numjobs, bs and rw (or else the first swept
+//     axis) and a column for each combination of the other axes — IOPS per
+//     iodepth × engine;
+//   - when numjobs is swept, the aggregate throughput at each numjobs
+//     value and its growth from the previous one;
+//   - when the steps run more than one job, each job's mean latency and
+//     bandwidth per combination — per scheduler, the fairness view.
+//
+// Failed steps show as "failed [n]", with footnote n giving the first line
+// of their error, once per distinct error.
+func WriteSummary(w io.Writer, plan *Plan, results []StepResult) error {
+	sweeps := planSweeps(plan)
+	cells := Summarize(plan, results)
+	if len(cells) == 0 {
+		_, err := io.WriteString(w, "No steps ran.\n")
+		return err
+	}
+	var b strings.Builder
+	var notes summaryNotes
+	repeats := 0
+	for _, c := range cells {
+		repeats = max(repeats, c.Repeats+c.Failed+c.Cancelled)
+	}
+	of := ""
+	if repeats > 1 {
+		of = fmt.Sprintf(", median (min–max) of %d repeats", repeats)
+	}
+
+	onlyNumJobs := len(sweeps) == 1 && sweeps[0].Axis == AxisNumJobs
+	if !onlyNumJobs {
+		writeIOPSTable(&b, &notes, sweeps, cells, of)
+	}
+	if scaling := SummarizeScaling(plan, results); scaling != nil {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		writeScalingTable(&b, &notes, sweeps, scaling, of)
+	}
+	jobs := SummarizeJobs(plan, results)
+	if distinctJobs(jobs) > 1 {
+		b.WriteString("\n")
+		writeJobsTable(&b, &notes, sweeps, jobs, of)
+	}
+	notes.write(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, cells []SummaryCell, of string) {
+	row := rowAxis(sweeps)
+	var cols []Axis
+	for _, s := range sweeps {
+		if s.Axis != row {
+			cols = append(cols, s.Axis)
+		}
+	}
+	names := []string{}
+	if row != "" {
+		names = append(names, string(row))
+	}
+	for _, a := range cols {
+		names = append(names, string(a))
+	}
+	title := "Total IOPS"
+	if len(cols) == 0 {
+		title = "Total IOPS and bandwidth"
+	}
+	if len(names) > 0 {
+		title += " by " + strings.Join(names, " × ")
+	}
+	fmt.Fprintf(b, "%s%s\n\n", title, of)
+
+	tw := newSummaryTable(b)
+	if len(cols) == 0 {
+		// One column of figures: a row per cell, with bandwidth beside.
+		var header []string
+		if row != "" {
+			header = append(header, string(row))
+		}
+		tw.row(append(header, "IOPS", "bandwidth")...)
+		for _, c := range cells {
+			var line []string
+			if row != "" {
+				line = append(line, axisValueOf(c.Axes, row))
+			}
+			iops, bw := cellText(notes, c, c.IOPS, shortNum), ""
+			if c.Repeats > 0 {
+				bw = spreadText(c.BW, c.Repeats, binRate)
+			}
+			tw.row(append(line, iops, bw)...)
+		}
+		tw.flush()
+		return
+	}
+
+	// Rows and columns in the order the cells come (the sweep order);
+	// a combination that did not run is "-".
+	var rows, colKeys []string
+	colLabel := map[string]string{}
+	byKey := map[[2]string]SummaryCell{}
+	for _, c := range cells {
+		r := axisValueOf(c.Axes, row)
+		var vals []string
+		for _, a := range cols {
+			vals = append(vals, axisValueOf(c.Axes, a))
+		}
+		k := strings.Join(vals, "\x00")
+		if !slices.Contains(rows, r) {
+			rows = append(rows, r)
+		}
+		if !slices.Contains(colKeys, k) {
+			colKeys = append(colKeys, k)
+			colLabel[k] = strings.Join(vals, "/")
+		}
+		byKey[[2]string{r, k}] = c
+	}
+	// Column order: sort by the sweep order of the column axes alone, since
+	// the cells' order puts the row axis among them.
+	order := sweepRanksOf(sweeps)
+	slices.SortStableFunc(colKeys, func(x, y string) int {
+		return slices.Compare(order.ranksOf(cols, strings.Split(x, "\x00")), order.ranksOf(cols, strings.Split(y, "\x00")))
+	})
+	slices.SortStableFunc(rows, func(x, y string) int {
+		return slices.Compare(order.ranksOf([]Axis{row}, []string{x}), order.ranksOf([]Axis{row}, []string{y}))
+	})
+	header := []string{string(row)}
+	for _, k := range colKeys {
+		header = append(header, colLabel[k])
+	}
+	tw.row(header...)
+	for _, r := range rows {
+		line := []string{r}
+		for _, k := range colKeys {
+			c, ok := byKey[[2]string{r, k}]
+			if !ok {
+				line = append(line, "-")
+				continue
+			}
+			line = append(line, cellText(notes, c, c.IOPS, shortNum))
+		}
+		tw.row(line...)
+	}
+	tw.flush()
+}
+
+func writeScalingTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, steps []ScalingStep, of string) {
+	fmt.Fprintf(b, "Scaling with numjobs: total IOPS and bandwidth%s; growth of the median IOPS from the previous numjobs\n\n", of)
+	var others []Axis
+	for _, s := range sweeps {
+		if s.Axis != AxisNumJobs {
+			others = append(others, s.Axis)
+		}
+	}
+	tw := newSummaryTable(b)
+	var header []string
+	for _, a := range others {
+		header = append(header, string(a))
+	}
+	tw.row(append(header, "numjobs", "IOPS", "bandwidth", "growth")...)
+	for i, s := range steps {
+		var line []string
+		for _, a := range others {
+			v := axisValueOf(s.Axes, a)
+			if i > 0 && sameExcept(steps[i-1].Axes, s.Axes, AxisNumJobs) {
+				v = "" // the group's first row names it
+			}
+			line = append(line, v)
+		}
+		bw, growth := "", "-"
+		if s.Repeats > 0 {
+			bw = spreadText(s.BW, s.Repeats, binRate)
+		}
+		if s.Growth != nil {
+			growth = fmt.Sprintf("%+.1f%%", *s.Growth)
+		}
+		tw.row(append(line, axisValueOf(s.Axes, AxisNumJobs), cellText(notes, s.SummaryCell, s.IOPS, shortNum), bw, growth)...)
+	}
+	tw.flush()
+}
+
+func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, jobs []JobSummary, of string) {
+	fmt.Fprintf(b, "Per job: mean latency (lat, over reads and writes) and bandwidth%s\n\n", of)
+	tw := newSummaryTable(b)
+	var header []string
+	for _, s := range sweeps {
+		header = append(header, string(s.Axis))
+	}
+	tw.row(append(header, "job", "lat mean", "bandwidth")...)
+	for i, j := range jobs {
+		var line []string
+		for _, s := range sweeps {
+			v := axisValueOf(j.Axes, s.Axis)
+			if i > 0 && slices.Equal(jobs[i-1].Axes, j.Axes) {
+				v = ""
+			}
+			line = append(line, v)
+		}
+		c := SummaryCell{Repeats: j.Repeats, Failed: j.Failed, Cancelled: j.Cancelled, Errors: j.Errors}
+		bw := ""
+		if j.Repeats > 0 {
+			bw = spreadText(j.BW, j.Repeats, binRate)
+		}
+		tw.row(append(line, j.Job, cellText(notes, c, j.LatMean, fmtNanos), bw)...)
+	}
+	tw.flush()
+}
+
+// cellText is a cell's figure as "median (min–max)", or why there is none:
+// "failed [n]" with its footnote, "cancelled", or "-" (nothing ran). Failed
+// or cancelled repeats beside done ones are counted after the figure.
+func cellText(notes *summaryNotes, c SummaryCell, s Spread, format func(float64) string) string {
+	marks := notes.marks(c.Errors)
+	if c.Repeats == 0 {
+		switch {
+		case c.Failed > 0:
+			return "failed " + marks
+		case c.Cancelled > 0:
+			return "cancelled"
+		}
+		return "-"
+	}
+	t := spreadText(s, c.Repeats, format)
+	if c.Failed > 0 {
+		t += fmt.Sprintf(", %d failed %s", c.Failed, marks)
+	}
+	if c.Cancelled > 0 {
+		t += fmt.Sprintf(", %d cancelled", c.Cancelled)
+	}
+	return t
+}
+
+func spreadText(s Spread, n int, format func(float64) string) string {
+	if n == 1 {
+		return format(s.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
+}
+
+// fmtNanos formats a latency in nanoseconds with three significant digits
+// in the largest unit that keeps it at least 1: 812µs, 12.3ms.
+func fmtNanos(ns float64) string {
+	v, unit := ns, "ns"
+	for _, u := range []string{"µs", "ms", "s"} {
+		if v < 1000 {
+			break
+		}
+		v, unit = v/1000, u
+	}
+	if unit == "ns" {
+		return fmt.Sprintf("%.0fns", v)
+	}
+	digits := max(0, 2-int(math.Floor(math.Log10(math.Max(v, 1)))))
+	return strconv.FormatFloat(v, 'f', digits, 64) + unit
+}
+
+// summaryNotes number the distinct errors of failed steps by their first
+// line, in the order the tables first show them.
+type summaryNotes struct {
+	lines []string
+}
+
+func (n *summaryNotes) marks(errors []string) string {
+	var ids []string
+	for _, e := range errors {
+		line, _, _ := strings.Cut(e, "\n")
+		i := slices.Index(n.lines, line)
+		if i < 0 {
+			n.lines = append(n.lines, line)
+			i = len(n.lines) - 1
+		}
+		if id := strconv.Itoa(i + 1); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(ids, ",") + "]"
+}
+
+func (n *summaryNotes) write(b *strings.Builder) {
+	if len(n.lines) > 0 {
+		b.WriteString("\n")
+	}
+	for i, l := range n.lines {
+		fmt.Fprintf(b, "[%d] %s\n", i+1, l)
+	}
+}
+
+// summaryTable writes tab-separated rows aligned in columns two spaces apart.
+type summaryTable struct{ tw *tabwriter.Writer }
+
+func newSummaryTable(w io.Writer) summaryTable {
+	return summaryTable{tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)}
+}
+
+func (t summaryTable) row(cells ...string) {
+	// A trailing tab would pad the last column with spaces.
+	io.WriteString(t.tw, strings.Join(cells, "\t")+"\n")
+}
+
+func (t summaryTable) flush() { t.tw.Flush() }
+
+// rowAxis is the axis a summary's rows follow: the first swept of the
+// ones with an order to them (iodepth, numjobs, bs, rw), else the first
+// swept, else none.
+func rowAxis(sweeps []Sweep) Axis {
+	for _, a := range []Axis{AxisIODepth, AxisNumJobs, AxisBS, AxisRW} {
+		if slices.ContainsFunc(sweeps, func(s Sweep) bool { return s.Axis == a }) {
+			return a
+		}
+	}
+	if len(sweeps) > 0 {
+		return sweeps[0].Axis
+	}
+	return ""
+}
+
+func planSweeps(plan *Plan) []Sweep {
+	if plan == nil {
+		return nil
+	}
+	return plan.Sweeps
+}
+
+// stepGroup is the steps of one combination of axis values: its repeats.
+type stepGroup struct {
+	axes  []AxisValue
+	steps []*StepResult // in Seq order
+}
+
+// groupSteps groups results by their values on the sweeps' axes, ordered
+// by each axis's value order in its sweep (values a sweep does not list
+// come after, in the order they appear).
+func groupSteps(sweeps []Sweep, results []StepResult) []stepGroup {
+	idx := make([]int, len(results))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(results[a].Step.Seq, results[b].Step.Seq) })
+	var groups []stepGroup
+	byKey := map[string]int{}
+	for _, i := range idx {
+		r := &results[i]
+		axes := make([]AxisValue, len(sweeps))
+		vals := make([]string, len(sweeps))
+		for k, s := range sweeps {
+			axes[k] = AxisValue{Axis: s.Axis, Value: r.Step.Value(s.Axis)}
+			vals[k] = axes[k].Value
+		}
+		key := strings.Join(vals, "\x00")
+		g, ok := byKey[key]
+		if !ok {
+			g = len(groups)
+			byKey[key] = g
+			groups = append(groups, stepGroup{axes: axes})
+		}
+		groups[g].steps = append(groups[g].steps, r)
+	}
+	order := sweepRanks(sweeps, results)
+	slices.SortStableFunc(groups, func(a, b stepGroup) int {
+		return slices.Compare(order.ranks(a.axes), order.ranks(b.axes))
+	})
+	return groups
+}
+
+// valueRanks orders each axis's values: as its sweep lists them, then
+// the others in the order results show them.
+type valueRanks map[Axis]map[string]int
+
+func sweepRanksOf(sweeps []Sweep) valueRanks {
+	r := valueRanks{}
+	for _, s := range sweeps {
+		r[s.Axis] = map[string]int{}
+		for i, v := range s.Values {
+			if _, dup := r[s.Axis][v]; !dup {
+				r[s.Axis][v] = i
+			}
+		}
+	}
+	return r
+}
+
+func sweepRanks(sweeps []Sweep, results []StepResult) valueRanks {
+	r := sweepRanksOf(sweeps)
+	for _, s := range sweeps {
+		m := r[s.Axis]
+		for i := range results {
+			v := results[i].Step.Value(s.Axis)
+			if _, ok := m[v]; !ok {
+				m[v] = len(s.Values) + len(m)
+			}
+		}
+	}
+	return r
+}
+
+func (r valueRanks) ranks(axes []AxisValue) []int {
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		out[i] = r.rank(a.Axis, a.Value)
+	}
+	return out
+}
+
+func (r valueRanks) ranksOf(axes []Axis, vals []string) []int {
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		out[i] = r.rank(a, vals[i])
+	}
+	return out
+}
+
+func (r valueRanks) rank(a Axis, v string) int {
+	if i, ok := r[a][v]; ok {
+		return i
+	}
+	return math.MaxInt
+}
+
+func axisValueOf(axes []AxisValue, a Axis) string {
+	for _, v := range axes {
+		if v.Axis == a {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// sameExcept reports whether x and y agree on every axis but skip.
+func sameExcept(x, y []AxisValue, skip Axis) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i].Axis != skip && x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// stepOutcome is a step's status for the summary and, when it failed, why. A
+// step counts as failed when a job in it failed or it left no result,
+// whatever its status says.
+func stepOutcome(r *StepResult) (status, err string) {
+	switch r.Status {
+	case StepCancelled:
+		return StepCancelled, ""
+	case StepFailed:
+		if r.Error == "" {
+			return StepFailed, "step failed without an error message"
+		}
+		return StepFailed, r.Error
+	}
+	if r.Result == nil {
+		return StepFailed, "step left no result"
+	}
+	for _, g := range r.Result.Groups {
+		for _, j := range g.Jobs {
+			if j.Error != "" {
+				return StepFailed, j.Name + ": " + j.Error
+			}
+		}
+	}
+	return StepDone, ""
+}
+
+// stepTotals are a step's IOPS and bytes/s summed over its jobs (or
+// groups' merged results) and both directions.
+func stepTotals(res *Result) (iops, bw float64) {
+	for _, g := range res.Groups {
+		for i := range g.Jobs {
+			for d := range 2 {
+				iops += g.Jobs[i].IOPS(d)
+				bw += g.Jobs[i].BW(d)
+			}
+		}
+	}
+	return iops, bw
+}
+
+type jobTotal struct {
+	name     string
+	lat      LatStat // over both directions and the job's clones
+	iops, bw float64
+}
+
+// jobTotals adds up a step's results per job name, in the order the jobs
+// come.
+func jobTotals(res *Result) []jobTotal {
+	var out []jobTotal
+	for _, g := range res.Groups {
+		for i := range g.Jobs {
+			r := &g.Jobs[i]
+			k := slices.IndexFunc(out, func(t jobTotal) bool { return t.name == r.Name })
+			if k < 0 {
+				out = append(out, jobTotal{name: r.Name})
+				k = len(out) - 1
+			}
+			t := &out[k]
+			for d := range 2 {
+				t.lat.Merge(&r.Dirs[d].Lat.Stat)
+				t.iops += r.IOPS(d)
+				t.bw += r.BW(d)
+			}
+		}
+	}
+	return out
+}
+
+// stepJobNames are the names of the jobs a step was to run: from its
+// config, else from the plan's.
+func stepJobNames(plan *Plan, r *StepResult) []string {
+	var names []string
+	add := func(cfg *Config) {
+		for _, g := range cfg.Groups {
+			for _, j := range g.Jobs {
+				if !slices.Contains(names, j.Name) {
+					names = append(names, j.Name)
+				}
+			}
+		}
+	}
+	add(&r.Step.Config)
+	if len(names) == 0 && plan != nil {
+		add(&plan.Base)
+	}
+	if len(names) == 0 && r.Result != nil {
+		for _, t := range jobTotals(r.Result) {
+			names = append(names, t.name)
+		}
+	}
+	return names
+}
+
+func distinctJobs(jobs []JobSummary) int {
+	var names []string
+	for _, j := range jobs {
+		if !slices.Contains(names, j.Job) {
+			names = append(names, j.Job)
+		}
+	}
+	return len(names)
+}
+
+// appendUnique appends s to list unless it is there already.
+func appendUnique(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

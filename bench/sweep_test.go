@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseSweep(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Sweep
+		err  string
+	}{
+		{"iodepth=1,8,32", Sweep{AxisIODepth, []string{"1", "8", "32"}}, ""},
+		{"iodepth=1..256", Sweep{AxisIODepth, []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}}, ""},
+		{"numjobs=1..32", Sweep{AxisNumJobs, []string{"1", "2", "4", "8", "16", "32"}}, ""},
+		{"iodepth=3..10", Sweep{AxisIODepth, []string{"3", "6"}}, ""},
+		{"ioengine=io_uring,io_uring+hipri,io_uring+sqpoll+hipri,libaio,psync", Sweep{AxisEngine, []string{"io_uring", "io_uring+hipri", "io_uring+sqpoll+hipri", "libaio", "psync"}}, ""},
+		{"scheduler=none,mq-deadline,bfq,kyber", Sweep{AxisScheduler, []string{"none", "mq-deadline", "bfq", "kyber"}}, ""},
+		{"bs=4k,1m", Sweep{AxisBS, []string{"4k", "1m"}}, ""},
+		{"rw=randread,randwrite", Sweep{AxisRW, []string{"randread", "randwrite"}}, ""},
+		{"depth=1,2", Sweep{}, `"depth" is not an axis`},
+		{"iodepth", Sweep{}, "want AXIS=v1,v2"},
+		{"iodepth=1,,2", Sweep{}, "empty value"},
+		{"iodepth=8..1", Sweep{}, "1 ≤ first ≤ last"},
+		{"iodepth=0", Sweep{}, "iodepth"},
+		{"ioengine=libaio+hipri", Sweep{}, "io_uring mode"},
+		{"ioengine=io_uring+turbo", Sweep{}, `unknown mode "turbo"`},
+		{"ioengine=spdk", Sweep{}, "not an engine"},
+		{"rw=randomread", Sweep{}, "randomread"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseSweep(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanSteps(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--ioengine=libaio", "--iodepth=4", "--runtime=10", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSweep := func(s string) Sweep {
+		sw, err := ParseSweep(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sw
+	}
+	plan := &Plan{Name: "p", Base: *cfg, Repeat: 2, Runtime: 3e9,
+		Sweeps: []Sweep{mustSweep("iodepth=1,8"), mustSweep("ioengine=libaio,io_uring+sqpoll"), mustSweep("scheduler=none,bfq")}}
+	steps, err := plan.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2*2*2*2 {
+		t.Fatalf("%d steps, want 16", len(steps))
+	}
+	// Repeats are the outer loop; the first sweep varies slowest.
+	first, last := steps[0], steps[15]
+	if first.Repeat != 0 || first.Value(AxisIODepth) != "1" || first.Value(AxisEngine) != "libaio" || first.Scheduler != "none" {
+		t.Fatalf("first step %s", &first)
+	}
+	if last.Repeat != 1 || last.Value(AxisIODepth) != "8" || last.Value(AxisEngine) != "io_uring+sqpoll" || last.Scheduler != "bfq" {
+		t.Fatalf("last step %s", &last)
+	}
+	for i, st := range steps {
+		if st.Seq != i {
+			t.Fatalf("step %d has seq %d", i, st.Seq)
+		}
+		j := st.Config.Groups[0].Jobs[0]
+		if want := st.Value(AxisIODepth); want == "8" && j.IODepth != 8 {
+			t.Fatalf("step %s: iodepth %d", &st, j.IODepth)
+		}
+		if j.Runtime != 3e9 {
+			t.Fatalf("step %s: runtime %v, want the plan's 3s", &st, j.Runtime)
+		}
+		if st.Value(AxisEngine) == "io_uring+sqpoll" {
+			if j.IOEngine != "io_uring" || !j.SQThreadPoll {
+				t.Fatalf("step %s: engine %s sqpoll %v", &st, j.IOEngine, j.SQThreadPoll)
+			}
+			var names []string
+			for _, o := range j.Options {
+				names = append(names, o.Name+"="+o.Value)
+			}
+			if got := strings.Join(names, " "); !strings.Contains(got, "ioengine=io_uring") || !strings.Contains(got, "sqthread_poll=") {
+				t.Fatalf("job options %s", got)
+			}
+		} else if j.SQThreadPoll {
+			t.Fatalf("step %s: sqpoll left on", &st)
+		}
+	}
+	// The base plan is untouched.
+	if plan.Base.Jobs[0].IODepth != 4 {
+		t.Fatal("Steps changed the base jobs")
+	}
+}
+
+func TestPlanStepsNumJobs(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--group_reporting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := ParseSweep("numjobs=1,4")
+	steps, err := (&Plan{Base: *cfg, Sweeps: []Sweep{sw}}).Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(steps[1].Config.Groups[0].Jobs); n != 4 {
+		t.Fatalf("numjobs=4 step has %d jobs", n)
+	}
+	if !steps[1].Config.Groups[0].Reporting {
+		t.Fatal("group_reporting lost")
+	}
+}
