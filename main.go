@@ -16,18 +16,44 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
+	"text/tabwriter"
+	"time"
 
 	"iolab/bench"
+	"iolab/db"
+
+	"golang.org/x/sys/unix"
 )
 
 const usage = `usage:
-  iolab run [fio options…] [jobfile…]
+  iolab run [run flags] [fio options…] [jobfile…]
       Run fio jobs with iolab's own engines (io_uring, libaio, psync, null).
       Options use fio's names and units, e.g.
         iolab run --name=t --filename=/dev/zram0 --rw=randread --bs=4k \
                   --iodepth=32 --ioengine=io_uring --direct=1 --runtime=5 --time_based
       --output-format=normal|json|json+  --output=FILE
+      Run flags:
+        --sweep AXIS=v1,v2,…   repeatable; axes iodepth, ioengine, scheduler, numjobs, bs, rw;
+                               ranges like iodepth=1..256 (powers of two); engine variants
+                               io_uring, io_uring+hipri, io_uring+sqpoll, io_uring+sqpoll+hipri,
+                               io_uring+fixedbufs, libaio, psync
+        --repeat N             run every step N times
+        --preset NAME          start from a preset (see iolab presets); needs --filename
+        --discard              BLKDISCARD block targets before each step
+        --drop-caches          sync and drop the page cache before each step
+        --allow-disk-scheduler let a scheduler sweep switch the disk under a file target
+        --db PATH              the run store (default $XDG_DATA_HOME/iolab/iolab.db)
+        --no-save              do not store the run
+        --tag TAG              tag the stored run (repeatable)
+  iolab runs [--db PATH]               stored runs, newest first
+  iolab show [--db PATH] ID            a run's environment, steps and summary
+  iolab export [--db PATH] ID          a run as a self-contained JSON document
+  iolab presets                        the experiments' presets
   iolab calibrate [--rounds N] [--output-format=json] [--fio PATH] [fio options…]
       Run fio and iolab with the same options, alternating, and compare
       median IOPS and clat p50/p99 per direction.
@@ -72,9 +98,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	switch args[0] {
 	case "run":
-		return runJobs(ctx, runner, args[1:], stdout)
+		return runJobs(ctx, runner, args[1:], stdout, stderr)
 	case "calibrate":
 		return calibrate(ctx, runner, args[1:], stdout, stderr)
+	case "runs":
+		return listRuns(ctx, args[1:], stdout, stderr)
+	case "show":
+		return showRun(ctx, args[1:], stdout, stderr)
+	case "export":
+		return exportRun(ctx, args[1:], stdout, stderr)
+	case "presets":
+		return listPresets(stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -83,14 +117,68 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q", args[0])}
 }
 
-func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout io.Writer) error {
-	cfg, err := bench.ParseArgs(args)
+// runOptions are `iolab run`'s own flags; every other argument is a fio
+// option or a job file.
+type runOptions struct {
+	sweeps             stringList
+	tags               stringList
+	repeat             int
+	preset             string
+	dbPath             string
+	noSave             bool
+	discard            bool
+	dropCaches         bool
+	allowDiskScheduler bool
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// splitOwn separates a command's own flags (names, with whether they take
+// a value) from the fio options and job files around them.
+func splitOwn(args []string, names map[string]bool) (own, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := cut(a)
+		takesValue, ok := names[strings.TrimLeft(name, "-")]
+		if !ok || !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		own = append(own, a)
+		if takesValue && !hasValue && i+1 < len(args) {
+			own = append(own, args[i+1])
+			i++
+		}
+	}
+	return own, rest
+}
+
+func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw")
+	fs.Var(&o.tags, "tag", "a tag for the stored run (repeatable)")
+	fs.IntVar(&o.repeat, "repeat", 0, "run every step N times")
+	fs.StringVar(&o.preset, "preset", "", "start from a preset (iolab presets)")
+	fs.StringVar(&o.dbPath, "db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	fs.BoolVar(&o.noSave, "no-save", false, "do not store the run")
+	fs.BoolVar(&o.discard, "discard", false, "BLKDISCARD block targets before each step")
+	fs.BoolVar(&o.dropCaches, "drop-caches", false, "drop the page cache before each step")
+	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
+	own, fioArgs := splitOwn(args, map[string]bool{"sweep": true, "tag": true, "repeat": true, "preset": true, "db": true,
+		"no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false})
+	if err := fs.Parse(own); err != nil {
+		return usageError{err.Error()}
+	}
+	plan, err := buildPlan(&o, fioArgs)
 	if err != nil {
 		return err
 	}
-	if len(cfg.Groups) == 0 {
-		return usageError{"no jobs: give fio options (--name=… --filename=…) or a job file"}
-	}
+	cfg := &plan.Base
 	out := stdout
 	if cfg.Output != "" {
 		f, err := os.Create(cfg.Output)
@@ -100,18 +188,245 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout io
 		defer f.Close()
 		out = f
 	}
-	res, runErr := runner.Run(ctx, cfg)
-	if res == nil {
-		return runErr
+
+	var store *db.Store
+	if !o.noSave {
+		if store, err = openStore(ctx, o.dbPath, runner, stderr); err != nil {
+			return err
+		}
+		defer store.Close()
 	}
-	var werr error
-	switch cfg.OutputFormat {
-	case "json", "json+":
-		werr = writeJSON(out, res.Report(cfg, cfg.OutputFormat == "json+"))
-	default:
-		werr = res.WriteNormal(out)
+	rec, err := newRunRecord(plan, runner, o.tags)
+	if err != nil {
+		return err
+	}
+	if store != nil {
+		if _, err := store.CreateRun(ctx, rec); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "iolab: run %d\n", rec.ID)
+	}
+
+	steps, err := plan.Steps()
+	if err != nil {
+		return err
+	}
+	prog := newProgress(stderr, runner, steps)
+	defer prog.stop()
+	hooks := bench.PlanHooks{
+		StepStarted: prog.step,
+		StepDone: func(res *bench.StepResult) error {
+			prog.done(res)
+			if store != nil {
+				return store.SaveStep(context.WithoutCancel(ctx), rec.ID, res)
+			}
+			return nil
+		},
+	}
+	if store != nil {
+		hooks.SchedulerSwitched = func(disk, original string) (int64, error) {
+			return store.AddSchedulerRestore(ctx, rec.ID, disk, original)
+		}
+		hooks.SchedulerRestored = func(token int64) {
+			if err := store.ClearSchedulerRestore(context.WithoutCancel(ctx), token); err != nil {
+				fmt.Fprintf(stderr, "iolab: %v\n", err)
+			}
+		}
+	}
+	results, runErr := runner.RunPlan(ctx, plan, hooks)
+	prog.stop()
+
+	status := runStatus(ctx, results, runErr)
+	if store != nil {
+		msg := ""
+		if runErr != nil {
+			msg = runErr.Error()
+		}
+		if err := store.SetRunStatus(context.WithoutCancel(ctx), rec.ID, status, msg); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	werr := writeResults(out, plan, results)
+	if store != nil {
+		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
+	}
+	if runErr == nil && status == "failed" {
+		runErr = errors.New("every step failed")
 	}
 	return errors.Join(runErr, werr)
+}
+
+// buildPlan turns the command line into a plan: a preset's jobs, sweeps
+// and flags under the user's overrides, or the fio options as given.
+func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
+	plan := &bench.Plan{Repeat: 1, Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler}
+	if o.preset != "" {
+		p, err := bench.PresetByName(o.preset)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		filename, overrides := "", []string(nil)
+		for i := 0; i < len(fioArgs); i++ {
+			name, value, hasValue := cut(fioArgs[i])
+			if name == "--filename" {
+				if !hasValue && i+1 < len(fioArgs) {
+					value = fioArgs[i+1]
+					i++
+				}
+				filename = value
+				continue
+			}
+			overrides = append(overrides, fioArgs[i])
+		}
+		if filename == "" {
+			return nil, usageError{fmt.Sprintf("--preset %s needs --filename=TARGET", p.Name)}
+		}
+		fioArgs = p.Args(filename, overrides)
+		plan.Name, plan.Preset = p.Name, p.Name
+		plan.Sweeps = append(plan.Sweeps, p.Sweeps...)
+		plan.Repeat = max(p.Repeat, 1)
+		plan.Discard = plan.Discard || p.Discard
+		plan.DropCaches = plan.DropCaches || p.DropCaches
+	}
+	for _, s := range o.sweeps {
+		sw, err := bench.ParseSweep(s)
+		if err != nil {
+			return nil, err
+		}
+		// A sweep on the command line replaces a preset's on that axis.
+		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x bench.Sweep) bool { return x.Axis == sw.Axis })
+		plan.Sweeps = append(plan.Sweeps, sw)
+	}
+	if o.repeat < 0 {
+		return nil, usageError{"--repeat must be at least 1"}
+	}
+	if o.repeat > 0 {
+		plan.Repeat = o.repeat
+	}
+	cfg, err := bench.ParseArgs(fioArgs)
+	if err != nil {
+		return nil, err
+	}
+	plan.Args = fioArgs
+	plan.Base = *cfg
+	if plan.Name == "" && len(cfg.Jobs) > 0 {
+		plan.Name = cfg.Jobs[0].Name
+	}
+	return plan, nil
+}
+
+// newRunRecord describes the run for the store: the plan, the host and
+// its targets.
+func newRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
+	host, err := runner.Sys.Host()
+	if err != nil {
+		return nil, fmt.Errorf("read the host's description: %w", err)
+	}
+	rec := &db.Run{Name: plan.Name, Status: "running", Source: "local", Hostname: host.Hostname, Kernel: host.KernelRelease,
+		Plan: *plan, Host: host, Tags: tags}
+	seen := map[string]bool{}
+	for _, j := range plan.Base.Jobs {
+		if j.IOEngine != "null" && !seen[j.Filename] {
+			seen[j.Filename] = true
+			if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
+				rec.Targets = append(rec.Targets, t)
+			}
+			if rec.Target == "" {
+				rec.Target = j.Filename
+			}
+		}
+		if !slices.Contains(rec.Engines, j.IOEngine) {
+			rec.Engines = append(rec.Engines, j.IOEngine)
+		}
+	}
+	for _, sw := range plan.Sweeps {
+		switch sw.Axis {
+		case bench.AxisEngine:
+			rec.Engines = slices.Clone(sw.Values)
+		case bench.AxisScheduler:
+			rec.Schedulers = slices.Clone(sw.Values)
+		}
+	}
+	for _, t := range rec.Targets {
+		if t.Scheduler != "" && len(rec.Schedulers) == 0 {
+			rec.Schedulers = []string{t.Scheduler}
+		}
+	}
+	return rec, nil
+}
+
+// runStatus is the stored run's final status.
+func runStatus(ctx context.Context, results []bench.StepResult, err error) string {
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	ok := 0
+	for _, r := range results {
+		if r.Status == bench.StepDone {
+			ok++
+		}
+	}
+	if ok == 0 || (err != nil && ok < len(results)) {
+		return "failed"
+	}
+	return "done"
+}
+
+// writeResults prints a one-step run like fio (normal or JSON) and a sweep
+// as its summary tables (JSON: one fio document per step).
+func writeResults(w io.Writer, plan *bench.Plan, results []bench.StepResult) error {
+	cfg := &plan.Base
+	var errs []error
+	if len(results) == 1 || cfg.OutputFormat == "json" || cfg.OutputFormat == "json+" {
+		for i := range results {
+			r := &results[i]
+			if r.Result == nil {
+				continue
+			}
+			switch cfg.OutputFormat {
+			case "json", "json+":
+				errs = append(errs, writeJSON(w, r.Result.Report(&r.Step.Config, cfg.OutputFormat == "json+")))
+			default:
+				errs = append(errs, r.Result.WriteNormal(w))
+			}
+		}
+		if len(results) == 1 || cfg.OutputFormat != "normal" {
+			return errors.Join(errs...)
+		}
+	}
+	return bench.WriteSummary(w, plan, results)
+}
+
+// openStore opens the run store and puts back any I/O scheduler that a run
+// killed halfway left switched.
+func openStore(ctx context.Context, path string, runner *bench.Runner, stderr io.Writer) (*db.Store, error) {
+	if path == "" {
+		var err error
+		if path, err = db.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	store, err := db.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	restores, err := store.SchedulerRestores(ctx)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	for _, r := range restores {
+		if err := runner.Sys.SetScheduler(r.Disk, r.Original); err != nil {
+			fmt.Fprintf(stderr, "iolab: run %d left %s's scheduler switched; restoring %s failed: %v\n", r.RunID, r.Disk, r.Original, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "iolab: restored %s's I/O scheduler to %s (left switched by run %d)\n", r.Disk, r.Original, r.RunID)
+		if err := store.ClearSchedulerRestore(ctx, r.ID); err != nil {
+			store.Close()
+			return nil, err
+		}
+	}
+	return store, nil
 }
 
 func calibrate(ctx context.Context, runner *bench.Runner, args []string, stdout, stderr io.Writer) error {
@@ -120,22 +435,8 @@ func calibrate(ctx context.Context, runner *bench.Runner, args []string, stdout,
 	rounds := fs.Int("rounds", 3, "rounds of fio + iolab")
 	format := fs.String("output-format", "normal", "normal or json")
 	fioPath := fs.String("fio", "fio", "the fio binary")
-	// Calibrate's own flags come first; everything from the first fio
-	// option on is passed to both tools unchanged.
-	var own, job []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, hasValue := cut(a)
-		if name == "--rounds" || name == "-rounds" || name == "--output-format" || name == "--fio" {
-			own = append(own, a)
-			if !hasValue && i+1 < len(args) {
-				own = append(own, args[i+1])
-				i++
-			}
-			continue
-		}
-		job = append(job, a)
-	}
+	// Everything but calibrate's own flags goes to both tools unchanged.
+	own, job := splitOwn(args, map[string]bool{"rounds": true, "output-format": true, "fio": true})
 	if err := fs.Parse(own); err != nil {
 		return usageError{err.Error()}
 	}
@@ -165,4 +466,302 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// progress shows a plan's progress on stderr: on a terminal one line
+// redrawn every second (step n/m, its axes, current IOPS, time left);
+// otherwise a line as each step starts and ends.
+type progress struct {
+	w        io.Writer
+	tty      bool
+	runner   *bench.Runner
+	steps    []bench.Step
+	mu       sync.Mutex
+	cur      *bench.Step
+	started  time.Time
+	quit     chan struct{}
+	stopOnce sync.Once
+}
+
+func newProgress(w io.Writer, runner *bench.Runner, steps []bench.Step) *progress {
+	p := &progress{w: w, runner: runner, steps: steps, quit: make(chan struct{})}
+	if f, ok := w.(*os.File); ok {
+		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+		p.tty = err == nil
+	}
+	if p.tty {
+		go p.loop()
+	}
+	return p
+}
+
+func (p *progress) step(st *bench.Step, total int) {
+	p.mu.Lock()
+	p.cur, p.started = st, time.Now()
+	p.mu.Unlock()
+}
+
+func (p *progress) done(res *bench.StepResult) {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	if len(p.steps) == 1 && res.Status == bench.StepDone {
+		return
+	}
+	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, len(p.steps), &res.Step, res.Status)
+	if res.Result != nil {
+		var iops float64
+		for _, g := range res.Result.Groups {
+			for i := range g.Jobs {
+				iops += g.Jobs[i].IOPS(bench.Read) + g.Jobs[i].IOPS(bench.Write)
+			}
+		}
+		line += fmt.Sprintf(", %.0f IOPS", iops)
+	}
+	if res.Error != "" {
+		line += ": " + res.Error
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// stepLength is how long a step's jobs run, when they are time-based.
+func stepLength(st *bench.Step) (time.Duration, bool) {
+	var total time.Duration
+	for _, g := range st.Config.Groups {
+		var longest time.Duration
+		for _, j := range g.Jobs {
+			if j.Runtime <= 0 {
+				return 0, false
+			}
+			longest = max(longest, j.RampTime+j.Runtime)
+		}
+		total += longest
+	}
+	return total, true
+}
+
+func (p *progress) loop() {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := p.runner.CompletedIOs()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-tick.C:
+		}
+		now := p.runner.CompletedIOs()
+		iops := now - last
+		last = now
+		p.mu.Lock()
+		st, started := p.cur, p.started
+		p.mu.Unlock()
+		if st == nil {
+			continue
+		}
+		left := ""
+		var remaining time.Duration
+		known := true
+		for i := st.Seq; i < len(p.steps); i++ {
+			d, ok := stepLength(&p.steps[i])
+			if !ok {
+				known = false
+				break
+			}
+			remaining += d
+		}
+		if known {
+			remaining -= time.Since(started)
+			left = fmt.Sprintf(", %s left", max(remaining, 0).Round(time.Second))
+		}
+		fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %d IOPS%s", st.Seq+1, len(p.steps), st, iops, left)
+	}
+}
+
+func (p *progress) stop() {
+	p.stopOnce.Do(func() { close(p.quit) })
+}
+
+// storeFromArgs opens the store named by a command's --db flag.
+func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Writer) (*db.Store, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, usageError{err.Error()}
+	}
+	store, err := openStore(ctx, *path, &bench.Runner{}, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, fs.Args(), nil
+}
+
+func runID(args []string, cmd string) (int64, error) {
+	if len(args) != 1 {
+		return 0, usageError{fmt.Sprintf("usage: iolab %s [--db PATH] ID", cmd)}
+	}
+	id, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || id < 1 {
+		return 0, usageError{fmt.Sprintf("iolab %s: %q is not a run id (see iolab runs)", cmd, args[0])}
+	}
+	return id, nil
+}
+
+func listRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, _, err := storeFromArgs(ctx, "runs", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(ctx, db.RunFilter{})
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWHEN\tSTATUS\tNAME\tHOST\tKERNEL\tTARGET\tENGINES\tSTEPS")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), r.Status, r.Name,
+			r.Hostname, r.Kernel, r.Target, strings.Join(r.Engines, ","), r.Steps)
+	}
+	return tw.Flush()
+}
+
+func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, rest, err := storeFromArgs(ctx, "show", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	id, err := runID(rest, "show")
+	if err != nil {
+		return err
+	}
+	r, err := store.GetRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	steps, err := store.Steps(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "run %d %q: %s\n", r.ID, r.Name, r.Status)
+	if r.Error != "" {
+		fmt.Fprintf(stdout, "  error: %s\n", r.Error)
+	}
+	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
+	h := r.Host
+	fmt.Fprintf(stdout, "  host %s, kernel %s, %d× %s, %s memory, IOMMU %s\n", h.Hostname, h.KernelRelease, h.CPUCount, h.CPUModel,
+		fmtGiB(h.MemTotal), h.IOMMU.Mode)
+	for _, t := range r.Targets {
+		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
+			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)
+	}
+	fmt.Fprintf(stdout, "  plan: iolab run %s\n\n", planCommand(&r.Plan))
+
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\taxes\tstatus\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\t")
+	for i := range steps {
+		s := &steps[i]
+		var iops, bw float64
+		var ios uint64
+		var clat bench.Histogram
+		var disk bench.DiskUtilization
+		if s.Result != nil {
+			for _, g := range s.Result.Groups {
+				for j := range g.Jobs {
+					job := &g.Jobs[j]
+					for d := range 2 {
+						iops += job.IOPS(d)
+						bw += job.BW(d)
+						ios += job.Dirs[d].IOs
+						clat.Merge(&job.Dirs[d].Clat.Hist)
+					}
+				}
+				if len(g.Disks) > 0 {
+					disk = g.Disks[0]
+				}
+			}
+		}
+		p := clat.Percentiles([]float64{50, 99})
+		perIO := "-"
+		if ios > 0 {
+			perIO = (time.Duration(float64(s.Proc.User+s.Proc.System) / float64(ios))).String()
+		}
+		c := s.CPU
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.1fMiB/s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.2f\t%.1f\t\n",
+			s.Step.Seq+1, &s.Step, s.Status, iops, bw/(1<<20), time.Duration(p[0]), time.Duration(p[1]),
+			c.User+c.System, c.IRQ+c.SoftIRQ, c.IOWait, c.Idle, perIO,
+			disk.ReadsPerSec, disk.WritesPerSec, disk.ReadAwait, disk.WriteAwait, disk.AvgQueueSize, disk.Util)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		if s.Error != "" {
+			fmt.Fprintf(stdout, "step %d: %s\n", s.Step.Seq+1, s.Error)
+		}
+	}
+	fmt.Fprintln(stdout, "\nus+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
+	if len(steps) > 1 {
+		fmt.Fprintln(stdout)
+		return bench.WriteSummary(stdout, &r.Plan, steps)
+	}
+	return nil
+}
+
+// planCommand is the `iolab run` command line that reproduces a plan.
+func planCommand(p *bench.Plan) string {
+	var parts []string
+	for _, sw := range p.Sweeps {
+		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
+	}
+	if p.Repeat > 1 {
+		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
+	}
+	if p.Discard {
+		parts = append(parts, "--discard")
+	}
+	if p.DropCaches {
+		parts = append(parts, "--drop-caches")
+	}
+	if p.AllowDiskScheduler {
+		parts = append(parts, "--allow-disk-scheduler")
+	}
+	return strings.Join(append(parts, p.Args...), " ")
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func fmtGiB(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+func exportRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, rest, err := storeFromArgs(ctx, "export", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	id, err := runID(rest, "export")
+	if err != nil {
+		return err
+	}
+	doc, err := store.Export(ctx, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, doc)
+}
+
+func listPresets(stdout io.Writer) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, p := range bench.Presets() {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Description)
+	}
+	fmt.Fprintln(tw, "\nuse: iolab run --preset NAME --filename TARGET [fio options that override the preset's]")
+	return tw.Flush()
 }

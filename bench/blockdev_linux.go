@@ -7,4 +7,3 @@ func isBlockDevice(path string) bool {
 	var st unix.Stat_t
 	return unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK
 }
-

@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // fio's latency histogram constants (fio stat.h): FIO_IO_U_PLAT_BITS,
@@ -170,13 +172,49 @@ func HistogramFromBins(bins map[uint64]uint64) (Histogram, error) {
 	return h, nil
 }
 
+// MarshalJSON writes the histogram as fio's json+ bins, midpoint → count
+// of the non-empty buckets: small, and readable by anything that reads
+// fio's output.
+func (h Histogram) MarshalJSON() ([]byte, error) {
+	bins := h.Bins()
+	out := make(map[string]uint64, len(bins))
+	for v, n := range bins {
+		out[strconv.FormatUint(v, 10)] = n
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (h *Histogram) UnmarshalJSON(data []byte) error {
+	var raw map[string]uint64
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("bench: histogram: %w", err)
+	}
+	bins := make(map[uint64]uint64, len(raw))
+	for k, n := range raw {
+		v, err := strconv.ParseUint(k, 10, 64)
+		if err != nil {
+			return fmt.Errorf("bench: histogram bin %q: %w", k, err)
+		}
+		bins[v] = n
+	}
+	got, err := HistogramFromBins(bins)
+	if err != nil {
+		return err
+	}
+	*h = got
+	return nil
+}
+
 // LatStat is fio's io_stat: count, min, max and the running mean and sum of
 // squared deviations (S) of Welford's method, so that stddev and merges
 // match fio's to the last bit.
 type LatStat struct {
-	N        uint64
-	Min, Max uint64
-	Mean, S  float64
+	N    uint64  `json:"n"`
+	Min  uint64  `json:"min"`
+	Max  uint64  `json:"max"`
+	Mean float64 `json:"mean"`
+	S    float64 `json:"s"`
 }
 
 // Add is fio's add_stat_sample (stat.c). fio starts min at ULONG_MAX; the
@@ -235,8 +273,8 @@ func (s *LatStat) Stddev() float64 {
 // Lat is one latency (slat, clat or lat) of one direction of one job: the
 // summary fio prints and the histogram its percentiles come from.
 type Lat struct {
-	Stat LatStat
-	Hist Histogram
+	Stat LatStat   `json:"stat"`
+	Hist Histogram `json:"hist"`
 }
 
 // Add records one latency.

@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -415,5 +417,30 @@ func BenchmarkHistogramPercentiles(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.Percentiles(DefaultPercentiles)
+	}
+}
+
+// TestHistogramJSON: a histogram marshals as fio's bins and reads back whole.
+func TestHistogramJSON(t *testing.T) {
+	var h Histogram
+	for _, v := range []uint64{5, 5, 300, 70_000, 1 << 40} {
+		h.Add(v)
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"5":2`) {
+		t.Fatalf("not bins: %s", b)
+	}
+	var back Histogram
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != h {
+		t.Fatal("histogram changed through JSON")
+	}
+	if err := json.Unmarshal([]byte(`{"257":1}`), &back); err == nil {
+		t.Fatal("a value that is no bucket midpoint was accepted")
 	}
 }

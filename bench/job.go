@@ -5,62 +5,62 @@ import "time"
 // Option is one option as the user wrote it, kept in order for fio's
 // "job options" and "global options" JSON objects.
 type Option struct {
-	Name  string
-	Value string // "" for value-less options such as time_based
+	Name  string `json:"name"`
+	Value string `json:"value"` // "" for value-less options such as time_based
 }
 
 // Job is one fio job, with options in fio's names and already converted to
 // their units. Zero values are not defaults: NewJob returns fio's defaults,
 // and the parsers start from it.
 type Job struct {
-	Name     string
-	Filename string
+	Name     string `json:"name"`
+	Filename string `json:"filename"`
 
 	// RW is fio's rw: read, write, randread, randwrite, rw (readwrite is
 	// normalised to rw) or randrw.
-	RW        string
-	RWMixRead int // percentage of reads for rw/randrw; rwmixwrite=N sets 100-N
+	RW        string `json:"rw"`
+	RWMixRead int    `json:"rwmixread"` // percentage of reads for rw/randrw; rwmixwrite=N sets 100-N
 
-	BS     int64 // bytes
-	Size   int64 // bytes; 0 means the whole file or device
-	Offset int64 // bytes
+	BS     int64 `json:"bs"`     // bytes
+	Size   int64 `json:"size"`   // bytes; 0 means the whole file or device
+	Offset int64 `json:"offset"` // bytes
 
-	IODepth  int
-	IOEngine string // io_uring, libaio, psync, null
-	Direct   bool
+	IODepth  int    `json:"iodepth"`
+	IOEngine string `json:"ioengine"` // io_uring, libaio, psync, null
+	Direct   bool   `json:"direct"`
 
-	Runtime   time.Duration // 0 means no limit (then Size ends the job)
-	TimeBased bool
-	RampTime  time.Duration
+	Runtime   time.Duration `json:"runtime_ns"` // 0 means no limit (then Size ends the job)
+	TimeBased bool          `json:"time_based"`
+	RampTime  time.Duration `json:"ramp_time_ns"`
 
-	NumJobs        int
-	GroupReporting bool
-	Stonewall      bool
-	NewGroup       bool
+	NumJobs        int  `json:"numjobs"`
+	GroupReporting bool `json:"group_reporting"`
+	Stonewall      bool `json:"stonewall"`
+	NewGroup       bool `json:"new_group"`
 
-	Hipri           bool
-	SQThreadPoll    bool
-	SQThreadPollCPU int // -1: not set
-	FixedBufs       bool
-	RegisterFiles   bool
+	Hipri           bool `json:"hipri"`
+	SQThreadPoll    bool `json:"sqthread_poll"`
+	SQThreadPollCPU int  `json:"sqthread_poll_cpu"` // -1: not set
+	FixedBufs       bool `json:"fixedbufs"`
+	RegisterFiles   bool `json:"registerfiles"`
 
-	RandRepeat  bool   // default true: the same random sequence on every run
-	RandSeed    uint64 // fio's default is 0x89
-	NoRandomMap bool
+	RandRepeat  bool   `json:"randrepeat"` // default true: the same random sequence on every run
+	RandSeed    uint64 `json:"randseed"`   // fio's default is 0x89
+	NoRandomMap bool   `json:"norandommap"`
 
-	CPUsAllowed []int // nil: no affinity
+	CPUsAllowed []int `json:"cpus_allowed"` // nil: no affinity
 
-	IODepthBatchSubmit      int // default 1
-	IODepthBatchCompleteMin int // default 1
-	IODepthBatchCompleteMax int // default 0: same as IODepth
+	IODepthBatchSubmit      int `json:"iodepth_batch_submit"`       // default 1
+	IODepthBatchCompleteMin int `json:"iodepth_batch_complete_min"` // default 1
+	IODepthBatchCompleteMax int `json:"iodepth_batch_complete_max"` // default 0: same as IODepth
 
-	PercentileList []float64 // default fio's list
+	PercentileList []float64 `json:"percentile_list"` // default fio's list
 
-	AllowMountedWrite bool
+	AllowMountedWrite bool `json:"allow_mounted_write"`
 
 	// Options are the options set in this job's own section (or, on the
 	// command line, after its --name), as written.
-	Options []Option
+	Options []Option `json:"options"`
 }
 
 // DefaultPercentiles is fio's default percentile_list.
@@ -112,14 +112,14 @@ func (j *Job) Writes() bool {
 // Group is a set of jobs that run at the same time and report together: a
 // job with stonewall or new_group starts a new one.
 type Group struct {
-	ID int
+	ID int `json:"id"`
 	// Wait is true when the group waits for every earlier job to finish
 	// before it starts (stonewall); otherwise it starts with the one before.
-	Wait bool
+	Wait bool `json:"wait"`
 	// Reporting is group_reporting: one result for the whole group.
-	Reporting bool
+	Reporting bool `json:"reporting"`
 	// Jobs, numjobs already expanded: clones keep their job's name.
-	Jobs []Job
+	Jobs []Job `json:"jobs"`
 }
 
 // Config is what one `iolab run` does: its groups and the program-level
@@ -127,9 +127,9 @@ type Group struct {
 type Config struct {
 	// Jobs are the jobs as parsed, before numjobs and grouping: what a
 	// sweep changes before expanding them again into Groups.
-	Jobs          []Job `json:"jobs,omitempty"`
-	Groups        []Group
-	OutputFormat  string // normal, json or json+
-	Output        string // file to write the report to; "" is stdout
-	GlobalOptions []Option
+	Jobs          []Job    `json:"jobs,omitempty"`
+	Groups        []Group  `json:"groups"`
+	OutputFormat  string   `json:"output_format"` // normal, json or json+
+	Output        string   `json:"output"`        // file to write the report to; "" is stdout
+	GlobalOptions []Option `json:"global_options"`
 }

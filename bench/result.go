@@ -13,41 +13,43 @@ const (
 
 // DirResult is what one job did in one direction over the measured window.
 type DirResult struct {
-	IOs   uint64
-	Bytes uint64
-	Short uint64 // I/Os that moved fewer bytes than asked
-	Slat  Lat    // empty for sync and SQPOLL engines, as in fio
-	Clat  Lat
-	Lat   Lat
+	IOs   uint64 `json:"ios"`
+	Bytes uint64 `json:"bytes"`
+	Short uint64 `json:"short"` // I/Os that moved fewer bytes than asked
+	Slat  Lat    `json:"slat"`  // empty for sync and SQPOLL engines, as in fio
+	Clat  Lat    `json:"clat"`
+	Lat   Lat    `json:"lat"`
 }
 
 // Sample is the cumulative I/O count of a job at the end of one interval.
 type Sample struct {
-	At    time.Duration // since the measured window began
-	IOs   [2]uint64
-	Bytes [2]uint64
+	At    time.Duration `json:"at_ns"` // since the measured window began
+	IOs   [2]uint64     `json:"ios"`
+	Bytes [2]uint64     `json:"bytes"`
 }
 
 // JobResult is one job's (or, merged, one reporting group's) outcome.
 type JobResult struct {
-	Name    string
-	GroupID int
-	Job     Job
-	Error   string // "" when the job succeeded
+	Name    string `json:"name"`
+	GroupID int    `json:"group_id"`
+	Job     Job    `json:"job"`
+	Error   string `json:"error"` // "" when the job succeeded
 
-	Start   time.Time     // when the measured window began
-	Runtime time.Duration // the measured window
-	Dirs    [2]DirResult
+	Start   time.Time     `json:"start"`      // when the measured window began
+	Runtime time.Duration `json:"runtime_ns"` // the measured window
+	Dirs    [2]DirResult  `json:"dirs"`
 
-	Interval time.Duration
-	Samples  []Sample
+	Interval time.Duration `json:"interval_ns"`
+	Samples  []Sample      `json:"samples"`
 
-	UsrCPU, SysCPU time.Duration // the job thread's own CPU time
-	Ctx            uint64        // voluntary + involuntary context switches
-	MinFlt, MajFlt uint64
+	UsrCPU time.Duration `json:"usr_cpu_ns"` // the job thread's own CPU time
+	SysCPU time.Duration `json:"sys_cpu_ns"`
+	Ctx    uint64        `json:"ctx"` // voluntary + involuntary context switches
+	MinFlt uint64        `json:"minflt"`
+	MajFlt uint64        `json:"majflt"`
 
 	// Jobs is how many jobs were merged into this result (group_reporting).
-	Jobs int
+	Jobs int `json:"jobs"`
 }
 
 // IOPS returns the I/Os per second of direction d over the window.
@@ -145,15 +147,15 @@ func (r *JobResult) Merge(o *JobResult) {
 // GroupResult is one reporting group: its jobs' results, or with
 // group_reporting a single merged one.
 type GroupResult struct {
-	ID        int
-	Reporting bool
-	Jobs      []JobResult
-	Disks     []DiskUtilization
+	ID        int               `json:"id"`
+	Reporting bool              `json:"reporting"`
+	Jobs      []JobResult       `json:"jobs"`
+	Disks     []DiskUtilization `json:"disks"`
 }
 
 // Result is everything one `iolab run` measured.
 type Result struct {
-	Start  time.Time
-	Host   HostInfo
-	Groups []GroupResult
+	Start  time.Time     `json:"start"`
+	Host   HostInfo      `json:"host"`
+	Groups []GroupResult `json:"groups"`
 }

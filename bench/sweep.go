@@ -76,6 +76,21 @@ func powersOfTwo(lo, hi string) ([]string, error) {
 	return out, nil
 }
 
+// EngineVariant names a job's engine the way ioengine sweep values do:
+// io_uring+sqpoll+hipri, libaio, … (the inverse of applying the value).
+func EngineVariant(j *Job) string {
+	v := j.IOEngine
+	for _, m := range []struct {
+		on   bool
+		name string
+	}{{j.SQThreadPoll, "sqpoll"}, {j.Hipri, "hipri"}, {j.FixedBufs, "fixedbufs"}, {j.RegisterFiles, "registerfiles"}} {
+		if m.on {
+			v += "+" + m.name
+		}
+	}
+	return v
+}
+
 // applyAxis sets one axis value on a job.
 func applyAxis(j *Job, axis Axis, v string) error {
 	switch axis {

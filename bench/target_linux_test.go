@@ -48,6 +48,9 @@ func TestDiskAttrsFixture(t *testing.T) {
 		{Disk: "loop0", Driver: "loop", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 			Scheduler: "none", Schedulers: []string{"none", "mq-deadline", "kyber", "bfq"}, NrRequests: 128, NUMANode: -1},
 		{Disk: "zram0", Driver: "zram", LogicalBlockSize: 4096, PhysicalBlockSize: 4096, NUMANode: -1},
+		// virtio-blk as on this project's VMs: no NUMA node, no poll queues.
+		{Disk: "vda", Driver: "virtio_blk", LogicalBlockSize: 512, PhysicalBlockSize: 4096, Rotational: true,
+			Scheduler: "mq-deadline", Schedulers: []string{"none", "mq-deadline", "kyber", "bfq"}, NrRequests: 256, NUMANode: -1},
 		{Disk: "dm-0", Driver: "device-mapper", LogicalBlockSize: 512, PhysicalBlockSize: 4096, Rotational: true,
 			Scheduler: "none", Schedulers: []string{"none"}, NrRequests: 128, NUMANode: -1},
 		{Disk: "md127", Driver: "md", LogicalBlockSize: 512, PhysicalBlockSize: 4096, Rotational: true,

@@ -1,0 +1,82 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"iolab/bench"
+)
+
+// ExportFormat and ExportVersion identify an export document.
+const (
+	ExportFormat  = "iolab-run"
+	ExportVersion = 1
+)
+
+// Export is a run as a self-contained document, written by `iolab export`
+// and the API and read back by Import, on this host or another one.
+type Export struct {
+	Format  string             `json:"format"`  // ExportFormat
+	Version int                `json:"version"` // ExportVersion
+	Run     Run                `json:"run"`
+	Steps   []bench.StepResult `json:"steps"`
+}
+
+// Export reads run id and its steps as one document.
+func (s *Store) Export(ctx context.Context, id int64) (*Export, error) {
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("db: export run %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	run, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("db: export run %d: %w", id, notFound(err))
+	}
+	steps, err := readSteps(ctx, tx, id)
+	if err != nil {
+		return nil, fmt.Errorf("db: export run %d: %w", id, err)
+	}
+	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: steps}, nil
+}
+
+// Import stores an exported run as a new one, in one transaction, and
+// returns its id. The run keeps its status, times, host and tags; its
+// source becomes source (SourceImport or SourcePush).
+func (s *Store) Import(ctx context.Context, e *Export, source string) (int64, error) {
+	if e.Format != ExportFormat {
+		return 0, fmt.Errorf("db: import: format %q, want %q", e.Format, ExportFormat)
+	}
+	if e.Version < 1 || e.Version > ExportVersion {
+		return 0, fmt.Errorf("db: import: version %d of %s, this iolab reads 1 to %d", e.Version, ExportFormat, ExportVersion)
+	}
+	r := e.Run
+	r.Source = source
+	if r.Created.IsZero() {
+		return 0, fmt.Errorf("db: import: run has no created_at")
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("db: import: %w", err)
+	}
+	defer tx.Rollback()
+	id, err := s.insertRun(ctx, tx, &r, false)
+	if err != nil {
+		return 0, fmt.Errorf("db: import: %w", err)
+	}
+	seen := make(map[int]bool, len(e.Steps))
+	for i := range e.Steps {
+		st := &e.Steps[i]
+		if seen[st.Step.Seq] {
+			return 0, fmt.Errorf("db: import: two steps with seq %d", st.Step.Seq)
+		}
+		seen[st.Step.Seq] = true
+		if err := s.insertStep(ctx, tx, id, st); err != nil {
+			return 0, fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("db: import: %w", err)
+	}
+	return id, nil
+}

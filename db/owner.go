@@ -1,0 +1,65 @@
+package db
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// owner identifies a process across pid reuse and reboots: the boot's
+// random id (/proc/sys/kernel/random/boot_id), the pid, and the pid's start
+// time in clock ticks since boot (field 22 of /proc/PID/stat, proc(5)).
+// Where /proc is missing the owner is incomplete and never counts as alive,
+// so runs left unfinished there are marked interrupted at the next open.
+type owner struct {
+	Boot  string
+	PID   int
+	Start uint64
+}
+
+// processOwner reads pid's owner from the /proc tree at proc; the zero Boot
+// when it cannot.
+func processOwner(proc string, pid int) owner {
+	o := owner{PID: pid}
+	boot, err := os.ReadFile(filepath.Join(proc, "sys", "kernel", "random", "boot_id"))
+	if err != nil {
+		return o
+	}
+	start, ok := processStart(proc, pid)
+	if !ok {
+		return o
+	}
+	o.Boot, o.Start = strings.TrimSpace(string(boot)), start
+	return o
+}
+
+// processStart is starttime from /proc/PID/stat. The command name (field 2)
+// is in parentheses and may hold spaces and parentheses itself, so fields
+// are counted from the last ')'.
+func processStart(proc string, pid int) (uint64, bool) {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	// After ')': field 3 (state) onwards, so starttime (22) is the 20th.
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	return v, err == nil
+}
+
+// alive reports whether o's process still runs: same boot, and the pid
+// started at the same time (so not a reused pid).
+func (o owner) alive(proc string) bool {
+	if o.Boot == "" || o.PID <= 0 {
+		return false
+	}
+	return processOwner(proc, o.PID) == o
+}

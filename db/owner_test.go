@@ -1,0 +1,59 @@
+package db
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestOwnerAliveOnFixtures(t *testing.T) {
+	const proc = "testdata/proc"
+	const boot = "6f1c2e1a-1111-4222-8333-944455556666"
+	if got, want := processOwner(proc, 42), (owner{Boot: boot, PID: 42, Start: 987654}); got != want {
+		t.Fatalf("processOwner = %+v, want %+v", got, want)
+	}
+	tests := []struct {
+		name  string
+		o     owner
+		alive bool
+	}{
+		{"same process", owner{Boot: boot, PID: 42, Start: 987654}, true},
+		{"pid reused", owner{Boot: boot, PID: 42, Start: 1111}, false},
+		{"other boot", owner{Boot: "0000", PID: 42, Start: 987654}, false},
+		{"no such pid", owner{Boot: boot, PID: 43, Start: 987654}, false},
+		{"unknown (no /proc where it was recorded)", owner{PID: 42}, false},
+		{"none (imported run)", owner{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.o.alive(proc); got != tt.alive {
+				t.Errorf("alive = %v, want %v", got, tt.alive)
+			}
+		})
+	}
+}
+
+func TestOwnerAliveLive(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	self := processOwner("/proc", os.Getpid())
+	if self.Boot == "" || self.Start == 0 {
+		t.Fatalf("own owner %+v is incomplete", self)
+	}
+	if !self.alive("/proc") {
+		t.Error("this process is not alive")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child := processOwner("/proc", cmd.Process.Pid)
+	cmd.Wait() // reaped: its pid is gone
+	if child.Boot == "" {
+		t.Fatalf("child owner %+v is incomplete", child)
+	}
+	if child.alive("/proc") {
+		t.Error("an exited child is alive")
+	}
+}

@@ -1,0 +1,635 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+)
+
+// stepColumns are the steps columns SaveStep writes and Steps reads, in
+// order.
+var stepColumns = []string{"seq", "repeat", "axes", "scheduler", "config", "status", "error",
+	"started_at", "finished_at", "schedulers", "cpu", "proc",
+	"has_result", "result_start", "result_host", "result_groups"}
+
+// resultColumns are the step_results columns after id and step_id, in the
+// order resultRow fills them.
+var resultColumns = func() []string {
+	cols := []string{"group_index", "job_index", "group_id", "job_name", "reporting", "jobs_merged", "job",
+		"error", "start_at", "runtime_ns", "interval_ns", "usr_cpu_ns", "sys_cpu_ns", "ctx", "min_flt", "maj_flt"}
+	for _, d := range []string{"read", "write"} {
+		cols = append(cols, d+"_ios", d+"_bytes", d+"_short", d+"_iops", d+"_bw_bytes")
+		for _, l := range []string{"slat", "clat", "lat"} {
+			for _, f := range []string{"n", "min", "max", "mean", "s", "bins"} {
+				cols = append(cols, d+"_"+l+"_"+f)
+			}
+		}
+	}
+	return cols
+}()
+
+// groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
+// but its jobs, which are step_results rows.
+type groupMeta struct {
+	ID        int                     `json:"id"`
+	Reporting bool                    `json:"reporting"`
+	Disks     []bench.DiskUtilization `json:"disks"`
+}
+
+// SaveStep stores one step's result in one transaction: the step, each job's
+// (or merged group's) result per direction with its histograms, and its
+// samples. A step already stored under the same Seq is replaced, so a runner
+// can save a step as running when it starts and again when it ends. The
+// step's engine variant and the schedulers active during it join the run's
+// Engines and Schedulers.
+func (s *Store) SaveStep(ctx context.Context, runID int64, res *bench.StepResult) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("db: save run %d step %d: %w", runID, res.Step.Seq, err)
+	}
+	defer tx.Rollback()
+	if err := s.addRunSummary(ctx, tx, runID, res); err != nil {
+		return fmt.Errorf("db: save run %d step %d: %w", runID, res.Step.Seq, err)
+	}
+	if err := s.insertStep(ctx, tx, runID, res); err != nil {
+		return fmt.Errorf("db: save run %d step %d: %w", runID, res.Step.Seq, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("db: save run %d step %d: %w", runID, res.Step.Seq, err)
+	}
+	return nil
+}
+
+// addRunSummary adds the step's engines and schedulers to its run's lists.
+func (s *Store) addRunSummary(ctx context.Context, tx *sql.Tx, runID int64, res *bench.StepResult) error {
+	var engineText, schedText string
+	err := tx.StmtContext(ctx, s.stmts.runSummary).QueryRowContext(ctx, runID).Scan(&engineText, &schedText)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("run %w", ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	var engines, scheds []string
+	if err := json.Unmarshal([]byte(engineText), &engines); err != nil {
+		return fmt.Errorf("run engines: %w", err)
+	}
+	if err := json.Unmarshal([]byte(schedText), &scheds); err != nil {
+		return fmt.Errorf("run schedulers: %w", err)
+	}
+	n, m := len(engines), len(scheds)
+	if v := res.Step.Value(bench.AxisEngine); v != "" {
+		engines = union(engines, v)
+	} else if res.Result != nil {
+		for _, g := range res.Result.Groups {
+			for _, j := range g.Jobs {
+				engines = union(engines, bench.EngineVariant(&j.Job))
+			}
+		}
+	}
+	scheds = union(scheds, res.Step.Scheduler)
+	for _, disk := range sortedKeys(res.Schedulers) {
+		scheds = union(scheds, res.Schedulers[disk])
+	}
+	if len(engines) == n && len(scheds) == m {
+		return nil
+	}
+	var j jsonWriter
+	e, sc := j.list(engines), j.list(scheds)
+	if j.err != nil {
+		return j.err
+	}
+	_, err = tx.StmtContext(ctx, s.stmts.setRunSummary).ExecContext(ctx, e, sc, runID)
+	return err
+}
+
+// insertStep writes res as run runID's step res.Step.Seq, replacing one
+// stored before.
+func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *bench.StepResult) error {
+	if _, err := tx.StmtContext(ctx, s.stmts.deleteStep).ExecContext(ctx, runID, res.Step.Seq); err != nil {
+		return err
+	}
+	var j jsonWriter
+	args := []any{runID, res.Step.Seq, res.Step.Repeat, j.text(res.Step.Axes), res.Step.Scheduler,
+		j.text(res.Step.Config), res.Status, res.Error, nsTime(res.Start), nsTime(res.End),
+		j.text(res.Schedulers), j.text(res.CPU), j.text(res.Proc)}
+	if r := res.Result; r != nil {
+		var groups []groupMeta
+		if r.Groups != nil {
+			groups = make([]groupMeta, len(r.Groups))
+			for i, g := range r.Groups {
+				groups[i] = groupMeta{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
+			}
+		}
+		args = append(args, true, nsTime(r.Start), j.text(r.Host), j.text(groups))
+	} else {
+		args = append(args, false, nil, nil, nil)
+	}
+	if j.err != nil {
+		return j.err
+	}
+	var stepID int64
+	if err := tx.StmtContext(ctx, s.stmts.insertStep).QueryRowContext(ctx, args...).Scan(&stepID); err != nil {
+		return err
+	}
+	if res.Result == nil {
+		return nil
+	}
+
+	insResult := tx.StmtContext(ctx, s.stmts.insertResult)
+	row := make([]any, 0, 1+len(resultColumns))
+	var scratch []byte
+	sampleArgs := make([]any, 0, sampleBatches[0]*7)
+	for gi := range res.Result.Groups {
+		g := &res.Result.Groups[gi]
+		for ji := range g.Jobs {
+			jr := &g.Jobs[ji]
+			var err error
+			row, err = resultRow(row[:0], &scratch, stepID, gi, ji, g.Reporting, jr)
+			if err != nil {
+				return fmt.Errorf("group %d job %d: %w", gi, ji, err)
+			}
+			var resultID int64
+			if err := insResult.QueryRowContext(ctx, row...).Scan(&resultID); err != nil {
+				return fmt.Errorf("group %d job %d: %w", gi, ji, err)
+			}
+			// Samples go in multi-row INSERTs of the largest batch that
+			// fits: 60 samples are 32 + 16 + 8 + 4.
+			for i, b := 0, 0; i < len(jr.Samples); {
+				for sampleBatches[b] > len(jr.Samples)-i {
+					b++
+				}
+				n := sampleBatches[b]
+				sampleArgs = sampleArgs[:0]
+				for k, sm := range jr.Samples[i : i+n] {
+					sampleArgs = append(sampleArgs, resultID, i+k, int64(sm.At),
+						int64(sm.IOs[bench.Read]), int64(sm.IOs[bench.Write]),
+						int64(sm.Bytes[bench.Read]), int64(sm.Bytes[bench.Write]))
+				}
+				if _, err := tx.StmtContext(ctx, s.stmts.insertSamples[b]).ExecContext(ctx, sampleArgs...); err != nil {
+					return fmt.Errorf("group %d job %d samples: %w", gi, ji, err)
+				}
+				i += n
+			}
+		}
+	}
+	return nil
+}
+
+// sampleBatches are the row counts of the sample INSERTs, largest first and
+// ending with 1 (7 parameters a row, far below SQLite's limit of 32766).
+var sampleBatches = []int{64, 32, 16, 8, 4, 2, 1}
+
+// writeStmts are SaveStep's statements, prepared once on the write
+// connection; a transaction on that connection reuses them.
+type writeStmts struct {
+	deleteStep, insertStep, insertResult *sql.Stmt
+	insertSamples                        []*sql.Stmt // one per sampleBatches entry
+	runSummary, setRunSummary            *sql.Stmt
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	queries := []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&s.stmts.deleteStep, `DELETE FROM steps WHERE run_id = ? AND seq = ?`},
+		{&s.stmts.insertStep, `INSERT INTO steps (run_id, ` + strings.Join(stepColumns, ", ") + `)
+			VALUES (?` + strings.Repeat(", ?", len(stepColumns)) + `) RETURNING id`},
+		{&s.stmts.insertResult, `INSERT INTO step_results (step_id, ` + strings.Join(resultColumns, ", ") + `)
+			VALUES (?` + strings.Repeat(", ?", len(resultColumns)) + `) RETURNING id`},
+		{&s.stmts.runSummary, `SELECT engines, schedulers FROM runs WHERE id = ?`},
+		{&s.stmts.setRunSummary, `UPDATE runs SET engines = ?, schedulers = ? WHERE id = ?`},
+	}
+	s.stmts.insertSamples = make([]*sql.Stmt, len(sampleBatches))
+	for i, n := range sampleBatches {
+		queries = append(queries, struct {
+			dst **sql.Stmt
+			q   string
+		}{&s.stmts.insertSamples[i], insertSamplesSQL(n)})
+	}
+	for _, q := range queries {
+		st, err := s.write.PrepareContext(ctx, q.q)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", q.q, err)
+		}
+		*q.dst = st
+	}
+	return nil
+}
+
+func (ws *writeStmts) close() {
+	for _, st := range append([]*sql.Stmt{ws.deleteStep, ws.insertStep, ws.insertResult, ws.runSummary, ws.setRunSummary},
+		ws.insertSamples...) {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func insertSamplesSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO samples (result_id, idx, at_ns, read_ios, write_ios, read_bytes, write_bytes) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+	}
+	return b.String()
+}
+
+// resultRow appends the step_results values of one job result to row;
+// scratch is reused for the histograms' text.
+func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting bool, jr *bench.JobResult) ([]any, error) {
+	job, err := json.Marshal(jr.Job)
+	if err != nil {
+		return nil, fmt.Errorf("job: %w", err)
+	}
+	row = append(row, stepID, gi, ji, jr.GroupID, jr.Name, reporting, jr.Jobs, string(job),
+		jr.Error, nsTime(jr.Start), int64(jr.Runtime), int64(jr.Interval),
+		int64(jr.UsrCPU), int64(jr.SysCPU), int64(jr.Ctx), int64(jr.MinFlt), int64(jr.MajFlt))
+	for d := range jr.Dirs {
+		dr := &jr.Dirs[d]
+		row = append(row, int64(dr.IOs), int64(dr.Bytes), int64(dr.Short), jr.IOPS(d), jr.BW(d))
+		for _, l := range []*bench.Lat{&dr.Slat, &dr.Clat, &dr.Lat} {
+			row = append(row, int64(l.Stat.N), int64(l.Stat.Min), int64(l.Stat.Max), l.Stat.Mean, l.Stat.S,
+				encodeBins(scratch, &l.Hist))
+		}
+	}
+	return row, nil
+}
+
+// encodeBins writes the histogram's non-empty buckets as fio's json+ "bins"
+// object, {"midpoint_ns": count, …} in bucket order; NULL when empty. The
+// text is built in *scratch, which it grows as needed.
+func encodeBins(scratch *[]byte, h *bench.Histogram) sql.NullString {
+	b := append((*scratch)[:0], '{')
+	for i, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendUint(b, bench.BucketValue(i), 10)
+		b = append(b, '"', ':')
+		b = strconv.AppendUint(b, c, 10)
+	}
+	*scratch = b
+	if len(b) == 1 {
+		return sql.NullString{}
+	}
+	b = append(b, '}')
+	return sql.NullString{String: string(b), Valid: true}
+}
+
+// decodeBins fills h from encodeBins's text. Keys must be bucket midpoints,
+// as bench.HistogramFromBins requires. Text that is not in encodeBins's
+// compact form goes through encoding/json.
+func decodeBins(text string, h *bench.Histogram) error {
+	if ok := decodeCompactBins(text, h); ok {
+		return nil
+	}
+	*h = bench.Histogram{}
+	var bins map[uint64]uint64
+	if err := json.Unmarshal([]byte(text), &bins); err != nil {
+		return err
+	}
+	hist, err := bench.HistogramFromBins(bins)
+	if err != nil {
+		return err
+	}
+	*h = hist
+	return nil
+}
+
+// decodeCompactBins parses {"v":c,"v":c} without spaces, the form
+// encodeBins writes. It reports false, leaving h partly filled, on anything
+// else, including a key that is not a bucket midpoint.
+func decodeCompactBins(text string, h *bench.Histogram) bool {
+	if len(text) < 2 || text[0] != '{' || text[len(text)-1] != '}' {
+		return false
+	}
+	p := text[1 : len(text)-1]
+	for len(p) > 0 {
+		if p[0] != '"' {
+			return false
+		}
+		v, rest, ok := parseUint(p[1:])
+		if !ok || len(rest) < 2 || rest[0] != '"' || rest[1] != ':' {
+			return false
+		}
+		c, rest, ok := parseUint(rest[2:])
+		if !ok {
+			return false
+		}
+		idx := bench.BucketIndex(v)
+		if bench.BucketValue(idx) != v {
+			return false
+		}
+		h.Counts[idx] += c
+		if len(rest) > 0 {
+			if rest[0] != ',' || len(rest) == 1 {
+				return false
+			}
+			rest = rest[1:]
+		}
+		p = rest
+	}
+	return true
+}
+
+// parseUint reads a decimal number from the start of s.
+func parseUint(s string) (uint64, string, bool) {
+	var v uint64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, s, false
+		}
+		v = v*10 + d
+	}
+	return v, s[i:], i > 0
+}
+
+// Steps reads a run's steps in order, rebuilt as the runner produced them:
+// axes, status, schedulers, CPU, and each group's jobs with their
+// directions, latency summaries, histograms and samples. A job result
+// without samples reads back with nil Samples.
+func (s *Store) Steps(ctx context.Context, runID int64) ([]bench.StepResult, error) {
+	// One read transaction, so that the three queries see the same steps
+	// while the runner adds more.
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
+	}
+	defer tx.Rollback()
+	steps, err := readSteps(ctx, tx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
+	}
+	return steps, nil
+}
+
+func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult, error) {
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("run %w", ErrNotFound)
+	}
+
+	steps := []bench.StepResult{}
+	stepIndex := make(map[int64]int) // steps.id → index in steps
+	rows, err := tx.QueryContext(ctx, `SELECT id, `+strings.Join(stepColumns, ", ")+`
+		FROM steps WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id                                  int64
+			sr                                  bench.StepResult
+			axes, config, schedulers, cpu, proc string
+			start, end, resultStart             sql.NullInt64
+			hasResult                           bool
+			resultHost, resultGroups            sql.NullString
+		)
+		err := rows.Scan(&id, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
+			&sr.Status, &sr.Error, &start, &end, &schedulers, &cpu, &proc,
+			&hasResult, &resultStart, &resultHost, &resultGroups)
+		if err != nil {
+			return nil, err
+		}
+		sr.Start, sr.End = timeNS(start), timeNS(end)
+		fields := []jsonField{
+			{"axes", axes, &sr.Step.Axes},
+			{"config", config, &sr.Step.Config},
+			{"schedulers", schedulers, &sr.Schedulers},
+			{"cpu", cpu, &sr.CPU},
+			{"proc", proc, &sr.Proc},
+		}
+		var groups []groupMeta
+		if hasResult {
+			sr.Result = &bench.Result{Start: timeNS(resultStart)}
+			fields = append(fields, jsonField{"result_host", resultHost.String, &sr.Result.Host},
+				jsonField{"result_groups", resultGroups.String, &groups})
+		}
+		if err := unmarshalFields(fields); err != nil {
+			return nil, fmt.Errorf("step %d: %w", sr.Step.Seq, err)
+		}
+		if hasResult && groups != nil {
+			sr.Result.Groups = make([]bench.GroupResult, len(groups))
+			for i, g := range groups {
+				sr.Result.Groups[i] = bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
+			}
+		}
+		stepIndex[id] = len(steps)
+		steps = append(steps, sr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if len(steps) == 0 {
+		return steps, nil
+	}
+
+	// Every job result of the run in one allocation: each holds six
+	// fixed-size histograms (~90 KB), and one large allocation is much
+	// cheaper than hundreds.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM step_results r JOIN steps st ON st.id = r.step_id
+		WHERE st.run_id = ?`, runID).Scan(&n); err != nil {
+		return nil, err
+	}
+	jobs := make([]bench.JobResult, 0, n)
+	byID := make(map[int64]int, n) // step_results.id → index in jobs
+
+	// Ordered as the (step_id, group_index, job_index) index is, so SQLite
+	// does not sort: each group's jobs come together, in order.
+	rows, err = tx.QueryContext(ctx, `SELECT r.id, r.step_id, r.`+strings.Join(resultColumns, ", r.")+`
+		FROM steps st JOIN step_results r ON r.step_id = st.id
+		WHERE st.run_id = ? ORDER BY st.seq, r.group_index, r.job_index`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		resultID, stepID int64
+		rr               resultRowScan
+		group            *bench.GroupResult
+		groupStart       int
+	)
+	flush := func() { // hands the group its jobs, once they are all read
+		if group != nil {
+			group.Jobs = jobs[groupStart:len(jobs):len(jobs)]
+		}
+	}
+	dest := append([]any{&resultID, &stepID}, rr.dest()...)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		si, ok := stepIndex[stepID]
+		if !ok || steps[si].Result == nil {
+			return nil, fmt.Errorf("result %d: step %d has no result", resultID, stepID)
+		}
+		res := steps[si].Result
+		if rr.groupIndex < 0 || rr.groupIndex >= len(res.Groups) {
+			return nil, fmt.Errorf("step %d: result %d: group %d of %d", steps[si].Step.Seq, resultID, rr.groupIndex, len(res.Groups))
+		}
+		if g := &res.Groups[rr.groupIndex]; g != group {
+			flush()
+			group, groupStart = g, len(jobs)
+		}
+		if want := len(jobs) - groupStart; rr.jobIndex != want {
+			return nil, fmt.Errorf("step %d: result %d: job %d, want %d", steps[si].Step.Seq, resultID, rr.jobIndex, want)
+		}
+		if len(jobs) == cap(jobs) {
+			return nil, fmt.Errorf("more job results than the %d counted", n)
+		}
+		jobs = jobs[:len(jobs)+1]
+		if err := rr.fill(&jobs[len(jobs)-1]); err != nil {
+			return nil, fmt.Errorf("step %d: result %d: %w", steps[si].Step.Seq, resultID, err)
+		}
+		byID[resultID] = len(jobs) - 1
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	flush()
+
+	if err := readSamples(ctx, tx, runID, jobs, byID); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
+// readSamples reads the samples of a run's job results into jobs, whose
+// indexes byID gives by step_results id.
+func readSamples(ctx context.Context, tx *sql.Tx, runID int64, jobs []bench.JobResult, byID map[int64]int) error {
+	// r.id in the ORDER BY lets SQLite walk the indexes without sorting.
+	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes
+		FROM steps st JOIN step_results r ON r.step_id = st.id JOIN samples s ON s.result_id = r.id
+		WHERE st.run_id = ? ORDER BY st.seq, r.group_index, r.job_index, r.id, s.idx`, runID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		id, at               int64
+		rIOs, wIOs, rBy, wBy int64
+		jr                   *bench.JobResult
+		cur                  int64 = -1
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &at, &rIOs, &wIOs, &rBy, &wBy); err != nil {
+			return err
+		}
+		if id != cur {
+			i, ok := byID[id]
+			if !ok {
+				return fmt.Errorf("samples of unknown result %d", id)
+			}
+			cur, jr = id, &jobs[i]
+		}
+		jr.Samples = append(jr.Samples, bench.Sample{At: time.Duration(at),
+			IOs: [2]uint64{uint64(rIOs), uint64(wIOs)}, Bytes: [2]uint64{uint64(rBy), uint64(wBy)}})
+	}
+	return rows.Err()
+}
+
+// resultRowScan receives one step_results row (resultColumns) for Scan.
+type resultRowScan struct {
+	groupIndex, jobIndex, groupID, jobsMerged int
+	name, job, errMsg                         string
+	reporting                                 bool
+	start                                     sql.NullInt64
+	runtime, interval, usr, sys               int64
+	ctx, minFlt, majFlt                       int64
+	iops, bw                                  [2]float64 // derived; read to skip
+	dirs                                      [2]struct {
+		ios, bytes, short int64
+		lats              [3]struct {
+			n, min, max int64
+			mean, s     float64
+			bins        sql.NullString
+		}
+	}
+}
+
+func (rr *resultRowScan) dest() []any {
+	d := []any{&rr.groupIndex, &rr.jobIndex, &rr.groupID, &rr.name, &rr.reporting, &rr.jobsMerged, &rr.job,
+		&rr.errMsg, &rr.start, &rr.runtime, &rr.interval, &rr.usr, &rr.sys, &rr.ctx, &rr.minFlt, &rr.majFlt}
+	for i := range rr.dirs {
+		dr := &rr.dirs[i]
+		d = append(d, &dr.ios, &dr.bytes, &dr.short, &rr.iops[i], &rr.bw[i])
+		for k := range dr.lats {
+			l := &dr.lats[k]
+			d = append(d, &l.n, &l.min, &l.max, &l.mean, &l.s, &l.bins)
+		}
+	}
+	return d
+}
+
+// fill sets jr from the scanned row.
+func (rr *resultRowScan) fill(jr *bench.JobResult) error {
+	jr.Name, jr.GroupID, jr.Error, jr.Jobs = rr.name, rr.groupID, rr.errMsg, rr.jobsMerged
+	if err := json.Unmarshal([]byte(rr.job), &jr.Job); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	jr.Start = timeNS(rr.start)
+	jr.Runtime, jr.Interval = time.Duration(rr.runtime), time.Duration(rr.interval)
+	jr.UsrCPU, jr.SysCPU = time.Duration(rr.usr), time.Duration(rr.sys)
+	jr.Ctx, jr.MinFlt, jr.MajFlt = uint64(rr.ctx), uint64(rr.minFlt), uint64(rr.majFlt)
+	for d := range jr.Dirs {
+		src, dst := &rr.dirs[d], &jr.Dirs[d]
+		dst.IOs, dst.Bytes, dst.Short = uint64(src.ios), uint64(src.bytes), uint64(src.short)
+		for k, l := range []*bench.Lat{&dst.Slat, &dst.Clat, &dst.Lat} {
+			sl := &src.lats[k]
+			l.Stat = bench.LatStat{N: uint64(sl.n), Min: uint64(sl.min), Max: uint64(sl.max), Mean: sl.mean, S: sl.s}
+			if sl.bins.Valid {
+				if err := decodeBins(sl.bins.String, &l.Hist); err != nil {
+					return fmt.Errorf("%s histogram: %w", [...]string{"slat", "clat", "lat"}[k], err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jsonField is a JSON column and where to decode it.
+type jsonField struct {
+	name, text string
+	v          any
+}
+
+func unmarshalFields(fields []jsonField) error {
+	for _, f := range fields {
+		if err := json.Unmarshal([]byte(f.text), f.v); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+)
+
+// TestMain lets a test run iolab itself as a child process (to kill it).
+func TestMain(m *testing.M) {
+	if os.Getenv("IOLAB_TEST_MAIN") == "1" {
+		err := run(os.Args[1:], os.Stdout, os.Stderr)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "iolab: %v\n", err)
+		}
+		os.Exit(exitCode(err))
+	}
+	os.Exit(m.Run())
+}
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for loop devices and schedulers")
+	}
+}
+
+// testLoop attaches a blank file of size bytes to a loop device with direct
+// I/O, detached when the test ends.
+func testLoop(t *testing.T, size int64) string {
+	t.Helper()
+	needRoot(t)
+	file := filepath.Join(t.TempDir(), "backing")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(file, size); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		}
+	})
+	return dev
+}
+
+func activeScheduler(t *testing.T, dev string) string {
+	t.Helper()
+	active, _, err := (bench.System{}).Schedulers(filepath.Base(dev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return active
+}
+
+func openTestStore(t *testing.T, path string) *db.Store {
+	t.Helper()
+	store, err := db.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// TestSweepStoresEveryStep: 2 iodepths × 2 engines × 2 repeats is 8 steps,
+// each stored with its results.
+func TestSweepStoresEveryStep(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "iolab.db")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--db", dbPath, "--sweep", "iodepth=1,4", "--sweep=ioengine=io_uring,libaio", "--repeat", "2",
+		"--name=s", "--filename=" + filepath.Join(dir, "f"), "--size=4m", "--rw=randread", "--direct=1", "--runtime=100ms", "--time_based"},
+		&stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	store := openTestStore(t, dbPath)
+	runs, err := store.ListRuns(context.Background(), db.RunFilter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	if runs[0].Status != "done" {
+		t.Fatalf("status %s", runs[0].Status)
+	}
+	steps, err := store.Steps(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 8 {
+		t.Fatalf("%d steps stored, want 8", len(steps))
+	}
+	seen := map[string]int{}
+	for _, s := range steps {
+		if s.Status != bench.StepDone || s.Result == nil || s.Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs == 0 {
+			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
+		}
+		seen[s.Step.Value(bench.AxisIODepth)+"/"+s.Step.Value(bench.AxisEngine)]++
+	}
+	for _, k := range []string{"1/io_uring", "1/libaio", "4/io_uring", "4/libaio"} {
+		if seen[k] != 2 {
+			t.Fatalf("%s ran %d times, want 2", k, seen[k])
+		}
+	}
+	if !strings.Contains(stdout.String(), "io_uring") {
+		t.Fatalf("no summary table:\n%s", stdout.String())
+	}
+}
+
+// TestSchedulerSweepRestores: each step runs under its scheduler (as read
+// back from sysfs), and the original is active afterwards, also when steps
+// fail.
+func TestSchedulerSweepRestores(t *testing.T) {
+	dev := testLoop(t, 64<<20)
+	original := activeScheduler(t, dev)
+	_, avail, _ := (bench.System{}).Schedulers(filepath.Base(dev))
+	var names []string
+	for _, s := range avail {
+		if s != original {
+			names = append(names, s)
+		}
+	}
+	if len(names) == 0 {
+		t.Skip("the loop device offers one scheduler only")
+	}
+	dbPath := filepath.Join(t.TempDir(), "iolab.db")
+	var stdout, stderr bytes.Buffer
+	// io_uring+hipri fails on a loop device (no poll queues): failed steps
+	// must not stop the restore.
+	err := run([]string{"run", "--db", dbPath, "--sweep=scheduler=" + strings.Join(names, ","), "--sweep=ioengine=libaio,io_uring+hipri",
+		"--name=s", "--filename=" + dev, "--rw=randread", "--direct=1", "--runtime=100ms", "--time_based"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if got := activeScheduler(t, dev); got != original {
+		t.Fatalf("scheduler %s after the run, want %s back", got, original)
+	}
+	store := openTestStore(t, dbPath)
+	runs, _ := store.ListRuns(context.Background(), db.RunFilter{})
+	steps, err := store.Steps(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2*len(names) {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for _, s := range steps {
+		if got := s.Schedulers[filepath.Base(dev)]; got != s.Step.Scheduler {
+			t.Fatalf("step %s ran under %q", &s.Step, got)
+		}
+		hipri := s.Step.Value(bench.AxisEngine) == "io_uring+hipri"
+		if hipri != (s.Status == bench.StepFailed) {
+			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
+		}
+		if hipri && !strings.Contains(s.Error, "io_poll") {
+			t.Fatalf("hipri step failed without the poll-queue reason: %s", s.Error)
+		}
+	}
+}
+
+// TestKilledRunIsRecovered: a run killed with SIGKILL halfway keeps its
+// finished steps, is marked interrupted when the store is next opened, and
+// the scheduler it had switched is put back then.
+func TestKilledRunIsRecovered(t *testing.T) {
+	dev := testLoop(t, 64<<20)
+	original := activeScheduler(t, dev)
+	_, avail, _ := (bench.System{}).Schedulers(filepath.Base(dev))
+	other := ""
+	for _, s := range avail {
+		if s != original {
+			other = s
+		}
+	}
+	if other == "" {
+		t.Skip("the loop device offers one scheduler only")
+	}
+	dbPath := filepath.Join(t.TempDir(), "iolab.db")
+	cmd := exec.Command(os.Args[0], "run", "--db", dbPath, "--sweep=scheduler="+other, "--sweep=iodepth=1,2,4,8,16,32", "--name=k",
+		"--filename="+dev, "--rw=randread", "--direct=1", "--runtime=300ms", "--time_based")
+	cmd.Env = append(os.Environ(), "IOLAB_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once two steps are stored.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no steps stored in time\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+		if n := storedSteps(t, dbPath); n >= 2 {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := activeScheduler(t, dev); got != other {
+		t.Fatalf("scheduler %s while killed, want %s (the test needs the switch to be left behind)", got, other)
+	}
+	// The next start restores the scheduler and marks the run interrupted.
+	var out, errOut bytes.Buffer
+	if err := run([]string{"runs", "--db", dbPath}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if got := activeScheduler(t, dev); got != original {
+		t.Fatalf("scheduler %s after the next start, want %s", got, original)
+	}
+	if !strings.Contains(out.String(), "interrupted") {
+		t.Fatalf("run not marked interrupted:\n%s", out.String())
+	}
+	if n := storedSteps(t, dbPath); n < 2 || n >= 6 {
+		t.Fatalf("%d steps kept, want the finished ones (2..5)", n)
+	}
+}
+
+func storedSteps(t *testing.T, dbPath string) int {
+	t.Helper()
+	if _, err := os.Stat(dbPath); err != nil {
+		return 0
+	}
+	store, err := db.Open(context.Background(), dbPath)
+	if err != nil {
+		return 0
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(context.Background(), db.RunFilter{})
+	if err != nil || len(runs) == 0 {
+		return 0
+	}
+	steps, err := store.Steps(context.Background(), runs[0].ID)
+	if err != nil {
+		return 0
+	}
+	return len(steps)
+}
+
+// TestPresetsOnLoop runs two of the write-ups' presets on a loop device with
+// short runtimes: the fairness summary shows both jobs per scheduler; in
+// engines-randwrite the io_uring+hipri steps fail with the poll-queue
+// reason and the others succeed.
+func TestPresetsOnLoop(t *testing.T) {
+	dev := testLoop(t, 256<<20)
+	dbPath := filepath.Join(t.TempDir(), "iolab.db")
+
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--db", dbPath, "--preset", "sched-fairness", "--filename=" + dev, "--runtime=200ms", "--repeat=1"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("sched-fairness: %v\n%s", err, stderr.String())
+	}
+	summary := stdout.String()
+	for _, want := range []string{"bg-writer", "fg-reader", "none", "mq-deadline"} {
+		if !strings.Contains(summary, want) {
+			t.Fatalf("fairness summary lacks %q:\n%s", want, summary)
+		}
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	err = run([]string{"run", "--db", dbPath, "--preset", "engines-randwrite", "--filename=" + dev, "--runtime=100ms", "--ramp_time=0",
+		"--repeat=1", "--sweep=iodepth=1,16"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("engines-randwrite: %v\n%s", err, stderr.String())
+	}
+	store := openTestStore(t, dbPath)
+	runs, _ := store.ListRuns(context.Background(), db.RunFilter{})
+	steps, err := store.Steps(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2*5 {
+		t.Fatalf("%d steps, want 10", len(steps))
+	}
+	for _, s := range steps {
+		hipri := strings.HasSuffix(s.Step.Value(bench.AxisEngine), "hipri")
+		switch {
+		case hipri && (s.Status != bench.StepFailed || !strings.Contains(s.Error, "poll_queues")):
+			t.Fatalf("step %s: %s %q, want failed with the poll-queue reason", &s.Step, s.Status, s.Error)
+		case !hipri && s.Status != bench.StepDone:
+			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
+		}
+	}
+}
