@@ -196,6 +196,10 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 		}
 		defer store.Close()
 	}
+	// Nothing is stored for a plan that cannot run at all.
+	if err := runner.Check(plan); err != nil {
+		return err
+	}
 	rec, err := newRunRecord(plan, runner, o.tags)
 	if err != nil {
 		return err
@@ -251,7 +255,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
 	}
 	if runErr == nil && status == "failed" {
-		runErr = errors.New("every step failed")
+		runErr = failedSteps(results)
 	}
 	return errors.Join(runErr, werr)
 }
@@ -353,6 +357,18 @@ func newRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Ru
 		}
 	}
 	return rec, nil
+}
+
+// failedSteps is the error of a run none of whose steps succeeded: the one
+// step's own, or the first one's.
+func failedSteps(results []bench.StepResult) error {
+	switch {
+	case len(results) == 0:
+		return errors.New("no step ran")
+	case len(results) == 1:
+		return errors.New(results[0].Error)
+	}
+	return fmt.Errorf("every step failed; step 1: %s", results[0].Error)
 }
 
 // runStatus is the stored run's final status.

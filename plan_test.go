@@ -25,7 +25,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(exitCode(err))
 	}
-	os.Exit(m.Run())
+	// Runs without --db go to the default store: keep it out of $HOME.
+	data, err := os.MkdirTemp("", "iolab-test-data")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
+	code := m.Run()
+	os.RemoveAll(data)
+	os.Exit(code)
 }
 
 func needRoot(t *testing.T) {

@@ -29,11 +29,7 @@ type PlanHooks struct {
 // is recorded as failed and the plan goes on. Schedulers the plan switched
 // are put back when it ends, however it ends.
 func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (results []StepResult, err error) {
-	steps, err := plan.Steps()
-	if err != nil {
-		return nil, err
-	}
-	disks, err := rn.schedulerDisks(plan, steps)
+	steps, disks, err := rn.check(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +68,39 @@ func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (res
 		return results, fmt.Errorf("run cancelled: %w", context.Cause(ctx))
 	}
 	return results, nil
+}
+
+// Check finds, before anything runs, what would make every step of plan
+// fail: a bad sweep value, a target that is missing, unsafe to write or
+// misaligned for O_DIRECT, a scheduler a disk does not offer or may not be
+// switched. (hipri without poll queues fails only the steps that use it.)
+func (rn *Runner) Check(plan *Plan) error {
+	_, _, err := rn.check(plan)
+	return err
+}
+
+func (rn *Runner) check(plan *Plan) ([]Step, []string, error) {
+	steps, err := plan.Steps()
+	if err != nil {
+		return nil, nil, err
+	}
+	base := plan.Base
+	base.Jobs = nil
+	base.Groups = slices.Clone(base.Groups)
+	for g := range base.Groups {
+		base.Groups[g].Jobs = slices.Clone(base.Groups[g].Jobs)
+		for i := range base.Groups[g].Jobs {
+			base.Groups[g].Jobs[i].Hipri = false
+		}
+	}
+	if _, err := rn.Prepare(&base); err != nil {
+		return nil, nil, err
+	}
+	disks, err := rn.schedulerDisks(plan, steps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return steps, disks, nil
 }
 
 // runStep prepares and runs one step: discard, drop caches, scheduler,
