@@ -8,14 +8,19 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,11 +31,15 @@ import (
 
 	"iolab/bench"
 	"iolab/db"
+	"iolab/handlers"
 
+	"github.com/labstack/echo/v4"
 	"golang.org/x/sys/unix"
 )
 
 const usage = `usage:
+  iolab [serve] [--listen 127.0.0.1:8080] [--db PATH] [--token T] [--allow-target PATH]… [--data-dir DIR]
+      The dashboard: launch runs, watch them live, charts, compare, CSV, JSON API.
   iolab run [run flags] [fio options…] [jobfile…]
       Run fio jobs with iolab's own engines (io_uring, libaio, psync, null).
       Options use fio's names and units, e.g.
@@ -88,8 +97,7 @@ func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return usageError{"no command given"}
+		args = []string{"serve"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,6 +105,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	runner := &bench.Runner{Sys: bench.System{}, Log: logger}
 
 	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr, logger)
 	case "run":
 		return runJobs(ctx, runner, args[1:], stdout, stderr)
 	case "calibrate":
@@ -200,7 +210,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	if err := runner.Check(plan); err != nil {
 		return err
 	}
-	rec, err := newRunRecord(plan, runner, o.tags)
+	rec, err := handlers.NewRunRecord(plan, runner, o.tags)
 	if err != nil {
 		return err
 	}
@@ -217,45 +227,15 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	}
 	prog := newProgress(stderr, runner, steps)
 	defer prog.stop()
-	hooks := bench.PlanHooks{
-		StepStarted: prog.step,
-		StepDone: func(res *bench.StepResult) error {
-			prog.done(res)
-			if store != nil {
-				return store.SaveStep(context.WithoutCancel(ctx), rec.ID, res)
-			}
-			return nil
-		},
-	}
-	if store != nil {
-		hooks.SchedulerSwitched = func(disk, original string) (int64, error) {
-			return store.AddSchedulerRestore(ctx, rec.ID, disk, original)
-		}
-		hooks.SchedulerRestored = func(token int64) {
-			if err := store.ClearSchedulerRestore(context.WithoutCancel(ctx), token); err != nil {
-				fmt.Fprintf(stderr, "iolab: %v\n", err)
-			}
-		}
-	}
-	results, runErr := runner.RunPlan(ctx, plan, hooks)
+	results, status, runErr := handlers.ExecutePlan(ctx, store, runner, rec.ID, plan,
+		bench.PlanHooks{StepStarted: prog.step, StepDone: func(res *bench.StepResult) error { prog.done(res); return nil }})
 	prog.stop()
-
-	status := runStatus(ctx, results, runErr)
-	if store != nil {
-		msg := ""
-		if runErr != nil {
-			msg = runErr.Error()
-		}
-		if err := store.SetRunStatus(context.WithoutCancel(ctx), rec.ID, status, msg); err != nil {
-			runErr = errors.Join(runErr, err)
-		}
-	}
 	werr := writeResults(out, plan, results)
 	if store != nil {
 		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
 	}
-	if runErr == nil && status == "failed" {
-		runErr = failedSteps(results)
+	if runErr == nil && status == db.StatusFailed {
+		runErr = handlers.FailedSteps(results)
 	}
 	return errors.Join(runErr, werr)
 }
@@ -319,75 +299,6 @@ func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
 	return plan, nil
 }
 
-// newRunRecord describes the run for the store: the plan, the host and
-// its targets.
-func newRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
-	host, err := runner.Sys.Host()
-	if err != nil {
-		return nil, fmt.Errorf("read the host's description: %w", err)
-	}
-	rec := &db.Run{Name: plan.Name, Status: "running", Source: "local", Hostname: host.Hostname, Kernel: host.KernelRelease,
-		Plan: *plan, Host: host, Tags: tags}
-	seen := map[string]bool{}
-	for _, j := range plan.Base.Jobs {
-		if j.IOEngine != "null" && !seen[j.Filename] {
-			seen[j.Filename] = true
-			if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
-				rec.Targets = append(rec.Targets, t)
-			}
-			if rec.Target == "" {
-				rec.Target = j.Filename
-			}
-		}
-		if !slices.Contains(rec.Engines, j.IOEngine) {
-			rec.Engines = append(rec.Engines, j.IOEngine)
-		}
-	}
-	for _, sw := range plan.Sweeps {
-		switch sw.Axis {
-		case bench.AxisEngine:
-			rec.Engines = slices.Clone(sw.Values)
-		case bench.AxisScheduler:
-			rec.Schedulers = slices.Clone(sw.Values)
-		}
-	}
-	for _, t := range rec.Targets {
-		if t.Scheduler != "" && len(rec.Schedulers) == 0 {
-			rec.Schedulers = []string{t.Scheduler}
-		}
-	}
-	return rec, nil
-}
-
-// failedSteps is the error of a run none of whose steps succeeded: the one
-// step's own, or the first one's.
-func failedSteps(results []bench.StepResult) error {
-	switch {
-	case len(results) == 0:
-		return errors.New("no step ran")
-	case len(results) == 1:
-		return errors.New(results[0].Error)
-	}
-	return fmt.Errorf("every step failed; step 1: %s", results[0].Error)
-}
-
-// runStatus is the stored run's final status.
-func runStatus(ctx context.Context, results []bench.StepResult, err error) string {
-	if ctx.Err() != nil {
-		return "cancelled"
-	}
-	ok := 0
-	for _, r := range results {
-		if r.Status == bench.StepDone {
-			ok++
-		}
-	}
-	if ok == 0 || (err != nil && ok < len(results)) {
-		return "failed"
-	}
-	return "done"
-}
-
 // writeResults prints a one-step run like fio (normal or JSON) and a sweep
 // as its summary tables (JSON: one fio document per step).
 func writeResults(w io.Writer, plan *bench.Plan, results []bench.StepResult) error {
@@ -426,21 +337,13 @@ func openStore(ctx context.Context, path string, runner *bench.Runner, stderr io
 	if err != nil {
 		return nil, err
 	}
-	restores, err := store.SchedulerRestores(ctx)
-	if err != nil {
+	logger := runner.Log
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	if err := handlers.RestoreSchedulers(ctx, store, runner, logger); err != nil {
 		store.Close()
 		return nil, err
-	}
-	for _, r := range restores {
-		if err := runner.Sys.SetScheduler(r.Disk, r.Original); err != nil {
-			fmt.Fprintf(stderr, "iolab: run %d left %s's scheduler switched; restoring %s failed: %v\n", r.RunID, r.Disk, r.Original, err)
-			continue
-		}
-		fmt.Fprintf(stderr, "iolab: restored %s's I/O scheduler to %s (left switched by run %d)\n", r.Disk, r.Original, r.RunID)
-		if err := store.ClearSchedulerRestore(ctx, r.ID); err != nil {
-			store.Close()
-			return nil, err
-		}
 	}
 	return store, nil
 }
@@ -540,22 +443,6 @@ func (p *progress) done(res *bench.StepResult) {
 	fmt.Fprintln(p.w, line)
 }
 
-// stepLength is how long a step's jobs run, when they are time-based.
-func stepLength(st *bench.Step) (time.Duration, bool) {
-	var total time.Duration
-	for _, g := range st.Config.Groups {
-		var longest time.Duration
-		for _, j := range g.Jobs {
-			if j.Runtime <= 0 {
-				return 0, false
-			}
-			longest = max(longest, j.RampTime+j.Runtime)
-		}
-		total += longest
-	}
-	return total, true
-}
-
 func (p *progress) loop() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -579,7 +466,7 @@ func (p *progress) loop() {
 		var remaining time.Duration
 		known := true
 		for i := st.Seq; i < len(p.steps); i++ {
-			d, ok := stepLength(&p.steps[i])
+			d, ok := handlers.StepLength(&p.steps[i])
 			if !ok {
 				known = false
 				break
@@ -606,7 +493,7 @@ func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Wr
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, usageError{err.Error()}
 	}
-	store, err := openStore(ctx, *path, &bench.Runner{}, stderr)
+	store, err := openStore(ctx, *path, &bench.Runner{Sys: bench.System{}}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -673,7 +560,7 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
 			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)
 	}
-	fmt.Fprintf(stdout, "  plan: iolab run %s\n\n", planCommand(&r.Plan))
+	fmt.Fprintf(stdout, "  plan: %s\n\n", handlers.PlanCommand(&r.Plan))
 
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\taxes\tstatus\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\t")
@@ -726,27 +613,6 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// planCommand is the `iolab run` command line that reproduces a plan.
-func planCommand(p *bench.Plan) string {
-	var parts []string
-	for _, sw := range p.Sweeps {
-		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
-	}
-	if p.Repeat > 1 {
-		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
-	}
-	if p.Discard {
-		parts = append(parts, "--discard")
-	}
-	if p.DropCaches {
-		parts = append(parts, "--drop-caches")
-	}
-	if p.AllowDiskScheduler {
-		parts = append(parts, "--allow-disk-scheduler")
-	}
-	return strings.Join(append(parts, p.Args...), " ")
-}
-
 func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"
@@ -780,4 +646,92 @@ func listPresets(stdout io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\nuse: iolab run --preset NAME --filename TARGET [fio options that override the preset's]")
 	return tw.Flush()
+}
+
+// serve starts the dashboard: the HTTP server over the same store the CLI
+// uses; on SIGINT/SIGTERM it shuts down in order — HTTP server, the running
+// plan (its step cancelled, its scheduler restored, the run marked
+// cancelled), the store.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	dbPath := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	token := fs.String("token", "", "token for launching, cancelling and deleting (default: generated when not on loopback)")
+	readToken := fs.Bool("read-token", false, "require the token for reading too")
+	dataDir := fs.String("data-dir", "", "directory whose files web runs may use as targets (default: next to the store)")
+	var allow stringList
+	fs.Var(&allow, "allow-target", "a device or file web runs may use (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	runner := &bench.Runner{Sys: bench.System{}, Log: logger}
+	store, err := openStore(ctx, *dbPath, runner, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *dataDir == "" {
+		path := *dbPath
+		if path == "" {
+			if path, err = db.DefaultPath(); err != nil {
+				return err
+			}
+		}
+		*dataDir = filepath.Join(filepath.Dir(path), "data")
+	}
+	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+	loopback := isLoopback(*listen)
+	if *token == "" && !loopback {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		*token = hex.EncodeToString(b)
+		fmt.Fprintf(stdout, "token for launching, cancelling and deleting: %s\n", *token)
+	}
+	srv, err := handlers.New(handlers.Config{
+		Store: store, Runner: runner, Token: *token, RequireToken: !loopback, ReadNeedsToken: *readToken,
+		AllowTargets: allow, DataDir: *dataDir, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	srv.Register(e)
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", *listen, err)
+	}
+	e.Listener = ln
+	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s and files under %s)\n",
+		ln.Addr(), store.Path(), strings.Join(allow, ", "), *dataDir)
+	errc := make(chan error, 1)
+	go func() { errc <- e.Start("") }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return errors.Join(e.Shutdown(shutdown), srv.Shutdown(shutdown))
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -67,7 +67,11 @@ type Store struct {
 	self owner  // this process, recorded on the runs it queues or runs
 
 	interrupted []int64
+	path        string
 }
+
+// Path is the database file the store was opened on.
+func (s *Store) Path() string { return s.path }
 
 // DefaultPath is where the CLI and the dashboard keep the store:
 // $XDG_DATA_HOME/iolab/iolab.db, or ~/.local/share/iolab/iolab.db when
@@ -94,7 +98,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
-	s := &Store{proc: "/proc", self: processOwner("/proc", os.Getpid())}
+	s := &Store{proc: "/proc", self: processOwner("/proc", os.Getpid()), path: path}
 
 	// Modernc runs the _pragma values on every new connection. An
 	// immediate transaction takes the write lock at BEGIN, so a second

@@ -1,0 +1,206 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"iolab/db"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxPlanBody bounds a POST /api/runs body (a job file included).
+const maxPlanBody = 1 << 20
+
+// createdRun is POST /api/runs's answer.
+type createdRun struct {
+	ID  int64  `json:"id"`
+	URL string `json:"url"`
+}
+
+// apiCreateRun launches a plan: 201 {"id", "url"}, or 400 {"error",
+// "field"} with nothing started.
+func (s *Server) apiCreateRun(c echo.Context) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxPlanBody+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > maxPlanBody {
+		return &ValidationError{Field: "", Msg: fmt.Sprintf("the plan is over %d bytes", maxPlanBody)}
+	}
+	var req PlanRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return &ValidationError{Field: ute.Field, Msg: fmt.Sprintf("%s: %v", ute.Field, err)}
+		}
+		return &ValidationError{Msg: "the body is not a plan: " + err.Error()}
+	}
+	id, err := s.launch(c.Request().Context(), &req)
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("/runs/%d", id)
+	c.Response().Header().Set("Location", url)
+	return c.JSON(http.StatusCreated, createdRun{ID: id, URL: url})
+}
+
+func (s *Server) apiListRuns(c echo.Context) error {
+	f, err := runFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	runs, err := s.store.ListRuns(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, runs)
+}
+
+// runDocument is GET /api/runs/{id}: the export document, with what a
+// queued run waits for.
+type runDocument struct {
+	*db.Export
+	Waiting string `json:"waiting,omitempty"`
+	URL     string `json:"url"`
+}
+
+func (s *Server) apiGetRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	doc, err := s.store.Export(c.Request().Context(), id)
+	if errors.Is(err, db.ErrNotFound) {
+		return notFoundError{what: fmt.Sprintf("run %d", id)}
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, runDocument{Export: doc, Waiting: s.launcher.Waiting(id), URL: fmt.Sprintf("/runs/%d", id)})
+}
+
+func (s *Server) apiCancelRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.getRun(c.Request().Context(), id); err != nil {
+		return err
+	}
+	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
+		if err == errNotActive {
+			return echo.NewHTTPError(http.StatusConflict, err.Error())
+		}
+		return err
+	}
+	return c.JSON(http.StatusAccepted, createdRun{ID: id, URL: fmt.Sprintf("/runs/%d", id)})
+}
+
+func (s *Server) apiDeleteRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if err := s.removeRun(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) apiChart(c echo.Context) error {
+	q, err := ParseChartQuery(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	if err != nil {
+		return err
+	}
+	ch, err := BuildChart(q, runs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ch)
+}
+
+func (s *Server) apiPresets(c echo.Context) error {
+	return c.JSON(http.StatusOK, presetInfos())
+}
+
+// sseHeartbeat keeps proxies from closing a quiet event stream.
+const sseHeartbeat = 15 * time.Second
+
+// apiEvents streams a run's progress as server-sent events: "queued"
+// (what it waits for), "step" (a step started, or ended with its status
+// and IOPS), "progress" (IOPS over the last interval, time left) and
+// "done" (the run's final status), after which the stream ends. A run
+// that is not queued or running here gets "done" at once.
+func (s *Server) apiEvents(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	run, err := s.getRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(ev Event) error {
+		data, err := json.Marshal(ev.Data)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data); err != nil {
+			return err
+		}
+		w.Flush()
+		return nil
+	}
+	replay, ch, cancel, ok := s.launcher.Subscribe(id)
+	if !ok {
+		// Ended (or never ran here): its status is final in the store.
+		if run, err = s.getRun(ctx, id); err != nil {
+			return nil
+		}
+		return send(Event{Type: EventDone, Data: DoneEvent{Status: run.Status, Error: run.Error}})
+	}
+	defer cancel()
+	for _, ev := range replay {
+		if err := send(ev); err != nil {
+			return nil
+		}
+	}
+	beat := time.NewTicker(sseHeartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-beat.C:
+			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
+				return nil
+			}
+			w.Flush()
+		case ev, open := <-ch:
+			if !open {
+				return nil
+			}
+			if err := send(ev); err != nil || ev.Type == EventDone {
+				return nil
+			}
+		}
+	}
+}

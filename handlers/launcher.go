@@ -1,0 +1,681 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+)
+
+// NewRunRecord describes a plan for the store: the plan, the host and its
+// targets. Its status is running, as `iolab run` stores it; the launcher
+// sets queued before storing a run from the web.
+func NewRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
+	host, err := runner.Sys.Host()
+	if err != nil {
+		return nil, fmt.Errorf("read the host's description: %w", err)
+	}
+	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
+		Plan: *plan, Host: host, Tags: tags}
+	seen := map[string]bool{}
+	for _, j := range plan.Base.Jobs {
+		if j.IOEngine != "null" && !seen[j.Filename] {
+			seen[j.Filename] = true
+			if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
+				rec.Targets = append(rec.Targets, t)
+			}
+			if rec.Target == "" {
+				rec.Target = j.Filename
+			}
+		}
+		if !slices.Contains(rec.Engines, j.IOEngine) {
+			rec.Engines = append(rec.Engines, j.IOEngine)
+		}
+	}
+	for _, sw := range plan.Sweeps {
+		switch sw.Axis {
+		case bench.AxisEngine:
+			rec.Engines = slices.Clone(sw.Values)
+		case bench.AxisScheduler:
+			rec.Schedulers = slices.Clone(sw.Values)
+		}
+	}
+	for _, t := range rec.Targets {
+		if t.Scheduler != "" && len(rec.Schedulers) == 0 {
+			rec.Schedulers = []string{t.Scheduler}
+		}
+	}
+	return rec, nil
+}
+
+// FailedSteps is the error of a run none of whose steps succeeded: the one
+// step's own, or the first one's.
+func FailedSteps(results []bench.StepResult) error {
+	switch {
+	case len(results) == 0:
+		return errors.New("no step ran")
+	case len(results) == 1:
+		return errors.New(results[0].Error)
+	}
+	return fmt.Errorf("every step failed; step 1: %s", results[0].Error)
+}
+
+// RunStatus is the stored run's final status: cancelled when ctx ended,
+// failed when no step succeeded (or the plan stopped early), else done.
+func RunStatus(ctx context.Context, results []bench.StepResult, err error) string {
+	if ctx.Err() != nil {
+		return db.StatusCancelled
+	}
+	ok := 0
+	for _, r := range results {
+		if r.Status == bench.StepDone {
+			ok++
+		}
+	}
+	if ok == 0 || (err != nil && ok < len(results)) {
+		return db.StatusFailed
+	}
+	return db.StatusDone
+}
+
+// ExecutePlan runs plan as the stored run id (store may be nil: nothing is
+// saved). It marks the run running, saves each step as it ends, records
+// every scheduler it switches so a crash can be undone at the next start
+// (RestoreSchedulers), and sets the final status from RunStatus with the
+// plan's error. hooks.StepStarted and hooks.StepDone are called too
+// (StepDone after the step is saved); their scheduler hooks are ignored.
+// It returns the results, the final status and the plan's error joined
+// with any store error; a failed status with no error is left to the
+// caller (FailedSteps).
+func ExecutePlan(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *bench.Plan, hooks bench.PlanHooks) ([]bench.StepResult, string, error) {
+	// Saving must outlive a cancelled run: its last step is still stored.
+	keep := context.WithoutCancel(ctx)
+	h := bench.PlanHooks{
+		StepStarted: hooks.StepStarted,
+		StepDone: func(res *bench.StepResult) error {
+			if store != nil {
+				if err := store.SaveStep(keep, id, res); err != nil {
+					return err
+				}
+			}
+			if hooks.StepDone != nil {
+				return hooks.StepDone(res)
+			}
+			return nil
+		},
+	}
+	if store != nil {
+		if err := store.SetRunStatus(keep, id, db.StatusRunning, ""); err != nil {
+			return nil, db.StatusFailed, err
+		}
+		h.SchedulerSwitched = func(disk, original string) (int64, error) {
+			return store.AddSchedulerRestore(keep, id, disk, original)
+		}
+		h.SchedulerRestored = func(token int64) {
+			if err := store.ClearSchedulerRestore(keep, token); err != nil && runner.Log != nil {
+				runner.Log.Warn("clear scheduler restore", "run", id, "err", err)
+			}
+		}
+	}
+	results, runErr := runner.RunPlan(ctx, plan, h)
+	status := RunStatus(ctx, results, runErr)
+	if store != nil {
+		msg := ""
+		if runErr != nil {
+			msg = runErr.Error()
+		} else if status == db.StatusFailed {
+			msg = FailedSteps(results).Error()
+		}
+		if err := store.SetRunStatus(keep, id, status, msg); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	return results, status, runErr
+}
+
+// RestoreSchedulers puts back every I/O scheduler that a run killed halfway
+// left switched, as recorded in the store; a disk that cannot be restored
+// is logged and kept for the next start.
+func RestoreSchedulers(ctx context.Context, store *db.Store, runner *bench.Runner, log *slog.Logger) error {
+	restores, err := store.SchedulerRestores(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range restores {
+		if err := runner.Sys.SetScheduler(r.Disk, r.Original); err != nil {
+			log.Warn("a killed run left a disk's scheduler switched; restoring it failed", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original, "err", err)
+			continue
+		}
+		log.Info("restored a disk's I/O scheduler left switched by a killed run", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original)
+		if err := store.ClearSchedulerRestore(ctx, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StepLength is how long a step's jobs run (ramp included), when every
+// job is time-based; false when a job ends on its size instead.
+func StepLength(st *bench.Step) (time.Duration, bool) {
+	var total time.Duration
+	for _, g := range st.Config.Groups {
+		var longest time.Duration
+		for _, j := range g.Jobs {
+			if j.Runtime <= 0 {
+				return 0, false
+			}
+			longest = max(longest, j.RampTime+j.Runtime)
+		}
+		total += longest
+	}
+	return total, true
+}
+
+// Event is one server-sent event of a run's progress.
+type Event struct {
+	Type string // EventQueued, EventStep, EventProgress or EventDone
+	Data any    // StepEvent, ProgressEvent or DoneEvent, sent as JSON
+}
+
+// Event types.
+const (
+	EventQueued   = "queued"
+	EventStep     = "step"
+	EventProgress = "progress"
+	EventDone     = "done"
+)
+
+// StepEvent says a step started (Status "") or ended.
+type StepEvent struct {
+	Step   int               `json:"step"` // 1-based
+	Total  int               `json:"total"`
+	Axes   []bench.AxisValue `json:"axes"`
+	Repeat int               `json:"repeat"` // 1-based
+	Label  string            `json:"label"`
+	Status string            `json:"status,omitempty"`
+	Error  string            `json:"error,omitempty"`
+	IOPS   float64           `json:"iops,omitempty"` // the finished step's, read and write
+}
+
+// ProgressEvent is the running step's IOPS over the last interval.
+type ProgressEvent struct {
+	Step     int     `json:"step"`
+	Total    int     `json:"total"`
+	Elapsed  float64 `json:"elapsed_s"` // since the step started
+	IOPS     float64 `json:"iops"`
+	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
+	RunSince float64 `json:"run_s"`  // since the run started
+}
+
+// DoneEvent ends a run's stream.
+type DoneEvent struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// QueuedEvent says what a queued run waits for.
+type QueuedEvent struct {
+	Waiting string `json:"waiting"`
+}
+
+// feed is a run's small pub/sub: subscribers get what happens from the
+// moment they join, after a replay of the current step and its progress
+// so a page opened mid-step draws the whole step.
+type feed struct {
+	mu      sync.Mutex
+	subs    map[chan Event]struct{}
+	step    *Event  // the current step's start
+	samples []Event // its progress events
+	queued  *Event
+	done    *Event
+}
+
+func newFeed() *feed { return &feed{subs: map[chan Event]struct{}{}} }
+
+// maxReplay bounds the progress events kept for late subscribers.
+const maxReplay = 3600
+
+func (f *feed) publish(ev Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch ev.Type {
+	case EventQueued:
+		f.queued = &ev
+	case EventStep:
+		if se, ok := ev.Data.(StepEvent); ok && se.Status == "" {
+			f.step, f.samples = &ev, f.samples[:0]
+		}
+		f.queued = nil
+	case EventProgress:
+		if len(f.samples) < maxReplay {
+			f.samples = append(f.samples, ev)
+		}
+	case EventDone:
+		f.done = &ev
+	}
+	for ch := range f.subs {
+		select {
+		case ch <- ev:
+		default: // a slow reader misses a point rather than stalling the run
+			if ev.Type == EventDone { // but never the end
+				select {
+				case <-ch:
+				default:
+				}
+				select {
+				case ch <- ev:
+				default:
+				}
+			}
+		}
+		if ev.Type == EventDone {
+			close(ch)
+			delete(f.subs, ch)
+		}
+	}
+}
+
+// subscribe returns the replay and a channel of what follows; the channel
+// is closed after the done event. cancel unsubscribes.
+func (f *feed) subscribe() (replay []Event, ch chan Event, cancel func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queued != nil {
+		replay = append(replay, *f.queued)
+	}
+	if f.step != nil {
+		replay = append(replay, *f.step)
+		replay = append(replay, f.samples...)
+	}
+	ch = make(chan Event, 64)
+	if f.done != nil {
+		replay = append(replay, *f.done)
+		close(ch)
+		return replay, ch, func() {}
+	}
+	f.subs[ch] = struct{}{}
+	return replay, ch, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if _, ok := f.subs[ch]; ok {
+			delete(f.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// task is one run handed to the launcher.
+type task struct {
+	id      int64
+	plan    *bench.Plan
+	devices []string // the devices it needs to itself
+	feed    *feed
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	started bool
+	waiting string // what a queued run waits for
+	done    chan struct{}
+}
+
+// Launcher runs plans from the web in background goroutines, one run per
+// target device at a time; a run whose device is busy waits, queued, in
+// the order runs were launched. Its runs outlive the requests that
+// launched them and end with Shutdown.
+type Launcher struct {
+	store     *db.Store
+	newRunner func() *bench.Runner
+	log       *slog.Logger
+	// ProgressEvery is how often a running step's IOPS is published.
+	progressEvery time.Duration
+
+	mu     sync.Mutex
+	tasks  map[int64]*task // queued and running, by run id
+	queue  []*task         // queued, in launch order
+	busy   map[string]int64
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewLauncher returns a launcher that stores runs in store and runs each
+// with a runner from newRunner (one per run: CompletedIOs is per runner).
+func NewLauncher(store *db.Store, newRunner func() *bench.Runner, log *slog.Logger, progressEvery time.Duration) *Launcher {
+	if progressEvery <= 0 {
+		progressEvery = time.Second
+	}
+	return &Launcher{store: store, newRunner: newRunner, log: log, progressEvery: progressEvery,
+		tasks: map[int64]*task{}, busy: map[string]int64{}}
+}
+
+// errShutdown is the cause of runs cancelled by Shutdown.
+var errShutdown = errors.New("the server shut down")
+
+// errCancelled is the cause of runs cancelled by a user.
+var errCancelled = errors.New("cancelled by the user")
+
+// Launch stores plan as a queued run and starts it as soon as its devices
+// are free. devices are the keys of the target devices it needs alone
+// (TargetDevices). The run is detached from ctx's cancellation.
+func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *bench.Plan, devices []string) (int64, error) {
+	rec.Status = db.StatusQueued
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return 0, errShutdown
+	}
+	id, err := l.store.CreateRun(ctx, rec)
+	if err != nil {
+		return 0, err
+	}
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	t := &task{id: id, plan: plan, devices: devices, feed: newFeed(), ctx: runCtx, cancel: cancel, done: make(chan struct{})}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		cancel(errShutdown)
+		_ = l.store.SetRunStatus(context.WithoutCancel(ctx), id, db.StatusCancelled, errShutdown.Error())
+		return 0, errShutdown
+	}
+	l.tasks[id] = t
+	l.queue = append(l.queue, t)
+	l.scheduleLocked()
+	l.mu.Unlock()
+	return id, nil
+}
+
+// scheduleLocked starts every queued run whose devices are free and not
+// wanted by a run queued before it.
+func (l *Launcher) scheduleLocked() {
+	claimed := map[string]int64{}
+	rest := l.queue[:0]
+	for _, t := range l.queue {
+		blocker := ""
+		for _, d := range t.devices {
+			if id, ok := l.busy[d]; ok {
+				blocker = fmt.Sprintf("run %d is using %s", id, d)
+				break
+			}
+			if id, ok := claimed[d]; ok {
+				blocker = fmt.Sprintf("run %d, queued before it, needs %s", id, d)
+				break
+			}
+		}
+		if blocker != "" {
+			for _, d := range t.devices {
+				if _, ok := claimed[d]; !ok {
+					claimed[d] = t.id
+				}
+			}
+			if blocker != t.waiting {
+				t.waiting = blocker
+				t.feed.publish(Event{Type: EventQueued, Data: QueuedEvent{Waiting: blocker}})
+			}
+			rest = append(rest, t)
+			continue
+		}
+		for _, d := range t.devices {
+			l.busy[d] = t.id
+		}
+		t.started, t.waiting = true, ""
+		l.wg.Add(1)
+		go l.run(t)
+	}
+	clear(l.queue[len(rest):])
+	l.queue = rest
+}
+
+// run executes one task on its own goroutine.
+func (l *Launcher) run(t *task) {
+	defer l.wg.Done()
+	defer close(t.done)
+	runner := l.newRunner()
+	steps, _ := t.plan.Steps()
+	started := time.Now()
+	var (
+		mu        sync.Mutex
+		cur       *bench.Step
+		stepStart time.Time
+	)
+	quit := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		tick := time.NewTicker(l.progressEvery)
+		defer tick.Stop()
+		last, lastAt := runner.CompletedIOs(), time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			now, at := runner.CompletedIOs(), time.Now()
+			iops := float64(now-last) / at.Sub(lastAt).Seconds()
+			last, lastAt = now, at
+			mu.Lock()
+			st, since := cur, stepStart
+			mu.Unlock()
+			if st == nil {
+				continue
+			}
+			left := -1.0
+			var remaining time.Duration
+			known := true
+			for i := st.Seq; i < len(steps); i++ {
+				d, ok := StepLength(&steps[i])
+				if !ok {
+					known = false
+					break
+				}
+				remaining += d
+			}
+			if known {
+				left = max(remaining-time.Since(since), 0).Seconds()
+			}
+			t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: st.Seq + 1, Total: len(steps),
+				Elapsed: time.Since(since).Seconds(), IOPS: iops, Left: left, RunSince: time.Since(started).Seconds()}})
+		}
+	}()
+	hooks := bench.PlanHooks{
+		StepStarted: func(st *bench.Step, total int) {
+			mu.Lock()
+			cur, stepStart = st, time.Now()
+			mu.Unlock()
+			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: st.Seq + 1, Total: total, Axes: st.Axes,
+				Repeat: st.Repeat + 1, Label: st.String()}})
+		},
+		StepDone: func(res *bench.StepResult) error {
+			iops, _ := stepIOPS(res.Result)
+			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: res.Step.Seq + 1, Total: len(steps), Axes: res.Step.Axes,
+				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, IOPS: iops}})
+			return nil
+		},
+	}
+	l.log.Info("run started", "run", t.id, "name", t.plan.Name, "steps", len(steps))
+	_, status, err := ExecutePlan(t.ctx, l.store, runner, t.id, t.plan, hooks)
+	close(quit)
+	<-progressDone
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	l.log.Info("run ended", "run", t.id, "status", status, "err", msg)
+	l.mu.Lock()
+	delete(l.tasks, t.id)
+	for _, d := range t.devices {
+		if l.busy[d] == t.id {
+			delete(l.busy, d)
+		}
+	}
+	if !l.closed {
+		l.scheduleLocked()
+	}
+	l.mu.Unlock()
+	if status == db.StatusFailed && msg == "" {
+		if r, err := l.store.GetRun(context.WithoutCancel(t.ctx), t.id); err == nil {
+			msg = r.Error
+		}
+	}
+	t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: status, Error: msg}})
+}
+
+// Subscribe returns the events of a queued or running run; ok is false
+// when the launcher does not have it (it ended, or never ran here).
+func (l *Launcher) Subscribe(id int64) (replay []Event, ch chan Event, cancel func(), ok bool) {
+	l.mu.Lock()
+	t, ok := l.tasks[id]
+	l.mu.Unlock()
+	if !ok {
+		return nil, nil, nil, false
+	}
+	replay, ch, cancel = t.feed.subscribe()
+	return replay, ch, cancel, true
+}
+
+// Waiting says what a queued run waits for; "" when it is not queued here.
+func (l *Launcher) Waiting(id int64) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t, ok := l.tasks[id]; ok && !t.started {
+		return t.waiting
+	}
+	return ""
+}
+
+// Active reports whether the launcher has run id, queued or running.
+func (l *Launcher) Active(id int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.tasks[id]
+	return ok
+}
+
+// errNotActive is Cancel's error for a run that is not queued or running
+// here.
+var errNotActive = errors.New("the run is not queued or running on this server")
+
+// Cancel stops run id: a running one ends its step (which is stored as
+// cancelled) and restores the schedulers; a queued one never starts.
+func (l *Launcher) Cancel(ctx context.Context, id int64) error {
+	l.mu.Lock()
+	t, ok := l.tasks[id]
+	if !ok {
+		l.mu.Unlock()
+		return errNotActive
+	}
+	if t.started {
+		l.mu.Unlock()
+		t.cancel(errCancelled)
+		return nil
+	}
+	l.queue = slices.DeleteFunc(l.queue, func(x *task) bool { return x == t })
+	delete(l.tasks, id)
+	l.scheduleLocked()
+	l.mu.Unlock()
+	t.cancel(errCancelled)
+	close(t.done)
+	err := l.store.SetRunStatus(context.WithoutCancel(ctx), id, db.StatusCancelled, errCancelled.Error())
+	t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: db.StatusCancelled, Error: errCancelled.Error()}})
+	return err
+}
+
+// Shutdown cancels every run: running ones end their step cleanly (step
+// stored as cancelled, schedulers restored, run marked cancelled), queued
+// ones are marked cancelled. It waits for them until ctx ends.
+func (l *Launcher) Shutdown(ctx context.Context) error {
+	l.mu.Lock()
+	l.closed = true
+	queued := l.queue
+	l.queue = nil
+	var running []*task
+	for _, t := range l.tasks {
+		if t.started {
+			running = append(running, t)
+		}
+	}
+	for _, t := range queued {
+		delete(l.tasks, t.id)
+	}
+	l.mu.Unlock()
+	var errs []error
+	for _, t := range queued {
+		t.cancel(errShutdown)
+		close(t.done)
+		errs = append(errs, l.store.SetRunStatus(context.WithoutCancel(ctx), t.id, db.StatusCancelled, errShutdown.Error()))
+		t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: db.StatusCancelled, Error: errShutdown.Error()}})
+	}
+	for _, t := range running {
+		t.cancel(errShutdown)
+	}
+	waited := make(chan struct{})
+	go func() { l.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("launcher: runs still ending: %w", ctx.Err()))
+	}
+	return errors.Join(errs...)
+}
+
+// stepIOPS sums a step's IOPS and bandwidth over its jobs and directions.
+func stepIOPS(res *bench.Result) (iops, bw float64) {
+	if res == nil {
+		return 0, 0
+	}
+	for _, g := range res.Groups {
+		for j := range g.Jobs {
+			for d := range 2 {
+				iops += g.Jobs[j].IOPS(d)
+				bw += g.Jobs[j].BW(d)
+			}
+		}
+	}
+	return iops, bw
+}
+
+// TargetDevices are the keys of the devices plan's jobs use, for the
+// launcher's one-run-per-device rule: the whole disk when there is one,
+// else the filesystem's device number (tmpfs), else the path.
+func TargetDevices(plan *bench.Plan, runner *bench.Runner) []string {
+	var keys []string
+	for _, j := range plan.Base.Jobs {
+		if j.Filename == "" {
+			continue
+		}
+		key := j.Filename
+		if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
+			switch {
+			case t.Disk != "":
+				key = t.Disk
+			case t.Dev != "":
+				key = "dev " + t.Dev
+			}
+		} else if dir := parentDir(j.Filename); dir != "" {
+			// A file to be created: the device of its directory.
+			if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
+				key = t.Disk
+			} else if err == nil && t.Dev != "" {
+				key = "dev " + t.Dev
+			}
+		}
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}

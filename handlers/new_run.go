@@ -1,0 +1,230 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"iolab/bench"
+
+	"github.com/labstack/echo/v4"
+)
+
+// runForm is the new-run form's fields, as typed.
+type runForm struct {
+	Name, Preset, Target, Size         string
+	RW, BS, RWMixRead                  string
+	IODepth, IOEngine, Scheduler       string // comma-separated lists: two values or more sweep
+	NumJobs, Runtime, RampTime, Repeat string
+	Direct, Discard, DropCaches        bool
+	JobFile                            string
+}
+
+// defaultForm is what the form shows first: a small psync sweep.
+func defaultForm() runForm {
+	return runForm{RW: "randread", BS: "4k", IODepth: "1,4,16", IOEngine: "psync", NumJobs: "1", Runtime: "10", Repeat: "1", Direct: true}
+}
+
+func readForm(c echo.Context) runForm {
+	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	on := func(k string) bool { x := c.FormValue(k); return x == "on" || x == "1" || x == "true" }
+	return runForm{Name: v("name"), Preset: v("preset"), Target: v("target"), Size: v("size"), RW: v("rw"), BS: v("bs"),
+		RWMixRead: v("rwmixread"), IODepth: v("iodepth"), IOEngine: v("ioengine"), Scheduler: v("scheduler"),
+		NumJobs: v("numjobs"), Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
+		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), JobFile: c.FormValue("jobfile")}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// request turns the form into a plan request: a list field with two
+// values or more (or an engine variant, or anything with a job file) is a
+// sweep, one value an option.
+func (f *runForm) request() (*PlanRequest, error) {
+	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, exact: true}
+	if f.Repeat != "" {
+		n, err := strconv.Atoi(f.Repeat)
+		if err != nil || n < 1 {
+			return nil, &ValidationError{Field: "repeat", Msg: "repeat: a whole number, 1 or more"}
+		}
+		req.Repeat = n
+	}
+	opts := map[string]OptionValue{}
+	set := func(k, v string) {
+		if v != "" {
+			opts[k] = OptionValue(v)
+		}
+	}
+	jobFile := strings.TrimSpace(f.JobFile) != ""
+	for _, l := range []struct {
+		axis bench.Axis
+		list string
+	}{{bench.AxisIODepth, f.IODepth}, {bench.AxisEngine, f.IOEngine}, {bench.AxisNumJobs, f.NumJobs}, {bench.AxisScheduler, f.Scheduler}} {
+		vals := splitList(l.list)
+		switch {
+		case len(vals) == 0:
+		case len(vals) == 1 && !jobFile && l.axis != bench.AxisScheduler && !strings.Contains(vals[0], "+"):
+			set(string(l.axis), vals[0])
+		default:
+			req.Sweep = append(req.Sweep, bench.Sweep{Axis: l.axis, Values: vals})
+		}
+	}
+	if jobFile {
+		req.JobFile = f.JobFile
+		return req, nil
+	}
+	set("filename", f.Target)
+	set("size", f.Size)
+	set("rw", f.RW)
+	set("bs", f.BS)
+	if f.RW == "rw" || f.RW == "randrw" || f.RW == "" {
+		set("rwmixread", f.RWMixRead)
+	}
+	if f.Runtime != "" {
+		set("runtime", f.Runtime)
+		set("time_based", "1")
+	}
+	set("ramp_time", f.RampTime)
+	if f.Direct {
+		opts["direct"] = "1"
+	} else {
+		opts["direct"] = "0"
+	}
+	req.Options = opts
+	return req, nil
+}
+
+// formField maps a request field to the form's input.
+func formField(field string) string {
+	name := field
+	if i := strings.LastIndexByte(field, '.'); i >= 0 {
+		name = field[i+1:]
+	}
+	switch name {
+	case "filename":
+		return "target"
+	case "time_based":
+		return "runtime"
+	case "name", "preset", "size", "rw", "bs", "rwmixread", "iodepth", "ioengine", "scheduler", "numjobs", "runtime",
+		"ramp_time", "repeat", "jobfile", "direct":
+		if field == "name" || !strings.Contains(field, ".") || strings.HasPrefix(field, "options.") || strings.HasPrefix(field, "sweep.") {
+			return name
+		}
+	}
+	return ""
+}
+
+// newRunPageData is the new-run form.
+type newRunPageData struct {
+	pageBase
+	Form        runForm
+	Presets     []PresetInfo
+	PresetsJSON string
+	Errors      map[string]string // form field → message
+	Error       string            // about the whole plan
+	Targets     []string          // the allow-list, offered in the target field
+	DataDir     string
+	Engines     []string
+	RWModes     []string
+}
+
+func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) {
+	presets := presetInfos()
+	js, err := json.Marshal(presets)
+	if err != nil {
+		return nil, err
+	}
+	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
+		Targets: s.allowTargets, DataDir: s.dataDir, Engines: bench.Engines,
+		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}}, nil
+}
+
+func (s *Server) newRunPage(c echo.Context) error {
+	f := defaultForm()
+	if p := c.QueryParam("preset"); p != "" {
+		f.Preset = p
+	}
+	data, err := s.newRunData(c, f)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, "new", data)
+}
+
+// createRun takes the form: a valid plan is handed to the launcher and
+// answered with 303 to its page; an invalid one shows the form again with
+// the error next to its field, and nothing starts.
+func (s *Server) createRun(c echo.Context) error {
+	f := readForm(c)
+	req, err := f.request()
+	var id int64
+	if err == nil {
+		id, err = s.launch(c.Request().Context(), req)
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		data, derr := s.newRunData(c, f)
+		if derr != nil {
+			return derr
+		}
+		if field := formField(ve.Field); field != "" {
+			data.Errors[field] = ve.Msg
+		} else {
+			data.Error = ve.Msg
+		}
+		return s.render(c, http.StatusBadRequest, "new", data)
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
+}
+
+// launch validates a request into a plan and hands it to the launcher.
+// The plan is checked against its targets here when they all exist
+// (laying out a new file is left to the run, off the request).
+func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
+	plan, err := s.BuildPlan(req)
+	if err != nil {
+		return 0, err
+	}
+	runner := s.newRunner()
+	exist := true
+	for _, j := range plan.Base.Jobs {
+		if j.Filename == "" {
+			continue
+		}
+		if _, err := os.Stat(j.Filename); err != nil {
+			exist = false
+			if j.Size <= 0 {
+				return 0, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, j.Filename)}
+			}
+		}
+	}
+	if exist {
+		if err := runner.Check(plan); err != nil {
+			var oe *bench.OptionError
+			if errors.As(err, &oe) {
+				return 0, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
+			}
+			return 0, &ValidationError{Field: "plan", Msg: err.Error()}
+		}
+	}
+	rec, err := NewRunRecord(plan, runner, nil)
+	if err != nil {
+		return 0, err
+	}
+	return s.launcher.Launch(ctx, rec, plan, TargetDevices(plan, runner))
+}

@@ -1,0 +1,502 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+
+	"github.com/labstack/echo/v4"
+)
+
+var templateFuncs = template.FuncMap{
+	"join":    strings.Join,
+	"time":    fmtWhen,
+	"gib":     func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) },
+	"hasItem": func(list []string, s string) bool { return slices.Contains(list, s) },
+	"filterSel": func(name, label, current string, values []string) filterSelect {
+		return filterSelect{Name: name, Label: label, Current: current, Values: values}
+	},
+	"fieldErr": func(errs map[string]string, field string) fieldError {
+		return fieldError{Field: field, Msg: errs[field]}
+	},
+}
+
+// filterSelect is one filter of the runs list.
+type filterSelect struct {
+	Name, Label, Current string
+	Values               []string
+}
+
+// fieldError is a form field's error, shown next to it.
+type fieldError struct{ Field, Msg string }
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+func fmtWhen(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// runsPageData is the runs list.
+type runsPageData struct {
+	pageBase
+	Filter  db.RunFilter
+	Runs    []db.Run
+	Choices filterChoices
+}
+
+// filterChoices are the values the list's filters offer.
+type filterChoices struct {
+	Hosts, Kernels, Targets, Schedulers, Engines, Statuses []string
+}
+
+// runFilter reads the list's filters from the query string.
+func runFilter(q url.Values) (db.RunFilter, error) {
+	f := db.RunFilter{Hostname: q.Get("host"), Kernel: q.Get("kernel"), Target: q.Get("target"), Scheduler: q.Get("scheduler"),
+		Engine: q.Get("engine"), Status: q.Get("status"), Tag: q.Get("tag")}
+	if f.Status != "" && !slices.Contains(db.Statuses, f.Status) {
+		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses, ", "))}
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			return f, &ValidationError{Field: "limit", Msg: fmt.Sprintf("limit %q: want a whole number", l)}
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+func (s *Server) runsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	f, err := runFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	runs, err := s.store.ListRuns(ctx, f)
+	if err != nil {
+		return err
+	}
+	all := runs
+	if f != (db.RunFilter{}) {
+		if all, err = s.store.ListRuns(ctx, db.RunFilter{}); err != nil {
+			return err
+		}
+	}
+	var ch filterChoices
+	for _, r := range all {
+		ch.Hosts = appendNew(ch.Hosts, r.Hostname)
+		ch.Kernels = appendNew(ch.Kernels, r.Kernel)
+		ch.Targets = appendNew(ch.Targets, r.Target)
+		ch.Schedulers = appendNew(ch.Schedulers, r.Schedulers...)
+		ch.Engines = appendNew(ch.Engines, r.Engines...)
+	}
+	ch.Statuses = db.Statuses
+	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines} {
+		slices.Sort(l)
+	}
+	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Choices: ch}
+	return s.render(c, http.StatusOK, "runs", &data)
+}
+
+func appendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if v != "" && !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+// runPageData is a run's page.
+type runPageData struct {
+	pageBase
+	Run       *db.Run
+	Active    bool   // queued or running on this server
+	Waiting   string // what a queued run waits for
+	Planned   int    // steps in the plan
+	Charts    []chartView
+	Steps     []stepRow
+	Failed    []stepRow // steps with an error, for the errors list
+	Command   string
+	JobFile   string
+	CanDelete bool
+}
+
+// chartView is one chart on a page.
+type chartView struct {
+	Kind   string
+	Title  string
+	Option string // echarts option JSON, put in a data attribute
+	URL    string // the standalone chart page
+	CSV    string
+	Error  string
+}
+
+// stepRow is one line of the per-step table, formatted.
+type stepRow struct {
+	Seq                                 int
+	Label, Status, Error                string
+	IOPS, BW, P50, P99                  string
+	Busy, IRQ, IOWait, PerIO            string
+	RPS, WPS, RAwait, WAwait, AQU, Util string
+}
+
+// stepRows formats the per-step table; the CSV at /runs/:id/steps.csv
+// has the same columns, unformatted.
+func stepRows(steps []bench.StepResult) []stepRow {
+	rows := make([]stepRow, len(steps))
+	for i := range steps {
+		rows[i] = stepRowOf(stepFiguresOf(&steps[i]))
+	}
+	return rows
+}
+
+// stepFigures are a step's numbers as the table and its CSV show them.
+type stepFigures struct {
+	Seq                  int
+	Label, Status, Error string
+	IOPS, BWMiB          float64
+	P50, P99             time.Duration
+	Busy, IRQ, IOWait    float64
+	PerIO                time.Duration
+	HasDisk              bool
+	Disk                 bench.DiskUtilization
+	HasResult            bool
+}
+
+func stepFiguresOf(s *bench.StepResult) stepFigures {
+	f := stepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
+	var ios uint64
+	var clat bench.Histogram
+	if s.Result != nil {
+		f.HasResult = true
+		for _, g := range s.Result.Groups {
+			for j := range g.Jobs {
+				job := &g.Jobs[j]
+				for d := range 2 {
+					f.IOPS += job.IOPS(d)
+					f.BWMiB += job.BW(d) / (1 << 20)
+					ios += job.Dirs[d].IOs
+					clat.Merge(&job.Dirs[d].Clat.Hist)
+				}
+			}
+			if len(g.Disks) > 0 && !f.HasDisk {
+				f.Disk, f.HasDisk = g.Disks[0], true
+			}
+		}
+	}
+	if clat.N() > 0 {
+		p := clat.Percentiles([]float64{50, 99})
+		f.P50, f.P99 = time.Duration(p[0]), time.Duration(p[1])
+	}
+	if ios > 0 {
+		f.PerIO = time.Duration(float64(s.Proc.User+s.Proc.System) / float64(ios))
+	}
+	f.Busy, f.IRQ, f.IOWait = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait
+	return f
+}
+
+func stepRowOf(f stepFigures) stepRow {
+	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error}
+	if !f.HasResult {
+		return r
+	}
+	r.IOPS = strconv.FormatFloat(f.IOPS, 'f', 0, 64)
+	r.BW = strconv.FormatFloat(f.BWMiB, 'f', 1, 64)
+	r.P50, r.P99 = fmtLatency(f.P50), fmtLatency(f.P99)
+	r.Busy = strconv.FormatFloat(f.Busy, 'f', 1, 64)
+	r.IRQ = strconv.FormatFloat(f.IRQ, 'f', 1, 64)
+	r.IOWait = strconv.FormatFloat(f.IOWait, 'f', 1, 64)
+	r.PerIO = fmtLatency(f.PerIO)
+	if f.HasDisk {
+		d := f.Disk
+		r.RPS = strconv.FormatFloat(d.ReadsPerSec, 'f', 0, 64)
+		r.WPS = strconv.FormatFloat(d.WritesPerSec, 'f', 0, 64)
+		r.RAwait = strconv.FormatFloat(d.ReadAwait, 'f', 3, 64)
+		r.WAwait = strconv.FormatFloat(d.WriteAwait, 'f', 3, 64)
+		r.AQU = strconv.FormatFloat(d.AvgQueueSize, 'f', 2, 64)
+		r.Util = strconv.FormatFloat(d.Util, 'f', 1, 64)
+	}
+	return r
+}
+
+// fmtLatency shows a duration in µs (ms above 10 ms).
+func fmtLatency(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d >= 10*time.Millisecond:
+		return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms"
+	}
+	return strconv.FormatFloat(float64(d)/1e3, 'f', 1, 64) + " µs"
+}
+
+func (s *Server) runPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	run, err := s.getRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	steps, err := s.store.Steps(ctx, id)
+	if err != nil {
+		return err
+	}
+	data := runPageData{pageBase: s.base(c, fmt.Sprintf("Run %d · %s", run.ID, run.Name)), Run: run,
+		Active: s.launcher.Active(id), Waiting: s.launcher.Waiting(id),
+		Command: PlanCommand(&run.Plan), JobFile: PlanJobFile(&run.Plan)}
+	if planned, err := run.Plan.Steps(); err == nil {
+		data.Planned = len(planned)
+	}
+	data.CanDelete = !data.Active
+	data.Steps = stepRows(steps)
+	for _, r := range data.Steps {
+		if r.Error != "" {
+			data.Failed = append(data.Failed, r)
+		}
+	}
+	if len(steps) > 0 {
+		data.Charts = chartViews([]RunData{{Run: *run, Steps: steps}})
+	}
+	return s.render(c, http.StatusOK, "run", &data)
+}
+
+// chartViews builds every chart that the runs' steps can show, with its
+// default view.
+func chartViews(runs []RunData) []chartView {
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.Run.ID
+	}
+	var out []chartView
+	for _, kind := range AvailableCharts(runs) {
+		v := chartView{Kind: string(kind), Title: string(kind)}
+		// Through the query string, so the chart gets the defaults a
+		// copied URL would.
+		cq := ChartQuery{Kind: kind, Runs: ids}
+		if kind == ChartTimeline {
+			cq.Step = firstDoneStep(runs)
+		}
+		q, err := ParseChartQuery(cq.Values())
+		if err != nil {
+			v.Error = err.Error()
+			out = append(out, v)
+			continue
+		}
+		enc := q.Values().Encode()
+		v.URL, v.CSV = "/charts?"+enc, "/charts/export.csv?"+enc
+		ch, err := BuildChart(q, runs)
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			v.Title, v.Option = ch.Title, string(ch.Option)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// firstDoneStep is the timeline's default step: the first that ran to
+// the end in the first run that has one.
+func firstDoneStep(runs []RunData) int {
+	for _, r := range runs {
+		for _, st := range r.Steps {
+			if st.Status == bench.StepDone {
+				return st.Step.Seq + 1
+			}
+		}
+	}
+	return 1
+}
+
+// loadRuns reads runs and their steps for charts.
+func (s *Server) loadRuns(ctx context.Context, ids []int64) ([]RunData, error) {
+	if len(ids) == 0 {
+		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
+	}
+	if len(ids) > 50 {
+		return nil, &ValidationError{Field: "run", Msg: "at most 50 runs at once"}
+	}
+	out := make([]RunData, 0, len(ids))
+	for _, id := range ids {
+		r, err := s.getRun(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := s.store.Steps(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RunData{Run: *r, Steps: steps})
+	}
+	return out, nil
+}
+
+// chartPageData is the standalone chart page and the compare page.
+type chartPageData struct {
+	pageBase
+	Runs   []RunData
+	Charts []chartView
+	Kinds  []chartLink // the same runs under another chart
+	Table  *Chart      // the plotted numbers, on a single chart's page
+}
+
+// chartLink is a link to one kind of chart of the page's runs.
+type chartLink struct {
+	Kind    string
+	URL     string
+	Current bool
+}
+
+func (s *Server) chartPage(c echo.Context) error {
+	q, err := ParseChartQuery(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	if err != nil {
+		return err
+	}
+	ch, err := BuildChart(q, runs)
+	if err != nil {
+		return err
+	}
+	enc := q.Values().Encode()
+	data := chartPageData{pageBase: s.base(c, ch.Title), Runs: runs, Table: ch,
+		Charts: []chartView{{Kind: string(ch.Kind), Title: ch.Title, Option: string(ch.Option), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}}}
+	for _, k := range AvailableCharts(runs) {
+		data.Kinds = append(data.Kinds, chartLink{Kind: string(k), URL: "/charts?" + ChartQuery{Kind: k, Runs: q.Runs}.Values().Encode(), Current: k == q.Kind})
+	}
+	return s.render(c, http.StatusOK, "chart", &data)
+}
+
+func (s *Server) chartCSV(c echo.Context) error {
+	q, err := ParseChartQuery(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	if err != nil {
+		return err
+	}
+	ch, err := BuildChart(q, runs)
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := WriteCSV(&buf, ch); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-%s.csv"`, q.Kind))
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+}
+
+// comparePage shows every chart of several runs together.
+func (s *Server) comparePage(c echo.Context) error {
+	var ids []int64
+	for _, v := range c.QueryParams()["run"] {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 {
+			return &ValidationError{Field: "run", Msg: fmt.Sprintf("run=%q is not a run id", v)}
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	runs, err := s.loadRuns(c.Request().Context(), ids)
+	if err != nil {
+		return err
+	}
+	data := chartPageData{pageBase: s.base(c, "Compare runs"), Runs: runs, Charts: chartViews(runs)}
+	return s.render(c, http.StatusOK, "chart", &data)
+}
+
+// stepsCSV is the run page's per-step table as CSV, unformatted, with
+// units in the header.
+func (s *Server) stepsCSV(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.getRun(ctx, id); err != nil {
+		return err
+	}
+	steps, err := s.store.Steps(ctx, id)
+	if err != nil {
+		return err
+	}
+	ch := &Chart{Columns: []string{"step", "axes", "status", "IOPS", "bandwidth (MiB/s)", "clat p50 (µs)", "clat p99 (µs)",
+		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util", "error"}}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
+	for i := range steps {
+		f := stepFiguresOf(&steps[i])
+		ch.Rows = append(ch.Rows, []string{strconv.Itoa(f.Seq), f.Label, f.Status, g(f.IOPS), g(f.BWMiB), us(f.P50), us(f.P99),
+			g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec), g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait),
+			g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util), f.Error})
+	}
+	var buf strings.Builder
+	if err := WriteCSV(&buf, ch); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-run-%d-steps.csv"`, id))
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+}
+
+func (s *Server) cancelRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.getRun(c.Request().Context(), id); err != nil {
+		return err
+	}
+	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
+		if err == errNotActive {
+			return echo.NewHTTPError(http.StatusConflict, err.Error())
+		}
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
+}
+
+func (s *Server) deleteRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if err := s.removeRun(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/runs")
+}
+
+// removeRun deletes a run that is not queued or running here.
+func (s *Server) removeRun(ctx context.Context, id int64) error {
+	if s.launcher.Active(id) {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is queued or running: cancel it first", id))
+	}
+	if err := s.store.DeleteRun(ctx, id); err != nil {
+		if _, gerr := s.getRun(ctx, id); gerr != nil {
+			return gerr
+		}
+		return err
+	}
+	return nil
+}

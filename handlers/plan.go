@@ -1,0 +1,563 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+)
+
+// PlanRequest is a plan as the API (POST /api/runs) and the new-run form
+// give it: fio options (fio's names; values as strings or numbers), or a
+// pasted fio job file, plus sweeps, repeats and what to do before each
+// step. With a preset, options override the preset's, as on the command
+// line (`iolab run --preset NAME --filename T --opt=v`).
+type PlanRequest struct {
+	Name       string                 `json:"name"`
+	Preset     string                 `json:"preset,omitempty"`
+	Options    map[string]OptionValue `json:"options,omitempty"`
+	Jobs       []JobRequest           `json:"jobs,omitempty"`
+	JobFile    string                 `json:"jobfile,omitempty"`
+	Sweep      SweepList              `json:"sweep,omitempty"`
+	Repeat     int                    `json:"repeat,omitempty"`
+	Discard    bool                   `json:"discard,omitempty"`
+	DropCaches bool                   `json:"drop_caches,omitempty"`
+
+	// exact: sweeps, repeat, discard and drop caches are the request's
+	// alone, not merged with the preset's (the form shows the preset's
+	// and sends back what the user kept).
+	exact bool
+}
+
+// JobRequest is one job of a PlanRequest.
+type JobRequest struct {
+	Name    string                 `json:"name"`
+	Options map[string]OptionValue `json:"options"`
+}
+
+// OptionValue is an option's value: JSON strings, numbers and booleans
+// (true is 1) are all taken.
+type OptionValue string
+
+// UnmarshalJSON takes a string, a number or a boolean.
+func (v *OptionValue) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = OptionValue(s)
+		return nil
+	}
+	var n json.Number
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&n); err == nil {
+		*v = OptionValue(n.String())
+		return nil
+	}
+	var f bool
+	if err := json.Unmarshal(b, &f); err == nil {
+		*v = "0"
+		if f {
+			*v = "1"
+		}
+		return nil
+	}
+	return fmt.Errorf("want a string, a number or a boolean, not %s", b)
+}
+
+// SweepList is the "sweep" object: axis → values, in the order written
+// (the first axis varies slowest), so it is decoded by hand.
+type SweepList []bench.Sweep
+
+// UnmarshalJSON reads {"iodepth": [1, 4], "ioengine": ["libaio"]} keeping
+// the order; a single value may be given without the list.
+func (s *SweepList) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		*s = nil
+		return nil
+	}
+	if tok != json.Delim('{') {
+		return errors.New(`sweep: want an object, e.g. {"iodepth": [1, 4]}`)
+	}
+	var out SweepList
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			return err
+		}
+		var vals []OptionValue
+		if err := json.Unmarshal(raw, &vals); err != nil {
+			var one OptionValue
+			if err := json.Unmarshal(raw, &one); err != nil {
+				return fmt.Errorf("sweep %s: want a list of values", k)
+			}
+			vals = []OptionValue{one}
+		}
+		sw := bench.Sweep{Axis: bench.Axis(k.(string))}
+		for _, v := range vals {
+			sw.Values = append(sw.Values, string(v))
+		}
+		out = append(out, sw)
+	}
+	*s = out
+	return nil
+}
+
+var optionName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// maxSteps bounds the steps of a plan from the web.
+const maxSteps = 10000
+
+// fieldOf names the request field an option error is about.
+func fieldOf(req *PlanRequest, option string) string {
+	if option == "" {
+		return ""
+	}
+	if req.JobFile != "" {
+		return "jobfile"
+	}
+	for i, j := range req.Jobs {
+		if _, ok := j.Options[option]; ok {
+			return fmt.Sprintf("jobs[%d].options.%s", i, option)
+		}
+	}
+	return "options." + option
+}
+
+// validation turns a bench error into a ValidationError on field.
+func validation(field string, err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return err
+	}
+	return &ValidationError{Field: field, Msg: err.Error()}
+}
+
+// BuildPlan turns a request into a plan, checking everything that can be
+// checked without touching the target: options, job file, sweeps, steps,
+// and that every target is on the allow-list.
+func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
+	if len(req.Name) > 200 {
+		return nil, &ValidationError{Field: "name", Msg: "name: at most 200 characters"}
+	}
+	if req.Repeat < 0 || req.Repeat > 100 {
+		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100"}
+	}
+	plan := &bench.Plan{Repeat: 1, Discard: req.Discard, DropCaches: req.DropCaches}
+	var preset *bench.Preset
+	if req.Preset != "" {
+		p, err := bench.PresetByName(req.Preset)
+		if err != nil {
+			return nil, validation("preset", err)
+		}
+		preset = &p
+	}
+	if req.JobFile != "" {
+		if preset != nil || len(req.Options) > 0 || len(req.Jobs) > 0 {
+			return nil, &ValidationError{Field: "jobfile", Msg: "give a job file or options (and a preset), not both"}
+		}
+		if strings.Contains(req.JobFile, "${") {
+			// ParseJobFile would put the server's environment in the plan.
+			return nil, &ValidationError{Field: "jobfile", Msg: "${VAR} is not expanded in a job file sent to the server; write the value"}
+		}
+		cfg, err := bench.ParseJobFile(strings.NewReader(req.JobFile), "jobfile")
+		if err != nil {
+			return nil, validation("jobfile", err)
+		}
+		plan.Base = *cfg
+		plan.Args = configArgs(cfg)
+	} else {
+		args, err := s.requestArgs(req, preset)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := bench.ParseArgs(args)
+		if err != nil {
+			var oe *bench.OptionError
+			if errors.As(err, &oe) {
+				return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: oe.Msg}
+			}
+			return nil, validation("options", err)
+		}
+		plan.Base = *cfg
+		plan.Args = args
+	}
+	if preset != nil {
+		plan.Name, plan.Preset = preset.Name, preset.Name
+		if !req.exact {
+			plan.Sweeps = slices.Clone(preset.Sweeps)
+			plan.Repeat = max(preset.Repeat, 1)
+			plan.Discard = plan.Discard || preset.Discard
+			plan.DropCaches = plan.DropCaches || preset.DropCaches
+		}
+	}
+	for _, sw := range req.Sweep {
+		for _, v := range sw.Values {
+			if v == "" || strings.Contains(v, ",") {
+				return nil, &ValidationError{Field: "sweep." + string(sw.Axis), Msg: fmt.Sprintf("sweep %s: %q is not a value", sw.Axis, v)}
+			}
+		}
+		parsed, err := bench.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ","))
+		if err != nil {
+			return nil, validation("sweep."+string(sw.Axis), err)
+		}
+		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x bench.Sweep) bool { return x.Axis == parsed.Axis })
+		plan.Sweeps = append(plan.Sweeps, parsed)
+	}
+	if req.Repeat > 0 {
+		plan.Repeat = req.Repeat
+	}
+	if req.Name != "" {
+		plan.Name = req.Name
+	} else if plan.Name == "" && len(plan.Base.Jobs) > 0 {
+		plan.Name = plan.Base.Jobs[0].Name
+	}
+	for _, j := range plan.Base.Jobs {
+		if err := s.checkTarget(j.Filename, j.AllowMountedWrite); err != nil {
+			field := "options.filename"
+			if req.JobFile != "" {
+				field = "jobfile"
+			}
+			return nil, &ValidationError{Field: field, Msg: fmt.Sprintf("job %s: %v", j.Name, err)}
+		}
+	}
+	steps, err := plan.Steps()
+	if err != nil {
+		var oe *bench.OptionError
+		if errors.As(err, &oe) {
+			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
+		}
+		return nil, validation("sweep", err)
+	}
+	if len(steps) > maxSteps {
+		return nil, &ValidationError{Field: "sweep", Msg: fmt.Sprintf("the plan has %d steps; at most %d from the web", len(steps), maxSteps)}
+	}
+	return plan, nil
+}
+
+// requestArgs builds the fio command line of a request without a job file.
+func (s *Server) requestArgs(req *PlanRequest, preset *bench.Preset) ([]string, error) {
+	opts := func(m map[string]OptionValue, prefix string) ([]string, string, error) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		filename := ""
+		for _, k := range keys {
+			v := string(m[k])
+			if !optionName.MatchString(k) || k == "name" {
+				return nil, "", &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("%q is not an option name (fio's names: rw, bs, iodepth, …)", k)}
+			}
+			if strings.ContainsAny(v, "\n\x00") {
+				return nil, "", &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
+			}
+			if k == "filename" {
+				v = s.resolveTarget(v)
+				filename = v
+				if preset != nil && prefix == "options." {
+					continue
+				}
+			}
+			out = append(out, "--"+k+"="+v)
+		}
+		return out, filename, nil
+	}
+	global, filename, err := opts(req.Options, "options.")
+	if err != nil {
+		return nil, err
+	}
+	var jobs []string
+	for i, j := range req.Jobs {
+		if j.Name == "" || strings.ContainsAny(j.Name, "\n\x00") {
+			return nil, &ValidationError{Field: fmt.Sprintf("jobs[%d].name", i), Msg: "every job needs a name"}
+		}
+		o, _, err := opts(j.Options, fmt.Sprintf("jobs[%d].options.", i))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, "--name="+j.Name)
+		jobs = append(jobs, o...)
+	}
+	if preset != nil {
+		if filename == "" {
+			return nil, &ValidationError{Field: "options.filename", Msg: fmt.Sprintf("preset %s needs a target (filename)", preset.Name)}
+		}
+		return preset.Args(filename, append(global, jobs...)), nil
+	}
+	if len(jobs) == 0 {
+		name := req.Name
+		if name == "" || strings.ContainsAny(name, "\n\x00") {
+			name = "job"
+		}
+		jobs = []string{"--name=" + name}
+	}
+	return append(global, jobs...), nil
+}
+
+// resolveTarget makes a relative target a file under the data directory.
+func (s *Server) resolveTarget(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.dataDir == "" {
+		return p
+	}
+	return filepath.Join(s.dataDir, p)
+}
+
+// checkTarget refuses a target that is neither on the allow-list nor a
+// regular file (existing or to be created) under the data directory.
+// allow_mounted_write is only taken on allow-listed targets: the server's
+// owner named them.
+func (s *Server) checkTarget(p string, mountedWrite bool) error {
+	if p == "" {
+		return nil
+	}
+	clean := filepath.Clean(p)
+	if slices.Contains(s.allowTargets, clean) {
+		return nil
+	}
+	refuse := func(why string) error {
+		where := []string{}
+		if len(s.allowTargets) > 0 {
+			where = append(where, strings.Join(s.allowTargets, ", "))
+		}
+		if s.dataDir != "" {
+			where = append(where, "files under "+s.dataDir)
+		}
+		if len(where) == 0 {
+			return fmt.Errorf("%s: %s; this server allows no targets (start it with --allow-target or --data-dir); only ioengine=null runs", p, why)
+		}
+		return fmt.Errorf("%s: %s; allowed: %s", p, why, strings.Join(where, "; "))
+	}
+	if !filepath.IsAbs(clean) {
+		return refuse("not an absolute path")
+	}
+	if s.dataDir == "" || !within(s.dataDir, clean) {
+		return refuse("not on the server's allow-list")
+	}
+	if mountedWrite {
+		return refuse("allow_mounted_write is only taken on allow-listed targets")
+	}
+	// Follow symlinks: a link under the data directory must not lead out
+	// of it, or to a device.
+	if real, err := filepath.EvalSymlinks(clean); err == nil {
+		fi, err := os.Stat(real)
+		if err != nil {
+			return refuse(err.Error())
+		}
+		if !within(s.dataDir, real) || !fi.Mode().IsRegular() {
+			return refuse("not a regular file under the data directory")
+		}
+		return nil
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(clean))
+	if err != nil {
+		return refuse("its directory does not exist")
+	}
+	if !within(s.dataDir, dir) && dir != s.dataDir {
+		return refuse("not under the data directory")
+	}
+	return nil
+}
+
+// within reports whether p is strictly inside dir (both clean, absolute).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// configArgs is the command line that a parsed job file amounts to: its
+// global options, then each job's.
+func configArgs(cfg *bench.Config) []string {
+	var args []string
+	for _, o := range cfg.GlobalOptions {
+		args = append(args, optionArg(o))
+	}
+	for _, j := range cfg.Jobs {
+		args = append(args, "--name="+j.Name)
+		for _, o := range j.Options {
+			args = append(args, optionArg(o))
+		}
+	}
+	return args
+}
+
+func optionArg(o bench.Option) string {
+	if o.Value == "" {
+		return "--" + o.Name
+	}
+	return "--" + o.Name + "=" + o.Value
+}
+
+// PlanCommand is the `iolab run` command line that reproduces a plan.
+func PlanCommand(p *bench.Plan) string {
+	parts := []string{"iolab", "run"}
+	for _, sw := range p.Sweeps {
+		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
+	}
+	if p.Repeat > 1 {
+		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
+	}
+	if p.Discard {
+		parts = append(parts, "--discard")
+	}
+	if p.DropCaches {
+		parts = append(parts, "--drop-caches")
+	}
+	if p.AllowDiskScheduler {
+		parts = append(parts, "--allow-disk-scheduler")
+	}
+	for _, a := range p.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=./:+,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// PlanJobFile is a plan's jobs as a fio job file; what a job file cannot
+// say (sweeps, repeats, discard) is written as comments with the `iolab
+// run` flags that add it.
+func PlanJobFile(p *bench.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "; %s\n", p.Name)
+	for _, sw := range p.Sweeps {
+		fmt.Fprintf(&b, "; iolab run --sweep=%s=%s\n", sw.Axis, strings.Join(sw.Values, ","))
+	}
+	if p.Repeat > 1 {
+		fmt.Fprintf(&b, "; iolab run --repeat=%d\n", p.Repeat)
+	}
+	if p.Discard {
+		b.WriteString("; iolab run --discard\n")
+	}
+	if p.DropCaches {
+		b.WriteString("; iolab run --drop-caches\n")
+	}
+	if len(p.Base.GlobalOptions) > 0 {
+		b.WriteString("\n[global]\n")
+		for _, o := range p.Base.GlobalOptions {
+			writeIniOption(&b, o)
+		}
+	}
+	for _, j := range p.Base.Jobs {
+		fmt.Fprintf(&b, "\n[%s]\n", j.Name)
+		for _, o := range j.Options {
+			writeIniOption(&b, o)
+		}
+	}
+	return b.String()
+}
+
+func writeIniOption(b *strings.Builder, o bench.Option) {
+	if o.Value == "" {
+		b.WriteString(o.Name + "\n")
+		return
+	}
+	b.WriteString(o.Name + "=" + o.Value + "\n")
+}
+
+// PresetInfo is a preset as the form and GET /api/presets show it: its
+// plan, and the form's fields it fills ("" where its jobs differ).
+type PresetInfo struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Args        []string          `json:"args"` // with TARGET for the target
+	Sweeps      []bench.Sweep     `json:"sweeps"`
+	Repeat      int               `json:"repeat"`
+	Discard     bool              `json:"discard"`
+	DropCaches  bool              `json:"drop_caches"`
+	Fields      map[string]string `json:"fields"`
+}
+
+// presetInfos describes every preset.
+func presetInfos() []PresetInfo {
+	var out []PresetInfo
+	for _, p := range bench.Presets() {
+		info := PresetInfo{Name: p.Name, Description: p.Description, Args: p.Args("TARGET", nil), Sweeps: p.Sweeps,
+			Repeat: max(p.Repeat, 1), Discard: p.Discard, DropCaches: p.DropCaches, Fields: map[string]string{}}
+		if cfg, err := bench.ParseArgs(info.Args); err == nil {
+			same := func(f func(j *bench.Job) string) string {
+				v := f(&cfg.Jobs[0])
+				for i := range cfg.Jobs {
+					if f(&cfg.Jobs[i]) != v {
+						return ""
+					}
+				}
+				return v
+			}
+			info.Fields["rw"] = same(func(j *bench.Job) string { return j.RW })
+			info.Fields["bs"] = same(func(j *bench.Job) string { return fmtSize(j.BS) })
+			info.Fields["rwmixread"] = same(func(j *bench.Job) string {
+				if j.RW == "rw" || j.RW == "randrw" {
+					return strconv.Itoa(j.RWMixRead)
+				}
+				return ""
+			})
+			info.Fields["iodepth"] = same(func(j *bench.Job) string { return strconv.Itoa(j.IODepth) })
+			info.Fields["ioengine"] = same(func(j *bench.Job) string { return bench.EngineVariant(j) })
+			info.Fields["numjobs"] = same(func(j *bench.Job) string { return strconv.Itoa(j.NumJobs) })
+			info.Fields["runtime"] = same(func(j *bench.Job) string { return fmtSeconds(j.Runtime) })
+			info.Fields["ramp_time"] = same(func(j *bench.Job) string { return fmtSeconds(j.RampTime) })
+			info.Fields["direct"] = same(func(j *bench.Job) string { return strconv.FormatBool(j.Direct) })
+		}
+		info.Fields["scheduler"] = ""
+		for _, sw := range p.Sweeps {
+			info.Fields[formAxisField(sw.Axis)] = strings.Join(sw.Values, ",")
+		}
+		info.Fields["repeat"] = strconv.Itoa(info.Repeat)
+		info.Fields["discard"] = strconv.FormatBool(p.Discard)
+		info.Fields["drop_caches"] = strconv.FormatBool(p.DropCaches)
+		out = append(out, info)
+	}
+	return out
+}
+
+// formAxisField is the form field holding an axis's values.
+func formAxisField(a bench.Axis) string { return string(a) }
+
+func fmtSize(b int64) string {
+	switch {
+	case b > 0 && b%(1<<30) == 0:
+		return strconv.FormatInt(b>>30, 10) + "g"
+	case b > 0 && b%(1<<20) == 0:
+		return strconv.FormatInt(b>>20, 10) + "m"
+	case b > 0 && b%(1<<10) == 0:
+		return strconv.FormatInt(b>>10, 10) + "k"
+	}
+	return strconv.FormatInt(b, 10)
+}
+
+func fmtSeconds(d time.Duration) string {
+	switch {
+	case d == 0:
+		return ""
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10)
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+}

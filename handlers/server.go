@@ -1,0 +1,408 @@
+// Package handlers is iolab's dashboard: the HTML pages, the JSON API
+// under /api, CSV exports and server-sent progress events, served with
+// echo. One Server holds the store, the templates and the launcher that
+// runs plans in the background; Register lists every route.
+//
+// Access: with Config.RequireToken (main sets it on any non-loopback
+// address, with a token given or generated), launching, cancelling and deleting need it, as
+// "Authorization: Bearer TOKEN" or as the session cookie that the /login
+// form sets (an HMAC of the token, HttpOnly, SameSite=Strict). Forms are
+// protected against cross-site requests with net/http's
+// CrossOriginProtection (Sec-Fetch-Site, else Origin against Host) on
+// every non-GET request: it needs no token in the forms, and scripts
+// without those headers (curl, iolab --push) still pass with the bearer
+// token.
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+	"iolab/web"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Config is what a Server is built from.
+type Config struct {
+	Store *db.Store
+	// Runner is the model of the runners that run plans: each run gets a
+	// new bench.Runner with its Sys, Interval and Log (its own, for its
+	// progress counter). nil is the live machine.
+	Runner *bench.Runner
+	// Token is needed to launch, cancel and delete runs (and, with
+	// ReadNeedsToken, to read anything) when RequireToken is set (main
+	// sets it on any non-loopback address); New refuses RequireToken
+	// without a Token.
+	Token          string
+	RequireToken   bool
+	ReadNeedsToken bool
+	// AllowTargets are the devices and files runs from the web may use, by
+	// exact path; files under DataDir (existing, or created with size=)
+	// are allowed too, and a relative target is taken under DataDir.
+	AllowTargets []string
+	DataDir      string
+	Logger       *slog.Logger
+	// ProgressEvery is how often a running step's IOPS is published
+	// (default 1 s).
+	ProgressEvery time.Duration
+}
+
+// Server serves the dashboard.
+type Server struct {
+	store          *db.Store
+	newRunner      func() *bench.Runner
+	launcher       *Launcher
+	token          string
+	session        string // the login cookie's value
+	readNeedsToken bool
+	allowTargets   []string
+	dataDir        string
+	log            *slog.Logger
+	pages          map[string]*template.Template
+	static         fs.FS
+	crossOrigin    *http.CrossOriginProtection
+}
+
+// pageNames are the templates, each parsed with layout.html.
+var pageNames = []string{"runs", "run", "new", "chart", "login", "error"}
+
+// New builds a server: it parses every template (a bad one is an error
+// here, not on a request) and checks the static files.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("handlers: no store")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	model := bench.Runner{Log: log}
+	if cfg.Runner != nil {
+		model.Sys, model.Interval, model.Log = cfg.Runner.Sys, cfg.Runner.Interval, cfg.Runner.Log
+	}
+	newRunner := func() *bench.Runner { return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log} }
+	if cfg.RequireToken && cfg.Token == "" {
+		return nil, errors.New("handlers: a token is required but none is set")
+	}
+	token := cfg.Token
+	if !cfg.RequireToken {
+		token = ""
+	}
+	s := &Server{store: cfg.Store, newRunner: newRunner, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
+		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
+	if token != "" {
+		mac := hmac.New(sha256.New, []byte(token))
+		mac.Write([]byte("iolab dashboard session"))
+		s.session = hex.EncodeToString(mac.Sum(nil))
+	}
+	for _, t := range cfg.AllowTargets {
+		if !filepath.IsAbs(t) {
+			return nil, fmt.Errorf("handlers: allowed target %q: give an absolute path", t)
+		}
+		s.allowTargets = append(s.allowTargets, filepath.Clean(t))
+	}
+	if cfg.DataDir != "" {
+		abs, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("handlers: data dir: %w", err)
+		}
+		if s.dataDir, err = filepath.EvalSymlinks(abs); err != nil {
+			return nil, fmt.Errorf("handlers: data dir: %w", err)
+		}
+	}
+	tfs := web.Templates()
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("handlers: template %s: %w", name, err)
+		}
+		s.pages[name] = t
+	}
+	static, err := web.Static()
+	if err != nil {
+		return nil, err
+	}
+	s.static = static
+	s.launcher = NewLauncher(cfg.Store, newRunner, log, cfg.ProgressEvery)
+	return s, nil
+}
+
+// Register adds every route to e, with the error handler and the
+// middleware.
+func (s *Server) Register(e *echo.Echo) {
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.logRequests, s.checkCrossOrigin)
+	read, write := s.requireRead, s.requireWrite
+
+	// Pages.
+	e.GET("/", s.runsPage, read)
+	e.GET("/runs", s.runsPage, read)
+	e.GET("/runs/new", s.newRunPage, read)
+	e.POST("/runs", s.createRun, write)
+	e.GET("/runs/:id", s.runPage, read)
+	e.GET("/runs/:id/steps.csv", s.stepsCSV, read)
+	e.POST("/runs/:id/cancel", s.cancelRun, write)
+	e.POST("/runs/:id/delete", s.deleteRun, write)
+	e.GET("/charts", s.chartPage, read)
+	e.GET("/charts/export.csv", s.chartCSV, read)
+	e.GET("/compare", s.comparePage, read)
+	e.GET("/login", s.loginPage)
+	e.POST("/login", s.login)
+	e.POST("/logout", s.logout)
+	e.StaticFS("/static", s.static)
+
+	// JSON API.
+	e.GET("/api/runs", s.apiListRuns, read)
+	e.POST("/api/runs", s.apiCreateRun, write)
+	e.GET("/api/runs/:id", s.apiGetRun, read)
+	e.DELETE("/api/runs/:id", s.apiDeleteRun, write)
+	e.POST("/api/runs/:id/cancel", s.apiCancelRun, write)
+	e.GET("/api/runs/:id/events", s.apiEvents, read)
+	e.GET("/api/charts", s.apiChart, read)
+	e.GET("/api/presets", s.apiPresets, read)
+}
+
+// Shutdown cancels the runs: the running step ends cancelled, schedulers
+// are restored, the runs are marked cancelled. Call it after the HTTP
+// server's own Shutdown.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.launcher.Shutdown(ctx)
+}
+
+// Launcher is the server's run launcher.
+func (s *Server) Launcher() *Launcher { return s.launcher }
+
+// errorBody is the API's error answer.
+type errorBody struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// handleError turns a handler's error into a status and a page (or JSON
+// under /api): db.ErrNotFound is 404, a ValidationError 400 with its
+// message and field, an echo.HTTPError its code; anything else is logged
+// and answered 500.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg, field := http.StatusInternalServerError, "internal error", ""
+	var ve *ValidationError
+	var he *echo.HTTPError
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		status, msg = http.StatusNotFound, "not found"
+		if he, ok := err.(notFoundError); ok {
+			msg = he.what + " not found"
+		}
+	case errors.As(err, &ve):
+		status, msg, field = http.StatusBadRequest, ve.Msg, ve.Field
+	case errors.As(err, &he):
+		status, msg = he.Code, fmt.Sprint(he.Message)
+	default:
+		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if status == http.StatusUnauthorized {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="iolab"`)
+	}
+	if isAPI(c) {
+		_ = c.JSON(status, errorBody{Error: msg, Field: field})
+		return
+	}
+	data := errorPage{pageBase: s.base(c, http.StatusText(status)), Status: status, Message: msg,
+		Login: status == http.StatusUnauthorized}
+	if rerr := s.render(c, status, "error", &data); rerr != nil {
+		s.log.Error("render the error page", "err", rerr)
+		_ = c.String(status, msg)
+	}
+}
+
+// notFoundError is a 404 that says what is missing.
+type notFoundError struct{ what string }
+
+func (e notFoundError) Error() string { return e.what + " not found" }
+func (e notFoundError) Is(t error) bool {
+	return t == db.ErrNotFound
+}
+
+func isAPI(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, "/api/") || strings.HasSuffix(p, ".csv")
+}
+
+// logRequests is the request log.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		req := c.Request()
+		s.log.Info("request", "method", req.Method, "path", req.URL.Path, "status", c.Response().Status,
+			"bytes", c.Response().Size, "dur", time.Since(start).Round(time.Microsecond), "remote", c.RealIP())
+		return nil
+	}
+}
+
+// checkCrossOrigin refuses cross-site browser requests that change
+// anything.
+func (s *Server) checkCrossOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.crossOrigin.Check(c.Request()); err != nil {
+			return echo.NewHTTPError(http.StatusForbidden, "cross-origin request refused: "+err.Error())
+		}
+		return next(c)
+	}
+}
+
+// authorized reports whether the request carries the token (or the
+// session cookie), or none is needed.
+func (s *Server) authorized(c echo.Context) bool {
+	if s.token == "" {
+		return true
+	}
+	if h := c.Request().Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(h, "Bearer ")), []byte(s.token)) == 1
+	}
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		return subtle.ConstantTimeCompare([]byte(ck.Value), []byte(s.session)) == 1
+	}
+	return false
+}
+
+const sessionCookie = "iolab_session"
+
+var errNeedToken = echo.NewHTTPError(http.StatusUnauthorized,
+	"this needs the server's token: send Authorization: Bearer TOKEN, or log in at /login")
+
+func (s *Server) requireWrite(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !s.authorized(c) {
+			return errNeedToken
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) requireRead(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.readNeedsToken && !s.authorized(c) {
+			if !isAPI(c) && c.Request().Method == http.MethodGet {
+				return c.Redirect(http.StatusSeeOther, "/login?next="+urlQueryEscape(c.Request().URL.RequestURI()))
+			}
+			return errNeedToken
+		}
+		return next(c)
+	}
+}
+
+// pageBase is what the layout shows on every page.
+type pageBase struct {
+	Title string
+	// NeedsLogin is true when a token is set and the browser has not
+	// given it: the header links to /login.
+	NeedsLogin bool
+	LoggedIn   bool
+}
+
+func (s *Server) base(c echo.Context, title string) pageBase {
+	ok := s.authorized(c)
+	return pageBase{Title: title, NeedsLogin: s.token != "" && !ok, LoggedIn: s.token != "" && ok}
+}
+
+// render executes page into a buffer, then writes it: a template error is
+// a 500, never half a page.
+func (s *Server) render(c echo.Context, status int, page string, data any) error {
+	t, ok := s.pages[page]
+	if !ok {
+		return fmt.Errorf("handlers: no page %q", page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		return fmt.Errorf("handlers: render %s: %w", page, err)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// runIDParam reads the :id of a run route.
+func runIDParam(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, notFoundError{what: "run " + strconv.Quote(c.Param("id"))}
+	}
+	return id, nil
+}
+
+// getRun reads a run, a missing one being a 404 that names it.
+func (s *Server) getRun(ctx context.Context, id int64) (*db.Run, error) {
+	r, err := s.store.GetRun(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, notFoundError{what: fmt.Sprintf("run %d", id)}
+	}
+	return r, err
+}
+
+// errorPage is the error page's data.
+type errorPage struct {
+	pageBase
+	Status  int
+	Message string
+	Login   bool
+}
+
+// loginPageData is the login form's data.
+type loginPageData struct {
+	pageBase
+	Next  string
+	Error string
+}
+
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func (s *Server) loginPage(c echo.Context) error {
+	data := loginPageData{pageBase: s.base(c, "Log in"), Next: safeNext(c.QueryParam("next"))}
+	return s.render(c, http.StatusOK, "login", &data)
+}
+
+// login checks the token once and sets the session cookie.
+func (s *Server) login(c echo.Context) error {
+	next := safeNext(c.FormValue("next"))
+	if s.token == "" {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	if subtle.ConstantTimeCompare([]byte(c.FormValue("token")), []byte(s.token)) != 1 {
+		data := loginPageData{pageBase: s.base(c, "Log in"), Next: next, Error: "wrong token"}
+		return s.render(c, http.StatusUnauthorized, "login", &data)
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: s.session, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: 30 * 24 * 3600})
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+func (s *Server) logout(c echo.Context) error {
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	return c.Redirect(http.StatusSeeOther, "/")
+}
