@@ -19,7 +19,7 @@ func TestCommandLineErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		
+
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"misspelt option", []string{"run", "--name=x", "--iodeph=4"}, 2, `"iodepth"`},
 		{"unsupported option", []string{"run", "--name=x", "--fsync=1"}, 2, "not supported"},
