@@ -536,8 +536,8 @@ func (r *chartRun) jobNames() []string {
 		}
 		if res := r.steps[i].Result; len(names) == 0 && res != nil {
 			for _, g := range res.Groups {
-				for _, j := range g.Jobs {
-					add(j.Name)
+				for k := range g.Jobs {
+					add(g.Jobs[k].Name)
 				}
 			}
 		}
@@ -583,8 +583,8 @@ func chartStepStatus(r *bench.StepResult) string {
 		return bench.StepFailed
 	}
 	for _, g := range r.Result.Groups {
-		for _, j := range g.Jobs {
-			if j.Error != "" {
+		for k := range g.Jobs { // by index: a JobResult holds its histograms
+			if g.Jobs[k].Error != "" {
 				return bench.StepFailed
 			}
 		}
@@ -1202,6 +1202,18 @@ func jobIntervals(r *bench.JobResult) []chartInterval {
 	return out
 }
 
+// stepDoes reports whether any job of res did I/O in direction d.
+func stepDoes(res *bench.Result, d int) bool {
+	for _, g := range res.Groups {
+		for k := range g.Jobs {
+			if g.Jobs[k].Dirs[d].IOs > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // buildTimelineChart is the IOPS of each interval of one step (1-based),
 // in each run compared.
 func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
@@ -1232,13 +1244,10 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		dirs = []int{d}
 	} else {
 		for d := range 2 {
-			for _, st := range steps {
-				if st.Result != nil && chartStepStatus(st) == bench.StepDone && slices.ContainsFunc(st.Result.Groups, func(g bench.GroupResult) bool {
-					return slices.ContainsFunc(g.Jobs, func(j bench.JobResult) bool { return j.Dirs[d].IOs > 0 })
-				}) {
-					dirs = append(dirs, d)
-					break
-				}
+			if slices.ContainsFunc(steps, func(st *bench.StepResult) bool {
+				return chartStepStatus(st) == bench.StepDone && stepDoes(st.Result, d)
+			}) {
+				dirs = append(dirs, d)
 			}
 		}
 		if len(dirs) == 0 {

@@ -1,0 +1,293 @@
+package handlers
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"iolab/bench"
+	"iolab/db"
+)
+
+// artifactsDir is where browser tests leave their screenshots
+// ($IOLAB_ARTIFACTS, else handlers/testdata/artifacts).
+func artifactsDir(t *testing.T) string {
+	dir := os.Getenv("IOLAB_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// browser starts a headless Debian chromium with its own profile: a fresh
+// browser context, sharing nothing with any other.
+func browser(t *testing.T, path string) (context.Context, context.CancelFunc) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1800),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
+}
+
+type drawnChart struct {
+	Categories []string          `json:"categories"`
+	Series     []json.RawMessage `json:"series"`
+	Names      []string          `json:"names"`
+}
+
+// readIOPSChart reads the whisker chart's echarts instance: its x
+// categories and its series, as the browser drew them.
+const readIOPSChart = `(() => {
+  const c = window.iolabCharts && window.iolabCharts.iops;
+  if (!c) return null;
+  const o = c.getOption();
+  return {categories: o.xAxis[0].data.map(String), series: o.series.map(s => s.data), names: o.series.map(s => s.name)};
+})()`
+
+// TestBrowserLaunchWatchShare drives the dashboard in headless chromium:
+// fill the new-run form with a small sweep on a file target, submit, watch
+// live progress, read the finished run's whisker chart from its echarts
+// instance, compare the chart's CSV with the API's numbers, and open the
+// chart's URL in a fresh browser to see the same series.
+func TestBrowserLaunchWatchShare(t *testing.T) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed; .ci/test installs it")
+	}
+	ts := newTestServer(t, Config{ProgressEvery: 100 * time.Millisecond})
+	hs := httptest.NewServer(ts.e)
+	defer hs.Close()
+	art := artifactsDir(t)
+
+	ctx, cancel := browser(t, path)
+	defer cancel()
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/runs/new"),
+		chromedp.WaitVisible(`form#new-run`),
+		chromedp.SetValue(`input[name=target]`, "browser.dat"),
+		chromedp.SetValue(`input[name=size]`, "4m"),
+		chromedp.SetValue(`select[name=rw]`, "randread"),
+		chromedp.SetValue(`input[name=runtime]`, "400ms"),
+		chromedp.SetValue(`input[name=iodepth]`, "1,4"),
+		chromedp.SetValue(`input[name=ioengine]`, "io_uring,libaio"),
+		chromedp.SetValue(`input[name=repeat]`, "2"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, art, "new-run.png", shot)
+
+	// Submit, and watch the live step line while the run goes.
+	if err := chromedp.Do(ctx, chromedp.Click(`form#new-run button[type=submit]`), chromedp.WaitVisible(`#run-status`)); err != nil {
+		t.Fatal(err)
+	}
+	runURL, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(runURL, "/runs/") {
+		t.Fatalf("landed on %s, not a run page", runURL)
+	}
+	id, err := strconv.ParseInt(runURL[strings.LastIndex(runURL, "/")+1:], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawProgress := false
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("run-status")||{}).textContent||""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		step, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("live-step")||{}).textContent||""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(step, "step ") {
+			sawProgress = true
+		}
+		if status == db.StatusDone {
+			break
+		}
+		if status == db.StatusFailed || time.Now().After(deadline) {
+			t.Fatalf("run %d: status %q, step %q", id, status, step)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !sawProgress {
+		t.Fatal("the run page never showed a live step")
+	}
+
+	// The finished run's whisker chart: one box per iodepth and engine.
+	if err := chromedp.Do(ctx, chromedp.Navigate(runURL), chromedp.WaitVisible(`div.chart[data-kind=iops]`)); err != nil {
+		t.Fatal(err)
+	}
+	drawn, err := chromedp.Run(ctx, chromedp.Poll[drawnChart](readIOPSChart, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, art, "run.png", shot)
+	if !slices.Equal(drawn.Categories, []string{"1", "4"}) {
+		t.Fatalf("x categories %v, want iodepth 1 and 4", drawn.Categories)
+	}
+	names := slices.Clone(drawn.Names)
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"io_uring", "libaio"}) {
+		t.Fatalf("series %v, want io_uring and libaio", drawn.Names)
+	}
+	for i, s := range drawn.Series {
+		var boxes []json.RawMessage
+		if err := json.Unmarshal(s, &boxes); err != nil || len(boxes) != 2 {
+			t.Fatalf("series %s: %d boxes (%v), want one per iodepth", drawn.Names[i], len(boxes), err)
+		}
+	}
+
+	// The chart's CSV against the API's numbers.
+	want := medianIOPS(t, hs.URL, id)
+	chartLink, err := chromedp.Run(ctx, chromedp.AttributeValue(`figure:has(div.chart[data-kind=iops]) figcaption a:first-of-type`, "href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvLink, err := chromedp.Run(ctx, chromedp.AttributeValue(`figure:has(div.chart[data-kind=iops]) figcaption a:last-of-type`, "href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartURL, csvURL := chartLink.Value, csvLink.Value
+	rows := fetchCSV(t, hs.URL+csvURL)
+	header := rows[0]
+	col := func(name string) int {
+		i := slices.Index(header, name)
+		if i < 0 {
+			t.Fatalf("CSV header %v lacks %s", header, name)
+		}
+		return i
+	}
+	qd, eng, med := col("iodepth"), col("ioengine"), col("iops_median")
+	if len(rows)-1 != len(want) {
+		t.Fatalf("CSV has %d rows, the API %d cells", len(rows)-1, len(want))
+	}
+	for _, r := range rows[1:] {
+		got, err := strconv.ParseFloat(r[med], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, ok := want[r[qd]+"/"+r[eng]]
+		if !ok || fmt.Sprintf("%.3f", got) != fmt.Sprintf("%.3f", w) {
+			t.Fatalf("CSV iodepth=%s %s: median IOPS %v, API says %v", r[qd], r[eng], got, w)
+		}
+	}
+
+	// The copied chart URL, in a browser that has seen nothing before.
+	ctx2, cancel2 := browser(t, path)
+	defer cancel2()
+	if err := chromedp.Do(ctx2, chromedp.Navigate(hs.URL+chartURL)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := chromedp.Run(ctx2, chromedp.Poll[drawnChart](readIOPSChart, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.Categories, drawn.Categories) || !slices.Equal(again.Names, drawn.Names) {
+		t.Fatalf("shared chart shows %v %v, the run page %v %v", again.Names, again.Categories, drawn.Names, drawn.Categories)
+	}
+	for i := range again.Series {
+		if string(again.Series[i]) != string(drawn.Series[i]) {
+			t.Fatalf("series %s differs in the shared chart:\n%s\n%s", again.Names[i], again.Series[i], drawn.Series[i])
+		}
+	}
+}
+
+// medianIOPS computes, from the API's export document, the median over
+// repeats of each (iodepth, engine) step's total IOPS.
+func medianIOPS(t *testing.T, base string, id int64) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("%s/api/runs/%d", base, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc db.Export
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string][]float64{}
+	for _, s := range doc.Steps {
+		var iops float64
+		for _, g := range s.Result.Groups {
+			for i := range g.Jobs {
+				iops += g.Jobs[i].IOPS(bench.Read) + g.Jobs[i].IOPS(bench.Write)
+			}
+		}
+		k := s.Step.Value(bench.AxisIODepth) + "/" + s.Step.Value(bench.AxisEngine)
+		cells[k] = append(cells[k], iops)
+	}
+	out := map[string]float64{}
+	for k, v := range cells {
+		slices.Sort(v)
+		m := v[len(v)/2]
+		if len(v)%2 == 0 {
+			m = (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		out[k] = m
+	}
+	return out
+}
+
+func fetchCSV(t *testing.T, url string) [][]string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	rows, err := csv.NewReader(resp.Body).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("CSV: %d rows, %v", len(rows), err)
+	}
+	return rows
+}
+
+func writeArtifact(t *testing.T, dir, name string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", filepath.Join(dir, name))
+}
