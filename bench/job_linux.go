@@ -380,6 +380,16 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	}
 	stopAt = now()
 	ru1 := threadUsage()
+	// The last interval, cut short by the end of the window, is kept when
+	// it is at least half an interval long: a job shorter than one
+	// interval still has a point to draw, and rates are per its length.
+	if measuring && stopAt-(nextSample-int64(interval)) >= int64(interval)/2 {
+		res.Samples = append(res.Samples, Sample{
+			At:    time.Duration(stopAt - measureStart),
+			IOs:   [2]uint64{cur[Read].IOs, cur[Write].IOs},
+			Bytes: [2]uint64{cur[Read].Bytes, cur[Write].Bytes},
+		})
+	}
 	// Whatever is still in flight must land before its buffer goes away;
 	// it completed after the window, so it is not counted.
 	for inflight > 0 {

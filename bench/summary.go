@@ -656,8 +656,8 @@ func stepOutcome(r *StepResult) (status, err string) {
 		return StepFailed, "step left no result"
 	}
 	for _, g := range r.Result.Groups {
-		for _, j := range g.Jobs {
-			if j.Error != "" {
+		for i := range g.Jobs { // by index: a JobResult holds ~90 KB of histograms
+			if j := &g.Jobs[i]; j.Error != "" {
 				return StepFailed, j.Name + ": " + j.Error
 			}
 		}

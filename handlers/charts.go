@@ -453,8 +453,12 @@ func newChartRun(rd *RunData) *chartRun {
 		job = &r.plan.Base.Jobs[0]
 	}
 	if job != nil {
-		r.fixed[bench.AxisIODepth] = strconv.Itoa(job.IODepth)
-		r.fixed[bench.AxisNumJobs] = strconv.Itoa(job.NumJobs)
+		if job.IODepth > 0 {
+			r.fixed[bench.AxisIODepth] = strconv.Itoa(job.IODepth)
+		}
+		if job.NumJobs > 0 {
+			r.fixed[bench.AxisNumJobs] = strconv.Itoa(job.NumJobs)
+		}
 		r.fixed[bench.AxisEngine] = bench.EngineVariant(job)
 		r.fixed[bench.AxisBS] = chartBlockSize(job.BS)
 		r.fixed[bench.AxisRW] = job.RW
@@ -818,8 +822,8 @@ func chartDirPrefix(q ChartQuery) (column, title string) {
 	return "", ""
 }
 
-// missing is echarts' empty value: nothing is drawn there.
-const missing = "-"
+// chartMissing is echarts' empty value: nothing is drawn there.
+const chartMissing = "-"
 
 // chartOptions are the options every chart shares: title, legend below
 // the plot, the save-as-PNG control, no animation (what a screenshot
@@ -906,7 +910,7 @@ func buildIOPSChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	for _, s := range g.series {
 		data := make([]opts.BoxPlotData, len(g.xs))
 		for i, x := range g.xs {
-			data[i] = opts.BoxPlotData{Value: []any{missing, missing, missing, missing, missing}}
+			data[i] = opts.BoxPlotData{Value: []any{chartMissing, chartMissing, chartMissing, chartMissing, chartMissing}}
 			cell := s.cells[x]
 			if cell == nil {
 				continue
@@ -988,7 +992,7 @@ func buildLatencyChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		}
 		for i, x := range g.xs {
 			for k := range ps {
-				data[k][i] = opts.LineData{Value: missing}
+				data[k][i] = opts.LineData{Value: chartMissing}
 			}
 			cell := s.cells[x]
 			if cell == nil {
@@ -1224,7 +1228,7 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 				last = max(last, r.steps[n-1].Step.Seq+1)
 			}
 		}
-		return nil, chartQueryError("step", "the timeline shows one step: add step=N, N from 1 to %d", last)
+		return nil, chartQueryError("step", "the timeline shows one step; add step=N with N from 1 to %d", last)
 	}
 	steps := make([]*bench.StepResult, len(runs))
 	for i, r := range runs {
@@ -1385,7 +1389,7 @@ func buildCPUChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		for k := range data {
 			data[k] = make([]opts.BarData, len(xs))
 			for i := range data[k] {
-				data[k][i] = opts.BarData{Value: missing}
+				data[k][i] = opts.BarData{Value: chartMissing}
 			}
 		}
 		for i := range r.steps {
@@ -1485,7 +1489,7 @@ func buildScalingChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	for _, s := range g.series {
 		data := make([]opts.BarData, len(g.xs))
 		for i, x := range g.xs {
-			data[i] = opts.BarData{Value: missing}
+			data[i] = opts.BarData{Value: chartMissing}
 			p, ok := points[s][x]
 			if !ok {
 				continue
@@ -1583,7 +1587,7 @@ func buildFairnessChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		lat := make([]opts.BarData, len(cats))
 		bw := make([]opts.BarData, len(cats))
 		for i, p := range points[job] {
-			lat[i], bw[i] = opts.BarData{Value: missing}, opts.BarData{Value: missing}
+			lat[i], bw[i] = opts.BarData{Value: chartMissing}, opts.BarData{Value: chartMissing}
 			if !math.IsNaN(p.lat) && p.lat > 0 { // the log axis has no 0
 				lat[i].Value = p.lat
 			}

@@ -83,7 +83,9 @@ func chartTestRun(id int64, plan *bench.Plan, steps []bench.StepResult) RunData 
 	return RunData{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
 }
 
-func sweep(a bench.Axis, values ...string) bench.Sweep { return bench.Sweep{Axis: a, Values: values} }
+func chartSweep(a bench.Axis, vals ...string) bench.Sweep {
+	return bench.Sweep{Axis: a, Values: vals}
+}
 
 // spread3 is min, median and max, computed here without bench.
 func spread3(vals ...float64) [3]float64 {
@@ -96,7 +98,7 @@ func spread3(vals ...float64) [3]float64 {
 	return [3]float64{v[0], med, v[n-1]}
 }
 
-func f(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func csvNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // optionDoc is the part of an echarts option the tests read.
 type optionDoc struct {
@@ -165,9 +167,9 @@ func seriesNames(doc *optionDoc) []string {
 	return names
 }
 
-// values are a series' data values as the chart has them: numbers, "-"
+// seriesValues are a series' data values as the chart has them: numbers, "-"
 // for none, or [x, y] pairs and boxes as lists.
-func values(doc *optionDoc, series int) []any {
+func seriesValues(doc *optionDoc, series int) []any {
 	var out []any
 	for _, d := range doc.Series[series].Data {
 		out = append(out, d.Value)
@@ -175,7 +177,7 @@ func values(doc *optionDoc, series int) []any {
 	return out
 }
 
-func buildChart(t *testing.T, q ChartQuery, runs ...RunData) *Chart {
+func mustBuildChart(t *testing.T, q ChartQuery, runs ...RunData) *Chart {
 	t.Helper()
 	c, err := BuildChart(q, runs)
 	if err != nil {
@@ -328,7 +330,7 @@ func TestChartQueryErrors(t *testing.T) {
 // iodepthEngineRun is a run sweeping iodepth 1, 16 × io_uring, libaio
 // with 3 repeats, its write IOPS from iops; the failed step's repeat fails.
 func iodepthEngineRun(id int64, iops map[[2]string][3]uint64, failed [3]string) RunData {
-	plan := chartTestPlan(3, sweep(bench.AxisIODepth, "1", "16"), sweep(bench.AxisEngine, "io_uring", "libaio"))
+	plan := chartTestPlan(3, chartSweep(bench.AxisIODepth, "1", "16"), chartSweep(bench.AxisEngine, "io_uring", "libaio"))
 	steps := chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		if s.Value(bench.AxisIODepth) == failed[0] && s.Value(bench.AxisEngine) == failed[1] && strconv.Itoa(s.Repeat) == failed[2] {
 			return chartFailed("io_uring_setup: EOPNOTSUPP")
@@ -349,7 +351,7 @@ var engineIOPS = map[[2]string][3]uint64{
 
 func TestBuildChartIOPS(t *testing.T) {
 	run := iodepthEngineRun(3, engineIOPS, [3]string{"16", "libaio", "1"})
-	c := buildChart(t, ChartQuery{Kind: ChartIOPS, Runs: []int64{3}}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartIOPS, Runs: []int64{3}}, run)
 
 	s := func(k [2]string, reps ...int) [3]float64 {
 		var v []float64
@@ -366,7 +368,7 @@ func TestBuildChartIOPS(t *testing.T) {
 	}
 	row := func(qd, engine, repeats, failed string) []string {
 		w := want[[2]string{qd, engine}]
-		return []string{qd, engine, repeats, failed, f(w[0]), f(w[1]), f(w[2])}
+		return []string{qd, engine, repeats, failed, csvNum(w[0]), csvNum(w[1]), csvNum(w[2])}
 	}
 	checkTable(t, c, []string{"iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max"}, [][]string{
 		row("1", "io_uring", "3", "0"),
@@ -395,7 +397,7 @@ func TestBuildChartIOPS(t *testing.T) {
 		for k, qd := range []string{"1", "16"} {
 			w := want[[2]string{qd, s.Name}]
 			wantBox := []any{w[0], w[1], w[1], w[1], w[2]}
-			if got := values(doc, i)[k]; !reflect.DeepEqual(got, wantBox) {
+			if got := seriesValues(doc, i)[k]; !reflect.DeepEqual(got, wantBox) {
 				t.Errorf("%s iodepth %s box = %v, want %v", s.Name, qd, got, wantBox)
 			}
 		}
@@ -405,14 +407,14 @@ func TestBuildChartIOPS(t *testing.T) {
 func TestBuildChartIOPSCompare(t *testing.T) {
 	a := iodepthEngineRun(3, engineIOPS, [3]string{})
 	// Run 5 has only io_uring at iodepth 1 and 4, all failed at 4.
-	plan := chartTestPlan(2, sweep(bench.AxisIODepth, "1", "4"), sweep(bench.AxisEngine, "io_uring"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4"), chartSweep(bench.AxisEngine, "io_uring"))
 	b := chartTestRun(5, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		if s.Value(bench.AxisIODepth) == "4" {
 			return chartFailed("no space left on device")
 		}
 		return chartDone(chartTestWrites(7000 + 1000*uint64(s.Repeat)))
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartIOPS, Runs: []int64{3, 5}}, a, b)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartIOPS, Runs: []int64{3, 5}}, a, b)
 	doc := checkOption(t, c)
 	if got := seriesNames(doc); !slices.Equal(got, []string{"run 3 io_uring", "run 3 libaio", "run 5 io_uring"}) {
 		t.Errorf("series = %q", got)
@@ -422,10 +424,10 @@ func TestBuildChartIOPSCompare(t *testing.T) {
 	}
 	// Run 5 has no box at 16 and none at 4 (all failed); run 3 none at 4.
 	none := []any{"-", "-", "-", "-", "-"}
-	if got := values(doc, 2); !reflect.DeepEqual(got, []any{[]any{7000.0, 7500.0, 7500.0, 7500.0, 8000.0}, none, none}) {
+	if got := seriesValues(doc, 2); !reflect.DeepEqual(got, []any{[]any{7000.0, 7500.0, 7500.0, 7500.0, 8000.0}, none, none}) {
 		t.Errorf("run 5 boxes = %v", got)
 	}
-	if got := values(doc, 0)[1]; !reflect.DeepEqual(got, none) {
+	if got := seriesValues(doc, 0)[1]; !reflect.DeepEqual(got, none) {
 		t.Errorf("run 3 at iodepth 4 = %v", got)
 	}
 	if !slices.Equal(c.Columns[:3], []string{"run", "iodepth", "ioengine"}) {
@@ -442,19 +444,19 @@ func TestBuildChartIOPSCompare(t *testing.T) {
 
 func TestBuildChartIOPSDirection(t *testing.T) {
 	// A 70/30 mix: reads and writes counted apart.
-	plan := chartTestPlan(3, sweep(bench.AxisScheduler, "none", "bfq"))
+	plan := chartTestPlan(3, chartSweep(bench.AxisScheduler, "none", "bfq"))
 	plan.Base.Jobs = []bench.Job{{Name: "mixed", IODepth: 8, IOEngine: "io_uring", NumJobs: 1, BS: 4096, RW: "randrw"}}
 	reads := map[string][3]uint64{"none": {7000, 7100, 6900}, "bfq": {5000, 5600, 5200}}
 	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		r := reads[s.Value(bench.AxisScheduler)][s.Repeat]
 		return chartDone(chartTestJob("mixed", 2*time.Second, chartLoad{ios: 2 * r, bs: 4096, lat: time.Millisecond}, chartLoad{ios: 2 * r * 3 / 7, bs: 4096, lat: time.Millisecond}))
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartIOPS, Dir: "read"}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartIOPS, Dir: "read"}, run)
 	n, b := spread3(7000, 7100, 6900), spread3(5000, 5600, 5200)
 	// iodepth is not swept: the base job's 8 is the one category.
 	checkTable(t, c, []string{"iodepth", "scheduler", "repeats", "failed", "read_iops_min", "read_iops_median", "read_iops_max"}, [][]string{
-		{"8", "none", "3", "0", f(n[0]), f(n[1]), f(n[2])},
-		{"8", "bfq", "3", "0", f(b[0]), f(b[1]), f(b[2])},
+		{"8", "none", "3", "0", csvNum(n[0]), csvNum(n[1]), csvNum(n[2])},
+		{"8", "bfq", "3", "0", csvNum(b[0]), csvNum(b[1]), csvNum(b[2])},
 	})
 	doc := checkOption(t, c)
 	if !slices.Equal(seriesNames(doc), []string{"none", "bfq"}) || !slices.Equal(doc.XAxis[0].Data, []string{"8"}) {
@@ -464,10 +466,10 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 		t.Errorf("title %q", c.Title)
 	}
 	// The whole: reads and writes.
-	all := buildChart(t, ChartQuery{Kind: ChartIOPS}, run)
+	all := mustBuildChart(t, ChartQuery{Kind: ChartIOPS}, run)
 	total := func(r uint64) float64 { return float64(r) + float64(2*r*3/7)/2 }
 	wantAll := spread3(total(7000), total(7100), total(6900))
-	if got := all.Rows[0][4:]; !slices.Equal(got, []string{f(wantAll[0]), f(wantAll[1]), f(wantAll[2])}) {
+	if got := all.Rows[0][4:]; !slices.Equal(got, []string{csvNum(wantAll[0]), csvNum(wantAll[1]), csvNum(wantAll[2])}) {
 		t.Errorf("total IOPS = %q, want %v", got, wantAll)
 	}
 }
@@ -478,7 +480,7 @@ func usBucket(d time.Duration) float64 {
 }
 
 func TestBuildChartLatency(t *testing.T) {
-	plan := chartTestPlan(2, sweep(bench.AxisIODepth, "1", "4"), sweep(bench.AxisEngine, "libaio", "io_uring"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4"), chartSweep(bench.AxisEngine, "libaio", "io_uring"))
 	// Repeat 0 completes every I/O in 50µs, repeat 1 in 1ms (iodepth 4: 4×
 	// as long); io_uring is twice as fast. Merged, p50 is the fast repeat's
 	// and p90 and above the slow one's.
@@ -502,8 +504,8 @@ func TestBuildChartLatency(t *testing.T) {
 		return chartDone(chartTestJob("r", time.Second, chartLoad{ios: 100, bs: 4096, lat: lat(s)}, chartLoad{}))
 	}))
 
-	c := buildChart(t, ChartQuery{Kind: ChartLatency, Percentiles: []float64{50, 90, 99.9}}, run)
-	us := func(d time.Duration) string { return f(usBucket(d)) }
+	c := mustBuildChart(t, ChartQuery{Kind: ChartLatency, Percentiles: []float64{50, 90, 99.9}}, run)
+	us := func(d time.Duration) string { return csvNum(usBucket(d)) }
 	checkTable(t, c, []string{"iodepth", "ioengine", "repeats", "failed", "ios", "clat_p50_us", "clat_p90_us", "clat_p99.9_us"}, [][]string{
 		{"1", "libaio", "2", "0", "200", us(50 * time.Microsecond), us(time.Millisecond), us(time.Millisecond)},
 		{"4", "libaio", "2", "0", "200", us(200 * time.Microsecond), us(4 * time.Millisecond), us(4 * time.Millisecond)},
@@ -521,19 +523,19 @@ func TestBuildChartLatency(t *testing.T) {
 	if doc.YAxis[0].Type != "log" || !strings.Contains(doc.YAxis[0].Name, "µs") {
 		t.Errorf("y axis = %+v, want log in µs", doc.YAxis[0])
 	}
-	if got := values(doc, 4); !reflect.DeepEqual(got, []any{usBucket(500 * time.Microsecond), usBucket(100 * time.Microsecond)}) {
+	if got := seriesValues(doc, 4); !reflect.DeepEqual(got, []any{usBucket(500 * time.Microsecond), usBucket(100 * time.Microsecond)}) {
 		t.Errorf("io_uring p90 = %v", got)
 	}
 
 	// Default percentiles; the write direction has no I/O: nothing plotted.
-	w := buildChart(t, ChartQuery{Kind: ChartLatency, Dir: "write"}, run)
+	w := mustBuildChart(t, ChartQuery{Kind: ChartLatency, Dir: "write"}, run)
 	if len(w.Columns) != 5+len(defaultChartPercentiles) || w.Columns[5] != "write_clat_p50_us" || w.Columns[9] != "write_clat_p99.99_us" {
 		t.Errorf("columns = %q", w.Columns)
 	}
 	if got := w.Rows[0]; !slices.Equal(got, []string{"1", "libaio", "2", "0", "0", "", "", "", "", ""}) {
 		t.Errorf("write row = %q", got)
 	}
-	if got := values(checkOption(t, w), 0); !reflect.DeepEqual(got, []any{"-", "-"}) {
+	if got := seriesValues(checkOption(t, w), 0); !reflect.DeepEqual(got, []any{"-", "-"}) {
 		t.Errorf("write p50 = %v", got)
 	}
 }
@@ -560,7 +562,7 @@ func eighthOctave(v uint64) (lo, hi uint64) {
 }
 
 func TestBuildChartDistribution(t *testing.T) {
-	plan := chartTestPlan(2, sweep(bench.AxisIODepth, "1", "4", "16", "32"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4", "16", "32"))
 	// Each repeat: 3 of 4 I/Os take 10µs, 1 takes 100µs.
 	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		j := chartTestJob("r", time.Second, chartLoad{ios: 30, bs: 4096, lat: 10 * time.Microsecond}, chartLoad{})
@@ -570,7 +572,7 @@ func TestBuildChartDistribution(t *testing.T) {
 		j.Dirs[bench.Read].IOs += 10
 		return chartDone(j)
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartDistribution}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartDistribution}, run)
 	doc := checkOption(t, c)
 	if got := seriesNames(doc); !slices.Equal(got, []string{"iodepth=1", "iodepth=4", "iodepth=16"}) {
 		t.Errorf("series = %q (default iodepths 1, 4, 16)", got)
@@ -596,7 +598,7 @@ func TestBuildChartDistribution(t *testing.T) {
 		case lo100:
 			ios, pct = "20", "25"
 		}
-		want = append(want, []string{"1", "2", "0", f(float64(lo+hi) / 2 / 1000), ios, pct})
+		want = append(want, []string{"1", "2", "0", csvNum(float64(lo+hi) / 2 / 1000), ios, pct})
 		lo = hi
 	}
 	if hi10-lo10 != 1024 || hi100-lo100 != 8192 || len(want) != 7+8+8+5 {
@@ -608,26 +610,26 @@ func TestBuildChartDistribution(t *testing.T) {
 	if len(c.Rows) != 3*len(want) {
 		t.Errorf("%d rows, want %d", len(c.Rows), 3*len(want))
 	}
-	pts := values(doc, 0)
+	pts := seriesValues(doc, 0)
 	if len(pts) != len(want) || !reflect.DeepEqual(pts[0], []any{float64(lo10+hi10) / 2 / 1000, 75.0}) {
 		t.Errorf("iodepth=1 points = %v", pts)
 	}
 
 	// Chosen iodepths, and those a run lacks give no series.
-	c = buildChart(t, ChartQuery{Kind: ChartDistribution, IODepths: []int{32, 2}}, run)
+	c = mustBuildChart(t, ChartQuery{Kind: ChartDistribution, IODepths: []int{32, 2}}, run)
 	if got := seriesNames(checkOption(t, c)); !slices.Equal(got, []string{"iodepth=32"}) {
 		t.Errorf("series = %q", got)
 	}
 	// Without 1, 4 or 16 in the runs: every iodepth.
-	p8 := chartTestPlan(1, sweep(bench.AxisIODepth, "8", "64"))
+	p8 := chartTestPlan(1, chartSweep(bench.AxisIODepth, "8", "64"))
 	r8 := chartTestRun(2, p8, chartTestSteps(p8, func(bench.Step) bench.StepResult { return chartDone(chartTestWrites(10)) }))
-	if got := seriesNames(checkOption(t, buildChart(t, ChartQuery{Kind: ChartDistribution}, r8))); !slices.Equal(got, []string{"iodepth=8", "iodepth=64"}) {
+	if got := seriesNames(checkOption(t, mustBuildChart(t, ChartQuery{Kind: ChartDistribution}, r8))); !slices.Equal(got, []string{"iodepth=8", "iodepth=64"}) {
 		t.Errorf("series = %q", got)
 	}
 }
 
 func TestBuildChartTimeline(t *testing.T) {
-	plan := chartTestPlan(1, sweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(1, chartSweep(bench.AxisIODepth, "1", "4"))
 	samples := func(ios ...uint64) []bench.Sample {
 		var out []bench.Sample
 		for i, n := range ios {
@@ -645,23 +647,23 @@ func TestBuildChartTimeline(t *testing.T) {
 		b.Samples = samples(50, 100, 150, 150) // one more interval than a: left out
 		return chartDone(a, b)
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartTimeline, Step: 1}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartTimeline, Step: 1}, run)
 	// Per half second: a 100, 200, 300 I/Os; b 50 each; ×2 per second.
 	checkTable(t, c, []string{"time_s", "read_iops"}, [][]string{
 		{"0.5", "300"}, {"1", "500"}, {"1.5", "700"},
 	})
 	doc := checkOption(t, c)
-	if !slices.Equal(seriesNames(doc), []string{"read"}) || !reflect.DeepEqual(values(doc, 0)[1], []any{1.0, 500.0}) {
-		t.Errorf("series %q, data %v", seriesNames(doc), values(doc, 0))
+	if !slices.Equal(seriesNames(doc), []string{"read"}) || !reflect.DeepEqual(seriesValues(doc, 0)[1], []any{1.0, 500.0}) {
+		t.Errorf("series %q, data %v", seriesNames(doc), seriesValues(doc, 0))
 	}
 	if doc.XAxis[0].Name != "time (s)" || doc.YAxis[0].Name != "IOPS" {
 		t.Errorf("axes %+v %+v", doc.XAxis, doc.YAxis)
 	}
 	// Asked for, writes show even at zero.
-	c = buildChart(t, ChartQuery{Kind: ChartTimeline, Step: 1, Dir: "write"}, run)
+	c = mustBuildChart(t, ChartQuery{Kind: ChartTimeline, Step: 1, Dir: "write"}, run)
 	checkTable(t, c, []string{"time_s", "write_iops"}, [][]string{{"0.5", "0"}, {"1", "0"}, {"1.5", "0"}})
 	// A failed step plots nothing.
-	c = buildChart(t, ChartQuery{Kind: ChartTimeline, Step: 2}, run)
+	c = mustBuildChart(t, ChartQuery{Kind: ChartTimeline, Step: 2}, run)
 	if len(c.Rows) != 0 {
 		t.Errorf("failed step rows = %q", c.Rows)
 	}
@@ -671,7 +673,7 @@ func TestBuildChartTimeline(t *testing.T) {
 		q    ChartQuery
 		says string
 	}{
-		{ChartQuery{Kind: ChartTimeline}, "add step=N, N from 1 to 2"},
+		{ChartQuery{Kind: ChartTimeline}, "add step=N with N from 1 to 2"},
 		{ChartQuery{Kind: ChartTimeline, Step: 3}, "run 4 has no step 3; its steps are 1 to 2"},
 	} {
 		_, err := BuildChart(tc.q, []RunData{run})
@@ -683,7 +685,7 @@ func TestBuildChartTimeline(t *testing.T) {
 }
 
 func TestBuildChartCPU(t *testing.T) {
-	plan := chartTestPlan(2, sweep(bench.AxisEngine, "io_uring", "libaio"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisEngine, "io_uring", "libaio"))
 	run := chartTestRun(2, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		if s.Seq == 2 {
 			r := chartFailed("boom")
@@ -695,7 +697,7 @@ func TestBuildChartCPU(t *testing.T) {
 		r.CPU = bench.CPUBreakdown{User: 10 + k, System: 5, IRQ: 1, SoftIRQ: 2 + k, IOWait: 30, Idle: 52 - 2*k}
 		return r
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartCPU}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartCPU}, run)
 	checkTable(t, c, []string{"step", "ioengine", "repeat", "status", "busy_pct", "irq_pct", "iowait_pct", "idle_pct"}, [][]string{
 		{"1", "io_uring", "1", "done", "15", "3", "30", "52"},
 		{"2", "io_uring", "2", "done", "16", "4", "30", "50"},
@@ -711,7 +713,7 @@ func TestBuildChartCPU(t *testing.T) {
 			t.Errorf("series %d is %s stacked %q", i, s.Type, s.Stack)
 		}
 	}
-	if got := values(doc, 0); !reflect.DeepEqual(got, []any{15.0, 16.0, "-", 18.0}) {
+	if got := seriesValues(doc, 0); !reflect.DeepEqual(got, []any{15.0, 16.0, "-", 18.0}) {
 		t.Errorf("busy = %v", got)
 	}
 	if !slices.Equal(doc.XAxis[0].Data, []string{"1", "2", "3", "4"}) || !strings.Contains(doc.YAxis[0].Name, "%") {
@@ -721,7 +723,7 @@ func TestBuildChartCPU(t *testing.T) {
 
 // numjobsRun sweeps numjobs 1, 2, 4 with 2 repeats, IOPS from iops.
 func numjobsRun(id int64, iops map[string][2]uint64) RunData {
-	plan := chartTestPlan(2, sweep(bench.AxisNumJobs, "1", "2", "4"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisNumJobs, "1", "2", "4"))
 	return chartTestRun(id, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		return chartDone(chartTestWrites(iops[s.Value(bench.AxisNumJobs)][s.Repeat]))
 	}))
@@ -729,13 +731,13 @@ func numjobsRun(id int64, iops map[string][2]uint64) RunData {
 
 func TestBuildChartScaling(t *testing.T) {
 	run := numjobsRun(6, map[string][2]uint64{"1": {100, 120}, "2": {200, 220}, "4": {300, 340}})
-	c := buildChart(t, ChartQuery{Kind: ChartScaling}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartScaling}, run)
 	g2 := 100 * (210.0 - 110) / 110
 	g4 := 100 * (320.0 - 210) / 210
 	checkTable(t, c, []string{"numjobs", "repeats", "failed", "iops_min", "iops_median", "iops_max", "growth_pct"}, [][]string{
 		{"1", "2", "0", "100", "110", "120", ""},
-		{"2", "2", "0", "200", "210", "220", f(g2)},
-		{"4", "2", "0", "300", "320", "340", f(g4)},
+		{"2", "2", "0", "200", "210", "220", csvNum(g2)},
+		{"4", "2", "0", "300", "320", "340", csvNum(g4)},
 	})
 	doc := checkOption(t, c)
 	if !slices.Equal(seriesNames(doc), []string{"run 6"}) || !slices.Equal(doc.XAxis[0].Data, []string{"1", "2", "4"}) || doc.XAxis[0].Name != "numjobs" {
@@ -760,7 +762,7 @@ func TestBuildChartScaling(t *testing.T) {
 }
 
 func TestBuildChartFairness(t *testing.T) {
-	plan := chartTestPlan(3, sweep(bench.AxisScheduler, "none", "bfq"))
+	plan := chartTestPlan(3, chartSweep(bench.AxisScheduler, "none", "bfq"))
 	plan.Base.Jobs = []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}
 	// Per scheduler and repeat: the writer's MiB/s and the reader's mean
 	// latency in µs.
@@ -772,17 +774,17 @@ func TestBuildChartFairness(t *testing.T) {
 		r := chartTestJob("fg-reader", 2*time.Second, chartLoad{ios: 1000, bs: 4096, lat: reader[sched][s.Repeat] * time.Microsecond}, chartLoad{})
 		return chartDone(w, r)
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartFairness}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartFairness}, run)
 	rw := func(sched string) []string {
 		w := writer[sched]
 		bw := spread3(float64(w[0]), float64(w[1]), float64(w[2]))
-		return []string{sched, "bg-writer", "3", "0", "20000", "20000", "20000", f(bw[0]), f(bw[1]), f(bw[2])}
+		return []string{sched, "bg-writer", "3", "0", "20000", "20000", "20000", csvNum(bw[0]), csvNum(bw[1]), csvNum(bw[2])}
 	}
 	rr := func(sched string) []string {
 		l := reader[sched]
 		lat := spread3(float64(l[0]), float64(l[1]), float64(l[2]))
 		bw := 1000 * 4096 / 2.0 / (1 << 20)
-		return []string{sched, "fg-reader", "3", "0", f(lat[0]), f(lat[1]), f(lat[2]), f(bw), f(bw), f(bw)}
+		return []string{sched, "fg-reader", "3", "0", csvNum(lat[0]), csvNum(lat[1]), csvNum(lat[2]), csvNum(bw), csvNum(bw), csvNum(bw)}
 	}
 	checkTable(t, c, []string{"scheduler", "job", "repeats", "failed",
 		"lat_mean_min_us", "lat_mean_median_us", "lat_mean_max_us", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s"},
@@ -799,29 +801,29 @@ func TestBuildChartFairness(t *testing.T) {
 		t.Errorf("y axes = %+v", doc.YAxis)
 	}
 	// The reader's latency on the first grid, its bandwidth on the second.
-	if s := doc.Series[2]; s.XAxisIndex != 0 || s.YAxisIndex != 0 || !reflect.DeepEqual(values(doc, 2), []any{4000.0, 1000.0}) {
+	if s := doc.Series[2]; s.XAxisIndex != 0 || s.YAxisIndex != 0 || !reflect.DeepEqual(seriesValues(doc, 2), []any{4000.0, 1000.0}) {
 		t.Errorf("reader latency series = %+v", s)
 	}
-	if s := doc.Series[1]; s.XAxisIndex != 1 || s.YAxisIndex != 1 || !reflect.DeepEqual(values(doc, 1), []any{500.0, 400.0}) {
+	if s := doc.Series[1]; s.XAxisIndex != 1 || s.YAxisIndex != 1 || !reflect.DeepEqual(seriesValues(doc, 1), []any{500.0, 400.0}) {
 		t.Errorf("writer bandwidth series = %+v", s)
 	}
 }
 
 func TestBuildChartEmpty(t *testing.T) {
-	plan := chartTestPlan(1, sweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(1, chartSweep(bench.AxisIODepth, "1", "4"))
 	run := chartTestRun(1, plan, nil)
 	for _, k := range []ChartKind{ChartIOPS, ChartLatency, ChartDistribution, ChartCPU, ChartFairness} {
 		t.Run(string(k), func(t *testing.T) {
-			c := buildChart(t, ChartQuery{Kind: k}, run)
+			c := mustBuildChart(t, ChartQuery{Kind: k}, run)
 			if c.Kind != k || c.Rows == nil || len(c.Rows) != 0 {
 				t.Errorf("kind %q, rows %#v", c.Kind, c.Rows)
 			}
 			// Series may be there, without points.
 			doc := checkOption(t, c)
 			for i, s := range doc.Series {
-				for _, v := range values(doc, i) {
+				for _, v := range seriesValues(doc, i) {
 					if v != "-" {
-						t.Errorf("series %q has a point: %v", s.Name, values(doc, i))
+						t.Errorf("series %q has a point: %v", s.Name, seriesValues(doc, i))
 						break
 					}
 				}
@@ -838,7 +840,7 @@ func TestBuildChartEmpty(t *testing.T) {
 // TestBuildChartEveryKind draws every kind from one run with every axis
 // a kind needs, as a page does.
 func TestBuildChartEveryKind(t *testing.T) {
-	plan := chartTestPlan(2, sweep(bench.AxisScheduler, "none", "bfq"), sweep(bench.AxisNumJobs, "1", "2"), sweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(2, chartSweep(bench.AxisScheduler, "none", "bfq"), chartSweep(bench.AxisNumJobs, "1", "2"), chartSweep(bench.AxisIODepth, "1", "4"))
 	plan.Base.Jobs = []bench.Job{{Name: "w"}, {Name: "r"}}
 	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		w := chartTestWrites(1000 + uint64(s.Seq))
@@ -852,7 +854,7 @@ func TestBuildChartEveryKind(t *testing.T) {
 	}
 	for _, k := range ChartKinds {
 		t.Run(string(k), func(t *testing.T) {
-			c := buildChart(t, ChartQuery{Kind: k, Step: 1}, run)
+			c := mustBuildChart(t, ChartQuery{Kind: k, Step: 1}, run)
 			if len(c.Rows) == 0 {
 				t.Errorf("no rows")
 			}
@@ -876,9 +878,9 @@ func TestBuildChartEveryKind(t *testing.T) {
 
 func TestAvailableCharts(t *testing.T) {
 	perStep := []ChartKind{ChartIOPS, ChartLatency, ChartDistribution, ChartTimeline, ChartCPU}
-	sched := chartTestPlan(1, sweep(bench.AxisScheduler, "none", "bfq"))
+	sched := chartTestPlan(1, chartSweep(bench.AxisScheduler, "none", "bfq"))
 	sched.Base.Jobs = []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}
-	schedOneJob := chartTestPlan(1, sweep(bench.AxisScheduler, "none", "bfq"))
+	schedOneJob := chartTestPlan(1, chartSweep(bench.AxisScheduler, "none", "bfq"))
 	schedOneJob.Base.Jobs = []bench.Job{{Name: "mixed", NumJobs: 4}}
 	done := func(plan *bench.Plan) []bench.StepResult {
 		return chartTestSteps(plan, func(bench.Step) bench.StepResult { return chartDone(chartTestWrites(1)) })

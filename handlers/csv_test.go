@@ -53,7 +53,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // TestChartCSV reads back a built chart's CSV: the header and the rows,
 // numbers as the chart plots them.
 func TestChartCSV(t *testing.T) {
-	plan := chartTestPlan(3, sweep(bench.AxisIODepth, "1", "16"), sweep(bench.AxisEngine, "io_uring", "libaio"))
+	plan := chartTestPlan(3, chartSweep(bench.AxisIODepth, "1", "16"), chartSweep(bench.AxisEngine, "io_uring", "libaio"))
 	run := chartTestRun(3, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		if s.Value(bench.AxisIODepth) == "16" && s.Value(bench.AxisEngine) == "libaio" && s.Repeat == 1 {
 			return chartFailed("boom")
@@ -61,7 +61,7 @@ func TestChartCSV(t *testing.T) {
 		// 3 s windows: IOPS with a fraction.
 		return chartDone(chartTestJob("w", 3*time.Second, chartLoad{}, chartLoad{ios: 1000*uint64(s.Seq) + 1, bs: 4096}))
 	}))
-	c := buildChart(t, ChartQuery{Kind: ChartIOPS}, run)
+	c := mustBuildChart(t, ChartQuery{Kind: ChartIOPS}, run)
 	var b strings.Builder
 	if err := WriteCSV(&b, c); err != nil {
 		t.Fatal(err)

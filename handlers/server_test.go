@@ -592,7 +592,9 @@ func TestQueueCancelShutdown(t *testing.T) {
 		t.Fatalf("cancel queued: %d %s", rec.Code, rec.Body)
 	}
 	waitStatus(t, ts.store, second, db.StatusCancelled)
-	// Cancel the running one from the page: its step ends cancelled.
+	// Cancel the running one from the page once its step has started: the
+	// step ends cancelled.
+	waitEvent(t, ts.srv.launcher, first, EventStep)
 	if rec := ts.do(t, "POST", fmt.Sprintf("/runs/%d/cancel", first), ""); rec.Code != http.StatusSeeOther {
 		t.Fatalf("cancel running: %d %s", rec.Code, rec.Body)
 	}
@@ -626,6 +628,35 @@ func TestQueueCancelShutdown(t *testing.T) {
 	}
 	if rec := ts.do(t, "POST", "/api/runs", body); rec.Code == http.StatusCreated {
 		t.Errorf("launch after shutdown: %d", rec.Code)
+	}
+}
+
+// waitEvent waits until run id's live events include one of type typ.
+func waitEvent(t *testing.T, l *Launcher, id int64, typ string) {
+	t.Helper()
+	replay, ch, cancel, ok := l.Subscribe(id)
+	if !ok {
+		t.Fatalf("run %d has no live events", id)
+	}
+	defer cancel()
+	for _, e := range replay {
+		if e.Type == typ {
+			return
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e, open := <-ch:
+			if !open {
+				t.Fatalf("run %d ended before a %s event", id, typ)
+			}
+			if e.Type == typ {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no %s event from run %d", typ, id)
+		}
 	}
 }
 
