@@ -65,7 +65,8 @@ func BenchmarkStore500Steps(b *testing.B) {
 	b.ReportMetric(float64(read.Milliseconds())/float64(b.N), "read-ms/op")
 }
 
-// BenchmarkSteps500 reads a stored 500-step run back.
+// BenchmarkSteps500 reads a stored 500-step run back, all of it and what
+// the run page reads.
 func BenchmarkSteps500(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -85,11 +86,22 @@ func BenchmarkSteps500(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for b.Loop() {
-		if _, err := s.Steps(ctx, id); err != nil {
-			b.Fatal(err)
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Steps(ctx, id); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	// What the run page reads: clat histograms, one step's samples.
+	page := StepLoad{Hists: ClatHist, Samples: func(st *bench.StepResult) bool { return st.Step.Seq == 0 }}
+	b.Run("page", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.StepsFor(ctx, id, page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkBins(b *testing.B) {

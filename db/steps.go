@@ -369,21 +369,64 @@ func parseUint(s string) (uint64, string, bool) {
 // directions, latency summaries, histograms and samples. A job result
 // without samples reads back with nil Samples.
 func (s *Store) Steps(ctx context.Context, runID int64) ([]bench.StepResult, error) {
-	// One read transaction, so that the three queries see the same steps
-	// while the runner adds more.
+	return s.StepsFor(ctx, runID, LoadAll())
+}
+
+// StepLoad says what StepsFor reads of a run's steps beyond what it always
+// reads: each step with its axes, config, status, schedulers and CPU, and
+// each job result with its counts, times, errors, latency summaries
+// (LatStat) and disks. What it leaves out reads back empty.
+type StepLoad struct {
+	// Hists are the latency histograms to read, any of SlatHist, ClatHist
+	// and LatHist.
+	Hists Hists
+	// Samples reports whether to read the samples of a step's job
+	// results; nil reads none. It is called once for each step, in Seq
+	// order, when everything else of the steps is read, so it may pick
+	// (say) the first step that is done.
+	Samples func(*bench.StepResult) bool
+	// Jobs reads each job result's Job, the options the job ran with.
+	Jobs bool
+}
+
+// Hists is a set of the latency histograms of a job result's directions.
+type Hists uint8
+
+// The histograms of bench.DirResult's Slat, Clat and Lat.
+const (
+	SlatHist Hists = 1 << iota
+	ClatHist
+	LatHist
+	AllHists = SlatHist | ClatHist | LatHist
+)
+
+// LoadAll reads everything, as Steps and Export do.
+func LoadAll() StepLoad {
+	return StepLoad{Hists: AllHists, Samples: EverySample, Jobs: true}
+}
+
+// EverySample is a StepLoad.Samples that reads the samples of every step.
+func EverySample(*bench.StepResult) bool { return true }
+
+// StepsFor reads a run's steps in order as Steps does, but only what load
+// asks for: a page that shows some of a large run reads much less.
+func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]bench.StepResult, error) {
+	// One read transaction, so that the queries see the same steps while
+	// the runner adds more.
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
 	}
 	defer tx.Rollback()
-	steps, err := readSteps(ctx, tx, runID)
+	steps, err := readSteps(ctx, tx, runID, load)
 	if err != nil {
 		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
 	}
 	return steps, nil
 }
 
-func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult, error) {
+// readSteps reads run runID's steps in tx, and what load asks for of them.
+func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]bench.StepResult, error) {
 	var exists bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
 		return nil, err
@@ -392,7 +435,9 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 		return nil, fmt.Errorf("run %w", ErrNotFound)
 	}
 
+	dec := repeatDecoder{}
 	steps := []bench.StepResult{}
+	var stepIDs []int64              // steps.id of each of steps
 	stepIndex := make(map[int64]int) // steps.id → index in steps
 	rows, err := tx.QueryContext(ctx, `SELECT id, `+strings.Join(stepColumns, ", ")+`
 		FROM steps WHERE run_id = ? ORDER BY seq`, runID)
@@ -429,7 +474,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 			fields = append(fields, jsonField{"result_host", resultHost.String, &sr.Result.Host},
 				jsonField{"result_groups", resultGroups.String, &groups})
 		}
-		if err := unmarshalFields(fields); err != nil {
+		if err := dec.unmarshal(fields...); err != nil {
 			return nil, fmt.Errorf("step %d: %w", sr.Step.Seq, err)
 		}
 		if hasResult && groups != nil {
@@ -439,6 +484,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 			}
 		}
 		stepIndex[id] = len(steps)
+		stepIDs = append(stepIDs, id)
 		steps = append(steps, sr)
 	}
 	if err := rows.Err(); err != nil {
@@ -462,7 +508,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 
 	// Ordered as the (step_id, group_index, job_index) index is, so SQLite
 	// does not sort: each group's jobs come together, in order.
-	rows, err = tx.QueryContext(ctx, `SELECT r.id, r.step_id, r.`+strings.Join(resultColumns, ", r.")+`
+	rows, err = tx.QueryContext(ctx, `SELECT r.id, r.step_id, `+load.resultSelect()+`
 		FROM steps st JOIN step_results r ON r.step_id = st.id
 		WHERE st.run_id = ? ORDER BY st.seq, r.group_index, r.job_index`, runID)
 	if err != nil {
@@ -504,7 +550,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 			return nil, fmt.Errorf("more job results than the %d counted", n)
 		}
 		jobs = jobs[:len(jobs)+1]
-		if err := rr.fill(&jobs[len(jobs)-1]); err != nil {
+		if err := rr.fill(&jobs[len(jobs)-1], dec); err != nil {
 			return nil, fmt.Errorf("step %d: result %d: %w", steps[si].Step.Seq, resultID, err)
 		}
 		byID[resultID] = len(jobs) - 1
@@ -515,19 +561,73 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64) ([]bench.StepResult
 	rows.Close()
 	flush()
 
-	if err := readSamples(ctx, tx, runID, jobs, byID); err != nil {
-		return nil, err
+	var picked []int64 // the steps whose samples to read
+	if load.Samples != nil {
+		for i := range steps {
+			if load.Samples(&steps[i]) {
+				picked = append(picked, stepIDs[i])
+			}
+		}
+	}
+	if len(picked) > 0 {
+		if len(picked) == len(steps) {
+			picked = nil // all of the run's: no list to check
+		}
+		if err := readSamples(ctx, tx, runID, picked, jobs, byID); err != nil {
+			return nil, err
+		}
 	}
 	return steps, nil
 }
 
+// resultSelect is the step_results columns (resultColumns) as readSteps
+// selects them: NULL in place of those load leaves out.
+func (load StepLoad) resultSelect() string {
+	cols := make([]string, len(resultColumns))
+	for i, c := range resultColumns {
+		cols[i] = "r." + c
+		if !load.reads(c) {
+			cols[i] = "NULL"
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// reads reports whether load reads column c of step_results: all but the
+// job's options and the histograms it may leave out.
+func (load StepLoad) reads(c string) bool {
+	if c == "job" {
+		return load.Jobs
+	}
+	for k, lat := range latNames {
+		if strings.HasSuffix(c, "_"+lat+"_bins") {
+			return load.Hists&(1<<k) != 0
+		}
+	}
+	return true
+}
+
+// latNames are the names of a direction's latencies in column names, in
+// the order of Hists' bits.
+var latNames = [...]string{"slat", "clat", "lat"}
+
 // readSamples reads the samples of a run's job results into jobs, whose
-// indexes byID gives by step_results id.
-func readSamples(ctx context.Context, tx *sql.Tx, runID int64, jobs []bench.JobResult, byID map[int64]int) error {
+// indexes byID gives by step_results id: of the steps whose ids only
+// lists, or all when only is nil.
+func readSamples(ctx context.Context, tx *sql.Tx, runID int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
+	where, args := "st.run_id = ?", []any{runID}
+	if only != nil {
+		ids, err := json.Marshal(only)
+		if err != nil {
+			return err
+		}
+		where += " AND st.id IN (SELECT value FROM json_each(?))"
+		args = append(args, string(ids))
+	}
 	// r.id in the ORDER BY lets SQLite walk the indexes without sorting.
 	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes
 		FROM steps st JOIN step_results r ON r.step_id = st.id JOIN samples s ON s.result_id = r.id
-		WHERE st.run_id = ? ORDER BY st.seq, r.group_index, r.job_index, r.id, s.idx`, runID)
+		WHERE `+where+` ORDER BY st.seq, r.group_index, r.job_index, r.id, s.idx`, args...)
 	if err != nil {
 		return err
 	}
@@ -558,7 +658,8 @@ func readSamples(ctx context.Context, tx *sql.Tx, runID int64, jobs []bench.JobR
 // resultRowScan receives one step_results row (resultColumns) for Scan.
 type resultRowScan struct {
 	groupIndex, jobIndex, groupID, jobsMerged int
-	name, job, errMsg                         string
+	name, errMsg                              string
+	job                                       sql.NullString // NULL when not read
 	reporting                                 bool
 	start                                     sql.NullInt64
 	runtime, interval, usr, sys               int64
@@ -588,11 +689,13 @@ func (rr *resultRowScan) dest() []any {
 	return d
 }
 
-// fill sets jr from the scanned row.
-func (rr *resultRowScan) fill(jr *bench.JobResult) error {
+// fill sets jr from the scanned row, decoding its JSON with dec.
+func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 	jr.Name, jr.GroupID, jr.Error, jr.Jobs = rr.name, rr.groupID, rr.errMsg, rr.jobsMerged
-	if err := json.Unmarshal([]byte(rr.job), &jr.Job); err != nil {
-		return fmt.Errorf("job: %w", err)
+	if rr.job.Valid {
+		if err := dec.unmarshal(jsonField{"job", rr.job.String, &jr.Job}); err != nil {
+			return err
+		}
 	}
 	jr.Start = timeNS(rr.start)
 	jr.Runtime, jr.Interval = time.Duration(rr.runtime), time.Duration(rr.interval)
@@ -606,7 +709,7 @@ func (rr *resultRowScan) fill(jr *bench.JobResult) error {
 			l.Stat = bench.LatStat{N: uint64(sl.n), Min: uint64(sl.min), Max: uint64(sl.max), Mean: sl.mean, S: sl.s}
 			if sl.bins.Valid {
 				if err := decodeBins(sl.bins.String, &l.Hist); err != nil {
-					return fmt.Errorf("%s histogram: %w", [...]string{"slat", "clat", "lat"}[k], err)
+					return fmt.Errorf("%s histogram: %w", latNames[k], err)
 				}
 			}
 		}

@@ -1,0 +1,181 @@
+package handlers
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+)
+
+// seedFullRun stores a finished run with everything a step can hold —
+// slat, clat and lat histograms in both directions, several samples,
+// disks, CPU — over a sweep that every chart applies to (schedulers with
+// two jobs for fairness, numjobs for scaling). The steps in firstFailed
+// come first and failed; step 5 was cancelled.
+func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *db.Run {
+	t.Helper()
+	ctx := context.Background()
+	args := []string{"--ioengine=null", "--size=1m", "--bs=4k", "--name=reader", "--rw=randread", "--name=writer", "--rw=randwrite"}
+	cfg, err := bench.ParseArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2, Sweeps: []bench.Sweep{
+		{Axis: bench.AxisScheduler, Values: []string{"none", "mq-deadline"}},
+		{Axis: bench.AxisNumJobs, Values: []string{"1", "2"}},
+		{Axis: bench.AxisIODepth, Values: []string{"1", "4"}}}}
+	steps, err := plan.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: bench.HostInfo{Hostname: "testhost", KernelRelease: "6.1.0-test"}}
+	if _, err := store.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for i, st := range steps {
+		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+			Schedulers: map[string]string{"vda": st.Scheduler},
+			CPU:        bench.CPUBreakdown{User: 10 + float64(i), System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79 - float64(i), Steal: 0.5},
+			Proc:       bench.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
+		switch {
+		case i < firstFailed:
+			res.Status, res.Error = bench.StepFailed, "io_uring_setup: EOPNOTSUPP"
+			if err := store.SaveStep(ctx, run.ID, &res); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		case i == 5:
+			res.Status = bench.StepCancelled
+		}
+		res.Result = &bench.Result{Start: start}
+		for gi, g := range st.Config.Groups {
+			gr := bench.GroupResult{ID: gi, Disks: []bench.DiskUtilization{{Name: "vda", ReadsPerSec: float64(100 * i), WriteAwait: 0.5, Util: 40}}}
+			for ji, job := range g.Jobs {
+				jr := bench.JobResult{Name: job.Name, Job: job, Start: start, Runtime: time.Second, Jobs: 1, Interval: 250 * time.Millisecond}
+				d := bench.Read
+				if job.RW == "randwrite" {
+					d = bench.Write
+				}
+				dr := &jr.Dirs[d]
+				n := uint64(200 * (i + ji + 1))
+				for k := range n {
+					slat := 500 + (k*7)%300
+					clat := 10_000*uint64(job.IODepth) + (k*37)%(5_000*uint64(i+1))
+					dr.Slat.Add(slat)
+					dr.Clat.Add(clat)
+					dr.Lat.Add(slat + clat)
+				}
+				dr.IOs, dr.Bytes = n, n*4096
+				for s := range uint64(4) {
+					var sm bench.Sample
+					sm.At = time.Duration(s+1) * 250 * time.Millisecond
+					sm.IOs[d], sm.Bytes[d] = n*(s+1)/4-s*uint64(ji), (n*(s+1)/4-s*uint64(ji))*4096
+					jr.Samples = append(jr.Samples, sm)
+				}
+				gr.Jobs = append(gr.Jobs, jr)
+			}
+			res.Result.Groups = append(res.Result.Groups, gr)
+		}
+		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.SetRunStatus(ctx, run.ID, db.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.GetRun(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The pages read only part of a run's steps (pageStepLoad, chartStepLoad);
+// what they show must be what the whole steps show.
+func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestServer(t, Config{})
+	r1 := seedFullRun(t, ts.store, "load-one", 3)
+	r2 := seedFullRun(t, ts.store, "load-two", 0)
+	whole := func(runs ...*db.Run) []RunData {
+		var out []RunData
+		for _, r := range runs {
+			steps, err := ts.store.Steps(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, RunData{Run: *r, Steps: steps})
+		}
+		return out
+	}
+	ids := func(runs []RunData) []int64 {
+		var out []int64
+		for _, r := range runs {
+			out = append(out, r.Run.ID)
+		}
+		return out
+	}
+
+	// The run page: its table, and every chart in its default view. The
+	// compare page: the same charts of both runs, in either order (the
+	// timeline's step comes from the first run with a done step).
+	for _, runs := range [][]RunData{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
+		page, err := ts.srv.loadRuns(ctx, ids(runs), pageStepLoad(firstDoneSamples()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := stepRows(page[0].Steps), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
+			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
+		}
+		want := chartViews(runs)
+		if len(want) != len(ChartKinds) {
+			t.Fatalf("runs %v: %d charts, want every kind", ids(runs), len(want))
+		}
+		for _, v := range want {
+			if v.Error != "" || v.Option == "" {
+				t.Fatalf("runs %v: %s chart: %q", ids(runs), v.Kind, v.Error)
+			}
+		}
+		for i, got := range chartViews(page) {
+			if !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("runs %v: %s chart differs:\n got %+v\nwant %+v", ids(runs), got.Kind, got, want[i])
+			}
+		}
+	}
+
+	// The chart pages, their CSV and the API: one chart, in other views.
+	for _, runs := range [][]RunData{whole(r1), whole(r1, r2)} {
+		for _, kind := range ChartKinds {
+			for _, q := range []ChartQuery{
+				{Kind: kind, Runs: ids(runs), Step: 7},
+				{Kind: kind, Runs: ids(runs), Step: 2, Dir: "write", X: bench.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
+			} {
+				want, wantErr := BuildChart(q, runs)
+				loaded, err := ts.srv.loadRuns(ctx, q.Runs, chartStepLoad(q))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := BuildChart(q, loaded)
+				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(err, wantErr) {
+					t.Errorf("%s: chart differs:\n got %+v, %v\nwant %+v, %v", q.Values().Encode(), got, err, want, wantErr)
+				}
+			}
+		}
+	}
+
+	// The per-step CSV.
+	runs := whole(r1)
+	steps, err := ts.store.StepsFor(ctx, r1.ID, pageStepLoad(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range steps {
+		if got, want := stepFiguresOf(&steps[i]), stepFiguresOf(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
+			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
+		}
+	}
+}
