@@ -47,19 +47,45 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(doc, &read); err != nil {
 		t.Fatal(err)
 	}
-	newID, err := s.Import(ctx, &read, SourceImport)
-	if err != nil {
+	if len(exp.Run.UID) != 32 {
+		t.Fatalf("run uid %q, want 32 hex digits", exp.Run.UID)
+	}
+	// Into another store, as on another machine; a run there first makes
+	// the ids differ.
+	other, _ := openTest(t)
+	if _, err := other.CreateRun(ctx, testRun()); err != nil {
 		t.Fatal(err)
+	}
+	newID, existed, err := other.ImportRun(ctx, &read, SourceImport)
+	if err != nil || existed {
+		t.Fatal(existed, err)
 	}
 	if newID == id {
 		t.Fatal("import reused the run's id")
 	}
+	// The same run again, twice: one copy.
+	for _, st := range []*Store{other, s} {
+		dupID, existed, err := st.ImportRun(ctx, &read, SourcePush)
+		if err != nil || !existed {
+			t.Fatalf("second import: existed %v, %v", existed, err)
+		}
+		if want := map[*Store]int64{other: newID, s: id}[st]; dupID != want {
+			t.Errorf("second import: id %d, want the existing %d", dupID, want)
+		}
+	}
+	if runs, err := other.ListRuns(ctx, RunFilter{}); err != nil || len(runs) != 2 {
+		t.Errorf("%d runs after importing one run twice, %v", len(runs), err)
+	}
+	s = other
 	again, err := s.Export(ctx, newID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Run.Source != SourceImport || again.Run.Status != StatusDone {
 		t.Errorf("imported run: source %s status %s", again.Run.Source, again.Run.Status)
+	}
+	if again.Run.UID != exp.Run.UID {
+		t.Errorf("uid %q, want %q", again.Run.UID, exp.Run.UID)
 	}
 	again.Run.ID, again.Run.Source = exp.Run.ID, exp.Run.Source
 	doc2, err := json.Marshal(again)
@@ -101,6 +127,7 @@ func TestImportRejects(t *testing.T) {
 		{"version", func(e *Export) { e.Version = 99 }, SourceImport, "version 99"},
 		{"status", func(e *Export) { e.Run.Status = "weird" }, SourceImport, "status"},
 		{"source", func(e *Export) {}, "email", "source"},
+		{"bad uid", func(e *Export) { e.Run.UID = "x'; DROP TABLE runs" }, SourceImport, "uid"},
 		{"duplicate seq", func(e *Export) { e.Steps = append(e.Steps, failedStep(0)) }, SourceImport, "seq 0"},
 	}
 	for _, tt := range tests {
@@ -118,5 +145,97 @@ func TestImportRejects(t *testing.T) {
 	}
 	if _, err := s.Import(ctx, good(), SourcePush); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExportImportFieldByField compares the imported run with the
+// exported one field by field (not only as JSON).
+func TestExportImportFieldByField(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	run := testRun()
+	id, err := s.CreateRun(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []bench.StepResult{testStep(rng, 0, 500, 5, true), testStep(rng, 1, 500, 5, false)}
+	for i := range steps {
+		if err := s.SaveStep(ctx, id, &steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp, err := s.Export(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read Export
+	if err := json.Unmarshal(doc, &read); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := openTest(t)
+	newID, err := other.Import(ctx, &read, SourceImport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := other.Export(ctx, newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exp.Run
+	want.ID, want.Source = newID, SourceImport
+	gv, wv := reflect.ValueOf(got.Run), reflect.ValueOf(want)
+	for i := range gv.NumField() {
+		name := gv.Type().Field(i).Name
+		if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
+			t.Errorf("run.%s: %v, want %v", name, gv.Field(i).Interface(), wv.Field(i).Interface())
+		}
+	}
+	if len(got.Steps) != len(steps) {
+		t.Fatalf("%d steps, want %d", len(got.Steps), len(steps))
+	}
+	for i := range steps {
+		gs, ws := reflect.ValueOf(got.Steps[i]), reflect.ValueOf(steps[i])
+		for f := range gs.NumField() {
+			if !reflect.DeepEqual(gs.Field(f).Interface(), ws.Field(f).Interface()) {
+				t.Errorf("step %d: %s differs", i, gs.Type().Field(f).Name)
+			}
+		}
+	}
+}
+
+// TestRunUIDBackfill opens a database from before 0002: its runs get uids.
+func TestRunUIDBackfill(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	for range 2 {
+		if _, err := s.CreateRun(ctx, testRun()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"DROP INDEX runs_uid", "ALTER TABLE runs DROP COLUMN uid", "PRAGMA user_version = 1"} {
+		if _, err := s.write.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	s.Close()
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	runs, err := s2.ListRuns(ctx, RunFilter{})
+	if err != nil || len(runs) != 2 {
+		t.Fatal(len(runs), err)
+	}
+	if len(runs[0].UID) != 32 || len(runs[1].UID) != 32 || runs[0].UID == runs[1].UID {
+		t.Errorf("uids %q %q", runs[0].UID, runs[1].UID)
+	}
+	if id, err := s2.RunByUID(ctx, runs[1].UID); err != nil || id != runs[1].ID {
+		t.Errorf("RunByUID: %d %v", id, err)
 	}
 }

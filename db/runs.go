@@ -15,7 +15,10 @@ import (
 // Run is one stored run: what was asked (the plan), where it ran, and how it
 // went. Its steps are read with Store.Steps.
 type Run struct {
-	ID       int64     `json:"id"`
+	ID int64 `json:"id"`
+	// UID is the run's stable unique id (32 hex digits), the same on every
+	// host the run is exported or pushed to; CreateRun sets it when empty.
+	UID      string    `json:"uid,omitempty"`
 	Name     string    `json:"name"`
 	Status   string    `json:"status"` // one of Statuses
 	Source   string    `json:"source"` // one of Sources
@@ -141,17 +144,20 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	if j.err != nil {
 		return 0, j.err
 	}
+	if r.UID == "" {
+		r.UID = newUID()
+	}
 	var o owner
 	if owned {
 		o = s.self
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, status, source, created_at, started_at, finished_at,
 		hostname, kernel, target, engines, schedulers, tags, plan, host, targets, error,
-		owner_boot, owner_pid, owner_start)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		owner_boot, owner_pid, owner_start, uid)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Status, r.Source, r.Created.UnixNano(), nsTime(r.Started), nsTime(r.Finished),
 		r.Hostname, r.Kernel, r.Target, engines, schedulers, tags, plan, host, targets, r.Error,
-		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)))
+		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID)
 	if err != nil {
 		return 0, err
 	}
@@ -197,7 +203,7 @@ func (s *Store) SetRunStatus(ctx context.Context, id int64, status, errMsg strin
 // runColumns are the columns scanRun reads, in its order.
 const runColumns = `r.id, r.name, r.status, r.source, r.created_at, r.started_at, r.finished_at,
 	r.hostname, r.kernel, r.target, r.engines, r.schedulers, r.tags, r.plan, r.host, r.targets, r.error,
-	(SELECT count(*) FROM steps WHERE run_id = r.id)`
+	(SELECT count(*) FROM steps WHERE run_id = r.id), coalesce(r.uid, '')`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -210,7 +216,7 @@ func scanRun(row scanner) (Run, error) {
 	)
 	err := row.Scan(&r.ID, &r.Name, &r.Status, &r.Source, &created, &started, &finished,
 		&r.Hostname, &r.Kernel, &r.Target, &engines, &schedulers, &tags, &plan, &host, &targets, &r.Error,
-		&r.Steps)
+		&r.Steps, &r.UID)
 	if err != nil {
 		return Run{}, err
 	}

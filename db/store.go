@@ -51,10 +51,11 @@ const (
 	SourceLocal  = "local"  // run on this machine
 	SourcePush   = "push"   // sent by `iolab run --push` from another host
 	SourceImport = "import" // read from an export file
+	SourceFio    = "fio"    // imported from fio's JSON output
 )
 
 // Sources lists every run source.
-var Sources = []string{SourceLocal, SourcePush, SourceImport}
+var Sources = []string{SourceLocal, SourcePush, SourceImport, SourceFio}
 
 // Store is the run store. Its methods are safe for concurrent use.
 type Store struct {

@@ -120,7 +120,7 @@ func (s *Server) apiChart(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
 	if err != nil {
 		return err
 	}

@@ -681,6 +681,19 @@ func (l *chartLayout) name(r *chartRun, group []string) string {
 	var parts []string
 	if l.compare {
 		parts = append(parts, r.label)
+		// Compared runs say where they ran: host, kernel, scheduler.
+		var env []string
+		for _, v := range []string{r.run.Hostname, r.run.Kernel} {
+			if v != "" {
+				env = append(env, v)
+			}
+		}
+		if v := r.fixed[bench.AxisScheduler]; v != "" && !slices.Contains(l.group, bench.AxisScheduler) {
+			env = append(env, v)
+		}
+		if len(env) > 0 {
+			parts = append(parts, "("+strings.Join(env, " ")+")")
+		}
 	}
 	for i, a := range l.group {
 		switch v := group[i]; {

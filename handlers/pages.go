@@ -253,7 +253,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.store.Steps(ctx, id)
+	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(firstDoneSamples()))
 	if err != nil {
 		return err
 	}
@@ -324,8 +324,43 @@ func firstDoneStep(runs []RunData) int {
 	return 1
 }
 
-// loadRuns reads runs and their steps for charts.
-func (s *Server) loadRuns(ctx context.Context, ids []int64) ([]RunData, error) {
+// pageStepLoad is what pages read of a run's steps (db.StepsFor): the
+// clat histograms, which the per-step table's percentiles and the latency
+// and distribution charts come from, and the samples of the steps samples
+// picks, those a timeline shows (nil: none). Nothing on a page reads the
+// slat and lat histograms (the fairness chart's latency is lat's LatStat,
+// always read) or the options each job ran with (its step's config has
+// them); the whole of a large run would take far longer to read.
+func pageStepLoad(samples func(*bench.StepResult) bool) db.StepLoad {
+	return db.StepLoad{Hists: db.ClatHist, Samples: samples}
+}
+
+// firstDoneSamples picks, as runs are read in turn, the samples of
+// firstDoneStep's step, which chartViews' timeline shows: the first done
+// step of the first run that has one, and the step of the same seq in the
+// runs after it. (The runs before it have no done step to draw.)
+func firstDoneSamples() func(*bench.StepResult) bool {
+	seq := -1
+	return func(st *bench.StepResult) bool {
+		if seq < 0 && st.Status == bench.StepDone {
+			seq = st.Step.Seq
+		}
+		return st.Step.Seq == seq
+	}
+}
+
+// chartStepLoad is what the chart q asks for reads of its runs' steps:
+// pageStepLoad's, with the samples of its step for a timeline.
+func chartStepLoad(q ChartQuery) db.StepLoad {
+	if q.kind() != ChartTimeline {
+		return pageStepLoad(nil)
+	}
+	return pageStepLoad(func(st *bench.StepResult) bool { return st.Step.Seq == q.Step-1 })
+}
+
+// loadRuns reads runs and what load asks for of their steps, for charts.
+// One load serves every run, in order (see firstDoneSamples).
+func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]RunData, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
 	}
@@ -338,7 +373,7 @@ func (s *Server) loadRuns(ctx context.Context, ids []int64) ([]RunData, error) {
 		if err != nil {
 			return nil, err
 		}
-		steps, err := s.store.Steps(ctx, id)
+		steps, err := s.store.StepsFor(ctx, id, load)
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +403,7 @@ func (s *Server) chartPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
 	if err != nil {
 		return err
 	}
@@ -390,7 +425,7 @@ func (s *Server) chartCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs)
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
 	if err != nil {
 		return err
 	}
@@ -406,26 +441,6 @@ func (s *Server) chartCSV(c echo.Context) error {
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
 }
 
-// comparePage shows every chart of several runs together.
-func (s *Server) comparePage(c echo.Context) error {
-	var ids []int64
-	for _, v := range c.QueryParams()["run"] {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id < 1 {
-			return &ValidationError{Field: "run", Msg: fmt.Sprintf("run=%q is not a run id", v)}
-		}
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	runs, err := s.loadRuns(c.Request().Context(), ids)
-	if err != nil {
-		return err
-	}
-	data := chartPageData{pageBase: s.base(c, "Compare runs"), Runs: runs, Charts: chartViews(runs)}
-	return s.render(c, http.StatusOK, "chart", &data)
-}
-
 // stepsCSV is the run page's per-step table as CSV, unformatted, with
 // units in the header.
 func (s *Server) stepsCSV(c echo.Context) error {
@@ -437,7 +452,7 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if _, err := s.getRun(ctx, id); err != nil {
 		return err
 	}
-	steps, err := s.store.Steps(ctx, id)
+	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(nil))
 	if err != nil {
 		return err
 	}

@@ -162,7 +162,6 @@ func (s *Server) Register(e *echo.Echo) {
 	e.POST("/runs/:id/delete", s.deleteRun, write)
 	e.GET("/charts", s.chartPage, read)
 	e.GET("/charts/export.csv", s.chartCSV, read)
-	e.GET("/compare", s.comparePage, read)
 	e.GET("/login", s.loginPage)
 	e.POST("/login", s.login)
 	e.POST("/logout", s.logout)
@@ -177,6 +176,16 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/api/runs/:id/events", s.apiEvents, read)
 	e.GET("/api/charts", s.apiChart, read)
 	e.GET("/api/presets", s.apiPresets, read)
+
+	// Import and push (issue 5): iolab exports and fio JSON, token-protected.
+	e.POST("/api/import", s.apiImport, write)
+
+	// Compare page, labels and rename (handlers/compare.go, labels.go).
+	e.GET("/compare", s.compareView, read)
+	e.GET("/compare/export.csv", s.compareCSV, read)
+	e.POST("/runs/:id/rename", s.renameRun, write)
+	e.POST("/runs/:id/labels", s.editLabels, write)
+	e.PATCH("/api/runs/:id", s.apiPatchRun, write)
 }
 
 // Shutdown cancels the runs: the running step ends cancelled, schedulers

@@ -1,0 +1,326 @@
+package bench
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// FioImport is fio's JSON output (json or json+) turned into iolab's
+// types: the result of fio's last document and the jobs its options
+// describe.
+type FioImport struct {
+	FioVersion string
+	// Config holds the jobs as fio's "job options" describe them (global
+	// options applied first). Options iolab does not know, or values it
+	// does not take, are kept in Job.Options and otherwise ignored.
+	Config Config
+	Result *Result
+	// Plus is true when the document had json+ histograms.
+	Plus bool
+	// Digest is the SHA-256 of the imported document's bytes (hex), set by
+	// ParseFio: the same fio output gives the same digest.
+	Digest string
+}
+
+// ParseFio reads fio's JSON output — one document or several from
+// --status-interval — and imports the last one. The input must be fio's
+// (a "fio version" or "iolab version" and at least one job) with the fields
+// iolab needs; anything else is an error that says what is wrong.
+func ParseFio(data []byte) (*FioImport, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("fio import: the input is empty")
+	}
+	if nextDocument(data, 0) < 0 {
+		return nil, errors.New("fio import: not JSON (no '{' starts a document)")
+	}
+	reps, err := ParseReports(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("fio import: %w", err)
+	}
+	if len(reps) == 0 {
+		return nil, errors.New("fio import: no fio JSON document in the input")
+	}
+	// The raw last document, to tell missing fields from zero ones.
+	var raw json.RawMessage
+	pos, start := 0, -1
+	for range reps {
+		start = nextDocument(data, pos)
+		dec := json.NewDecoder(bytes.NewReader(data[start:]))
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("fio import: %w", err)
+		}
+		pos = start + int(dec.InputOffset())
+	}
+	if err := checkFioFields(raw); err != nil {
+		return nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)
+	}
+	imp, err := ImportFio(reps)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	imp.Digest = hex.EncodeToString(sum[:])
+	return imp, nil
+}
+
+// checkFioFields checks that the document has every field ImportFio reads,
+// so that an unknown fio version's renamed field is not taken as zero.
+func checkFioFields(doc json.RawMessage) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		return err
+	}
+	_, fio := top["fio version"]
+	_, iolab := top["iolab version"]
+	if !fio && !iolab {
+		return errors.New(`no "fio version": not fio's JSON output`)
+	}
+	var jobs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["jobs"], &jobs); err != nil {
+		return fmt.Errorf(`"jobs": %w`, err)
+	}
+	if len(jobs) == 0 {
+		return errors.New(`no jobs in "jobs"`)
+	}
+	for i, j := range jobs {
+		for _, k := range []string{"jobname", "groupid", "error", "job_runtime", "usr_cpu", "sys_cpu", "ctx", "read", "write"} {
+			if _, ok := j[k]; !ok {
+				return fmt.Errorf("job %d: missing %q (an fio version iolab does not know?)", i+1, k)
+			}
+		}
+		for _, d := range []string{"read", "write"} {
+			var dir map[string]json.RawMessage
+			if err := json.Unmarshal(j[d], &dir); err != nil {
+				return fmt.Errorf("job %d: %q: %w", i+1, d, err)
+			}
+			for _, k := range []string{"io_bytes", "runtime", "total_ios", "slat_ns", "clat_ns", "lat_ns"} {
+				if _, ok := dir[k]; !ok {
+					return fmt.Errorf("job %d: %s: missing %q (an fio version iolab does not know?)", i+1, d, k)
+				}
+			}
+			for _, l := range []string{"slat_ns", "clat_ns", "lat_ns"} {
+				var lat map[string]json.RawMessage
+				if err := json.Unmarshal(dir[l], &lat); err != nil {
+					return fmt.Errorf("job %d: %s: %q: %w", i+1, d, l, err)
+				}
+				for _, k := range []string{"min", "max", "mean", "stddev", "N"} {
+					if _, ok := lat[k]; !ok {
+						return fmt.Errorf("job %d: %s: %s: missing %q (an fio version iolab does not know?)", i+1, d, l, k)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ImportFio turns the last of fio's documents into a Result: one
+// GroupResult per groupid (in order of appearance), one JobResult per
+// entry of "jobs", latencies from fio's min/max/mean/stddev/N, histograms
+// from json+ bins, CPU from usr_cpu and sys_cpu, and disk_util on the
+// first group. fio's percentiles are not kept: with json+ they follow from
+// the histograms.
+func ImportFio(reps []Report) (*FioImport, error) {
+	if len(reps) == 0 {
+		return nil, errors.New("fio import: no documents")
+	}
+	rep := &reps[len(reps)-1]
+	if rep.FioVersion == "" && rep.IolabVersion == "" {
+		return nil, errors.New(`fio import: no "fio version": not fio's JSON output`)
+	}
+	if len(rep.Jobs) == 0 {
+		return nil, errors.New("fio import: the document has no jobs")
+	}
+	out := &FioImport{FioVersion: rep.FioVersion, Result: &Result{}}
+	if out.FioVersion == "" {
+		out.FioVersion = rep.IolabVersion
+	}
+	cfg := &out.Config
+	cfg.OutputFormat = "json"
+	cfg.GlobalOptions = slices.Clone([]Option(rep.GlobalOptions))
+	res := out.Result
+	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
+
+	var start time.Time
+	groupIndex := map[int]int{}
+	for i := range rep.Jobs {
+		jr := &rep.Jobs[i]
+		job := fioJob(jr.JobName, rep.GlobalOptions, jr.JobOptions)
+		r, plus, err := fioJobResult(jr, job)
+		if err != nil {
+			return nil, fmt.Errorf("fio import: job %d (%s): %w", i+1, jr.JobName, err)
+		}
+		out.Plus = out.Plus || plus
+		if !r.Start.IsZero() && (start.IsZero() || r.Start.Before(start)) {
+			start = r.Start
+		}
+		gi, ok := groupIndex[jr.GroupID]
+		if !ok {
+			gi = len(res.Groups)
+			groupIndex[jr.GroupID] = gi
+			res.Groups = append(res.Groups, GroupResult{ID: jr.GroupID, Reporting: job.GroupReporting})
+			cfg.Groups = append(cfg.Groups, Group{ID: jr.GroupID, Reporting: job.GroupReporting})
+		}
+		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
+		cfg.Groups[gi].Jobs = append(cfg.Groups[gi].Jobs, job)
+		cfg.Jobs = append(cfg.Jobs, job)
+	}
+	if start.IsZero() && rep.TimestampMS > 0 {
+		// fio prints the time the report was made: the run started its
+		// longest job's runtime earlier.
+		var longest time.Duration
+		for _, g := range res.Groups {
+			for _, j := range g.Jobs {
+				longest = max(longest, j.Runtime+j.Job.RampTime)
+			}
+		}
+		start = time.UnixMilli(rep.TimestampMS).Add(-longest)
+	}
+	res.Start = start
+	// fio does not print group_reporting among the options: a group that
+	// ran numjobs > 1 clones but printed one entry was merged.
+	for gi := range res.Groups {
+		g := &res.Groups[gi]
+		if len(g.Jobs) == 1 && g.Jobs[0].Job.NumJobs > 1 {
+			g.Reporting, cfg.Groups[gi].Reporting = true, true
+			g.Jobs[0].Job.GroupReporting = true
+			cfg.Groups[gi].Jobs[0].GroupReporting = true
+		}
+		if g.Reporting {
+			for j := range g.Jobs {
+				g.Jobs[j].Jobs = max(g.Jobs[j].Job.NumJobs, 1)
+			}
+		}
+	}
+	for i := range res.Groups {
+		for j := range res.Groups[i].Jobs {
+			if res.Groups[i].Jobs[j].Start.IsZero() {
+				res.Groups[i].Jobs[j].Start = start
+			}
+		}
+	}
+	for _, d := range rep.DiskUtil {
+		res.Groups[0].Disks = append(res.Groups[0].Disks, diskUtilization(d))
+	}
+	return out, nil
+}
+
+// fioJob builds the job fio's options describe, starting from fio's
+// defaults. Options iolab cannot take are recorded in Options as written.
+func fioJob(name string, global, own Options) Job {
+	j := NewJob()
+	j.Name = name
+	for _, o := range global {
+		applyImported(&j, o)
+	}
+	// The job's own options, as fio lists them; Options records them.
+	j.Options = nil
+	for _, o := range own {
+		if o.Name == "name" {
+			continue
+		}
+		before := len(j.Options)
+		applyImported(&j, o)
+		if len(j.Options) == before {
+			j.Options = append(j.Options, o)
+		}
+	}
+	if j.IODepthBatchSubmit == 0 || j.IODepthBatchSubmit > j.IODepth {
+		j.IODepthBatchSubmit = j.IODepth
+	}
+	return j
+}
+
+// applyImported applies one option and drops it on any error: an imported
+// run keeps what fio did, whether or not iolab could do it.
+func applyImported(j *Job, o Option) {
+	saved := *j
+	if err := ApplyOption(j, o.Name, o.Value); err != nil {
+		*j = saved
+	}
+}
+
+func fioJobResult(jr *JobReport, job Job) (*JobResult, bool, error) {
+	r := &JobResult{Name: jr.JobName, GroupID: jr.GroupID, Job: job, Ctx: jr.Ctx, MinFlt: jr.Minf, MajFlt: jr.Majf, Jobs: 1}
+	if jr.Error != 0 {
+		r.Error = fmt.Sprintf("fio error %d", jr.Error)
+		if jr.FirstError != 0 {
+			r.Error += fmt.Sprintf(" (first error %d)", jr.FirstError)
+		}
+	}
+	if jr.JobStart > 0 {
+		r.Start = time.UnixMilli(jr.JobStart)
+	}
+	// fio's iops and bw divide by the direction's runtime; the job's
+	// window is the longest of them (job_runtime when nothing ran).
+	runtime := jr.Read.Runtime
+	runtime = max(runtime, jr.Write.Runtime)
+	if runtime == 0 {
+		runtime = jr.JobRuntime
+	}
+	r.Runtime = time.Duration(runtime) * time.Millisecond
+	cpuBase := time.Duration(jr.JobRuntime) * time.Millisecond
+	r.UsrCPU = time.Duration(jr.UsrCPU / 100 * float64(cpuBase))
+	r.SysCPU = time.Duration(jr.SysCPU / 100 * float64(cpuBase))
+	plus := false
+	for d, dr := range []*DirReport{&jr.Read, &jr.Write} {
+		out := &r.Dirs[d]
+		out.IOs, out.Bytes, out.Short = dr.TotalIOs, dr.IOBytes, dr.ShortIOs
+		for _, l := range []struct {
+			name string
+			in   *LatReport
+			out  *Lat
+		}{{"slat_ns", &dr.Slat, &out.Slat}, {"clat_ns", &dr.Clat, &out.Clat}, {"lat_ns", &dr.Lat, &out.Lat}} {
+			lat, hasBins, err := fioLat(l.in)
+			if err != nil {
+				return nil, false, fmt.Errorf("%s: %s: %w", [2]string{"read", "write"}[d], l.name, err)
+			}
+			*l.out = lat
+			plus = plus || hasBins
+		}
+	}
+	return r, plus, nil
+}
+
+// fioLat rebuilds a Lat from fio's summary: S, the sum of squared
+// deviations, is stddev²·(N-1); the histogram comes from json+ bins.
+func fioLat(l *LatReport) (Lat, bool, error) {
+	var out Lat
+	out.Stat = LatStat{N: l.N, Min: l.Min, Max: l.Max, Mean: l.Mean}
+	if l.N > 1 {
+		out.Stat.S = l.Stddev * l.Stddev * float64(l.N-1)
+	}
+	if len(l.Bins) == 0 {
+		return out, false, nil
+	}
+	h, err := HistogramFromBins(l.Bins)
+	if err != nil {
+		return Lat{}, false, err
+	}
+	if n := h.N(); n != l.N {
+		return Lat{}, false, fmt.Errorf("the bins count %d latencies but N is %d", n, l.N)
+	}
+	out.Hist = h
+	return out, true, nil
+}
+
+// diskUtilization is diskUtilReport's inverse, with what fio prints.
+func diskUtilization(d DiskUtil) DiskUtilization {
+	return DiskUtilization{
+		Name: d.Name, ReadIOs: d.ReadIOs, WriteIOs: d.WriteIOs,
+		ReadMerges: d.ReadMerges, WriteMerges: d.WriteMerges,
+		ReadSectors: d.ReadSectors, WriteSectors: d.WriteSectors,
+		ReadTicks: d.ReadTicks, WriteTicks: d.WriteTicks,
+		InQueue: d.InQueue, Util: d.Util,
+		ReadsPerSec: d.ReadsPerSec, WritesPerSec: d.WritesPerSec,
+		ReadKBPerSec: d.ReadKBPerSec, WriteKBPerSec: d.WriteKBPerSec,
+		ReadMergesPerSec: d.ReadMergesPerSec, WriteMergesPerSec: d.WriteMergesPerSec,
+		ReadAwait: d.ReadAwait, WriteAwait: d.WriteAwait, AvgQueueSize: d.AvgQueueSize,
+	}
+}

@@ -1,0 +1,269 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/db"
+)
+
+// warnRun is a synthetic run for CompareWarnings: one job, one target,
+// three repeats, all fields equal unless edit changes them.
+func warnRun(id int64, edit func(*db.Run, *bench.Job)) RunData {
+	j := bench.NewJob()
+	j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.IOEngine = "j", "/dev/nvme0n1", "randread", 4096, 1, "io_uring"
+	j.Direct, j.Runtime, j.RampTime = true, 30*time.Second, 5*time.Second
+	r := db.Run{ID: id, Name: "r" + strconv.FormatInt(id, 10), Hostname: "lab", Kernel: "6.12.0",
+		Host:    bench.HostInfo{Hostname: "lab", KernelRelease: "6.12.0", IOMMU: bench.IOMMUInfo{Mode: "passthrough"}, Governor: "performance"},
+		Targets: []bench.Target{{Path: "/dev/nvme0n1", Model: "Test NVMe", Driver: "nvme", Scheduler: "none", IOPoll: true}},
+		Plan:    bench.Plan{Repeat: 3, Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: []string{"1", "8"}}}}}
+	if edit != nil {
+		edit(&r, &j)
+	}
+	r.Plan.Base.Jobs = []bench.Job{j}
+	return RunData{Run: r}
+}
+
+func TestCompareWarnings(t *testing.T) {
+	same := func(*db.Run, *bench.Job) {}
+	tests := []struct {
+		name   string
+		a, b   func(*db.Run, *bench.Job)
+		fields []string // the warnings' fields, in order
+		want   []string // texts some warning must contain
+	}{
+		{"equal", same, same, nil, nil},
+		{"kernel only", same, func(r *db.Run, _ *bench.Job) { r.Kernel, r.Host.KernelRelease = "6.1.0", "6.1.0" }, nil, nil},
+		{"iommu", same, func(r *db.Run, _ *bench.Job) { r.Host.IOMMU.Mode = "translated" }, []string{"IOMMU mode"},
+			[]string{"run 1 passthrough", "run 2 translated", "~30 %"}},
+		{"iommu unknown on one side", same, func(r *db.Run, _ *bench.Job) { r.Host.IOMMU.Mode = "" }, nil, nil},
+		{"device model", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Model = "Other SSD" }, []string{"device model"}, []string{"Other SSD"}},
+		{"driver", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Driver = "virtio_blk" }, []string{"device driver"}, []string{"virtio_blk"}},
+		{"block size", same, func(_ *db.Run, j *bench.Job) { j.BS = 65536 }, []string{"block size"}, []string{"64k"}},
+		{"block size swept", same, func(r *db.Run, _ *bench.Job) {
+			r.Plan.Sweeps = append(r.Plan.Sweeps, bench.Sweep{Axis: bench.AxisBS, Values: []string{"4k", "64k"}})
+		}, []string{"block size"}, nil},
+		{"rw", same, func(_ *db.Run, j *bench.Job) { j.RW = "randwrite" }, []string{"rw"}, []string{"randwrite"}},
+		{"direct", same, func(_ *db.Run, j *bench.Job) { j.Direct = false }, []string{"direct"}, []string{"page cache"}},
+		{"hipri", same, func(_ *db.Run, j *bench.Job) { j.Hipri = true }, []string{"engine options"}, []string{"run 2 hipri", "run 1 none"}},
+		{"sqpoll and fixedbufs", func(_ *db.Run, j *bench.Job) { j.SQThreadPoll = true },
+			func(_ *db.Run, j *bench.Job) { j.FixedBufs = true }, []string{"engine options"}, []string{"sqpoll", "fixedbufs"}},
+		{"engine sweep with sqpoll", same, func(r *db.Run, _ *bench.Job) {
+			r.Plan.Sweeps = append(r.Plan.Sweeps, bench.Sweep{Axis: bench.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}})
+		}, []string{"engine options"}, []string{"sqpoll"}},
+		{"engines differ but no options", same, func(_ *db.Run, j *bench.Job) { j.IOEngine = "libaio" }, nil, nil},
+		{"runtime much shorter", same, func(_ *db.Run, j *bench.Job) { j.Runtime = 10 * time.Second }, []string{"runtime"},
+			[]string{"run 2 (10s)", "run 1 (30s)"}},
+		{"runtime a bit shorter", same, func(_ *db.Run, j *bench.Job) { j.Runtime = 20 * time.Second }, nil, nil},
+		{"plan runtime overrides", same, func(r *db.Run, _ *bench.Job) { r.Plan.Runtime = 2 * time.Minute }, []string{"runtime"}, nil},
+		{"ramp much shorter", same, func(_ *db.Run, j *bench.Job) { j.RampTime = time.Second }, []string{"ramp time"}, nil},
+		{"single repeat", same, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 }, []string{"repeats"}, []string{"run 2", "no spread"}},
+		{"governor", same, func(r *db.Run, _ *bench.Job) { r.Host.Governor = "powersave" }, []string{"CPU governor"}, []string{"powersave"}},
+		{"io_poll", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].IOPoll = false }, []string{"poll queues (io_poll)"}, []string{"run 2 false"}},
+		{"hipri without poll queues", func(r *db.Run, j *bench.Job) { j.Hipri, r.Targets[0].IOPoll = true, false },
+			func(r *db.Run, j *bench.Job) { j.Hipri, r.Targets[0].IOPoll = true, false },
+			[]string{"poll queues (io_poll)", "poll queues (io_poll)"}, []string{"fell back to interrupts"}},
+		{"several", same, func(r *db.Run, j *bench.Job) { r.Host.IOMMU.Mode, j.BS, r.Plan.Repeat = "translated", 8192, 1 },
+			[]string{"IOMMU mode", "block size", "repeats"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := CompareWarnings([]RunData{warnRun(1, tt.a), warnRun(2, tt.b)})
+			var fields []string
+			var all strings.Builder
+			for _, w := range ws {
+				fields = append(fields, w.Field)
+				all.WriteString(w.Msg + "\n")
+				if w.Msg == "" {
+					t.Errorf("%s: empty message", w.Field)
+				}
+			}
+			if !slices.Equal(fields, tt.fields) {
+				t.Errorf("fields = %q, want %q\n%s", fields, tt.fields, all.String())
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(all.String(), s) {
+					t.Errorf("no warning says %q:\n%s", s, all.String())
+				}
+			}
+		})
+	}
+	// A single run warns only about itself.
+	if ws := CompareWarnings([]RunData{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
+		t.Errorf("single run: %+v", ws)
+	}
+}
+
+func TestCompareDiffs(t *testing.T) {
+	a := warnRun(1, nil)
+	b := warnRun(2, func(r *db.Run, j *bench.Job) { r.Kernel, r.Host.IOMMU.Mode, j.BS = "6.1.0", "translated", 8192 })
+	got := map[string][]string{}
+	for _, d := range compareDiffs([]RunData{a, b}) {
+		got[d.Field] = d.Values
+	}
+	want := map[string][]string{"kernel": {"6.12.0", "6.1.0"}, "IOMMU mode": {"passthrough", "translated"}, "block size": {"4k", "8k"}}
+	if len(got) != len(want) {
+		t.Errorf("diffs = %q, want %q", got, want)
+	}
+	for k, v := range want {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// seedHostRun stores a finished null-engine run on the given host, with
+// IOPS scaled by factor.
+func seedHostRun(t testing.TB, store *db.Store, name string, host bench.HostInfo, factor float64) *db.Run {
+	t.Helper()
+	ctx := context.Background()
+	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
+	cfg, err := bench.ParseArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2,
+		Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: []string{"1", "4"}}}}
+	steps, err := plan.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: host}
+	if _, err := store.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour)
+	for i, st := range steps {
+		job := bench.JobResult{Name: name, Job: st.Config.Jobs[0], Start: start, Runtime: time.Second, Jobs: 1, Interval: time.Second}
+		ios := uint64(factor * float64(1000*(i+1)))
+		job.Dirs[bench.Read].IOs = ios
+		job.Dirs[bench.Read].Bytes = ios * 4096
+		for k := range ios {
+			job.Dirs[bench.Read].Clat.Add(10000 + k*10)
+		}
+		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: []bench.JobResult{job}}}}}
+		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.SetRunStatus(ctx, run.ID, db.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func compareHosts() (a, b bench.HostInfo) {
+	a = bench.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-a", IOMMU: bench.IOMMUInfo{Mode: "passthrough"}}
+	b = bench.HostInfo{Hostname: "lab-b", KernelRelease: "6.1.0-b", IOMMU: bench.IOMMUInfo{Mode: "translated"}}
+	return a, b
+}
+
+func TestComparePage(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ha, hb := compareHosts()
+	r1 := seedHostRun(t, ts.store, "cmp-one", ha, 1)
+	r2 := seedHostRun(t, ts.store, "cmp-two", hb, 0.7)
+	id1, id2 := strconv.FormatInt(r1.ID, 10), strconv.FormatInt(r2.ID, 10)
+	for _, tt := range []struct {
+		name, path string
+		status     int
+		contains   []string
+	}{
+		{"run=", "/compare?run=" + id1 + "&run=" + id2, 200, []string{"cmp-one", "cmp-two", "IOMMU mode", "~30 %", `id="diffs"`,
+			`data-kind="iops"`, `data-kind="latency"`, `data-kind="distribution"`, `data-kind="maxiops"`, "6.12.0-a", "translated"}},
+		{"runs=", "/compare?runs=" + id1 + "," + id2, 200, []string{"cmp-one", "cmp-two", "IOMMU mode"}},
+		{"qd", "/compare?runs=" + id1 + "," + id2 + "&qd=4", 200, []string{"iodepth"}},
+		{"bad qd", "/compare?runs=" + id1 + "&qd=x", 400, nil},
+		{"bad runs", "/compare?runs=1,x", 400, []string{"not a run id"}},
+		{"missing run", "/compare?run=999", 404, []string{"run 999 not found"}},
+		{"diff csv", "/compare/export.csv?table=diff&run=" + id1 + "&run=" + id2, 200, []string{"field,run " + id1 + ",run " + id2, "IOMMU mode,passthrough,translated"}},
+		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,max_iops,at", "6.12.0-a,null,3000,iodepth=4", "6.1.0-b,null,2100,iodepth=4"}},
+		{"bad table", "/compare/export.csv?table=nope&run=" + id1, 400, []string{"diff or maxiops"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			ts.e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tt.path, nil))
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body.String())
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(rec.Body.String(), s) {
+					t.Errorf("body lacks %q:\n%s", s, rec.Body.String())
+				}
+			}
+		})
+	}
+}
+
+func TestLabelsAndRename(t *testing.T) {
+	ts := newTestServer(t, Config{Token: "sekrit", RequireToken: true})
+	ha, _ := compareHosts()
+	r := seedHostRun(t, ts.store, "lbl", ha, 1)
+	id := strconv.FormatInt(r.ID, 10)
+	do := func(method, path, ctype, body string, auth bool) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		if auth {
+			req.Header.Set("Authorization", "Bearer sekrit")
+		}
+		rec := httptest.NewRecorder()
+		ts.e.ServeHTTP(rec, req)
+		return rec
+	}
+	const form = "application/x-www-form-urlencoded"
+	for _, tt := range []struct {
+		name, method, path, ctype, body string
+		auth                            bool
+		status                          int
+		wantName                        string
+		wantTags                        []string
+	}{
+		{"rename needs token", "POST", "/runs/" + id + "/rename", form, "name=new", false, 401, "lbl", nil},
+		{"rename", "POST", "/runs/" + id + "/rename", form, "name=+renamed+", true, 303, "renamed", nil},
+		{"rename empty", "POST", "/runs/" + id + "/rename", form, "name=+", true, 400, "renamed", nil},
+		{"rename missing", "POST", "/runs/999/rename", form, "name=x", true, 404, "renamed", nil},
+		{"add labels", "POST", "/runs/" + id + "/labels", form, "add=iommu%3Doff,+after+firmware+update&add=iommu%3Doff", true, 303, "renamed", []string{"iommu=off", "after firmware update"}},
+		{"remove label", "POST", "/runs/" + id + "/labels", form, "remove=iommu%3Doff", true, 303, "renamed", []string{"after firmware update"}},
+		{"labels need token", "POST", "/runs/" + id + "/labels", form, "add=x", false, 401, "renamed", []string{"after firmware update"}},
+		{"patch", "PATCH", "/api/runs/" + id, "application/json", `{"name":"api name","labels":["a","b"]}`, true, 200, "api name", []string{"a", "b"}},
+		{"patch labels only", "PATCH", "/api/runs/" + id, "application/json", `{"labels":[]}`, true, 200, "api name", nil},
+		{"patch needs token", "PATCH", "/api/runs/" + id, "application/json", `{"name":"x"}`, false, 401, "api name", nil},
+		{"patch bad json", "PATCH", "/api/runs/" + id, "application/json", `{"nom":"x"}`, true, 400, "api name", nil},
+		{"patch empty", "PATCH", "/api/runs/" + id, "application/json", `{}`, true, 400, "api name", nil},
+		{"patch bad label", "PATCH", "/api/runs/" + id, "application/json", `{"labels":[" "]}`, true, 400, "api name", nil},
+		{"patch missing", "PATCH", "/api/runs/999", "application/json", `{"name":"x"}`, true, 404, "api name", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(tt.method, tt.path, tt.ctype, tt.body, tt.auth)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body.String())
+			}
+			got, err := ts.store.GetRun(context.Background(), r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Name != tt.wantName || !slices.Equal(got.Tags, tt.wantTags) {
+				t.Errorf("run is %q %q, want %q %q", got.Name, got.Tags, tt.wantName, tt.wantTags)
+			}
+		})
+	}
+	// The list filters by label and shows it.
+	do("PATCH", "/api/runs/"+id, "application/json", `{"labels":["iommu=off"]}`, true)
+	rec := do("GET", "/runs?tag=iommu%3Doff", "", "", true)
+	if !strings.Contains(rec.Body.String(), "api name") || !strings.Contains(rec.Body.String(), "iommu=off") {
+		t.Errorf("runs?tag= lacks the run or its label:\n%s", rec.Body.String())
+	}
+	if rec := do("GET", "/runs?tag=nope", "", "", true); strings.Contains(rec.Body.String(), "api name") {
+		t.Errorf("runs?tag=nope lists the run")
+	}
+}

@@ -1,0 +1,326 @@
+package handlers
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+)
+
+// Warning is one reason a comparison may not be fair: what differs
+// between the runs (Field) and why it matters (Msg).
+type Warning struct {
+	Field string `json:"field"`
+	Msg   string `json:"msg"`
+}
+
+// runSetup is what a run was measured with, as the comparison sees it:
+// host, devices and plan, each as text ("" when unknown).
+type runSetup struct {
+	label                        string // "run 3"
+	iommu, governor              string
+	model, driver, ioPoll        string
+	bs, rw, direct               string
+	engineOpts                   string // hipri, sqpoll, fixedbufs used anywhere in the run
+	runtime, ramp                time.Duration
+	repeat                       int
+	hipri                        bool
+	engines, iodepths, numjobs   string
+	hostname, kernel, cpu, sched string
+}
+
+// baseJob is the job that speaks for a run: the first step's first job,
+// else the plan's first job.
+func baseJob(rd *RunData) *bench.Job {
+	for i := range rd.Steps {
+		if jobs := rd.Steps[i].Step.Config.Jobs; len(jobs) > 0 {
+			return &jobs[0]
+		}
+	}
+	if len(rd.Run.Plan.Base.Jobs) > 0 {
+		return &rd.Run.Plan.Base.Jobs[0]
+	}
+	for _, g := range rd.Run.Plan.Base.Groups {
+		if len(g.Jobs) > 0 {
+			return &g.Jobs[0]
+		}
+	}
+	return nil
+}
+
+// sweepOr is the plan's sweep values on a (joined), else def.
+func sweepOr(p *bench.Plan, a bench.Axis, def string) string {
+	for _, s := range p.Sweeps {
+		if s.Axis == a && len(s.Values) > 0 {
+			return strings.Join(s.Values, ", ")
+		}
+	}
+	return def
+}
+
+func setupOf(rd *RunData) runSetup {
+	r := &rd.Run
+	s := runSetup{label: "run " + strconv.FormatInt(r.ID, 10), iommu: r.Host.IOMMU.Mode, governor: r.Host.Governor,
+		hostname: r.Hostname, kernel: r.Kernel, cpu: r.Host.CPUModel, repeat: r.Plan.Repeat}
+	if s.hostname == "" {
+		s.hostname = r.Host.Hostname
+	}
+	if s.kernel == "" {
+		s.kernel = r.Host.KernelRelease
+	}
+	var models, drivers, polls, scheds []string
+	for _, t := range r.Targets {
+		models = appendNew(models, t.Model)
+		drivers = appendNew(drivers, t.Driver)
+		polls = appendNew(polls, strconv.FormatBool(t.IOPoll))
+		scheds = appendNew(scheds, t.Scheduler)
+	}
+	s.model, s.driver, s.ioPoll = strings.Join(models, ", "), strings.Join(drivers, ", "), strings.Join(polls, ", ")
+	s.sched = sweepOr(&r.Plan, bench.AxisScheduler, strings.Join(scheds, ", "))
+
+	job := baseJob(rd)
+	var variants []string
+	if job != nil {
+		s.bs = chartBlockSize(job.BS)
+		s.rw = job.RW
+		s.direct = strconv.FormatBool(job.Direct)
+		s.runtime, s.ramp = job.Runtime, job.RampTime
+		s.iodepths = strconv.Itoa(job.IODepth)
+		s.numjobs = strconv.Itoa(job.NumJobs)
+		variants = append(variants, bench.EngineVariant(job))
+	}
+	if r.Plan.Runtime > 0 {
+		s.runtime = r.Plan.Runtime
+	}
+	if r.Plan.RampTime > 0 {
+		s.ramp = r.Plan.RampTime
+	}
+	s.bs = sweepOr(&r.Plan, bench.AxisBS, s.bs)
+	s.rw = sweepOr(&r.Plan, bench.AxisRW, s.rw)
+	s.iodepths = sweepOr(&r.Plan, bench.AxisIODepth, s.iodepths)
+	s.numjobs = sweepOr(&r.Plan, bench.AxisNumJobs, s.numjobs)
+	for _, sw := range r.Plan.Sweeps {
+		if sw.Axis == bench.AxisEngine {
+			variants = slices.Clone(sw.Values)
+		}
+	}
+	// Steps say what really ran: an imported run may have no plan sweeps.
+	for i := range rd.Steps {
+		for j := range rd.Steps[i].Step.Config.Jobs {
+			variants = appendNew(variants, bench.EngineVariant(&rd.Steps[i].Step.Config.Jobs[j]))
+		}
+		if n := rd.Steps[i].Step.Repeat + 1; n > s.repeat {
+			s.repeat = n
+		}
+	}
+	s.engines = strings.Join(variants, ", ")
+	var opts []string
+	for _, v := range variants {
+		for _, o := range strings.Split(v, "+")[1:] {
+			if o == "hipri" || o == "sqpoll" || o == "fixedbufs" {
+				opts = appendNew(opts, o)
+			}
+		}
+	}
+	slices.Sort(opts)
+	s.hipri = slices.Contains(opts, "hipri")
+	s.engineOpts = strings.Join(opts, "+")
+	if s.engineOpts == "" && len(variants) > 0 {
+		s.engineOpts = "none"
+	}
+	return s
+}
+
+// differs lists "run N value" for each run when the known values
+// (non-empty) are not all equal; nil when they are.
+func differs(setups []runSetup, get func(*runSetup) string) []string {
+	var known []string
+	for i := range setups {
+		known = appendNew(known, get(&setups[i]))
+	}
+	if len(known) < 2 {
+		return nil
+	}
+	out := make([]string, len(setups))
+	for i := range setups {
+		v := get(&setups[i])
+		if v == "" {
+			v = "unknown"
+		}
+		out[i] = setups[i].label + " " + v
+	}
+	return out
+}
+
+// CompareWarnings says what differs between runs that can move their
+// numbers besides what is being compared (kernel, engine, scheduler), and
+// which runs cannot be judged on their own (a single repeat). Runs with
+// nothing in doubt give none.
+func CompareWarnings(runs []RunData) []Warning {
+	setups := make([]runSetup, len(runs))
+	for i := range runs {
+		setups[i] = setupOf(&runs[i])
+	}
+	var out []Warning
+	check := func(field string, get func(*runSetup) string, why string) {
+		if d := differs(setups, get); d != nil {
+			out = append(out, Warning{Field: field, Msg: fmt.Sprintf("%s differs (%s): %s", field, strings.Join(d, "; "), why)})
+		}
+	}
+	if len(runs) > 1 {
+		check("IOMMU mode", func(s *runSetup) string { return s.iommu },
+			"DMA remapping costs time on every I/O — it moved IOPS by ~30 % between otherwise equal kernels, so part of the gap may be the IOMMU, not the kernel or engine.")
+		check("device model", func(s *runSetup) string { return s.model },
+			"different devices have different limits; the gap may be the hardware.")
+		check("device driver", func(s *runSetup) string { return s.driver },
+			"the driver's submission and completion paths differ; the gap may be the driver.")
+		check("block size", func(s *runSetup) string { return s.bs },
+			"IOPS and latency scale with the I/O size; compare equal block sizes.")
+		check("rw", func(s *runSetup) string { return s.rw },
+			"reads, writes, random and sequential access load the device differently.")
+		check("direct", func(s *runSetup) string { return s.direct },
+			"buffered I/O goes through the page cache and measures memory as much as the device.")
+		check("engine options", func(s *runSetup) string { return s.engineOpts },
+			"hipri (polled completions), sqpoll (a kernel submission thread) and fixedbufs (registered buffers) each change IOPS and CPU cost by themselves.")
+		check("CPU governor", func(s *runSetup) string { return s.governor },
+			"a power-saving governor lowers clocks between I/Os, raising latency and lowering IOPS at low queue depths.")
+		check("poll queues (io_poll)", func(s *runSetup) string { return s.ioPoll },
+			"without poll queues hipri falls back to interrupts, so polled I/O is not what ran on every side.")
+		for _, w := range []struct {
+			field string
+			get   func(*runSetup) time.Duration
+			why   string
+		}{
+			{"runtime", func(s *runSetup) time.Duration { return s.runtime }, "short steps are noisier and may end before caches, SLC and garbage collection settle."},
+			{"ramp time", func(s *runSetup) time.Duration { return s.ramp }, "without enough ramp the first, unsteady seconds are counted."},
+		} {
+			var lo, hi time.Duration
+			var loRun, hiRun string
+			for i := range setups {
+				v := w.get(&setups[i])
+				if v <= 0 {
+					continue
+				}
+				if lo == 0 || v < lo {
+					lo, loRun = v, setups[i].label
+				}
+				if v > hi {
+					hi, hiRun = v, setups[i].label
+				}
+			}
+			if lo > 0 && lo*2 < hi {
+				out = append(out, Warning{Field: w.field, Msg: fmt.Sprintf("%s is much shorter in %s (%s) than in %s (%s): %s",
+					w.field, loRun, lo, hiRun, hi, w.why)})
+			}
+		}
+	}
+	var single []string
+	for i := range setups {
+		if setups[i].repeat <= 1 {
+			single = append(single, setups[i].label)
+		}
+	}
+	if len(single) > 0 {
+		out = append(out, Warning{Field: "repeats", Msg: fmt.Sprintf("a single repeat in %s: there is no spread to judge, so a difference may be noise.",
+			strings.Join(single, ", "))})
+	}
+	for i := range setups {
+		if setups[i].hipri && setups[i].ioPoll == "false" {
+			out = append(out, Warning{Field: "poll queues (io_poll)", Msg: fmt.Sprintf("%s uses hipri but its device has no poll queues (io_poll off): its polled I/O fell back to interrupts.",
+				setups[i].label)})
+		}
+	}
+	return out
+}
+
+// diffRow is one line of the environment and plan differences: a field
+// and each run's value.
+type diffRow struct {
+	Field  string
+	Values []string
+}
+
+// compareDiffs lists the environment and plan fields whose values are not
+// the same in every run.
+func compareDiffs(runs []RunData) []diffRow {
+	setups := make([]runSetup, len(runs))
+	for i := range runs {
+		setups[i] = setupOf(&runs[i])
+	}
+	dur := func(d time.Duration) string {
+		if d <= 0 {
+			return ""
+		}
+		return d.String()
+	}
+	fields := []struct {
+		name string
+		get  func(*RunData, *runSetup) string
+	}{
+		{"host", func(_ *RunData, s *runSetup) string { return s.hostname }},
+		{"kernel", func(_ *RunData, s *runSetup) string { return s.kernel }},
+		{"kernel version", func(r *RunData, _ *runSetup) string { return r.Run.Host.KernelVersion }},
+		{"arch", func(r *RunData, _ *runSetup) string { return r.Run.Host.Arch }},
+		{"CPU", func(_ *RunData, s *runSetup) string { return s.cpu }},
+		{"CPUs", func(r *RunData, _ *runSetup) string { return itoaNZ(r.Run.Host.CPUCount) }},
+		{"memory", func(r *RunData, _ *runSetup) string {
+			if r.Run.Host.MemTotal == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%.1f GiB", float64(r.Run.Host.MemTotal)/(1<<30))
+		}},
+		{"kernel command line", func(r *RunData, _ *runSetup) string { return r.Run.Host.Cmdline }},
+		{"IOMMU mode", func(_ *RunData, s *runSetup) string { return s.iommu }},
+		{"CPU governor", func(_ *RunData, s *runSetup) string { return s.governor }},
+		{"target", func(r *RunData, _ *runSetup) string { return r.Run.Target }},
+		{"device model", func(_ *RunData, s *runSetup) string { return s.model }},
+		{"driver", func(_ *RunData, s *runSetup) string { return s.driver }},
+		{"scheduler", func(_ *RunData, s *runSetup) string { return s.sched }},
+		{"io_poll", func(_ *RunData, s *runSetup) string { return s.ioPoll }},
+		{"preset", func(r *RunData, _ *runSetup) string { return r.Run.Plan.Preset }},
+		{"source", func(r *RunData, _ *runSetup) string { return r.Run.Source }},
+		{"block size", func(_ *RunData, s *runSetup) string { return s.bs }},
+		{"rw", func(_ *RunData, s *runSetup) string { return s.rw }},
+		{"direct", func(_ *RunData, s *runSetup) string { return s.direct }},
+		{"engines", func(_ *RunData, s *runSetup) string { return s.engines }},
+		{"engine options", func(_ *RunData, s *runSetup) string { return s.engineOpts }},
+		{"iodepth", func(_ *RunData, s *runSetup) string { return s.iodepths }},
+		{"numjobs", func(_ *RunData, s *runSetup) string { return s.numjobs }},
+		{"runtime", func(_ *RunData, s *runSetup) string { return dur(s.runtime) }},
+		{"ramp time", func(_ *RunData, s *runSetup) string { return dur(s.ramp) }},
+		{"repeats", func(_ *RunData, s *runSetup) string { return itoaNZ(s.repeat) }},
+		{"discard before steps", func(r *RunData, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
+		{"drop caches before steps", func(r *RunData, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
+	}
+	var out []diffRow
+	for _, f := range fields {
+		vals := make([]string, len(runs))
+		same := true
+		for i := range runs {
+			vals[i] = f.get(&runs[i], &setups[i])
+			if vals[i] != vals[0] {
+				same = false
+			}
+		}
+		if same {
+			continue
+		}
+		for i := range vals {
+			if vals[i] == "" {
+				vals[i] = "–"
+			}
+		}
+		out = append(out, diffRow{Field: f.name, Values: vals})
+	}
+	return out
+}
+
+func itoaNZ(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
