@@ -92,13 +92,7 @@ func (s *Server) apiCancelRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.getRun(c.Request().Context(), id); err != nil {
-		return err
-	}
-	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
-		if err == errNotActive {
-			return echo.NewHTTPError(http.StatusConflict, err.Error())
-		}
+	if err := s.cancel(c, id); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, createdRun{ID: id, URL: fmt.Sprintf("/runs/%d", id)})
@@ -116,15 +110,7 @@ func (s *Server) apiDeleteRun(c echo.Context) error {
 }
 
 func (s *Server) apiChart(c echo.Context) error {
-	q, err := ParseChartQuery(c.QueryParams())
-	if err != nil {
-		return err
-	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
-	if err != nil {
-		return err
-	}
-	ch, err := BuildChart(q, runs)
+	_, _, ch, err := s.queryChart(c)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,11 @@ type comparePageData struct {
 	QD        []string // the ones it shows
 	Hidden    url.Values
 	Canonical string
+	// Sched are the scheduler tables, per run, when the runs differ by
+	// scheduler or sweep schedulers (handlers/schedtables.go).
+	Sched    []schedTables
+	SchedCSV string
+	JobsCSV  string
 }
 
 // compareView shows several runs side by side: warnings about what
@@ -104,6 +109,13 @@ func (s *Server) compareView(c echo.Context) error {
 	data.DiffCSV = "/compare/export.csv?" + tv.Encode()
 	tv.Set("table", "maxiops")
 	data.MaxCSV = "/compare/export.csv?" + tv.Encode()
+	if needSchedTables(runs) {
+		data.Sched = schedulerTables(runs, false)
+		tv.Set("table", "schedulers")
+		data.SchedCSV = "/compare/export.csv?" + tv.Encode()
+		tv.Set("table", "jobs")
+		data.JobsCSV = "/compare/export.csv?" + tv.Encode()
+	}
 
 	available := AvailableCharts(runs)
 	for _, kind := range []ChartKind{ChartIOPS, ChartLatency, ChartDistribution, ChartScaling, ChartFairness} {
@@ -171,8 +183,10 @@ func (s *Server) compareCSV(c echo.Context) error {
 		}
 	case "maxiops", "":
 		ch = maxIOPSChart(runs)
+	case "schedulers", "jobs":
+		ch = schedulerCSV(runs, t == "jobs")
 	default:
-		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff or maxiops", t)}
+		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, maxiops, schedulers or jobs", t)}
 	}
 	var buf strings.Builder
 	if err := WriteCSV(&buf, ch); err != nil {

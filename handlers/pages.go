@@ -398,16 +398,23 @@ type chartLink struct {
 	Current bool
 }
 
-func (s *Server) chartPage(c echo.Context) error {
+// queryChart builds the chart the request's query string names, with the
+// runs it was drawn from.
+func (s *Server) queryChart(c echo.Context) (ChartQuery, []RunData, *Chart, error) {
 	q, err := ParseChartQuery(c.QueryParams())
 	if err != nil {
-		return err
+		return q, nil, nil, err
 	}
 	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
 	if err != nil {
-		return err
+		return q, nil, nil, err
 	}
 	ch, err := BuildChart(q, runs)
+	return q, runs, ch, err
+}
+
+func (s *Server) chartPage(c echo.Context) error {
+	q, runs, ch, err := s.queryChart(c)
 	if err != nil {
 		return err
 	}
@@ -421,15 +428,7 @@ func (s *Server) chartPage(c echo.Context) error {
 }
 
 func (s *Server) chartCSV(c echo.Context) error {
-	q, err := ParseChartQuery(c.QueryParams())
-	if err != nil {
-		return err
-	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
-	if err != nil {
-		return err
-	}
-	ch, err := BuildChart(q, runs)
+	q, _, ch, err := s.queryChart(c)
 	if err != nil {
 		return err
 	}
@@ -474,11 +473,8 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
 }
 
-func (s *Server) cancelRun(c echo.Context) error {
-	id, err := runIDParam(c)
-	if err != nil {
-		return err
-	}
+// cancel cancels run id, queued or running; 409 when it is neither.
+func (s *Server) cancel(c echo.Context, id int64) error {
 	if _, err := s.getRun(c.Request().Context(), id); err != nil {
 		return err
 	}
@@ -486,6 +482,17 @@ func (s *Server) cancelRun(c echo.Context) error {
 		if err == errNotActive {
 			return echo.NewHTTPError(http.StatusConflict, err.Error())
 		}
+		return err
+	}
+	return nil
+}
+
+func (s *Server) cancelRun(c echo.Context) error {
+	id, err := runIDParam(c)
+	if err != nil {
+		return err
+	}
+	if err := s.cancel(c, id); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))

@@ -179,6 +179,8 @@ func (s *Server) Register(e *echo.Echo) {
 
 	// Import and push (issue 5): iolab exports and fio JSON, token-protected.
 	e.POST("/api/import", s.apiImport, write)
+	e.GET("/import", s.importPage, read)
+	e.POST("/import", s.importSubmit, write)
 
 	// Compare page, labels and rename (handlers/compare.go, labels.go).
 	e.GET("/compare", s.compareView, read)
