@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 )
@@ -39,23 +40,37 @@ func ParseFio(data []byte) (*FioImport, error) {
 	if nextDocument(data, 0) < 0 {
 		return nil, errors.New("fio import: not JSON (no '{' starts a document)")
 	}
-	reps, err := ParseReports(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("fio import: %w", err)
+	// Documents one by one, so that a --status-interval stream cut short
+	// (fio killed while printing) still yields its last complete document.
+	var (
+		reps []Report
+		raw  json.RawMessage
+	)
+	for pos := 0; ; {
+		start := nextDocument(data, pos)
+		if start < 0 {
+			break
+		}
+		dec := json.NewDecoder(bytes.NewReader(data[start:]))
+		var doc json.RawMessage
+		if err := dec.Decode(&doc); err != nil {
+			if len(reps) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+				break // the last document is truncated: keep the one before
+			}
+			return nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+		}
+		var rep Report
+		if err := json.Unmarshal(doc, &rep); err != nil {
+			return nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+		}
+		if rep.Jobs == nil {
+			return nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\": not fio output", len(reps)+1, start)
+		}
+		reps, raw = append(reps, rep), doc
+		pos = start + int(dec.InputOffset())
 	}
 	if len(reps) == 0 {
 		return nil, errors.New("fio import: no fio JSON document in the input")
-	}
-	// The raw last document, to tell missing fields from zero ones.
-	var raw json.RawMessage
-	pos, start := 0, -1
-	for range reps {
-		start = nextDocument(data, pos)
-		dec := json.NewDecoder(bytes.NewReader(data[start:]))
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("fio import: %w", err)
-		}
-		pos = start + int(dec.InputOffset())
 	}
 	if err := checkFioFields(raw); err != nil {
 		return nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)

@@ -108,6 +108,23 @@ func TestImportFioTestdata(t *testing.T) {
 	}
 }
 
+// TestImportFioCutStream: a --status-interval stream whose last document
+// was cut off imports the last complete one.
+func TestImportFioCutStream(t *testing.T) {
+	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	if err != nil {
+		t.Skipf("shared testdata: %v", err)
+	}
+	stream := append(append(append([]byte(nil), data...), '\n'), data[:len(data)/2]...)
+	imp, err := ParseFio(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := imp.Result.Groups[0].Jobs[0].Dirs[Read].IOs; got != 114485 {
+		t.Fatalf("%d reads, want the complete document's 114485", got)
+	}
+}
+
 func TestImportFioBadInput(t *testing.T) {
 	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
 	if err != nil {
