@@ -460,12 +460,7 @@ func (p *progress) done(res *bench.StepResult) {
 	}
 	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, len(p.steps), &res.Step, res.Status)
 	if res.Result != nil {
-		var iops float64
-		for _, g := range res.Result.Groups {
-			for i := range g.Jobs {
-				iops += g.Jobs[i].IOPS(bench.Read) + g.Jobs[i].IOPS(bench.Write)
-			}
-		}
+		iops, _ := res.Result.Totals()
 		line += fmt.Sprintf(", %.0f IOPS", iops)
 	}
 	if res.Error != "" {

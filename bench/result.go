@@ -153,6 +153,23 @@ type GroupResult struct {
 	Disks     []DiskUtilization `json:"disks"`
 }
 
+// Totals are the result's IOPS and bytes/s summed over its jobs (or
+// groups' merged results) and both directions; zero for a nil result.
+func (res *Result) Totals() (iops, bw float64) {
+	if res == nil {
+		return 0, 0
+	}
+	for _, g := range res.Groups {
+		for i := range g.Jobs {
+			for d := range 2 {
+				iops += g.Jobs[i].IOPS(d)
+				bw += g.Jobs[i].BW(d)
+			}
+		}
+	}
+	return iops, bw
+}
+
 // Result is everything one `iolab run` measured.
 type Result struct {
 	Start  time.Time     `json:"start"`

@@ -88,7 +88,7 @@ func Summarize(plan *Plan, results []StepResult) []SummaryCell {
 		for _, r := range g.steps {
 			switch status, err := stepOutcome(r); status {
 			case StepDone:
-				i, b := stepTotals(r.Result)
+				i, b := r.Result.Totals()
 				iops, bw = append(iops, i), append(bw, b)
 			case StepFailed:
 				cell.Failed++
@@ -663,20 +663,6 @@ func stepOutcome(r *StepResult) (status, err string) {
 		}
 	}
 	return StepDone, ""
-}
-
-// stepTotals are a step's IOPS and bytes/s summed over its jobs (or
-// groups' merged results) and both directions.
-func stepTotals(res *Result) (iops, bw float64) {
-	for _, g := range res.Groups {
-		for i := range g.Jobs {
-			for d := range 2 {
-				iops += g.Jobs[i].IOPS(d)
-				bw += g.Jobs[i].BW(d)
-			}
-		}
-	}
-	return iops, bw
 }
 
 type jobTotal struct {

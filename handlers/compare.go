@@ -240,7 +240,7 @@ func maxIOPSChart(runs []RunData) *Chart {
 			if chartStepStatus(st) != bench.StepDone || st.Result == nil {
 				continue
 			}
-			iops, _ := stepIOPS(st.Result)
+			iops, _ := st.Result.Totals()
 			var key []string
 			for _, a := range st.Step.Axes {
 				key = append(key, string(a.Axis)+"="+a.Value)

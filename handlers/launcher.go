@@ -492,7 +492,7 @@ func (l *Launcher) run(t *task) {
 				Repeat: st.Repeat + 1, Label: st.String()}})
 		},
 		StepDone: func(res *bench.StepResult) error {
-			iops, _ := stepIOPS(res.Result)
+			iops, _ := res.Result.Totals()
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: res.Step.Seq + 1, Total: len(steps), Axes: res.Step.Axes,
 				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, IOPS: iops}})
 			return nil
@@ -622,22 +622,6 @@ func (l *Launcher) Shutdown(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("launcher: runs still ending: %w", ctx.Err()))
 	}
 	return errors.Join(errs...)
-}
-
-// stepIOPS sums a step's IOPS and bandwidth over its jobs and directions.
-func stepIOPS(res *bench.Result) (iops, bw float64) {
-	if res == nil {
-		return 0, 0
-	}
-	for _, g := range res.Groups {
-		for j := range g.Jobs {
-			for d := range 2 {
-				iops += g.Jobs[j].IOPS(d)
-				bw += g.Jobs[j].BW(d)
-			}
-		}
-	}
-	return iops, bw
 }
 
 // TargetDevices are the keys of the devices plan's jobs use, for the

@@ -422,7 +422,7 @@ func TestCSVMatchesStore(t *testing.T) {
 	}
 	// Every stored step's IOPS is among the plotted numbers.
 	for _, st := range stored {
-		iops, _ := stepIOPS(st.Result)
+		iops, _ := st.Result.Totals()
 		found := false
 		for _, r := range rows[1:] {
 			for _, cell := range r {
