@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers"
 
@@ -111,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	runner := &bench.Runner{Sys: bench.System{}, Log: logger}
+	runner := &bench.Runner{Sys: system.FS{}, Log: logger}
 
 	switch args[0] {
 	case "serve":
@@ -519,7 +521,7 @@ func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Wr
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, usageError{err.Error()}
 	}
-	store, err := openStore(ctx, *path, &bench.Runner{Sys: bench.System{}}, stderr)
+	store, err := openStore(ctx, *path, &bench.Runner{Sys: system.FS{}}, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -594,8 +596,8 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		s := &steps[i]
 		var iops, bw float64
 		var ios uint64
-		var clat bench.Histogram
-		var disk bench.DiskUtilization
+		var clat hist.Histogram
+		var disk system.DiskUtilization
 		if s.Result != nil {
 			for _, g := range s.Result.Groups {
 				for j := range g.Jobs {
@@ -691,7 +693,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	runner := &bench.Runner{Sys: bench.System{}, Log: logger}
+	runner := &bench.Runner{Sys: system.FS{}, Log: logger}
 	store, err := openStore(ctx, *dbPath, runner, stderr)
 	if err != nil {
 		return err
@@ -796,7 +798,7 @@ func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
-	store, err := openStore(ctx, *dbPath, &bench.Runner{Sys: bench.System{}}, stderr)
+	store, err := openStore(ctx, *dbPath, &bench.Runner{Sys: system.FS{}}, stderr)
 	if err != nil {
 		return err
 	}
@@ -833,7 +835,7 @@ func pushRunCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *dbPath, &bench.Runner{Sys: bench.System{}}, stderr)
+	store, err := openStore(ctx, *dbPath, &bench.Runner{Sys: system.FS{}}, stderr)
 	if err != nil {
 		return err
 	}

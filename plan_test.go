@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -70,7 +71,7 @@ func testLoop(t *testing.T, size int64) string {
 
 func activeScheduler(t *testing.T, dev string) string {
 	t.Helper()
-	active, _, err := (bench.System{}).Schedulers(filepath.Base(dev))
+	active, _, err := (system.FS{}).Schedulers(filepath.Base(dev))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestSweepStoresEveryStep(t *testing.T) {
 func TestSchedulerSweepRestores(t *testing.T) {
 	dev := testLoop(t, 64<<20)
 	original := activeScheduler(t, dev)
-	_, avail, _ := (bench.System{}).Schedulers(filepath.Base(dev))
+	_, avail, _ := (system.FS{}).Schedulers(filepath.Base(dev))
 	var names []string
 	for _, s := range avail {
 		if s != original {
@@ -188,7 +189,7 @@ func TestSchedulerSweepRestores(t *testing.T) {
 func TestKilledRunIsRecovered(t *testing.T) {
 	dev := testLoop(t, 64<<20)
 	original := activeScheduler(t, dev)
-	_, avail, _ := (bench.System{}).Schedulers(filepath.Base(dev))
+	_, avail, _ := (system.FS{}).Schedulers(filepath.Base(dev))
 	other := ""
 	for _, s := range avail {
 		if s != original {

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"iolab/bench/system"
 )
 
 // BenchmarkJobLoopNull is one submit/reap cycle of the job loop on the null
@@ -20,7 +22,7 @@ func BenchmarkJobLoopNull(b *testing.B) {
 			j := NewJob()
 			j.Name, j.IOEngine, j.RW, j.IODepth = "null", "null", "randread", depth
 			j.Size = int64(max(b.N, 1)) * j.BS
-			run, err := openJob(System{}, &j, 0, Target{})
+			run, err := openJob(system.FS{}, &j, 0, system.Target{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -59,11 +61,11 @@ func benchEngineFile(b *testing.B, engine string) {
 	j := NewJob()
 	j.Name, j.IOEngine, j.RW, j.IODepth, j.Direct, j.Filename = "f", engine, "randread", 32, true, path
 	j.Size = 8 << 20
-	tg, err := System{}.ResolveTarget(path)
+	tg, err := system.FS{}.ResolveTarget(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	run, err := openJob(System{}, &j, 0, tg)
+	run, err := openJob(system.FS{}, &j, 0, tg)
 	if err != nil {
 		b.Fatal(err)
 	}

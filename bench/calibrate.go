@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"iolab/bench/hist"
 )
 
 // Calibration compares iolab's engine with fio on the same job: both run
@@ -138,7 +140,7 @@ func side(reps []Report, d int) (Side, bool, error) {
 	for _, rep := range reps {
 		var iops, latSum float64
 		var latN uint64
-		var h Histogram
+		var h hist.Histogram
 		for _, j := range rep.Jobs {
 			dr := j.Read
 			if d == Write {

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/system"
+	"iolab/bench/testdev"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -43,8 +46,8 @@ func TestEngineWriteReadBack(t *testing.T) {
 		name string
 		make func(t *testing.T) string
 	}{
-		{"file", func(t *testing.T) string { return tempFile(t, blocks*bs) }},
-		{"loop", func(t *testing.T) string { return loopDevice(t, blocks*bs) }},
+		{"file", func(t *testing.T) string { return testdev.TempFile(t, blocks*bs) }},
+		{"loop", func(t *testing.T) string { return testdev.Loop(t, blocks*bs) }},
 	}
 	for _, tg := range targets {
 		for _, v := range engineVariants {
@@ -149,7 +152,7 @@ func TestRunEveryEngineAndPattern(t *testing.T) {
 	for _, v := range engineVariants {
 		for _, rw := range []string{"read", "write", "randread", "randwrite", "randrw"} {
 			t.Run(v.name+"/"+rw, func(t *testing.T) {
-				path := tempFile(t, size)
+				path := testdev.TempFile(t, size)
 				j := NewJob()
 				j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.Direct = "t", path, rw, 4096, 4, true
 				j.RWMixRead = 70
@@ -210,7 +213,7 @@ func checkStamps(t *testing.T, path string) int {
 func runOne(t *testing.T, jobs ...Job) *Result {
 	t.Helper()
 	cfg := &Config{Groups: Expand(jobs)}
-	rn := &Runner{Sys: System{}, Interval: 100 * time.Millisecond}
+	rn := &Runner{Sys: system.FS{}, Interval: 100 * time.Millisecond}
 	res, err := rn.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +227,7 @@ func TestRandomMapCoversEveryBlockOnce(t *testing.T) {
 	const size = 1 << 20
 	for _, eng := range []string{"io_uring", "libaio", "psync"} {
 		t.Run(eng, func(t *testing.T) {
-			path := tempFile(t, size)
+			path := testdev.TempFile(t, size)
 			j := NewJob()
 			j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.Direct, j.IOEngine = "t", path, "randwrite", 4096, 8, true, eng
 			res := runOne(t, j)
@@ -240,7 +243,7 @@ func TestRandomMapCoversEveryBlockOnce(t *testing.T) {
 }
 
 func TestWriteDataIsUnique(t *testing.T) {
-	path := tempFile(t, 1<<20)
+	path := testdev.TempFile(t, 1<<20)
 	j := NewJob()
 	j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.Direct, j.IOEngine = "t", path, "write", 4096, 4, true, "io_uring"
 	runOne(t, j)

@@ -10,6 +10,9 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"iolab/bench/hist"
+	"iolab/bench/system"
 )
 
 // FioImport is fio's JSON output (json or json+) turned into iolab's
@@ -290,7 +293,7 @@ func fioJobResult(jr *JobReport, job Job) (*JobResult, bool, error) {
 		for _, l := range []struct {
 			name string
 			in   *LatReport
-			out  *Lat
+			out  *hist.Lat
 		}{{"slat_ns", &dr.Slat, &out.Slat}, {"clat_ns", &dr.Clat, &out.Clat}, {"lat_ns", &dr.Lat, &out.Lat}} {
 			lat, hasBins, err := fioLat(l.in)
 			if err != nil {
@@ -305,29 +308,29 @@ func fioJobResult(jr *JobReport, job Job) (*JobResult, bool, error) {
 
 // fioLat rebuilds a Lat from fio's summary: S, the sum of squared
 // deviations, is stddev²·(N-1); the histogram comes from json+ bins.
-func fioLat(l *LatReport) (Lat, bool, error) {
-	var out Lat
-	out.Stat = LatStat{N: l.N, Min: l.Min, Max: l.Max, Mean: l.Mean}
+func fioLat(l *LatReport) (hist.Lat, bool, error) {
+	var out hist.Lat
+	out.Stat = hist.LatStat{N: l.N, Min: l.Min, Max: l.Max, Mean: l.Mean}
 	if l.N > 1 {
 		out.Stat.S = l.Stddev * l.Stddev * float64(l.N-1)
 	}
 	if len(l.Bins) == 0 {
 		return out, false, nil
 	}
-	h, err := HistogramFromBins(l.Bins)
+	h, err := hist.HistogramFromBins(l.Bins)
 	if err != nil {
-		return Lat{}, false, err
+		return hist.Lat{}, false, err
 	}
 	if n := h.N(); n != l.N {
-		return Lat{}, false, fmt.Errorf("the bins count %d latencies but N is %d", n, l.N)
+		return hist.Lat{}, false, fmt.Errorf("the bins count %d latencies but N is %d", n, l.N)
 	}
 	out.Hist = h
 	return out, true, nil
 }
 
 // diskUtilization is diskUtilReport's inverse, with what fio prints.
-func diskUtilization(d DiskUtil) DiskUtilization {
-	return DiskUtilization{
+func diskUtilization(d DiskUtil) system.DiskUtilization {
+	return system.DiskUtilization{
 		Name: d.Name, ReadIOs: d.ReadIOs, WriteIOs: d.WriteIOs,
 		ReadMerges: d.ReadMerges, WriteMerges: d.WriteMerges,
 		ReadSectors: d.ReadSectors, WriteSectors: d.WriteSectors,

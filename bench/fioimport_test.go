@@ -79,7 +79,7 @@ func checkImport(t *testing.T, rep *Report, imp *FioImport, plus bool) {
 }
 
 func TestImportFioTestdata(t *testing.T) {
-	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
 		t.Skipf("shared testdata: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestImportFioTestdata(t *testing.T) {
 // TestImportFioCutStream: a --status-interval stream whose last document
 // was cut off imports the last complete one.
 func TestImportFioCutStream(t *testing.T) {
-	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
 		t.Skipf("shared testdata: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestImportFioCutStream(t *testing.T) {
 }
 
 func TestImportFioBadInput(t *testing.T) {
-	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
 		t.Skipf("shared testdata: %v", err)
 	}

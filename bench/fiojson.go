@@ -2,12 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+
+	"iolab/bench/hist"
 )
 
 // The types below are fio's JSON output (--output-format=json and json+),
@@ -240,7 +243,7 @@ func (pv PercentileValues) Get(p float64) (uint64, bool) {
 // "%f".
 func (pv PercentileValues) MarshalJSON() ([]byte, error) {
 	sorted := slices.Clone(pv)
-	slices.SortStableFunc(sorted, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+	slices.SortStableFunc(sorted, func(a, b PercentileValue) int { return cmp.Compare(a.Percentile, b.Percentile) })
 	b := []byte{'{'}
 	for i, v := range sorted {
 		if i > 0 {
@@ -276,7 +279,7 @@ func (pv *PercentileValues) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("bench: percentile: %w", err)
 	}
-	slices.SortStableFunc(out, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+	slices.SortStableFunc(out, func(a, b PercentileValue) int { return cmp.Compare(a.Percentile, b.Percentile) })
 	*pv = out
 	return nil
 }
@@ -328,19 +331,19 @@ func appendJSONString(b []byte, s string) ([]byte, error) {
 // LatReportFrom summarises l as fio's add_ddir_lat_json does: min, max,
 // mean, stddev and N; the percentiles in list when l has samples and list is
 // not empty; and with withBins (json+) the histogram's non-empty buckets.
-func LatReportFrom(l *Lat, percentiles []float64, withBins bool) LatReport {
+func LatReportFrom(l *hist.Lat, percentiles []float64, withBins bool) LatReport {
 	s := &l.Stat
 	if s.N == 0 {
 		return LatReport{}
 	}
 	r := LatReport{Min: s.Min, Max: s.Max, Mean: s.Mean, Stddev: s.Stddev(), N: s.N}
 	if len(percentiles) > 0 {
-		values := l.Hist.percentiles(percentiles, s.N)
+		values := l.Percentiles(percentiles)
 		r.Percentile = make(PercentileValues, len(percentiles))
 		for i, p := range percentiles {
 			r.Percentile[i] = PercentileValue{Percentile: p, Value: values[i]}
 		}
-		slices.SortStableFunc(r.Percentile, func(a, b PercentileValue) int { return cmpFloat(a.Percentile, b.Percentile) })
+		slices.SortStableFunc(r.Percentile, func(a, b PercentileValue) int { return cmp.Compare(a.Percentile, b.Percentile) })
 	}
 	if withBins {
 		r.Bins = l.Hist.Bins()
@@ -350,14 +353,14 @@ func LatReportFrom(l *Lat, percentiles []float64, withBins bool) LatReport {
 
 // Histogram rebuilds the histogram from the json+ bins. It fails when l has
 // samples but no bins (plain json output).
-func (l LatReport) Histogram() (Histogram, error) {
+func (l LatReport) Histogram() (hist.Histogram, error) {
 	if len(l.Bins) == 0 {
 		if l.N == 0 {
-			return Histogram{}, nil
+			return hist.Histogram{}, nil
 		}
-		return Histogram{}, errors.New("bench: latency has samples but no bins (not json+ output)")
+		return hist.Histogram{}, errors.New("bench: latency has samples but no bins (not json+ output)")
 	}
-	return HistogramFromBins(l.Bins)
+	return hist.HistogramFromBins(l.Bins)
 }
 
 // ParseReports reads fio's JSON output: one document, or several back to

@@ -8,7 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"iolab/bench/hist"
 )
+
+// fioTestdata is a real fio 3.33 json+ output: randrw on io_uring at
+// iodepth 8.
+const fioTestdata = "testdata/fio/randrw-io_uring-qd8.json"
 
 func readFioTestdata(t *testing.T) []byte {
 	t.Helper()
@@ -241,10 +247,10 @@ func TestFioPercentileValuesJSON(t *testing.T) {
 }
 
 func TestLatReportFrom(t *testing.T) {
-	if r := LatReportFrom(&Lat{}, DefaultPercentiles, true); !reflect.DeepEqual(r, LatReport{}) {
+	if r := LatReportFrom(&hist.Lat{}, hist.DefaultPercentiles, true); !reflect.DeepEqual(r, LatReport{}) {
 		t.Errorf("empty: %+v", r)
 	}
-	var l Lat
+	var l hist.Lat
 	for v := uint64(1); v <= 100; v++ {
 		l.Add(v)
 	}
@@ -269,5 +275,52 @@ func TestLatReportFrom(t *testing.T) {
 	}
 	if _, err := (LatReport{N: 3}).Histogram(); err == nil {
 		t.Error("no error for samples without bins")
+	}
+}
+
+// TestFioPercentiles rebuilds fio's own histograms from its json+ output
+// and checks that every percentile fio printed comes out the same.
+func TestFioPercentiles(t *testing.T) {
+	f, err := os.Open(fioTestdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	reports, err := ParseReports(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := reports[0].Jobs[0]
+	for _, dir := range []struct {
+		name string
+		lat  LatReport
+	}{{"read", job.Read.Clat}, {"write", job.Write.Clat}} {
+		t.Run(dir.name, func(t *testing.T) {
+			clat := dir.lat
+			if clat.N == 0 || len(clat.Bins) == 0 || len(clat.Percentile) == 0 {
+				t.Fatalf("testdata has no clat histogram: N %d, %d bins, %d percentiles", clat.N, len(clat.Bins), len(clat.Percentile))
+			}
+			h, err := hist.HistogramFromBins(clat.Bins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.N() != clat.N {
+				t.Errorf("N = %d, want fio's %d", h.N(), clat.N)
+			}
+			list := make([]float64, len(clat.Percentile))
+			want := make([]uint64, len(clat.Percentile))
+			for i, pv := range clat.Percentile {
+				list[i], want[i] = pv.Percentile, pv.Value
+			}
+			if !slices.Equal(list, hist.DefaultPercentiles) {
+				t.Errorf("fio's list %v, want the default %v", list, hist.DefaultPercentiles)
+			}
+			if got := h.Percentiles(list); !slices.Equal(got, want) {
+				t.Errorf("Percentiles = %v\n fio printed  %v", got, want)
+			}
+			if h2, err := clat.Histogram(); err != nil || h2 != h {
+				t.Errorf("LatReport.Histogram() = (…, %v), differs from hist.HistogramFromBins", err)
+			}
+		})
 	}
 }

@@ -1,6 +1,11 @@
 package bench
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"iolab/bench/hist"
+)
 
 // Option is one option as the user wrote it, kept in order for fio's
 // "job options" and "global options" JSON objects.
@@ -63,9 +68,6 @@ type Job struct {
 	Options []Option `json:"options"`
 }
 
-// DefaultPercentiles is fio's default percentile_list.
-var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
-
 // NewJob returns a job holding fio's defaults.
 func NewJob() Job {
 	return Job{
@@ -80,7 +82,7 @@ func NewJob() Job {
 		RandSeed:                0x89,
 		IODepthBatchSubmit:      1,
 		IODepthBatchCompleteMin: 1,
-		PercentileList:          append([]float64(nil), DefaultPercentiles...),
+		PercentileList:          slices.Clone(hist.DefaultPercentiles),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"iolab/bench/system"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -19,7 +21,7 @@ type jobRun struct {
 	info   engineInfo
 	bufs   *buffers
 	depth  int
-	target Target
+	target system.Target
 
 	regionStart int64
 	blocks      uint64 // region size in blocks
@@ -28,7 +30,7 @@ type jobRun struct {
 
 // openJob runs on the job's locked thread: io_uring's SINGLE_ISSUER and
 // DEFER_TASKRUN tie a ring to the thread that created it.
-func openJob(sys System, j *Job, index int, t Target) (*jobRun, error) {
+func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error) {
 	r := &jobRun{j: j, index: index, target: t, fd: -1}
 	if err := setAffinity(j.CPUsAllowed); err != nil {
 		return nil, fmt.Errorf("job %s: cpus_allowed: %w", j.Name, err)
@@ -98,7 +100,7 @@ func newEngine(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, er
 	return nil, engineInfo{}, fmt.Errorf("ioengine %q is not supported (use one of io_uring, libaio, psync, null)", j.IOEngine)
 }
 
-func openError(j *Job, t Target, err error) error {
+func openError(j *Job, t system.Target, err error) error {
 	switch {
 	case errors.Is(err, unix.EINVAL) && j.Direct:
 		return fmt.Errorf("%s: the filesystem refuses O_DIRECT (EINVAL); use --direct=0 or put the file on a filesystem that supports direct I/O", t.Path)
@@ -114,7 +116,7 @@ func openError(j *Job, t Target, err error) error {
 
 // regionSize returns the bytes of the target the job covers: size, or the
 // rest of the target after offset.
-func regionSize(j *Job, t Target) (int64, error) {
+func regionSize(j *Job, t system.Target) (int64, error) {
 	if j.IOEngine == "null" {
 		if j.Size <= 0 {
 			return 0, fmt.Errorf("job %s: the null engine needs --size", j.Name)
@@ -419,7 +421,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	return res
 }
 
-func ioError(j *Job, t Target, d uint8, off int64, errno unix.Errno) error {
+func ioError(j *Job, t system.Target, d uint8, off int64, errno unix.Errno) error {
 	op := "read"
 	if d == Write {
 		op = "write"

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"time"
+
+	"iolab/bench/system"
 )
 
 // Axis is a dimension a plan sweeps.
@@ -97,7 +99,7 @@ type StepResult struct {
 	// any I/O).
 	Result *Result `json:"result,omitempty"`
 	// CPU is the whole machine's CPU over the step, from /proc/stat.
-	CPU CPUBreakdown `json:"cpu"`
+	CPU system.CPUBreakdown `json:"cpu"`
 	// Proc is the iolab process's own CPU use over the step.
-	Proc ProcCPU `json:"proc"`
+	Proc system.ProcCPU `json:"proc"`
 }

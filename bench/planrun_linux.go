@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"iolab/bench/system"
 )
 
 // PlanHooks are what RunPlan tells its caller, from the goroutine that
@@ -116,7 +118,7 @@ func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []str
 	}
 	if plan.Discard {
 		for _, path := range blockTargets(&st.Config) {
-			if err := Discard(path); err != nil {
+			if err := system.Discard(path); err != nil {
 				return fail(fmt.Errorf("discard before the step: %w", err))
 			}
 		}
@@ -134,10 +136,10 @@ func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []str
 		}
 	}
 	cpu0, _ := rn.Sys.CPUTimes()
-	proc0, _ := ProcessCPU()
+	proc0, _ := system.ProcessCPU()
 	result, err := rn.Run(ctx, &st.Config)
 	cpu1, _ := rn.Sys.CPUTimes()
-	proc1, _ := ProcessCPU()
+	proc1, _ := system.ProcessCPU()
 	// Read back, after the jobs, the scheduler they ran under.
 	for _, d := range disks {
 		if active, _, serr := rn.Sys.Schedulers(d); serr == nil {
@@ -148,7 +150,7 @@ func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []str
 		}
 	}
 	res.Result = result
-	res.CPU = CPUDelta(cpu0, cpu1)
+	res.CPU = system.CPUDelta(cpu0, cpu1)
 	res.Proc = proc1.Sub(proc0)
 	res.End = time.Now()
 	res.Status = StepDone
@@ -163,7 +165,7 @@ func blockTargets(cfg *Config) []string {
 	var out []string
 	for _, g := range cfg.Groups {
 		for _, j := range g.Jobs {
-			if j.IOEngine != "null" && !slices.Contains(out, j.Filename) && isBlockDevice(j.Filename) {
+			if j.IOEngine != "null" && !slices.Contains(out, j.Filename) && system.IsBlockDevice(j.Filename) {
 				out = append(out, j.Filename)
 			}
 		}

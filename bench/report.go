@@ -6,6 +6,9 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"iolab/bench/hist"
+	"iolab/bench/system"
 )
 
 // Version is iolab's version, reported as "iolab version".
@@ -98,7 +101,7 @@ func dirReport(r *JobResult, d int, plus bool, groupBW float64) DirReport {
 	return out
 }
 
-func diskUtilReport(u DiskUtilization) DiskUtil {
+func diskUtilReport(u system.DiskUtilization) DiskUtil {
 	return DiskUtil{
 		Name: u.Name, ReadIOs: u.ReadIOs, WriteIOs: u.WriteIOs,
 		ReadMerges: u.ReadMerges, WriteMerges: u.WriteMerges,
@@ -201,7 +204,7 @@ func writeJobNormal(b *strings.Builder, r *JobResult) {
 // latUnit picks fio's display unit (stat.c display_lat): msec when min,
 // max, mean and stddev all exceed a millisecond, usec when they all exceed
 // a microsecond, else nsec.
-func latUnit(s *LatStat) (string, float64) {
+func latUnit(s *hist.LatStat) (string, float64) {
 	all := func(limit float64) bool {
 		return float64(s.Min) > limit && float64(s.Max) > limit && s.Mean > limit && s.Stddev() > limit
 	}
@@ -214,7 +217,7 @@ func latUnit(s *LatStat) (string, float64) {
 	return "nsec", 1
 }
 
-func writeLat(b *strings.Builder, name string, l *Lat) {
+func writeLat(b *strings.Builder, name string, l *hist.Lat) {
 	s := &l.Stat
 	if s.N == 0 {
 		return
@@ -224,7 +227,7 @@ func writeLat(b *strings.Builder, name string, l *Lat) {
 		trimFloat(float64(s.Min)/div), trimFloat(float64(s.Max)/div), s.Mean/div, s.Stddev()/div)
 }
 
-func writePercentiles(b *strings.Builder, l *Lat, list []float64) {
+func writePercentiles(b *strings.Builder, l *hist.Lat, list []float64) {
 	if l.Stat.N == 0 || len(list) == 0 {
 		return
 	}

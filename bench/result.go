@@ -3,6 +3,9 @@ package bench
 import (
 	"math"
 	"time"
+
+	"iolab/bench/hist"
+	"iolab/bench/system"
 )
 
 // Directions, indexing JobResult.Dirs: fio's DDIR_READ and DDIR_WRITE.
@@ -13,12 +16,12 @@ const (
 
 // DirResult is what one job did in one direction over the measured window.
 type DirResult struct {
-	IOs   uint64 `json:"ios"`
-	Bytes uint64 `json:"bytes"`
-	Short uint64 `json:"short"` // I/Os that moved fewer bytes than asked
-	Slat  Lat    `json:"slat"`  // empty for sync and SQPOLL engines, as in fio
-	Clat  Lat    `json:"clat"`
-	Lat   Lat    `json:"lat"`
+	IOs   uint64   `json:"ios"`
+	Bytes uint64   `json:"bytes"`
+	Short uint64   `json:"short"` // I/Os that moved fewer bytes than asked
+	Slat  hist.Lat `json:"slat"`  // empty for sync and SQPOLL engines, as in fio
+	Clat  hist.Lat `json:"clat"`
+	Lat   hist.Lat `json:"lat"`
 }
 
 // Sample is the cumulative I/O count of a job at the end of one interval.
@@ -147,10 +150,10 @@ func (r *JobResult) Merge(o *JobResult) {
 // GroupResult is one reporting group: its jobs' results, or with
 // group_reporting a single merged one.
 type GroupResult struct {
-	ID        int               `json:"id"`
-	Reporting bool              `json:"reporting"`
-	Jobs      []JobResult       `json:"jobs"`
-	Disks     []DiskUtilization `json:"disks"`
+	ID        int                      `json:"id"`
+	Reporting bool                     `json:"reporting"`
+	Jobs      []JobResult              `json:"jobs"`
+	Disks     []system.DiskUtilization `json:"disks"`
 }
 
 // Totals are the result's IOPS and bytes/s summed over its jobs (or
@@ -172,7 +175,7 @@ func (res *Result) Totals() (iops, bw float64) {
 
 // Result is everything one `iolab run` measured.
 type Result struct {
-	Start  time.Time     `json:"start"`
-	Host   HostInfo      `json:"host"`
-	Groups []GroupResult `json:"groups"`
+	Start  time.Time       `json:"start"`
+	Host   system.HostInfo `json:"host"`
+	Groups []GroupResult   `json:"groups"`
 }

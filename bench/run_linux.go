@@ -10,17 +10,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"iolab/bench/system"
 )
 
 // Prepare checks every job before anything runs, so a bad target fails the
 // run up front: it lays out missing files, resolves targets, refuses unsafe
 // writes and hipri without poll queues, and checks O_DIRECT alignment. It
 // returns each job's target, indexed like cfg.Groups[g].Jobs[i].
-func (rn *Runner) Prepare(cfg *Config) ([][]Target, error) {
-	targets := make([][]Target, len(cfg.Groups))
-	seen := map[string]Target{}
+func (rn *Runner) Prepare(cfg *Config) ([][]system.Target, error) {
+	targets := make([][]system.Target, len(cfg.Groups))
+	seen := map[string]system.Target{}
 	for g, grp := range cfg.Groups {
-		targets[g] = make([]Target, len(grp.Jobs))
+		targets[g] = make([]system.Target, len(grp.Jobs))
 		for i := range grp.Jobs {
 			j := &grp.Jobs[i]
 			if j.IOEngine == "null" {
@@ -41,27 +43,27 @@ func (rn *Runner) Prepare(cfg *Config) ([][]Target, error) {
 	return targets, nil
 }
 
-func (rn *Runner) prepareTarget(j *Job) (Target, error) {
+func (rn *Runner) prepareTarget(j *Job) (system.Target, error) {
 	if _, err := os.Stat(j.Filename); errors.Is(err, os.ErrNotExist) {
 		if j.Size <= 0 {
-			return Target{}, fmt.Errorf("job %s: %s does not exist; give --size so iolab can create it, or point filename at an existing file or device", j.Name, j.Filename)
+			return system.Target{}, fmt.Errorf("job %s: %s does not exist; give --size so iolab can create it, or point filename at an existing file or device", j.Name, j.Filename)
 		}
 		if err := rn.layOut(j.Filename, j.Offset+j.Size); err != nil {
-			return Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
 		}
 	}
 	t, err := rn.Sys.ResolveTarget(j.Filename)
 	if err != nil {
-		return Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
 		if err := rn.Sys.CheckWritable(t); err != nil {
-			return Target{}, err
+			return system.Target{}, err
 		}
 	}
 	if j.Hipri && j.IOEngine == "io_uring" {
 		if err := rn.Sys.CheckPoll(t); err != nil {
-			return Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
 		}
 	}
 	if j.Direct {
@@ -70,7 +72,7 @@ func (rn *Runner) prepareTarget(j *Job) (Target, error) {
 			align = int64(t.DIOOffsetAlign)
 		}
 		if align > 0 && (j.BS%align != 0 || j.Offset%align != 0) {
-			return Target{}, fmt.Errorf("job %s: direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", j.Name, t.Path, align, j.BS, j.Offset)
+			return system.Target{}, fmt.Errorf("job %s: direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", j.Name, t.Path, align, j.BS, j.Offset)
 		}
 	}
 	return t, nil
@@ -163,7 +165,7 @@ func isSetupError(err error) bool {
 
 // runPhase runs the jobs of groups at the same time. Every job sets up on
 // its own locked thread first; they start together only when all are ready.
-func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]Target, interval time.Duration) ([]GroupResult, error) {
+func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]system.Target, interval time.Duration) ([]GroupResult, error) {
 	type slotRef struct{ g, i int }
 	var refs []slotRef
 	for g := range groups {
@@ -267,7 +269,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]Targ
 			a, okA := before[name]
 			b, okB := after[name]
 			if okA && okB {
-				u := DiskDelta(a, b, elapsed)
+				u := system.DiskDelta(a, b, elapsed)
 				u.Name = name
 				gr.Disks = append(gr.Disks, u)
 			}

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench/testdev"
 )
 
 // TestJobFileRunsJobsTogether: the jobs of one group run at the same time;
 // a stonewall job waits for them and reports in a group of its own.
 func TestJobFileRunsJobsTogether(t *testing.T) {
 	dir := t.TempDir()
-	a, b, c := tempFileIn(t, dir, "a", 4<<20), tempFileIn(t, dir, "b", 4<<20), tempFileIn(t, dir, "c", 4<<20)
+	a, b, c := testdev.TempFileIn(t, dir, "a", 4<<20), testdev.TempFileIn(t, dir, "b", 4<<20), testdev.TempFileIn(t, dir, "c", 4<<20)
 	jobfile := `; two jobs at once, then a third after a stonewall
 [global]
 ioengine=io_uring
@@ -67,19 +69,10 @@ runtime=200ms
 	}
 }
 
-func tempFileIn(t *testing.T, dir, name string, size int64) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestGroupReportingMerges: numjobs=2 with group_reporting gives one result
 // whose counts and histogram hold both clones' I/Os.
 func TestGroupReportingMerges(t *testing.T) {
-	path := tempFile(t, 4<<20)
+	path := testdev.TempFile(t, 4<<20)
 	cfg, err := ParseArgs([]string{"--name=g", "--filename=" + path, "--rw=randread", "--ioengine=libaio", "--direct=1",
 		"--iodepth=2", "--numjobs=2", "--group_reporting", "--size=1m"})
 	if err != nil {
@@ -105,7 +98,7 @@ func TestGroupReportingMerges(t *testing.T) {
 // TestReportReadsAsFio: iolab's JSON output parses with the same code that
 // parses fio's, and says the same thing as the result it came from.
 func TestReportReadsAsFio(t *testing.T) {
-	path := tempFile(t, 4<<20)
+	path := testdev.TempFile(t, 4<<20)
 	args := []string{"--name=j", "--filename=" + path, "--rw=randrw", "--rwmixread=70", "--ioengine=io_uring", "--direct=1",
 		"--iodepth=8", "--runtime=300ms", "--time_based", "--percentile_list=50:99"}
 	cfg, err := ParseArgs(args)
@@ -162,10 +155,10 @@ func TestReportReadsAsFio(t *testing.T) {
 // TestRunRefusesMountedDevice: a write job on a loop device whose ext4 is
 // mounted is refused before any I/O, naming the mount point.
 func TestRunRefusesMountedDevice(t *testing.T) {
-	needLoopTools(t, "mkfs.ext4", "mount", "umount")
-	dev := attachLoop(t, 64<<20, nil, false)
-	mustRun(t, "mkfs.ext4", "-q", dev)
-	dir := mountTemp(t, dev)
+	testdev.NeedLoopTools(t, "mkfs.ext4", "mount", "umount")
+	dev := testdev.AttachLoop(t, 64<<20, nil, false)
+	testdev.Run(t, "mkfs.ext4", "-q", dev)
+	dir := testdev.MountTemp(t, dev)
 	link := filepath.Join(t.TempDir(), "by-id-link")
 	if err := os.Symlink(dev, link); err != nil {
 		t.Fatal(err)
@@ -185,7 +178,7 @@ func TestRunRefusesMountedDevice(t *testing.T) {
 // TestHipriWithoutPollQueues: hipri on a device without poll queues fails up
 // front with the reason and the fix, not with I/O errors.
 func TestHipriWithoutPollQueues(t *testing.T) {
-	dev := loopDevice(t, 16<<20)
+	dev := testdev.Loop(t, 16<<20)
 	cfg, err := ParseArgs([]string{"--name=p", "--filename=" + dev, "--rw=randread", "--ioengine=io_uring", "--hipri", "--direct=1", "--size=1m"})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +197,7 @@ func TestHipriWithoutPollQueues(t *testing.T) {
 // TestRunCancelledKeepsResults: cancelling a run stops its jobs, and what
 // they measured until then is kept.
 func TestRunCancelledKeepsResults(t *testing.T) {
-	path := tempFile(t, 4<<20)
+	path := testdev.TempFile(t, 4<<20)
 	cfg, err := ParseArgs([]string{"--name=c", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1", "--runtime=60", "--time_based"})
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +216,7 @@ func TestRunCancelledKeepsResults(t *testing.T) {
 
 // TestTargetErrors: each bad target gets one line saying what and why.
 func TestTargetErrors(t *testing.T) {
-	small := tempFile(t, 64<<10)
+	small := testdev.TempFile(t, 64<<10)
 	missing := filepath.Join(t.TempDir(), "nope", "file")
 	tests := []struct {
 		name string
@@ -274,7 +267,7 @@ func TestLayOutMissingFile(t *testing.T) {
 // published, so clat stays near the plain ring's instead of the idle
 // thread's wake-up time (fio 3.33 reports ~1.5 s there).
 func TestSQPollLatency(t *testing.T) {
-	path := tempFile(t, 8<<20)
+	path := testdev.TempFile(t, 8<<20)
 	p50 := func(extra ...string) uint64 {
 		cfg, err := ParseArgs(append([]string{"--name=s", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
 			"--iodepth=1", "--runtime=300ms", "--time_based"}, extra...))
@@ -302,10 +295,10 @@ func TestSQPollLatency(t *testing.T) {
 // TestDirectRefusedByFilesystem: ramfs has no O_DIRECT; the error says so
 // and what to do instead of a bare EINVAL.
 func TestDirectRefusedByFilesystem(t *testing.T) {
-	needLoopTools(t, "mount", "umount")
+	testdev.NeedLoopTools(t, "mount", "umount")
 	dir := t.TempDir()
-	mustRun(t, "mount", "-t", "ramfs", "ramfs", dir)
-	t.Cleanup(func() { mustRun(t, "umount", dir) })
+	testdev.Run(t, "mount", "-t", "ramfs", "ramfs", dir)
+	t.Cleanup(func() { testdev.Run(t, "umount", dir) })
 	path := filepath.Join(dir, "f")
 	if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)
@@ -337,7 +330,7 @@ func TestURingDisabled(t *testing.T) {
 			t.Errorf("restore %s: %v", knob, err)
 		}
 	})
-	path := tempFile(t, 1<<20)
+	path := testdev.TempFile(t, 1<<20)
 	cfg, err := ParseArgs([]string{"--name=u", "--filename=" + path, "--rw=read", "--ioengine=io_uring"})
 	if err != nil {
 		t.Fatal(err)
@@ -357,7 +350,7 @@ func requireRootForSysctl(t *testing.T) {
 
 // TestRampTimeIsNotMeasured: I/O during ramp_time is done but not counted.
 func TestRampTimeIsNotMeasured(t *testing.T) {
-	path := tempFile(t, 4<<20)
+	path := testdev.TempFile(t, 4<<20)
 	cfg, err := ParseArgs([]string{"--name=r", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
 		"--ramp_time=300ms", "--runtime=200ms", "--time_based"})
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"iolab/bench/system"
 )
 
 // Runner runs a Config's groups of jobs and measures them.
 type Runner struct {
-	Sys System
+	Sys system.FS
 	// Interval is the per-interval sampling period (default 1 s).
 	Interval time.Duration
 	Log      *slog.Logger

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"iolab/bench/hist"
 )
 
 // Spread is one figure's minimum, median and maximum over a cell's done
@@ -667,7 +669,7 @@ func stepOutcome(r *StepResult) (status, err string) {
 
 type jobTotal struct {
 	name     string
-	lat      LatStat // over both directions and the job's clones
+	lat      hist.LatStat // over both directions and the job's clones
 	iops, bw float64
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 )
 
 // BenchmarkStore500Steps stores a 500-step run — one randrw job per step,
@@ -116,9 +117,9 @@ func BenchmarkBins(b *testing.B) {
 		}
 	})
 	b.Run("decode", func(b *testing.B) {
-		var got bench.Histogram
+		var got hist.Histogram
 		for b.Loop() {
-			got = bench.Histogram{}
+			got = hist.Histogram{}
 			decodeBins(text.String, &got)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 )
 
 // openTest opens a store in a fresh temporary directory and closes it when
@@ -28,19 +29,19 @@ func openTest(t testing.TB) (*Store, string) {
 // at is a time as the store reads it back: local zone, no monotonic clock.
 func at(sec int) time.Time { return time.Unix(1_780_000_000+int64(sec), 123_456_789) }
 
-func testHost() bench.HostInfo {
-	return bench.HostInfo{
+func testHost() system.HostInfo {
+	return system.HostInfo{
 		Hostname: "lab1", KernelRelease: "6.12.0-test", KernelVersion: "#1 SMP PREEMPT_DYNAMIC",
 		Arch: "x86_64", CPUModel: "Test CPU @ 3.0GHz", CPUCount: 16, MemTotal: 64 << 30,
 		Cmdline: "root=/dev/vda1 intel_iommu=on iommu=pt",
-		IOMMU: bench.IOMMUInfo{Mode: "passthrough", CmdlineFlags: []string{"intel_iommu=on", "iommu=pt"},
+		IOMMU: system.IOMMUInfo{Mode: "passthrough", CmdlineFlags: []string{"intel_iommu=on", "iommu=pt"},
 			Devices: []string{"dmar0"}, Groups: 12, GroupTypes: map[string]int{"identity": 12}},
 		Governor: "performance",
 	}
 }
 
-func testTarget() bench.Target {
-	return bench.Target{Path: "/dev/nvme0n1", Resolved: "/dev/nvme0n1", IsBlock: true, Size: 512 << 30,
+func testTarget() system.Target {
+	return system.Target{Path: "/dev/nvme0n1", Resolved: "/dev/nvme0n1", IsBlock: true, Size: 512 << 30,
 		Dev: "259:0", Disk: "nvme0n1", Model: "Test NVMe", Driver: "nvme", LogicalBlockSize: 512,
 		PhysicalBlockSize: 4096, Scheduler: "none", Schedulers: []string{"none", "mq-deadline", "kyber", "bfq"},
 		NrRequests: 1023, IOPoll: true, NUMANode: -1, DIOMemAlign: 4, DIOOffsetAlign: 512}
@@ -73,7 +74,7 @@ func testPlan() bench.Plan {
 func testRun() *Run {
 	return &Run{
 		Name: "sweep", Status: StatusRunning, Created: at(0), Tags: []string{"nightly", "nvme"},
-		Plan: testPlan(), Host: testHost(), Targets: []bench.Target{testTarget()},
+		Plan: testPlan(), Host: testHost(), Targets: []system.Target{testTarget()},
 	}
 }
 
@@ -83,7 +84,7 @@ func latency(rng *rand.Rand, median float64, sigma float64) uint64 {
 	return uint64(median * math.Exp(rng.NormFloat64()*sigma))
 }
 
-// testJobResult measures n I/Os per direction through bench.Lat.Add, as the
+// testJobResult measures n I/Os per direction through hist.Lat.Add, as the
 // engines do, with samples every second.
 func testJobResult(rng *rand.Rand, job bench.Job, n int, samples int) bench.JobResult {
 	jr := bench.JobResult{
@@ -115,10 +116,10 @@ func testJobResult(rng *rand.Rand, job bench.Job, n int, samples int) bench.JobR
 	return jr
 }
 
-func testDisk() bench.DiskUtilization {
-	d := bench.DiskDelta(
-		bench.DiskStat{ReadIOs: 100, WriteIOs: 50, ReadSectors: 800, WriteSectors: 400, ReadTicks: 10, WriteTicks: 20, IOTicks: 100, TimeInQueue: 300},
-		bench.DiskStat{ReadIOs: 700_100, WriteIOs: 300_050, ReadSectors: 5_600_800, WriteSectors: 2_400_400, ReadTicks: 50_010, WriteTicks: 40_020, IOTicks: 59_000, TimeInQueue: 480_300},
+func testDisk() system.DiskUtilization {
+	d := system.DiskDelta(
+		system.DiskStat{ReadIOs: 100, WriteIOs: 50, ReadSectors: 800, WriteSectors: 400, ReadTicks: 10, WriteTicks: 20, IOTicks: 100, TimeInQueue: 300},
+		system.DiskStat{ReadIOs: 700_100, WriteIOs: 300_050, ReadSectors: 5_600_800, WriteSectors: 2_400_400, ReadTicks: 50_010, WriteTicks: 40_020, IOTicks: 59_000, TimeInQueue: 480_300},
 		60*time.Second)
 	d.Name = "nvme0n1"
 	return d
@@ -136,7 +137,7 @@ func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) bench.StepRes
 	cfg := bench.Config{Groups: []bench.Group{{ID: 0, Jobs: []bench.Job{job}}}, OutputFormat: "normal"}
 	res := &bench.Result{Start: at(seq*70 + 10), Host: testHost(), Groups: []bench.GroupResult{{
 		ID: 0, Jobs: []bench.JobResult{testJobResult(rng, job, n, samples)},
-		Disks: []bench.DiskUtilization{testDisk()},
+		Disks: []system.DiskUtilization{testDisk()},
 	}}}
 	if twoGroups {
 		a, b := testJobResult(rng, job, n, samples), testJobResult(rng, job, n/2, samples)
@@ -156,9 +157,9 @@ func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) bench.StepRes
 		End:        at(seq*70 + 70),
 		Schedulers: map[string]string{"nvme0n1": "mq-deadline"},
 		Result:     res,
-		CPU: bench.CPUDelta(bench.CPUTimes{User: 100, System: 50, Idle: 1000, IOWait: 10},
-			bench.CPUTimes{User: 400, Nice: 3, System: 950, Idle: 5000, IOWait: 900, IRQ: 20, SoftIRQ: 180, Steal: 1}),
-		Proc: bench.ProcCPU{User: 1234 * time.Millisecond, System: 5678 * time.Millisecond,
+		CPU: system.CPUDelta(system.CPUTimes{User: 100, System: 50, Idle: 1000, IOWait: 10},
+			system.CPUTimes{User: 400, Nice: 3, System: 950, Idle: 5000, IOWait: 900, IRQ: 20, SoftIRQ: 180, Steal: 1}),
+		Proc: system.ProcCPU{User: 1234 * time.Millisecond, System: 5678 * time.Millisecond,
 			VoluntaryCtx: 1000, InvoluntaryCtx: 20, MinorFaults: 300, MajorFaults: 2},
 	}
 }

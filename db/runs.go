@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 )
 
 // Run is one stored run: what was asked (the plan), where it ran, and how it
@@ -40,10 +41,10 @@ type Run struct {
 	Schedulers []string `json:"schedulers"`
 	Tags       []string `json:"tags"`
 
-	Plan    bench.Plan     `json:"plan"`
-	Host    bench.HostInfo `json:"host"`
-	Targets []bench.Target `json:"targets"`
-	Error   string         `json:"error,omitempty"`
+	Plan    bench.Plan      `json:"plan"`
+	Host    system.HostInfo `json:"host"`
+	Targets []system.Target `json:"targets"`
+	Error   string          `json:"error,omitempty"`
 
 	// Steps is how many steps are stored; set when reading, ignored when
 	// writing.

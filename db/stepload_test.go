@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 )
 
 // storeLoadTestRun stores a run whose steps repeat configs (testStep's
@@ -67,9 +68,9 @@ func TestStepsForLoadsWhatItIsAsked(t *testing.T) {
 						jr.Samples = nil
 					}
 					for d := range jr.Dirs {
-						for b, l := range []*bench.Lat{&jr.Dirs[d].Slat, &jr.Dirs[d].Clat, &jr.Dirs[d].Lat} {
+						for b, l := range []*hist.Lat{&jr.Dirs[d].Slat, &jr.Dirs[d].Clat, &jr.Dirs[d].Lat} {
 							if hists&(1<<b) == 0 {
-								l.Hist = bench.Histogram{}
+								l.Hist = hist.Histogram{}
 							}
 						}
 					}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/system"
 )
 
 // stepColumns are the steps columns SaveStep writes and Steps reads, in
@@ -40,9 +42,9 @@ var resultColumns = func() []string {
 // groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
 // but its jobs, which are step_results rows.
 type groupMeta struct {
-	ID        int                     `json:"id"`
-	Reporting bool                    `json:"reporting"`
-	Disks     []bench.DiskUtilization `json:"disks"`
+	ID        int                      `json:"id"`
+	Reporting bool                     `json:"reporting"`
+	Disks     []system.DiskUtilization `json:"disks"`
 }
 
 // SaveStep stores one step's result in one transaction: the step, each job's
@@ -261,7 +263,7 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 	for d := range jr.Dirs {
 		dr := &jr.Dirs[d]
 		row = append(row, int64(dr.IOs), int64(dr.Bytes), int64(dr.Short), jr.IOPS(d), jr.BW(d))
-		for _, l := range []*bench.Lat{&dr.Slat, &dr.Clat, &dr.Lat} {
+		for _, l := range []*hist.Lat{&dr.Slat, &dr.Clat, &dr.Lat} {
 			row = append(row, int64(l.Stat.N), int64(l.Stat.Min), int64(l.Stat.Max), l.Stat.Mean, l.Stat.S,
 				encodeBins(scratch, &l.Hist))
 		}
@@ -272,7 +274,7 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 // encodeBins writes the histogram's non-empty buckets as fio's json+ "bins"
 // object, {"midpoint_ns": count, …} in bucket order; NULL when empty. The
 // text is built in *scratch, which it grows as needed.
-func encodeBins(scratch *[]byte, h *bench.Histogram) sql.NullString {
+func encodeBins(scratch *[]byte, h *hist.Histogram) sql.NullString {
 	b := append((*scratch)[:0], '{')
 	for i, c := range h.Counts {
 		if c == 0 {
@@ -282,7 +284,7 @@ func encodeBins(scratch *[]byte, h *bench.Histogram) sql.NullString {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = strconv.AppendUint(b, bench.BucketValue(i), 10)
+		b = strconv.AppendUint(b, hist.BucketValue(i), 10)
 		b = append(b, '"', ':')
 		b = strconv.AppendUint(b, c, 10)
 	}
@@ -295,18 +297,18 @@ func encodeBins(scratch *[]byte, h *bench.Histogram) sql.NullString {
 }
 
 // decodeBins fills h from encodeBins's text. Keys must be bucket midpoints,
-// as bench.HistogramFromBins requires. Text that is not in encodeBins's
+// as hist.HistogramFromBins requires. Text that is not in encodeBins's
 // compact form goes through encoding/json.
-func decodeBins(text string, h *bench.Histogram) error {
+func decodeBins(text string, h *hist.Histogram) error {
 	if ok := decodeCompactBins(text, h); ok {
 		return nil
 	}
-	*h = bench.Histogram{}
+	*h = hist.Histogram{}
 	var bins map[uint64]uint64
 	if err := json.Unmarshal([]byte(text), &bins); err != nil {
 		return err
 	}
-	hist, err := bench.HistogramFromBins(bins)
+	hist, err := hist.HistogramFromBins(bins)
 	if err != nil {
 		return err
 	}
@@ -317,7 +319,7 @@ func decodeBins(text string, h *bench.Histogram) error {
 // decodeCompactBins parses {"v":c,"v":c} without spaces, the form
 // encodeBins writes. It reports false, leaving h partly filled, on anything
 // else, including a key that is not a bucket midpoint.
-func decodeCompactBins(text string, h *bench.Histogram) bool {
+func decodeCompactBins(text string, h *hist.Histogram) bool {
 	if len(text) < 2 || text[0] != '{' || text[len(text)-1] != '}' {
 		return false
 	}
@@ -334,8 +336,8 @@ func decodeCompactBins(text string, h *bench.Histogram) bool {
 		if !ok {
 			return false
 		}
-		idx := bench.BucketIndex(v)
-		if bench.BucketValue(idx) != v {
+		idx := hist.BucketIndex(v)
+		if hist.BucketValue(idx) != v {
 			return false
 		}
 		h.Counts[idx] += c
@@ -704,9 +706,9 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 	for d := range jr.Dirs {
 		src, dst := &rr.dirs[d], &jr.Dirs[d]
 		dst.IOs, dst.Bytes, dst.Short = uint64(src.ios), uint64(src.bytes), uint64(src.short)
-		for k, l := range []*bench.Lat{&dst.Slat, &dst.Clat, &dst.Lat} {
+		for k, l := range []*hist.Lat{&dst.Slat, &dst.Clat, &dst.Lat} {
 			sl := &src.lats[k]
-			l.Stat = bench.LatStat{N: uint64(sl.n), Min: uint64(sl.min), Max: uint64(sl.max), Mean: sl.mean, S: sl.s}
+			l.Stat = hist.LatStat{N: uint64(sl.n), Min: uint64(sl.min), Max: uint64(sl.max), Mean: sl.mean, S: sl.s}
 			if sl.bins.Valid {
 				if err := decodeBins(sl.bins.String, &l.Hist); err != nil {
 					return fmt.Errorf("%s histogram: %w", latNames[k], err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 	"iolab/migrations"
 )
 
@@ -204,8 +205,8 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 			for ji, j := range g.Jobs {
 				for d := range j.Dirs {
 					w, g := &j.Dirs[d], &got[i].Result.Groups[gi].Jobs[ji].Dirs[d]
-					for _, pair := range [][2]*bench.Lat{{&w.Slat, &g.Slat}, {&w.Clat, &g.Clat}, {&w.Lat, &g.Lat}} {
-						wp, gp := pair[0].Hist.Percentiles(bench.DefaultPercentiles), pair[1].Hist.Percentiles(bench.DefaultPercentiles)
+					for _, pair := range [][2]*hist.Lat{{&w.Slat, &g.Slat}, {&w.Clat, &g.Clat}, {&w.Lat, &g.Lat}} {
+						wp, gp := pair[0].Hist.Percentiles(hist.DefaultPercentiles), pair[1].Hist.Percentiles(hist.DefaultPercentiles)
 						if !slices.Equal(wp, gp) || pair[0].Stat.Stddev() != pair[1].Stat.Stddev() {
 							t.Errorf("step %d group %d job %d dir %d: percentiles %v, want %v", i, gi, ji, d, gp, wp)
 						}
@@ -583,7 +584,7 @@ func TestSchedulerRestores(t *testing.T) {
 }
 
 func TestBins(t *testing.T) {
-	var h bench.Histogram
+	var h hist.Histogram
 	for _, v := range []uint64{0, 1, 127, 128, 129, 1000, 1_000_000, 5_000_000_000, 1 << 40} {
 		h.Add(v)
 		h.Add(v)
@@ -593,11 +594,11 @@ func TestBins(t *testing.T) {
 	if !text.Valid {
 		t.Fatal("NULL bins for a non-empty histogram")
 	}
-	var got bench.Histogram
+	var got hist.Histogram
 	if err := decodeBins(text.String, &got); err != nil || got != h {
 		t.Fatalf("round trip: %v; %s", err, text.String)
 	}
-	if e := encodeBins(&scratch, &bench.Histogram{}); e.Valid {
+	if e := encodeBins(&scratch, &hist.Histogram{}); e.Valid {
 		t.Errorf("empty histogram stored as %q, want NULL", e.String)
 	}
 	tests := []struct {
@@ -613,7 +614,7 @@ func TestBins(t *testing.T) {
 		{`[1,2]`, nil, true},
 	}
 	for _, tt := range tests {
-		var h bench.Histogram
+		var h hist.Histogram
 		err := decodeBins(tt.text, &h)
 		if tt.wantErr {
 			if err == nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -947,8 +949,8 @@ func buildIOPSChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 
 // clatOf merges the clat histograms of the done steps' jobs in direction
 // d (both when d < 0), the way fio's group_reporting merges a group.
-func clatOf(steps []bench.StepResult, d int) (h *bench.Histogram, done, failed int) {
-	h = new(bench.Histogram)
+func clatOf(steps []bench.StepResult, d int) (h *hist.Histogram, done, failed int) {
+	h = new(hist.Histogram)
 	for i := range steps {
 		switch chartStepStatus(&steps[i]) {
 		case bench.StepFailed:
@@ -1052,7 +1054,7 @@ const (
 )
 
 // bucketRange is the latencies [lo, hi) in ns that bucket idx of a
-// bench.Histogram counts (the inverse of bench.BucketIndex).
+// hist.Histogram counts (the inverse of hist.BucketIndex).
 func bucketRange(idx int) (lo, hi uint64) {
 	if idx < 2*chartHistVal {
 		return uint64(idx), uint64(idx) + 1
@@ -1071,7 +1073,7 @@ type chartBin struct {
 
 // distributionOf bins h: every bin from the first non-empty one to the
 // last, empty ones too so that lines fall to zero between modes.
-func distributionOf(h *bench.Histogram) []chartBin {
+func distributionOf(h *hist.Histogram) []chartBin {
 	n := h.N()
 	if n == 0 {
 		return nil
@@ -1341,13 +1343,13 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 func buildCPUChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	parts := []struct {
 		name, column string
-		of           func(*bench.CPUBreakdown) float64
+		of           func(*system.CPUBreakdown) float64
 	}{
-		{"busy (us+sy)", "busy_pct", func(c *bench.CPUBreakdown) float64 { return c.User + c.System }},
-		{"irq (hi+si)", "irq_pct", func(c *bench.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
-		{"iowait", "iowait_pct", func(c *bench.CPUBreakdown) float64 { return c.IOWait }},
-		{"idle", "idle_pct", func(c *bench.CPUBreakdown) float64 { return c.Idle }},
-		{"steal", "steal_pct", func(c *bench.CPUBreakdown) float64 { return c.Steal }},
+		{"busy (us+sy)", "busy_pct", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
+		{"irq (hi+si)", "irq_pct", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
+		{"iowait", "iowait_pct", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
+		{"idle", "idle_pct", func(c *system.CPUBreakdown) float64 { return c.Idle }},
+		{"steal", "steal_pct", func(c *system.CPUBreakdown) float64 { return c.Steal }},
 	}
 	// Steal only on machines that have it (VMs).
 	steal := false

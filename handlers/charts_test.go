@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -476,7 +478,7 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 
 // usBucket is, in µs, the value bench's histogram reports for a latency.
 func usBucket(d time.Duration) float64 {
-	return float64(bench.BucketValue(bench.BucketIndex(uint64(d)))) / 1000
+	return float64(hist.BucketValue(hist.BucketIndex(uint64(d)))) / 1000
 }
 
 func TestBuildChartLatency(t *testing.T) {
@@ -541,12 +543,12 @@ func TestBuildChartLatency(t *testing.T) {
 }
 
 func TestBucketRange(t *testing.T) {
-	for _, idx := range []int{0, 1, 127, 128, 129, 191, 192, 500, 1000, bench.HistBuckets - 2} {
+	for _, idx := range []int{0, 1, 127, 128, 129, 191, 192, 500, 1000, hist.HistBuckets - 2} {
 		lo, hi := bucketRange(idx)
-		if bench.BucketIndex(lo) != idx || bench.BucketIndex(hi-1) != idx || bench.BucketIndex(hi) != idx+1 || (lo > 0 && bench.BucketIndex(lo-1) != idx-1) {
-			t.Errorf("bucketRange(%d) = [%d, %d): BucketIndex gives %d, %d, %d", idx, lo, hi, bench.BucketIndex(lo), bench.BucketIndex(hi-1), bench.BucketIndex(hi))
+		if hist.BucketIndex(lo) != idx || hist.BucketIndex(hi-1) != idx || hist.BucketIndex(hi) != idx+1 || (lo > 0 && hist.BucketIndex(lo-1) != idx-1) {
+			t.Errorf("bucketRange(%d) = [%d, %d): BucketIndex gives %d, %d, %d", idx, lo, hi, hist.BucketIndex(lo), hist.BucketIndex(hi-1), hist.BucketIndex(hi))
 		}
-		if v := bench.BucketValue(idx); v < lo || v >= hi {
+		if v := hist.BucketValue(idx); v < lo || v >= hi {
 			t.Errorf("bucket %d's value %d is outside [%d, %d)", idx, v, lo, hi)
 		}
 	}
@@ -689,12 +691,12 @@ func TestBuildChartCPU(t *testing.T) {
 	run := chartTestRun(2, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
 		if s.Seq == 2 {
 			r := chartFailed("boom")
-			r.CPU = bench.CPUBreakdown{User: 99}
+			r.CPU = system.CPUBreakdown{User: 99}
 			return r
 		}
 		r := chartDone(chartTestWrites(1000))
 		k := float64(s.Seq)
-		r.CPU = bench.CPUBreakdown{User: 10 + k, System: 5, IRQ: 1, SoftIRQ: 2 + k, IOWait: 30, Idle: 52 - 2*k}
+		r.CPU = system.CPUBreakdown{User: 10 + k, System: 5, IRQ: 1, SoftIRQ: 2 + k, IOWait: 30, Idle: 52 - 2*k}
 		return r
 	}))
 	c := mustBuildChart(t, ChartQuery{Kind: ChartCPU}, run)

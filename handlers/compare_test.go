@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -21,8 +22,8 @@ func warnRun(id int64, edit func(*db.Run, *bench.Job)) RunData {
 	j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.IOEngine = "j", "/dev/nvme0n1", "randread", 4096, 1, "io_uring"
 	j.Direct, j.Runtime, j.RampTime = true, 30*time.Second, 5*time.Second
 	r := db.Run{ID: id, Name: "r" + strconv.FormatInt(id, 10), Hostname: "lab", Kernel: "6.12.0",
-		Host:    bench.HostInfo{Hostname: "lab", KernelRelease: "6.12.0", IOMMU: bench.IOMMUInfo{Mode: "passthrough"}, Governor: "performance"},
-		Targets: []bench.Target{{Path: "/dev/nvme0n1", Model: "Test NVMe", Driver: "nvme", Scheduler: "none", IOPoll: true}},
+		Host:    system.HostInfo{Hostname: "lab", KernelRelease: "6.12.0", IOMMU: system.IOMMUInfo{Mode: "passthrough"}, Governor: "performance"},
+		Targets: []system.Target{{Path: "/dev/nvme0n1", Model: "Test NVMe", Driver: "nvme", Scheduler: "none", IOPoll: true}},
 		Plan:    bench.Plan{Repeat: 3, Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: []string{"1", "8"}}}}}
 	if edit != nil {
 		edit(&r, &j)
@@ -121,7 +122,7 @@ func TestCompareDiffs(t *testing.T) {
 
 // seedHostRun stores a finished null-engine run on the given host, with
 // IOPS scaled by factor.
-func seedHostRun(t testing.TB, store *db.Store, name string, host bench.HostInfo, factor float64) *db.Run {
+func seedHostRun(t testing.TB, store *db.Store, name string, host system.HostInfo, factor float64) *db.Run {
 	t.Helper()
 	ctx := context.Background()
 	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
@@ -160,9 +161,9 @@ func seedHostRun(t testing.TB, store *db.Store, name string, host bench.HostInfo
 	return run
 }
 
-func compareHosts() (a, b bench.HostInfo) {
-	a = bench.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-a", IOMMU: bench.IOMMUInfo{Mode: "passthrough"}}
-	b = bench.HostInfo{Hostname: "lab-b", KernelRelease: "6.1.0-b", IOMMU: bench.IOMMUInfo{Mode: "translated"}}
+func compareHosts() (a, b system.HostInfo) {
+	a = system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-a", IOMMU: system.IOMMUInfo{Mode: "passthrough"}}
+	b = system.HostInfo{Hostname: "lab-b", KernelRelease: "6.1.0-b", IOMMU: system.IOMMUInfo{Mode: "translated"}}
 	return a, b
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/system"
 	"iolab/db"
 
 	"github.com/labstack/echo/v4"
@@ -172,14 +174,14 @@ type stepFigures struct {
 	Busy, IRQ, IOWait    float64
 	PerIO                time.Duration
 	HasDisk              bool
-	Disk                 bench.DiskUtilization
+	Disk                 system.DiskUtilization
 	HasResult            bool
 }
 
 func stepFiguresOf(s *bench.StepResult) stepFigures {
 	f := stepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
 	var ios uint64
-	var clat bench.Histogram
+	var clat hist.Histogram
 	if s.Result != nil {
 		f.HasResult = true
 		for _, g := range s.Result.Groups {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -31,7 +32,7 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: bench.HostInfo{Hostname: "testhost", KernelRelease: "6.1.0-test"}}
+	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: system.HostInfo{Hostname: "testhost", KernelRelease: "6.1.0-test"}}
 	if _, err := store.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,8 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	for i, st := range steps {
 		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
 			Schedulers: map[string]string{"vda": st.Scheduler},
-			CPU:        bench.CPUBreakdown{User: 10 + float64(i), System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79 - float64(i), Steal: 0.5},
-			Proc:       bench.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
+			CPU:        system.CPUBreakdown{User: 10 + float64(i), System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79 - float64(i), Steal: 0.5},
+			Proc:       system.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
 		switch {
 		case i < firstFailed:
 			res.Status, res.Error = bench.StepFailed, "io_uring_setup: EOPNOTSUPP"
@@ -53,7 +54,7 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 		}
 		res.Result = &bench.Result{Start: start}
 		for gi, g := range st.Config.Groups {
-			gr := bench.GroupResult{ID: gi, Disks: []bench.DiskUtilization{{Name: "vda", ReadsPerSec: float64(100 * i), WriteAwait: 0.5, Util: 40}}}
+			gr := bench.GroupResult{ID: gi, Disks: []system.DiskUtilization{{Name: "vda", ReadsPerSec: float64(100 * i), WriteAwait: 0.5, Util: 40}}}
 			for ji, job := range g.Jobs {
 				jr := bench.JobResult{Name: job.Name, Job: job, Start: start, Runtime: time.Second, Jobs: 1, Interval: 250 * time.Millisecond}
 				d := bench.Read

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -28,7 +29,7 @@ func seedSchedRun(t testing.TB, store *db.Store, name string, schedulers []strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: bench.HostInfo{Hostname: "lab", KernelRelease: "6.12.0"}}
+	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan, Host: system.HostInfo{Hostname: "lab", KernelRelease: "6.12.0"}}
 	if _, err := store.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}

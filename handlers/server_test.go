@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/system"
 	"iolab/db"
 
 	"github.com/labstack/echo/v4"
@@ -105,7 +106,7 @@ func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repe
 		t.Fatal(err)
 	}
 	run := &db.Run{Name: name, Status: db.StatusRunning, Plan: *plan,
-		Host: bench.HostInfo{Hostname: "testhost", KernelRelease: "6.1.0-test", CPUCount: 4, CPUModel: "Test CPU"}}
+		Host: system.HostInfo{Hostname: "testhost", KernelRelease: "6.1.0-test", CPUCount: 4, CPUModel: "Test CPU"}}
 	if _, err := store.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +123,9 @@ func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repe
 		job.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{ios, 0}, Bytes: [2]uint64{ios * 4096, 0}}}
 		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: []bench.JobResult{job},
-				Disks: []bench.DiskUtilization{{Name: "vda", ReadsPerSec: float64(ios), ReadAwait: 0.25, AvgQueueSize: 1.5, Util: 42}}}}},
-			CPU:  bench.CPUBreakdown{User: 10, System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79},
-			Proc: bench.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
+				Disks: []system.DiskUtilization{{Name: "vda", ReadsPerSec: float64(ios), ReadAwait: 0.25, AvgQueueSize: 1.5, Util: 42}}}}},
+			CPU:  system.CPUBreakdown{User: 10, System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79},
+			Proc: system.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
 		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
 			t.Fatal(err)
 		}

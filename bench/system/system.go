@@ -1,4 +1,4 @@
-package bench
+package system
 
 import "time"
 
@@ -6,10 +6,10 @@ import "time"
 // results recorded on Linux load, store and show anywhere; the readers
 // themselves are in sysfs_linux.go and target_linux.go.
 
-// System names the roots of the /proc, /sys and /dev trees that the
+// FS names the roots of the /proc, /sys and /dev trees that the
 // environment readers use. The zero value reads the live machine; tests point
 // the roots at fixtures under testdata/.
-type System struct {
+type FS struct {
 	Proc string // default "/proc"
 	Sys  string // default "/sys"
 	Dev  string // default "/dev"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package bench
+package system
 
 import "errors"
 
@@ -16,26 +16,26 @@ type SchedulerSwitch struct {
 }
 
 // Schedulers is Linux-only.
-func (s System) Schedulers(disk string) (active string, available []string, err error) {
+func (s FS) Schedulers(disk string) (active string, available []string, err error) {
 	return "", nil, errors.ErrUnsupported
 }
 
 // CheckScheduler is Linux-only.
-func (s System) CheckScheduler(disk, name string) error { return errors.ErrUnsupported }
+func (s FS) CheckScheduler(disk, name string) error { return errors.ErrUnsupported }
 
 // SetScheduler is Linux-only.
-func (s System) SetScheduler(disk, name string) error { return errors.ErrUnsupported }
+func (s FS) SetScheduler(disk, name string) error { return errors.ErrUnsupported }
 
 // SwitchScheduler is Linux-only.
-func (s System) SwitchScheduler(disk, name string) (restore func() error, original string, err error) {
+func (s FS) SwitchScheduler(disk, name string) (restore func() error, original string, err error) {
 	return nil, "", errors.ErrUnsupported
 }
 
 // RestoreScheduler is Linux-only.
-func (s System) RestoreScheduler(sw SchedulerSwitch) error { return errors.ErrUnsupported }
+func (s FS) RestoreScheduler(sw SchedulerSwitch) error { return errors.ErrUnsupported }
 
 // SchedulerDisk is Linux-only.
-func (s System) SchedulerDisk(t Target, allowDisk bool) (string, error) {
+func (s FS) SchedulerDisk(t Target, allowDisk bool) (string, error) {
 	return "", errors.ErrUnsupported
 }
 
@@ -43,4 +43,4 @@ func (s System) SchedulerDisk(t Target, allowDisk bool) (string, error) {
 func Discard(path string) error { return errors.ErrUnsupported }
 
 // DropCaches is Linux-only.
-func (s System) DropCaches() error { return errors.ErrUnsupported }
+func (s FS) DropCaches() error { return errors.ErrUnsupported }

@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"bufio"
@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func (s System) procPath(elem ...string) string { return rootJoin(s.Proc, "/proc", elem) }
-func (s System) sysPath(elem ...string) string  { return rootJoin(s.Sys, "/sys", elem) }
+func (s FS) procPath(elem ...string) string { return rootJoin(s.Proc, "/proc", elem) }
+func (s FS) sysPath(elem ...string) string  { return rootJoin(s.Sys, "/sys", elem) }
 
 func rootJoin(root, def string, elem []string) string {
 	if root == "" {
@@ -27,7 +27,7 @@ func rootJoin(root, def string, elem []string) string {
 
 // devPath maps an absolute path under /dev, as the kernel prints it in
 // mountinfo or /proc/swaps, into s.Dev; other paths are left alone.
-func (s System) devPath(p string) string {
+func (s FS) devPath(p string) string {
 	if s.Dev == "" || s.Dev == "/dev" {
 		return p
 	}
@@ -38,7 +38,7 @@ func (s System) devPath(p string) string {
 }
 
 // DiskStats reads /proc/diskstats, keyed by device name (vda, loop0, sda1, …).
-func (s System) DiskStats() (map[string]DiskStat, error) {
+func (s FS) DiskStats() (map[string]DiskStat, error) {
 	f, err := os.Open(s.procPath("diskstats"))
 	if err != nil {
 		return nil, fmt.Errorf("diskstats: %w", err)
@@ -88,7 +88,7 @@ func parseDiskStats(r io.Reader) (map[string]DiskStat, error) {
 }
 
 // CPUTimes reads the all-CPU line of /proc/stat.
-func (s System) CPUTimes() (CPUTimes, error) {
+func (s FS) CPUTimes() (CPUTimes, error) {
 	f, err := os.Open(s.procPath("stat"))
 	if err != nil {
 		return CPUTimes{}, fmt.Errorf("cpu times: %w", err)
@@ -149,7 +149,7 @@ func ProcessCPU() (ProcCPU, error) {
 // Host gathers HostInfo. Hostname and kernel come from /proc/sys/kernel (what
 // uname reports; os.Hostname reads the same file), falling back to uname when
 // the proc root lacks them.
-func (s System) Host() (HostInfo, error) {
+func (s FS) Host() (HostInfo, error) {
 	var h HostInfo
 	var uts unix.Utsname
 	unameErr := unix.Uname(&uts)
@@ -245,7 +245,7 @@ func parseMemTotal(b []byte) (int64, error) {
 	return 0, errors.New("no MemTotal line")
 }
 
-func (s System) iommu(cmdline string) (IOMMUInfo, error) {
+func (s FS) iommu(cmdline string) (IOMMUInfo, error) {
 	var info IOMMUInfo
 	for _, f := range strings.Fields(cmdline) {
 		if f == "--" {

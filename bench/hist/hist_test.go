@@ -1,17 +1,14 @@
-package bench
+package hist
 
 import (
 	"encoding/json"
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 )
-
-const fioTestdata = "../../shared/testdata/fio/randrw-io_uring-qd8.json"
 
 // Expected values are fio's plat_val_to_idx and plat_idx_to_val worked out
 // by hand: for v >= 128, error_bits = msb-6, index = (error_bits+1)*64 +
@@ -323,53 +320,6 @@ func TestHistogramFromBinsRejects(t *testing.T) {
 		if _, err := HistogramFromBins(map[uint64]uint64{v: 1}); err == nil {
 			t.Errorf("bin %d: no error for a value that is not a bucket midpoint", v)
 		}
-	}
-}
-
-// TestFioPercentiles rebuilds fio's own histograms from its json+ output
-// and checks that every percentile fio printed comes out the same.
-func TestFioPercentiles(t *testing.T) {
-	f, err := os.Open(fioTestdata)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	reports, err := ParseReports(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := reports[0].Jobs[0]
-	for _, dir := range []struct {
-		name string
-		lat  LatReport
-	}{{"read", job.Read.Clat}, {"write", job.Write.Clat}} {
-		t.Run(dir.name, func(t *testing.T) {
-			clat := dir.lat
-			if clat.N == 0 || len(clat.Bins) == 0 || len(clat.Percentile) == 0 {
-				t.Fatalf("testdata has no clat histogram: N %d, %d bins, %d percentiles", clat.N, len(clat.Bins), len(clat.Percentile))
-			}
-			h, err := HistogramFromBins(clat.Bins)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if h.N() != clat.N {
-				t.Errorf("N = %d, want fio's %d", h.N(), clat.N)
-			}
-			list := make([]float64, len(clat.Percentile))
-			want := make([]uint64, len(clat.Percentile))
-			for i, pv := range clat.Percentile {
-				list[i], want[i] = pv.Percentile, pv.Value
-			}
-			if !slices.Equal(list, DefaultPercentiles) {
-				t.Errorf("fio's list %v, want the default %v", list, DefaultPercentiles)
-			}
-			if got := h.Percentiles(list); !slices.Equal(got, want) {
-				t.Errorf("Percentiles = %v\n fio printed  %v", got, want)
-			}
-			if h2, err := clat.Histogram(); err != nil || h2 != h {
-				t.Errorf("LatReport.Histogram() = (…, %v), differs from HistogramFromBins", err)
-			}
-		})
 	}
 }
 

@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 )
 
 // sysFixture is a whole machine's /proc, /sys and /dev under testdata/sys.
-func sysFixture(name string) System {
+func sysFixture(name string) FS {
 	root := filepath.Join("testdata", "sys", name)
-	return System{
+	return FS{
 		Proc: filepath.Join(root, "proc"),
 		Sys:  filepath.Join(root, "sys"),
 		Dev:  filepath.Join(root, "dev"),
@@ -216,7 +216,7 @@ func TestHostIOMMUModes(t *testing.T) {
 					}
 				}
 			}
-			got, err := System{Sys: root}.iommu(tc.cmd)
+			got, err := FS{Sys: root}.iommu(tc.cmd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestProcessCPU(t *testing.T) {
 
 // The live machine: whatever it is, these must hold.
 func TestLiveDiskStatsCPUHost(t *testing.T) {
-	var s System
+	var s FS
 	stats, err := s.DiskStats()
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"errors"
@@ -33,7 +33,7 @@ type SchedulerSwitch struct {
 	Original string `json:"original"`
 }
 
-func (s System) schedulerPath(disk string) string {
+func (s FS) schedulerPath(disk string) string {
 	return s.sysPath("block", disk, "queue", "scheduler")
 }
 
@@ -52,7 +52,7 @@ func checkDiskName(disk string) error {
 // have one — bio-based, or a blk-mq driver with BLK_MQ_F_NO_SCHED — shows a
 // bare "none" without brackets, or since Linux 6.x has no scheduler file at
 // all; for those the error matches ErrNoScheduler.
-func (s System) Schedulers(disk string) (active string, available []string, err error) {
+func (s FS) Schedulers(disk string) (active string, available []string, err error) {
 	if err := checkDiskName(disk); err != nil {
 		return "", nil, err
 	}
@@ -82,7 +82,7 @@ func (s System) Schedulers(disk string) (active string, available []string, err 
 
 // scheduledBelow names, for a stacked device (dm, md), the disks under it:
 // their schedulers are the ones its I/O goes through.
-func (s System) scheduledBelow(disk string) string {
+func (s FS) scheduledBelow(disk string) string {
 	slaves, err := readDirNames(s.sysPath("block", disk, "slaves"))
 	if err != nil || len(slaves) == 0 {
 		return ""
@@ -106,12 +106,12 @@ func (s System) scheduledBelow(disk string) string {
 // switching anything: the device has schedulers, offers name, and this
 // process may write its scheduler file. Plans check every step's scheduler
 // with it before the first step runs.
-func (s System) CheckScheduler(disk, name string) error {
+func (s FS) CheckScheduler(disk, name string) error {
 	_, err := s.checkScheduler(disk, name)
 	return err
 }
 
-func (s System) checkScheduler(disk, name string) (active string, err error) {
+func (s FS) checkScheduler(disk, name string) (active string, err error) {
 	active, available, err := s.Schedulers(disk)
 	if err != nil {
 		return "", err
@@ -178,13 +178,13 @@ func (e *permissionError) Unwrap() error { return e.err }
 // to confirm it took. Everything CheckScheduler checks is checked first, so
 // a bad name or missing permission changes nothing. Switching to the active
 // scheduler writes nothing.
-func (s System) SetScheduler(disk, name string) error {
+func (s FS) SetScheduler(disk, name string) error {
 	_, err := s.setScheduler(disk, name)
 	return err
 }
 
 // setScheduler reports whether it wrote, so a failed switch knows to undo.
-func (s System) setScheduler(disk, name string) (wrote bool, err error) {
+func (s FS) setScheduler(disk, name string) (wrote bool, err error) {
 	active, err := s.checkScheduler(disk, name)
 	if err != nil {
 		return false, err
@@ -233,7 +233,7 @@ func writeSysfs(path, v string) error {
 //
 // When the switch fails after writing, SwitchScheduler puts the original back
 // itself before returning the error; restore is nil whenever err is not.
-func (s System) SwitchScheduler(disk, name string) (restore func() error, original string, err error) {
+func (s FS) SwitchScheduler(disk, name string) (restore func() error, original string, err error) {
 	original, _, err = s.Schedulers(disk)
 	if err != nil {
 		return nil, "", err
@@ -252,7 +252,7 @@ func (s System) SwitchScheduler(disk, name string) (restore func() error, origin
 
 // RestoreScheduler puts a recorded switch back: at the end of a run, or at
 // the next start for a run that was killed mid-sweep.
-func (s System) RestoreScheduler(sw SchedulerSwitch) error {
+func (s FS) RestoreScheduler(sw SchedulerSwitch) error {
 	if err := s.SetScheduler(sw.Disk, sw.Original); err != nil {
 		return fmt.Errorf("restore the I/O scheduler of %s to %s: %w", sw.Disk, sw.Original, err)
 	}
@@ -264,7 +264,7 @@ func (s System) RestoreScheduler(sw SchedulerSwitch) error {
 // switching it switches the disk and every partition on it); for a regular
 // file the disk under its filesystem, but only when allowDisk says the user
 // accepts that the switch affects everything on that disk.
-func (s System) SchedulerDisk(t Target, allowDisk bool) (string, error) {
+func (s FS) SchedulerDisk(t Target, allowDisk bool) (string, error) {
 	switch {
 	case t.IsBlock && t.Disk == "":
 		return "", fmt.Errorf("%s: no disk found for block device %s", t.Path, t.Dev)
@@ -339,7 +339,7 @@ func Discard(path string) error {
 func discardMaxPath(fd int) string {
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
-		if n, err := (System{}).blockNode(devNumString(st.Rdev)); err == nil {
+		if n, err := (FS{}).blockNode(devNumString(st.Rdev)); err == nil {
 			return "/sys/block/" + n.disk + "/queue/discard_max_bytes"
 		}
 	}
@@ -350,7 +350,7 @@ func discardMaxPath(fd int) string {
 // inodes (sync; echo 3 > /proc/sys/vm/drop_caches — Documentation/admin-guide/
 // sysctl/vm.rst), so buffered reads of one step do not hit what the previous
 // one cached. drop_caches drops only clean pages, hence the sync first.
-func (s System) DropCaches() error {
+func (s FS) DropCaches() error {
 	unix.Sync()
 	path := s.procPath("sys", "vm", "drop_caches")
 	if err := writeSysfs(path, "3"); err != nil {

@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"bytes"
@@ -10,18 +10,20 @@ import (
 	"strings"
 	"testing"
 
+	"iolab/bench/testdev"
+
 	"golang.org/x/sys/unix"
 )
 
 // schedFixture has what the server fixture lacks: a disk whose kyber and bfq
 // modules are not loaded (sdx) and a blk-mq disk with no elevator registered
 // at all (nvme1n1), both as the kernel prints them, trailing space included.
-func schedFixture() System { return System{Sys: filepath.Join("testdata", "sched", "sys")} }
+func schedFixture() FS { return FS{Sys: filepath.Join("testdata", "sched", "sys")} }
 
 func TestSchedulersFixture(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		s         System
+		s         FS
 		disk      string
 		active    string
 		available []string
@@ -78,7 +80,7 @@ func TestSchedulersFixture(t *testing.T) {
 
 func TestCheckSchedulerFixture(t *testing.T) {
 	for _, tc := range []struct {
-		s          System
+		s          FS
 		disk, name string
 		want       string // the whole message; "" when the name is fine
 	}{
@@ -149,7 +151,7 @@ func TestSchedulerPermissionMessages(t *testing.T) {
 }
 
 func TestSchedulerDisk(t *testing.T) {
-	var s System
+	var s FS
 	for _, tc := range []struct {
 		name   string
 		target Target
@@ -208,10 +210,10 @@ func sysfsActive(t *testing.T, disk string) string {
 // outlive their backing files, and the next user gets what was left.
 func loopForScheduler(t *testing.T) (disk string, original string, available []string) {
 	t.Helper()
-	needLoopTools(t)
-	dev := attachLoop(t, 16<<20, nil, false)
+	testdev.NeedLoopTools(t)
+	dev := testdev.AttachLoop(t, 16<<20, nil, false)
 	disk = filepath.Base(dev)
-	var s System
+	var s FS
 	original, available, err := s.Schedulers(disk)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +246,7 @@ func TestSchedulersLive(t *testing.T) {
 
 func TestSetSchedulerLive(t *testing.T) {
 	disk, _, available := loopForScheduler(t)
-	var s System
+	var s FS
 	for _, name := range append(slices.Clone(available), available[0]) { // end with a switch back
 		if err := s.SetScheduler(disk, name); err != nil {
 			t.Fatalf("switch to %s: %v", name, err)
@@ -282,7 +284,7 @@ func TestSwitchSchedulerLive(t *testing.T) {
 	}
 	first, second := others[0], others[len(others)-1]
 
-	var s System
+	var s FS
 	restore, got, err := s.SwitchScheduler(disk, first)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +331,7 @@ func TestSwitchSchedulerLive(t *testing.T) {
 }
 
 func TestSchedulerDiskLive(t *testing.T) {
-	var s System
+	var s FS
 	file := filepath.Join(t.TempDir(), "f")
 	tg, err := s.ResolveTarget(file)
 	if err != nil {
@@ -368,9 +370,9 @@ func TestSchedulerDiskLive(t *testing.T) {
 }
 
 func TestSchedulerDiskLoopLive(t *testing.T) {
-	needLoopTools(t)
-	dev := attachLoop(t, 1<<20, nil, false)
-	var s System
+	testdev.NeedLoopTools(t)
+	dev := testdev.AttachLoop(t, 1<<20, nil, false)
+	var s FS
 	tg, err := s.ResolveTarget(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -382,9 +384,9 @@ func TestSchedulerDiskLoopLive(t *testing.T) {
 }
 
 func TestDiscardLive(t *testing.T) {
-	needLoopTools(t)
+	testdev.NeedLoopTools(t)
 	const size = 8 << 20
-	dev := attachLoop(t, size, bytes.Repeat([]byte{0xa5}, size), false)
+	dev := testdev.AttachLoop(t, size, bytes.Repeat([]byte{0xa5}, size), false)
 	disk := filepath.Base(dev)
 	readAll := func() []byte {
 		t.Helper()
@@ -441,8 +443,8 @@ func TestDiscardRefuses(t *testing.T) {
 	}
 
 	// A device held exclusively (as a mount or dm would) is refused.
-	needLoopTools(t)
-	dev := attachLoop(t, 1<<20, bytes.Repeat([]byte{1}, 4096), false)
+	testdev.NeedLoopTools(t)
+	dev := testdev.AttachLoop(t, 1<<20, bytes.Repeat([]byte{1}, 4096), false)
 	fd, err := unix.Open(dev, unix.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -463,13 +465,13 @@ func TestDropCachesFixture(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := (System{Proc: proc}).DropCaches(); err != nil {
+	if err := (FS{Proc: proc}).DropCaches(); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "3" {
 		t.Errorf("wrote %q, want 3", b)
 	}
-	if err := (System{Proc: t.TempDir()}).DropCaches(); !errors.Is(err, fs.ErrNotExist) {
+	if err := (FS{Proc: t.TempDir()}).DropCaches(); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no drop_caches: %v", err)
 	}
 }
@@ -478,7 +480,7 @@ func TestDropCachesLive(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("dropping caches needs root")
 	}
-	var s System
+	var s FS
 	if err := s.DropCaches(); err != nil {
 		t.Fatal(err)
 	}

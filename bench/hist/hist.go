@@ -1,6 +1,10 @@
-package bench
+// Package hist is fio's log-linear latency histogram and the running
+// statistics fio keeps beside it, bit for bit: percentiles computed here
+// agree with fio's, and histograms merge across jobs, repeats and runs.
+package hist
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,6 +26,9 @@ const (
 	// most 1/128; anything longer lands in the last bucket.
 	HistBuckets = histGroups * histVal
 )
+
+// DefaultPercentiles is fio's default percentile_list.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 
 // Histogram is fio's log-linear latency histogram (io_u_plat in fio's
 // thread_stat). It holds no pointers so that it can live inside a job's
@@ -47,7 +54,7 @@ func BucketIndex(ns uint64) int {
 // long does. It panics if idx is out of range, as fio asserts.
 func BucketValue(idx int) uint64 {
 	if idx < 0 || idx >= HistBuckets {
-		panic(fmt.Sprintf("bench: histogram bucket %d out of range", idx))
+		panic(fmt.Sprintf("hist: histogram bucket %d out of range", idx))
 	}
 	if idx < 2*histVal {
 		return uint64(idx)
@@ -100,7 +107,7 @@ func (h *Histogram) percentiles(list []float64, nr uint64) []uint64 {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(list[a], list[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(list[a], list[b]) })
 
 	i, sum := 0, h.Counts[0]
 	for _, j := range order {
@@ -112,16 +119,6 @@ func (h *Histogram) percentiles(list []float64, nr uint64) []uint64 {
 		out[j] = BucketValue(i)
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // percentileRank is the smallest running count that satisfies fio's test
@@ -165,7 +162,7 @@ func HistogramFromBins(bins map[uint64]uint64) (Histogram, error) {
 	for v, c := range bins {
 		idx := BucketIndex(v)
 		if BucketValue(idx) != v {
-			return Histogram{}, fmt.Errorf("bench: histogram bin %d is not a bucket midpoint (bucket %d is %d)", v, idx, BucketValue(idx))
+			return Histogram{}, fmt.Errorf("hist: histogram bin %d is not a bucket midpoint (bucket %d is %d)", v, idx, BucketValue(idx))
 		}
 		h.Counts[idx] += c
 	}
@@ -188,13 +185,13 @@ func (h Histogram) MarshalJSON() ([]byte, error) {
 func (h *Histogram) UnmarshalJSON(data []byte) error {
 	var raw map[string]uint64
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("bench: histogram: %w", err)
+		return fmt.Errorf("hist: histogram: %w", err)
 	}
 	bins := make(map[uint64]uint64, len(raw))
 	for k, n := range raw {
 		v, err := strconv.ParseUint(k, 10, 64)
 		if err != nil {
-			return fmt.Errorf("bench: histogram bin %q: %w", k, err)
+			return fmt.Errorf("hist: histogram bin %q: %w", k, err)
 		}
 		bins[v] = n
 	}
@@ -281,6 +278,13 @@ type Lat struct {
 func (l *Lat) Add(ns uint64) {
 	l.Stat.Add(ns)
 	l.Hist.Add(ns)
+}
+
+// Percentiles is fio's percentiles of l: over the histogram, with the
+// sample count fio takes as nr (calc_clat_percentiles gets it from the
+// latency's io_stat, not from the bucket counts).
+func (l *Lat) Percentiles(list []float64) []uint64 {
+	return l.Hist.percentiles(list, l.Stat.N)
 }
 
 // Merge folds o into l.

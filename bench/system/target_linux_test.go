@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"encoding/binary"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench/testdev"
 
 	"golang.org/x/sys/unix"
 )
@@ -388,7 +390,7 @@ func TestUnsafeTargetErrorMessage(t *testing.T) {
 // Live: regular files on the machine's own filesystems; nothing is written
 // outside t.TempDir().
 func TestResolveTargetFileLive(t *testing.T) {
-	var s System
+	var s FS
 	dir := t.TempDir()
 	p := filepath.Join(dir, "data")
 	if err := os.WriteFile(p, make([]byte, 1<<20), 0o600); err != nil {
@@ -459,72 +461,10 @@ func TestResolveTargetFileLive(t *testing.T) {
 	}
 }
 
-// needLoopTools skips a live device test that cannot run here, naming why.
-func needLoopTools(t *testing.T, tools ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to set up loop devices")
-	}
-	for _, tool := range append([]string{"losetup"}, tools...) {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
-	if _, err := os.Stat("/dev/loop-control"); err != nil {
-		t.Skipf("no loop driver: %v", err)
-	}
-}
-
-func mustRun(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// attachLoop attaches a fresh sparse file of size bytes (with head written
-// at its start) to a loop device, detached again when the test ends.
-func attachLoop(t *testing.T, size int64, head []byte, partscan bool) string {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "backing")
-	if err := os.WriteFile(f, head, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(f, size); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-f", "--show", "--direct-io=on"}
-	if partscan {
-		args = append(args, "-P")
-	}
-	dev := mustRun(t, "losetup", append(args, f)...)
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v\n%s", dev, err, out)
-		}
-	})
-	return dev
-}
-
-// mountTemp mounts dev on a new directory, unmounted when the test ends.
-func mountTemp(t *testing.T, dev string) string {
-	t.Helper()
-	dir := t.TempDir()
-	mustRun(t, "mount", dev, dir)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v\n%s", dir, err, out)
-		}
-	})
-	return dir
-}
-
 func TestLoopTargetLive(t *testing.T) {
-	needLoopTools(t, "mkfs.ext4", "mount", "umount")
-	var s System
-	dev := attachLoop(t, 64<<20, nil, false)
+	testdev.NeedLoopTools(t, "mkfs.ext4", "mount", "umount")
+	var s FS
+	dev := testdev.AttachLoop(t, 64<<20, nil, false)
 	name := filepath.Base(dev)
 
 	tg, err := s.ResolveTarget(dev)
@@ -559,22 +499,22 @@ func TestLoopTargetLive(t *testing.T) {
 		t.Errorf("CheckPoll: %v", err)
 	}
 
-	mustRun(t, "mkfs.ext4", "-q", dev)
+	testdev.Run(t, "mkfs.ext4", "-q", dev)
 	err = s.CheckWritable(tg)
 	var unsafe *UnsafeTargetError
 	if !errors.As(err, &unsafe) || !strings.Contains(err.Error(), dev+" carries an ext4 filesystem signature") {
 		t.Errorf("after mkfs.ext4: %v", err)
 	}
 
-	dir := mountTemp(t, dev)
+	dir := testdev.MountTemp(t, dev)
 	if err := s.CheckWritable(lt); err == nil || !strings.Contains(err.Error(), link+" (→ "+dev+") is mounted on "+dir+"; refusing") {
 		t.Errorf("mounted, through a symlink: %v", err)
 	}
 }
 
 func TestLoopPartitionTargetLive(t *testing.T) {
-	needLoopTools(t, "mkfs.ext4", "mount", "umount")
-	var s System
+	testdev.NeedLoopTools(t, "mkfs.ext4", "mount", "umount")
+	var s FS
 	// An MBR with one Linux partition from sector 2048 to the end of 32 MiB.
 	mbr := make([]byte, 512)
 	e := mbr[446:]
@@ -582,7 +522,7 @@ func TestLoopPartitionTargetLive(t *testing.T) {
 	binary.LittleEndian.PutUint32(e[8:], 2048)
 	binary.LittleEndian.PutUint32(e[12:], 32<<20/512-2048)
 	mbr[510], mbr[511] = 0x55, 0xaa
-	dev := attachLoop(t, 32<<20, mbr, true)
+	dev := testdev.AttachLoop(t, 32<<20, mbr, true)
 	part := dev + "p1"
 	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(dev), filepath.Base(part))); err != nil {
 		// A kernel without CONFIG_MSDOS_PARTITION does not scan the table:
@@ -590,7 +530,7 @@ func TestLoopPartitionTargetLive(t *testing.T) {
 		if _, err := exec.LookPath("partx"); err != nil {
 			t.Skip("the kernel does not parse MBRs and partx is not installed")
 		}
-		mustRun(t, "partx", "-a", dev)
+		testdev.Run(t, "partx", "-a", dev)
 		t.Cleanup(func() {
 			if out, err := exec.Command("partx", "-d", dev).CombinedOutput(); err != nil {
 				t.Errorf("partx -d %s: %v\n%s", dev, err, out)
@@ -624,18 +564,18 @@ func TestLoopPartitionTargetLive(t *testing.T) {
 		t.Errorf("blank partition refused: %v", err)
 	}
 
-	mustRun(t, "mkfs.ext4", "-q", part)
-	dir := mountTemp(t, part)
+	testdev.Run(t, "mkfs.ext4", "-q", part)
+	dir := testdev.MountTemp(t, part)
 	if err := s.CheckWritable(dt); err == nil || !strings.Contains(err.Error(), dev+" has partition "+filepath.Base(part)+" mounted on "+dir+"; refusing") {
 		t.Errorf("disk with a mounted partition: %v", err)
 	}
 }
 
 func TestLoopSwapLive(t *testing.T) {
-	needLoopTools(t, "mkswap", "swapon", "swapoff")
-	var s System
-	dev := attachLoop(t, 16<<20, nil, false)
-	mustRun(t, "mkswap", "-q", dev)
+	testdev.NeedLoopTools(t, "mkswap", "swapon", "swapoff")
+	var s FS
+	dev := testdev.AttachLoop(t, 16<<20, nil, false)
+	testdev.Run(t, "mkswap", "-q", dev)
 	tg, err := s.ResolveTarget(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -643,7 +583,7 @@ func TestLoopSwapLive(t *testing.T) {
 	if err := s.CheckWritable(tg); err == nil || !strings.Contains(err.Error(), "carries a swap signature") {
 		t.Errorf("inactive swap: %v", err)
 	}
-	mustRun(t, "swapon", dev)
+	testdev.Run(t, "swapon", dev)
 	t.Cleanup(func() {
 		if out, err := exec.Command("swapoff", dev).CombinedOutput(); err != nil {
 			t.Errorf("swapoff %s: %v\n%s", dev, err, out)

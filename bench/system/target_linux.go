@@ -1,4 +1,4 @@
-package bench
+package system
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 // ResolveTarget follows path's symlinks and describes the block device it
 // names, or for a regular file the disk holding it. A file that does not
 // exist yet (the job will lay it out) is described from its directory.
-func (s System) ResolveTarget(path string) (Target, error) {
+func (s FS) ResolveTarget(path string) (Target, error) {
 	t := Target{Path: path, NUMANode: -1}
 	var st unix.Stat_t
 	exists := true
@@ -86,7 +86,7 @@ func (s System) ResolveTarget(path string) (Target, error) {
 // filesystems' st_dev is their block device; btrfs (and others with
 // anonymous device numbers) report 0:N, and then mountinfo's source names
 // the device. tmpfs and overlay have none: Disk stays "".
-func (s System) fileDisk(t *Target) error {
+func (s FS) fileDisk(t *Target) error {
 	mounts, err := s.mounts()
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ type blockNode struct {
 // blockNode finds a device's sysfs directory through /sys/dev/block/MAJ:MIN
 // (Documentation/ABI/testing/sysfs-dev). A partition's directory sits inside
 // its disk's and holds a "partition" file.
-func (s System) blockNode(dev string) (blockNode, error) {
+func (s FS) blockNode(dev string) (blockNode, error) {
 	dir, err := filepath.EvalSymlinks(s.sysPath("dev", "block", dev))
 	if err != nil {
 		return blockNode{}, err
@@ -136,7 +136,7 @@ func (s System) blockNode(dev string) (blockNode, error) {
 
 // diskAttrs fills in what sysfs says about t.Disk; attributes a device lacks
 // (a model for virtio, a scheduler for bio-based zram) stay empty.
-func (s System) diskAttrs(t *Target) {
+func (s FS) diskAttrs(t *Target) {
 	base := s.sysPath("block", t.Disk)
 	q := func(name string) string {
 		v, _ := readTrimmed(filepath.Join(base, "queue", name))
@@ -165,7 +165,7 @@ func (s System) diskAttrs(t *Target) {
 // driver names the driver behind a disk: the device's driver link (sd,
 // virtio_blk), one level up for NVMe namespaces (nvme); virtual devices have
 // none and are named by their kind.
-func (s System) driver(disk string) string {
+func (s FS) driver(disk string) string {
 	base := s.sysPath("block", disk)
 	for _, p := range []string{"device/driver", "device/device/driver"} {
 		if l, err := os.Readlink(filepath.Join(base, p)); err == nil {
@@ -205,7 +205,7 @@ func parseScheduler(v string) (active string, all []string) {
 //
 // Mounts are those of this process's mount namespace: a filesystem mounted
 // only in another namespace (a container's) is still caught by its signature.
-func (s System) CheckWritable(t Target) error {
+func (s FS) CheckWritable(t Target) error {
 	if !t.IsBlock {
 		return nil
 	}
@@ -285,7 +285,7 @@ func (s System) CheckWritable(t Target) error {
 // filesystem on one) whose driver has poll queues, which
 // /sys/block/<disk>/queue/io_poll reports (block/blk-sysfs.c; writing it is
 // ignored).
-func (s System) CheckPoll(t Target) error {
+func (s FS) CheckPoll(t Target) error {
 	if t.Disk == "" {
 		on := "a filesystem"
 		if t.Filesystem != "" {
@@ -317,7 +317,7 @@ type blockDev struct {
 
 // partitions lists a disk's partitions: the subdirectories of
 // /sys/block/<disk> that hold a "partition" file.
-func (s System) partitions(disk string) ([]blockDev, error) {
+func (s FS) partitions(disk string) ([]blockDev, error) {
 	base := s.sysPath("block", disk)
 	names, err := readDirNames(base)
 	if err != nil {
@@ -339,7 +339,7 @@ func (s System) partitions(disk string) ([]blockDev, error) {
 
 // holders describes the devices built on a disk or partition, from
 // /sys/block/<disk>[/<part>]/holders: "dm-0 (LVM vg0-data)", "md127 (md RAID)".
-func (s System) holders(disk, part string) (string, error) {
+func (s FS) holders(disk, part string) (string, error) {
 	dir := s.sysPath("block", disk, part, "holders")
 	names, err := readDirNames(dir)
 	if err != nil || len(names) == 0 {
@@ -377,7 +377,7 @@ type mountEntry struct {
 
 // mounts parses /proc/self/mountinfo (Documentation/filesystems/proc.rst
 // 3.5): "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw".
-func (s System) mounts() ([]mountEntry, error) {
+func (s FS) mounts() ([]mountEntry, error) {
 	f, err := os.Open(s.procPath("self", "mountinfo"))
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ func parseMountInfo(r io.Reader) ([]mountEntry, error) {
 
 // mountedOn reports where a device is mounted. Filesystems with anonymous
 // device numbers (btrfs: 0:N) are matched through their source device.
-func (s System) mountedOn(mounts []mountEntry, dev string) (string, bool) {
+func (s FS) mountedOn(mounts []mountEntry, dev string) (string, bool) {
 	for _, m := range mounts {
 		if m.dev == dev {
 			return m.mountPoint, true
@@ -451,7 +451,7 @@ func (e swapEntry) is(b blockDev) bool {
 
 // swaps lists active swap partitions from /proc/swaps (mm/swapfile.c
 // swap_show); swap files live on a filesystem and need no check here.
-func (s System) swaps() ([]swapEntry, error) {
+func (s FS) swaps() ([]swapEntry, error) {
 	f, err := os.Open(s.procPath("swaps"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // kernel built without swap
@@ -479,7 +479,7 @@ func (s System) swaps() ([]swapEntry, error) {
 // it (/dev/sdb1, /dev/mapper/vg-lv): from the node itself, or when the path
 // is not a device node under s.Dev (a fixture), from
 // /sys/class/block/<name>/dev.
-func (s System) devNumOfPath(p string) (string, error) {
+func (s FS) devNumOfPath(p string) (string, error) {
 	r, err := filepath.EvalSymlinks(s.devPath(p))
 	if err != nil {
 		return "", err
