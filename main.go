@@ -32,7 +32,10 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
 	"iolab/bench/hist"
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers"
@@ -231,7 +234,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 		defer store.Close()
 	}
 	// Nothing is stored for a plan that cannot run at all.
-	if err := runner.Check(plan); err != nil {
+	if err := sweep.Check(runner, plan); err != nil {
 		return err
 	}
 	rec, err := handlers.NewRunRecord(plan, runner, o.tags)
@@ -252,7 +255,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	prog := newProgress(stderr, runner, steps)
 	defer prog.stop()
 	results, status, runErr := handlers.ExecutePlan(ctx, store, runner, rec.ID, plan,
-		bench.PlanHooks{StepStarted: prog.step, StepDone: func(res *bench.StepResult) error { prog.done(res); return nil }})
+		sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }})
 	prog.stop()
 	werr := writeResults(out, plan, results)
 	if store != nil {
@@ -275,10 +278,10 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 
 // buildPlan turns the command line into a plan: a preset's jobs, sweeps
 // and flags under the user's overrides, or the fio options as given.
-func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
-	plan := &bench.Plan{Repeat: 1, Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler}
+func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
+	plan := &sweep.Plan{Repeat: 1, Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler}
 	if o.preset != "" {
-		p, err := bench.PresetByName(o.preset)
+		p, err := sweep.PresetByName(o.preset)
 		if err != nil {
 			return nil, usageError{err.Error()}
 		}
@@ -306,12 +309,12 @@ func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
 		plan.DropCaches = plan.DropCaches || p.DropCaches
 	}
 	for _, s := range o.sweeps {
-		sw, err := bench.ParseSweep(s)
+		sw, err := sweep.ParseSweep(s)
 		if err != nil {
 			return nil, err
 		}
 		// A sweep on the command line replaces a preset's on that axis.
-		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x bench.Sweep) bool { return x.Axis == sw.Axis })
+		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x sweep.Sweep) bool { return x.Axis == sw.Axis })
 		plan.Sweeps = append(plan.Sweeps, sw)
 	}
 	if o.repeat < 0 {
@@ -320,7 +323,7 @@ func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
 	if o.repeat > 0 {
 		plan.Repeat = o.repeat
 	}
-	cfg, err := bench.ParseArgs(fioArgs)
+	cfg, err := fio.ParseArgs(fioArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +337,7 @@ func buildPlan(o *runOptions, fioArgs []string) (*bench.Plan, error) {
 
 // writeResults prints a one-step run like fio (normal or JSON) and a sweep
 // as its summary tables (JSON: one fio document per step).
-func writeResults(w io.Writer, plan *bench.Plan, results []bench.StepResult) error {
+func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
 	cfg := &plan.Base
 	var errs []error
 	if len(results) == 1 || cfg.OutputFormat == "json" || cfg.OutputFormat == "json+" {
@@ -345,16 +348,16 @@ func writeResults(w io.Writer, plan *bench.Plan, results []bench.StepResult) err
 			}
 			switch cfg.OutputFormat {
 			case "json", "json+":
-				errs = append(errs, writeJSON(w, r.Result.Report(&r.Step.Config, cfg.OutputFormat == "json+")))
+				errs = append(errs, writeJSON(w, fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")))
 			default:
-				errs = append(errs, r.Result.WriteNormal(w))
+				errs = append(errs, fio.WriteNormal(w, r.Result))
 			}
 		}
 		if len(results) == 1 || cfg.OutputFormat != "normal" {
 			return errors.Join(errs...)
 		}
 	}
-	return bench.WriteSummary(w, plan, results)
+	return summary.WriteSummary(w, plan, results)
 }
 
 // openStore opens the run store and puts back any I/O scheduler that a run
@@ -395,7 +398,7 @@ func calibrate(ctx context.Context, runner *bench.Runner, args []string, stdout,
 	if *format != "normal" && *format != "json" {
 		return usageError{fmt.Sprintf("calibrate: --output-format=%q: use normal or json", *format)}
 	}
-	cal, err := runner.Calibrate(ctx, *fioPath, job, *rounds, stderr)
+	cal, err := fio.Calibrate(ctx, runner, *fioPath, job, *rounds, stderr)
 	if err != nil {
 		return err
 	}
@@ -427,15 +430,15 @@ type progress struct {
 	w        io.Writer
 	tty      bool
 	runner   *bench.Runner
-	steps    []bench.Step
+	steps    []sweep.Step
 	mu       sync.Mutex
-	cur      *bench.Step
+	cur      *sweep.Step
 	started  time.Time
 	quit     chan struct{}
 	stopOnce sync.Once
 }
 
-func newProgress(w io.Writer, runner *bench.Runner, steps []bench.Step) *progress {
+func newProgress(w io.Writer, runner *bench.Runner, steps []sweep.Step) *progress {
 	p := &progress{w: w, runner: runner, steps: steps, quit: make(chan struct{})}
 	if f, ok := w.(*os.File); ok {
 		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
@@ -447,17 +450,17 @@ func newProgress(w io.Writer, runner *bench.Runner, steps []bench.Step) *progres
 	return p
 }
 
-func (p *progress) step(st *bench.Step, total int) {
+func (p *progress) step(st *sweep.Step, total int) {
 	p.mu.Lock()
 	p.cur, p.started = st, time.Now()
 	p.mu.Unlock()
 }
 
-func (p *progress) done(res *bench.StepResult) {
+func (p *progress) done(res *sweep.StepResult) {
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	if len(p.steps) == 1 && res.Status == bench.StepDone {
+	if len(p.steps) == 1 && res.Status == sweep.StepDone {
 		return
 	}
 	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, len(p.steps), &res.Step, res.Status)
@@ -636,7 +639,7 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintln(stdout, "\nus+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
 	if len(steps) > 1 {
 		fmt.Fprintln(stdout)
-		return bench.WriteSummary(stdout, &r.Plan, steps)
+		return summary.WriteSummary(stdout, &r.Plan, steps)
 	}
 	return nil
 }
@@ -669,7 +672,7 @@ func exportRun(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func listPresets(stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, p := range bench.Presets() {
+	for _, p := range sweep.Presets() {
 		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Description)
 	}
 	fmt.Fprintln(tw, "\nuse: iolab run --preset NAME --filename TARGET [fio options that override the preset's]")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"iolab/bench"
+	"iolab/bench/fio"
 )
 
 func TestCommandLineErrors(t *testing.T) {
@@ -59,7 +59,7 @@ func TestRunJSONToFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	reps, err := bench.ParseReports(f)
+	reps, err := fio.ParseReports(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestCalibrateAgainstFio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	var cal bench.Calibration
+	var cal fio.Calibration
 	if err := json.Unmarshal(stdout.Bytes(), &cal); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -117,10 +118,10 @@ func TestSweepStoresEveryStep(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, s := range steps {
-		if s.Status != bench.StepDone || s.Result == nil || s.Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs == 0 {
+		if s.Status != sweep.StepDone || s.Result == nil || s.Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs == 0 {
 			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
 		}
-		seen[s.Step.Value(bench.AxisIODepth)+"/"+s.Step.Value(bench.AxisEngine)]++
+		seen[s.Step.Value(sweep.AxisIODepth)+"/"+s.Step.Value(sweep.AxisEngine)]++
 	}
 	for _, k := range []string{"1/io_uring", "1/libaio", "4/io_uring", "4/libaio"} {
 		if seen[k] != 2 {
@@ -173,8 +174,8 @@ func TestSchedulerSweepRestores(t *testing.T) {
 		if got := s.Schedulers[filepath.Base(dev)]; got != s.Step.Scheduler {
 			t.Fatalf("step %s ran under %q", &s.Step, got)
 		}
-		hipri := s.Step.Value(bench.AxisEngine) == "io_uring+hipri"
-		if hipri != (s.Status == bench.StepFailed) {
+		hipri := s.Step.Value(sweep.AxisEngine) == "io_uring+hipri"
+		if hipri != (s.Status == sweep.StepFailed) {
 			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
 		}
 		if hipri && !strings.Contains(s.Error, "io_poll") {
@@ -302,11 +303,11 @@ func TestPresetsOnLoop(t *testing.T) {
 		t.Fatalf("%d steps, want 10", len(steps))
 	}
 	for _, s := range steps {
-		hipri := strings.HasSuffix(s.Step.Value(bench.AxisEngine), "hipri")
+		hipri := strings.HasSuffix(s.Step.Value(sweep.AxisEngine), "hipri")
 		switch {
-		case hipri && (s.Status != bench.StepFailed || !strings.Contains(s.Error, "poll_queues")):
+		case hipri && (s.Status != sweep.StepFailed || !strings.Contains(s.Error, "poll_queues")):
 			t.Fatalf("step %s: %s %q, want failed with the poll-queue reason", &s.Step, s.Status, s.Error)
-		case !hipri && s.Status != bench.StepDone:
+		case !hipri && s.Status != sweep.StepDone:
 			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
 		}
 	}

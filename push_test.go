@@ -114,9 +114,9 @@ func TestRunPushAndPushLater(t *testing.T) {
 
 func TestAPIImport(t *testing.T) {
 	ts, remote := dashboard(t)
-	fioJSON, err := os.ReadFile("../shared/testdata/fio/randrw-io_uring-qd8.json")
+	fioJSON, err := os.ReadFile("testdata/randrw-io_uring-qd8.json")
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	post := func(body []byte, token, query string) (int, map[string]any) {
 		t.Helper()
@@ -161,10 +161,7 @@ func TestImportCommand(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "i.db")
 	var stdout, stderr bytes.Buffer
-	fioFile := "../shared/testdata/fio/randrw-io_uring-qd8.json"
-	if _, err := os.Stat(fioFile); err != nil {
-		t.Skip(err)
-	}
+	fioFile := "testdata/randrw-io_uring-qd8.json"
 	if err := run([]string{"import", "--db", dbPath, "--host", "h1", "--kernel", "6.8.0", "--label", "x", fioFile}, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

@@ -52,6 +52,20 @@ type aioRing struct {
 // aio is one Linux AIO context owned by one job thread. Completions are
 // reaped from the ring in user space when they are there, as fio's libaio
 // engine does with userspace_reap (engines/libaio.c user_io_getevents).
+// libaioEngine is Linux's native AIO (io_setup, io_submit, io_getevents):
+// fio's libaio engine.
+var libaioEngine = Engine{
+	Name: "libaio",
+	Help: "Linux native asynchronous I/O (io_submit, io_getevents)",
+	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		a, err := newAIO(j, fd, bufs, depth)
+		if err != nil {
+			return nil, engineInfo{}, err
+		}
+		return a, engineInfo{}, nil
+	},
+}
+
 type aio struct {
 	ctx    uintptr
 	ring   *aioRing

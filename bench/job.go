@@ -124,6 +124,15 @@ type Group struct {
 	Jobs []Job `json:"jobs"`
 }
 
+// Limits iolab puts on job values. fio's own are looser (fio parses
+// iodepth=65537 and numjobs=0 without complaint) or live elsewhere
+// (--max-jobs).
+const (
+	MaxIODepth = 65536
+	MaxNumJobs = 4096 // fio's REAL_MAX_JOBS, the default of --max-jobs
+	MaxCPU     = 8192 // Linux's largest CONFIG_NR_CPUS
+)
+
 // Config is what one `iolab run` does: its groups and the program-level
 // options that are not job options.
 type Config struct {
@@ -134,4 +143,38 @@ type Config struct {
 	OutputFormat  string   `json:"output_format"` // normal, json or json+
 	Output        string   `json:"output"`        // file to write the report to; "" is stdout
 	GlobalOptions []Option `json:"global_options"`
+}
+
+// Expand turns jobs, in order, into groups the way fio's add_job numbers
+// them: a job with stonewall or new_group starts a new group unless the
+// current one is still empty; a group started by stonewall waits for every
+// job before it. numjobs=N puts N copies of the job in its group (fio's
+// clones keep the name); group_reporting on any job of a group makes the
+// group report as one.
+func Expand(jobs []Job) []Group {
+	var groups []Group
+	for _, j := range jobs {
+		if len(groups) == 0 || ((j.Stonewall || j.NewGroup) && len(groups[len(groups)-1].Jobs) > 0) {
+			groups = append(groups, Group{ID: len(groups), Wait: j.Stonewall && len(groups) > 0})
+		}
+		g := &groups[len(groups)-1]
+		for n := range max(j.NumJobs, 1) {
+			c := j.Clone()
+			if n > 0 {
+				// As in fio, the clones run alongside the first copy.
+				c.Stonewall, c.NewGroup = false, false
+			}
+			g.Jobs = append(g.Jobs, c)
+		}
+		g.Reporting = g.Reporting || j.GroupReporting
+	}
+	return groups
+}
+
+// Clone returns a copy of j that shares no slices with it.
+func (j Job) Clone() Job {
+	j.CPUsAllowed = slices.Clone(j.CPUsAllowed)
+	j.PercentileList = slices.Clone(j.PercentileList)
+	j.Options = slices.Clone(j.Options)
+	return j
 }

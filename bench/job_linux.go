@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"iolab/bench/system"
+	"iolab/bench/units"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,14 +45,14 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 	r.blocks = uint64(size / j.BS)
 	r.total = r.blocks * uint64(j.BS)
 	r.depth = j.IODepth
-	if j.IOEngine == "psync" {
+	if j.Engine().Has(SyncIO) {
 		r.depth = 1 // fio caps synchronous engines at depth 1 too
 	}
 	seed := j.RandSeed + uint64(index)
 	if !j.RandRepeat {
 		seed = uint64(time.Now().UnixNano())
 	}
-	if j.IOEngine != "null" {
+	if !j.Diskless() {
 		flags := unix.O_CLOEXEC | unix.O_RDONLY
 		if j.Writes() {
 			flags = unix.O_CLOEXEC | unix.O_RDWR
@@ -79,25 +81,13 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 
 // newEngine sets up j's engine on fd with one buffer per slot.
 func newEngine(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
-	switch j.IOEngine {
-	case "io_uring":
-		u, err := newURing(j, fd, bufs, depth)
-		if err != nil {
-			return nil, engineInfo{}, err
-		}
-		return u, engineInfo{published: u.sqpoll()}, nil
-	case "libaio":
-		a, err := newAIO(j, fd, bufs, depth)
-		if err != nil {
-			return nil, engineInfo{}, err
-		}
-		return a, engineInfo{}, nil
-	case "psync":
-		return newPsync(fd, bufs, depth), engineInfo{sync: true}, nil
-	case "null":
-		return newNull(j.BS, depth), engineInfo{sync: true}, nil
+	e := j.Engine()
+	if e == nil {
+		return nil, engineInfo{}, fmt.Errorf("ioengine %q is not supported (use one of %s)", j.IOEngine, strings.Join(EngineNames(), ", "))
 	}
-	return nil, engineInfo{}, fmt.Errorf("ioengine %q is not supported (use one of io_uring, libaio, psync, null)", j.IOEngine)
+	eng, info, err := e.open(j, fd, bufs, depth)
+	info.sync = e.Has(SyncIO)
+	return eng, info, err
 }
 
 func openError(j *Job, t system.Target, err error) error {
@@ -117,9 +107,9 @@ func openError(j *Job, t system.Target, err error) error {
 // regionSize returns the bytes of the target the job covers: size, or the
 // rest of the target after offset.
 func regionSize(j *Job, t system.Target) (int64, error) {
-	if j.IOEngine == "null" {
+	if j.Diskless() {
 		if j.Size <= 0 {
-			return 0, fmt.Errorf("job %s: the null engine needs --size", j.Name)
+			return 0, fmt.Errorf("job %s: ioengine=%s needs --size", j.Name, j.IOEngine)
 		}
 		return j.Size - j.Size%j.BS, nil
 	}
@@ -129,10 +119,10 @@ func regionSize(j *Job, t system.Target) (int64, error) {
 	}
 	if j.Offset+size > t.Size {
 		return 0, fmt.Errorf("job %s: %s is %s but the job needs %s (offset %s + size %s); lower size or offset, or use a larger target",
-			j.Name, t.Path, fmtBytes(t.Size), fmtBytes(j.Offset+size), fmtBytes(j.Offset), fmtBytes(size))
+			j.Name, t.Path, units.Bytes(float64(t.Size)), units.Bytes(float64(j.Offset+size)), units.Bytes(float64(j.Offset)), units.Bytes(float64(size)))
 	}
 	if size < j.BS {
-		return 0, fmt.Errorf("job %s: the region (%s) is smaller than one block (bs=%s)", j.Name, fmtBytes(size), fmtBytes(j.BS))
+		return 0, fmt.Errorf("job %s: the region (%s) is smaller than one block (bs=%s)", j.Name, units.Bytes(float64(size)), units.Bytes(float64(j.BS)))
 	}
 	return size - size%j.BS, nil
 }

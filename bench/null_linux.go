@@ -1,5 +1,15 @@
 package bench
 
+// nullEngine does no I/O: fio's null engine, the harness's own ceiling.
+var nullEngine = Engine{
+	Name:  "null",
+	Help:  "no I/O: every request completes at once (measures iolab itself)",
+	Flags: SyncIO | Diskless,
+	open: func(j *Job, _ int, _ *buffers, depth int) (engine, engineInfo, error) {
+		return newNull(j.BS, depth), engineInfo{}, nil
+	},
+}
+
 // null does no I/O: every request completes at once with its full size. It
 // measures the harness's own ceiling, like fio's null engine.
 type null struct {

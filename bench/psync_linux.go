@@ -1,10 +1,18 @@
 package bench
 
 import (
-	"errors"
-
 	"golang.org/x/sys/unix"
 )
+
+// psyncEngine is fio's psync: one pread or pwrite per I/O, at depth 1.
+var psyncEngine = Engine{
+	Name:  "psync",
+	Help:  "pread/pwrite, one I/O at a time",
+	Flags: SyncIO,
+	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		return newPsync(fd, bufs, depth), engineInfo{}, nil
+	},
+}
 
 // psync does each I/O with pread/pwrite inside submit, as raw system calls
 // on the mmap'd buffer (no allocation, unlike unix.Preadv2). Jobs run sync engines at depth 1, like fio.
@@ -58,40 +66,3 @@ func (p *psync) reap(c []completion) int { return p.done.pop(c) }
 func (p *psync) wait(want int, c []completion) (int, error) { return p.done.popWait(want, c) }
 
 func (p *psync) close() error { return nil }
-
-// completions is a fixed ring of finished requests, for engines that
-// complete inside submit.
-type completions struct {
-	ring []completion
-	head int
-	n    int
-}
-
-func newCompletions(depth int) completions { return completions{ring: make([]completion, depth)} }
-
-func (q *completions) push(c completion) {
-	q.ring[(q.head+q.n)%len(q.ring)] = c
-	q.n++
-}
-
-func (q *completions) pop(c []completion) int {
-	k := 0
-	for q.n > 0 && k < len(c) {
-		c[k] = q.ring[q.head]
-		q.head = (q.head + 1) % len(q.ring)
-		q.n--
-		k++
-	}
-	return k
-}
-
-// errNothingInFlight would otherwise be an endless wait: a synchronous
-// engine has nothing pending once submit returns.
-var errNothingInFlight = errors.New("wait with no I/O in flight")
-
-func (q *completions) popWait(want int, c []completion) (int, error) {
-	if want > q.n {
-		return q.pop(c), errNothingInFlight
-	}
-	return q.pop(c), nil
-}

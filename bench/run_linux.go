@@ -25,7 +25,7 @@ func (rn *Runner) Prepare(cfg *Config) ([][]system.Target, error) {
 		targets[g] = make([]system.Target, len(grp.Jobs))
 		for i := range grp.Jobs {
 			j := &grp.Jobs[i]
-			if j.IOEngine == "null" {
+			if j.Diskless() {
 				continue
 			}
 			if t, ok := seen[j.Filename+"\x00"+fmt.Sprint(j.Writes(), j.Hipri, j.Direct)]; ok {
@@ -61,7 +61,7 @@ func (rn *Runner) prepareTarget(j *Job) (system.Target, error) {
 			return system.Target{}, err
 		}
 	}
-	if j.Hipri && j.IOEngine == "io_uring" {
+	if j.Hipri {
 		if err := rn.Sys.CheckPoll(t); err != nil {
 			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
 		}

@@ -1,4 +1,4 @@
-package bench
+package bench_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench"
+	"iolab/bench/fio"
 	"iolab/bench/testdev"
 )
 
@@ -42,11 +44,11 @@ filename=` + c + `
 rw=read
 runtime=200ms
 `
-	cfg, err := ParseJobFile(strings.NewReader(jobfile), "two.fio")
+	cfg, err := fio.ParseJobFile(strings.NewReader(jobfile), "two.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Runner{Interval: 100 * time.Millisecond}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{Interval: 100 * time.Millisecond}).Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,15 +56,15 @@ runtime=200ms
 		t.Fatalf("want groups of 2 and 1 jobs, got %d groups", len(res.Groups))
 	}
 	r, w, after := res.Groups[0].Jobs[0], res.Groups[0].Jobs[1], res.Groups[1].Jobs[0]
-	end := func(j JobResult) time.Time { return j.Start.Add(j.Runtime) }
+	end := func(j bench.JobResult) time.Time { return j.Start.Add(j.Runtime) }
 	if !r.Start.Before(end(w)) || !w.Start.Before(end(r)) {
 		t.Fatalf("reader [%v, %v] and writer [%v, %v] did not overlap", r.Start, end(r), w.Start, end(w))
 	}
 	if after.Start.Before(end(r)) || after.Start.Before(end(w)) {
 		t.Fatal("the stonewall job started before the jobs before it ended")
 	}
-	if r.Dirs[Read].IOs == 0 || w.Dirs[Write].IOs == 0 || after.Dirs[Read].IOs == 0 {
-		t.Fatalf("I/Os: reader %d, writer %d, after %d", r.Dirs[Read].IOs, w.Dirs[Write].IOs, after.Dirs[Read].IOs)
+	if r.Dirs[bench.Read].IOs == 0 || w.Dirs[bench.Write].IOs == 0 || after.Dirs[bench.Read].IOs == 0 {
+		t.Fatalf("I/Os: reader %d, writer %d, after %d", r.Dirs[bench.Read].IOs, w.Dirs[bench.Write].IOs, after.Dirs[bench.Read].IOs)
 	}
 	if after.GroupID != 1 || r.GroupID != 0 {
 		t.Fatalf("group ids %d, %d", r.GroupID, after.GroupID)
@@ -73,12 +75,12 @@ runtime=200ms
 // whose counts and histogram hold both clones' I/Os.
 func TestGroupReportingMerges(t *testing.T) {
 	path := testdev.TempFile(t, 4<<20)
-	cfg, err := ParseArgs([]string{"--name=g", "--filename=" + path, "--rw=randread", "--ioengine=libaio", "--direct=1",
+	cfg, err := fio.ParseArgs([]string{"--name=g", "--filename=" + path, "--rw=randread", "--ioengine=libaio", "--direct=1",
 		"--iodepth=2", "--numjobs=2", "--group_reporting", "--size=1m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Runner{}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +89,10 @@ func TestGroupReportingMerges(t *testing.T) {
 		t.Fatalf("want one merged result of 2 jobs, got %d results", len(jobs))
 	}
 	// Each clone reads its 1 MiB once.
-	if got := jobs[0].Dirs[Read].IOs; got != 2*256 {
+	if got := jobs[0].Dirs[bench.Read].IOs; got != 2*256 {
 		t.Fatalf("%d reads, want %d", got, 2*256)
 	}
-	if n := jobs[0].Dirs[Read].Clat.Hist.N(); n != 512 {
+	if n := jobs[0].Dirs[bench.Read].Clat.Hist.N(); n != 512 {
 		t.Fatalf("merged histogram holds %d samples, want 512", n)
 	}
 }
@@ -101,22 +103,22 @@ func TestReportReadsAsFio(t *testing.T) {
 	path := testdev.TempFile(t, 4<<20)
 	args := []string{"--name=j", "--filename=" + path, "--rw=randrw", "--rwmixread=70", "--ioengine=io_uring", "--direct=1",
 		"--iodepth=8", "--runtime=300ms", "--time_based", "--percentile_list=50:99"}
-	cfg, err := ParseArgs(args)
+	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Runner{Interval: 50 * time.Millisecond}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{Interval: 50 * time.Millisecond}).Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(res.Report(cfg, true)); err != nil {
+	if err := json.NewEncoder(&buf).Encode(fio.NewReport(res, cfg, true)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"iolab version"`) || strings.Contains(buf.String(), `"fio version"`) {
 		t.Fatal(`want "iolab version" and no "fio version"`)
 	}
-	reps, err := ParseReports(&buf)
+	reps, err := fio.ParseReports(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +127,10 @@ func TestReportReadsAsFio(t *testing.T) {
 	}
 	job := reps[0].Jobs[0]
 	r := res.Groups[0].Jobs[0]
-	if job.JobName != "j" || job.JobOptions[0] != (Option{"name", "j"}) {
+	if job.JobName != "j" || job.JobOptions[0] != (bench.Option{Name: "name", Value: "j"}) {
 		t.Fatalf("jobname %q, options %v", job.JobName, job.JobOptions)
 	}
-	for d, dr := range []DirReport{job.Read, job.Write} {
+	for d, dr := range []fio.DirReport{job.Read, job.Write} {
 		if dr.TotalIOs != r.Dirs[d].IOs || dr.TotalIOs == 0 {
 			t.Fatalf("dir %d: total_ios %d, result %d", d, dr.TotalIOs, r.Dirs[d].IOs)
 		}
@@ -164,11 +166,11 @@ func TestRunRefusesMountedDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, target := range []string{dev, link} {
-		cfg, err := ParseArgs([]string{"--name=w", "--filename=" + target, "--rw=randwrite", "--ioengine=psync", "--size=1m"})
+		cfg, err := fio.ParseArgs([]string{"--name=w", "--filename=" + target, "--rw=randwrite", "--ioengine=psync", "--size=1m"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = (&Runner{}).Run(context.Background(), cfg)
+		_, err = (&bench.Runner{}).Run(context.Background(), cfg)
 		if err == nil || !strings.Contains(err.Error(), "mounted on "+dir) || !strings.Contains(err.Error(), "allow_mounted_write") {
 			t.Fatalf("%s: want a refusal naming %s, got %v", target, dir, err)
 		}
@@ -179,11 +181,11 @@ func TestRunRefusesMountedDevice(t *testing.T) {
 // front with the reason and the fix, not with I/O errors.
 func TestHipriWithoutPollQueues(t *testing.T) {
 	dev := testdev.Loop(t, 16<<20)
-	cfg, err := ParseArgs([]string{"--name=p", "--filename=" + dev, "--rw=randread", "--ioengine=io_uring", "--hipri", "--direct=1", "--size=1m"})
+	cfg, err := fio.ParseArgs([]string{"--name=p", "--filename=" + dev, "--rw=randread", "--ioengine=io_uring", "--hipri", "--direct=1", "--size=1m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Runner{}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
 	if err == nil || res != nil {
 		t.Fatalf("want an up-front error, got result %v, error %v", res, err)
 	}
@@ -198,19 +200,19 @@ func TestHipriWithoutPollQueues(t *testing.T) {
 // they measured until then is kept.
 func TestRunCancelledKeepsResults(t *testing.T) {
 	path := testdev.TempFile(t, 4<<20)
-	cfg, err := ParseArgs([]string{"--name=c", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1", "--runtime=60", "--time_based"})
+	cfg, err := fio.ParseArgs([]string{"--name=c", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1", "--runtime=60", "--time_based"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	res, err := (&Runner{}).Run(ctx, cfg)
+	res, err := (&bench.Runner{}).Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("want a cancelled error, got %v", err)
 	}
 	r := res.Groups[0].Jobs[0]
-	if r.Dirs[Read].IOs == 0 || r.Runtime > 5*time.Second {
-		t.Fatalf("%d reads in %v", r.Dirs[Read].IOs, r.Runtime)
+	if r.Dirs[bench.Read].IOs == 0 || r.Runtime > 5*time.Second {
+		t.Fatalf("%d reads in %v", r.Dirs[bench.Read].IOs, r.Runtime)
 	}
 }
 
@@ -230,11 +232,11 @@ func TestTargetErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ParseArgs(append([]string{"--name=e", "--ioengine=psync"}, tt.args...))
+			cfg, err := fio.ParseArgs(append([]string{"--name=e", "--ioengine=psync"}, tt.args...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = (&Runner{}).Run(context.Background(), cfg)
+			_, err = (&bench.Runner{}).Run(context.Background(), cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("want one line with %q, got %v", tt.want, err)
 			}
@@ -246,11 +248,11 @@ func TestTargetErrors(t *testing.T) {
 // and filled before the job runs.
 func TestLayOutMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new")
-	cfg, err := ParseArgs([]string{"--name=l", "--filename=" + path, "--rw=read", "--ioengine=psync", "--size=2m", "--direct=1"})
+	cfg, err := fio.ParseArgs([]string{"--name=l", "--filename=" + path, "--rw=read", "--ioengine=psync", "--size=2m", "--direct=1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Runner{}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +260,7 @@ func TestLayOutMissingFile(t *testing.T) {
 	if err != nil || st.Size() != 2<<20 {
 		t.Fatalf("laid-out file: %v, %v", st, err)
 	}
-	if got := res.Groups[0].Jobs[0].Dirs[Read].IOs; got != 512 {
+	if got := res.Groups[0].Jobs[0].Dirs[bench.Read].IOs; got != 512 {
 		t.Fatalf("%d reads of a 2 MiB file in 4 KiB blocks", got)
 	}
 }
@@ -269,16 +271,16 @@ func TestLayOutMissingFile(t *testing.T) {
 func TestSQPollLatency(t *testing.T) {
 	path := testdev.TempFile(t, 8<<20)
 	p50 := func(extra ...string) uint64 {
-		cfg, err := ParseArgs(append([]string{"--name=s", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
+		cfg, err := fio.ParseArgs(append([]string{"--name=s", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
 			"--iodepth=1", "--runtime=300ms", "--time_based"}, extra...))
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&Runner{}).Run(context.Background(), cfg)
+		res, err := (&bench.Runner{}).Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := res.Groups[0].Jobs[0].Dirs[Read]
+		d := res.Groups[0].Jobs[0].Dirs[bench.Read]
 		if d.IOs == 0 {
 			t.Fatal("no I/O")
 		}
@@ -303,11 +305,11 @@ func TestDirectRefusedByFilesystem(t *testing.T) {
 	if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ParseArgs([]string{"--name=d", "--filename=" + path, "--rw=read", "--ioengine=psync", "--direct=1"})
+	cfg, err := fio.ParseArgs([]string{"--name=d", "--filename=" + path, "--rw=read", "--ioengine=psync", "--direct=1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&Runner{}).Run(context.Background(), cfg)
+	_, err = (&bench.Runner{}).Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "refuses O_DIRECT") || !strings.Contains(err.Error(), "--direct=0") {
 		t.Fatalf("want the O_DIRECT refusal explained, got %v", err)
 	}
@@ -331,11 +333,11 @@ func TestURingDisabled(t *testing.T) {
 		}
 	})
 	path := testdev.TempFile(t, 1<<20)
-	cfg, err := ParseArgs([]string{"--name=u", "--filename=" + path, "--rw=read", "--ioengine=io_uring"})
+	cfg, err := fio.ParseArgs([]string{"--name=u", "--filename=" + path, "--rw=read", "--ioengine=io_uring"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&Runner{}).Run(context.Background(), cfg)
+	_, err = (&bench.Runner{}).Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "io_uring_disabled=2") {
 		t.Fatalf("want the sysctl named, got %v", err)
 	}
@@ -351,13 +353,13 @@ func requireRootForSysctl(t *testing.T) {
 // TestRampTimeIsNotMeasured: I/O during ramp_time is done but not counted.
 func TestRampTimeIsNotMeasured(t *testing.T) {
 	path := testdev.TempFile(t, 4<<20)
-	cfg, err := ParseArgs([]string{"--name=r", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
+	cfg, err := fio.ParseArgs([]string{"--name=r", "--filename=" + path, "--rw=randread", "--ioengine=io_uring", "--direct=1",
 		"--ramp_time=300ms", "--runtime=200ms", "--time_based"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := (&Runner{}).Run(context.Background(), cfg)
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,7 @@ func TestRampTimeIsNotMeasured(t *testing.T) {
 	if r.Start.Sub(start) < 250*time.Millisecond {
 		t.Fatalf("window began %v after the run, before the 300ms ramp ended", r.Start.Sub(start))
 	}
-	if r.Dirs[Read].IOs == 0 {
+	if r.Dirs[bench.Read].IOs == 0 {
 		t.Fatal("no I/O measured")
 	}
 }

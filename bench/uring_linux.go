@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unsafe"
@@ -105,6 +106,44 @@ type rsrcUpdate struct {
 type iovec struct {
 	base uint64
 	len  uint64
+}
+
+// ioURingEngine is Linux's io_uring, set up on raw system calls: fio's
+// io_uring engine and its options (engines/io_uring.c).
+var ioURingEngine = Engine{
+	Name: "io_uring",
+	Help: "Linux io_uring: mmap'd submission and completion rings (IOPOLL, SQPOLL, fixed buffers and files)",
+	Options: []OptionSpec{
+		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
+			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",
+			Set:  BoolField(func(j *Job) *bool { return &j.Hipri }), Get: GetBool(func(j *Job) *bool { return &j.Hipri })},
+		{Name: "sqthread_poll", Flag: true, Unit: "bool", Default: "0",
+			Help: "a kernel thread polls the submission ring (IORING_SETUP_SQPOLL)",
+			Set:  BoolField(func(j *Job) *bool { return &j.SQThreadPoll }), Get: GetBool(func(j *Job) *bool { return &j.SQThreadPoll })},
+		{Name: "sqthread_poll_cpu", Example: "3", Unit: "int",
+			Help: "the CPU the SQPOLL thread runs on (IORING_SETUP_SQ_AFF)",
+			Set:  IntField(0, MaxCPU-1, func(j *Job) *int { return &j.SQThreadPollCPU }),
+			Get: func(j *Job) string {
+				if j.SQThreadPollCPU < 0 {
+					return ""
+				}
+				return strconv.Itoa(j.SQThreadPollCPU)
+			}},
+		{Name: "fixedbufs", Flag: true, Unit: "bool", Default: "0",
+			Help: "registered buffers, READ_FIXED/WRITE_FIXED",
+			Set:  BoolField(func(j *Job) *bool { return &j.FixedBufs }), Get: GetBool(func(j *Job) *bool { return &j.FixedBufs })},
+		{Name: "registerfiles", Flag: true, Unit: "bool", Default: "0",
+			Help: "a registered file (IOSQE_FIXED_FILE)",
+			Set:  BoolField(func(j *Job) *bool { return &j.RegisterFiles }), Get: GetBool(func(j *Job) *bool { return &j.RegisterFiles })},
+	},
+	Modes: []EngineMode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
+	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		u, err := newURing(j, fd, bufs, depth)
+		if err != nil {
+			return nil, engineInfo{}, err
+		}
+		return u, engineInfo{published: u.sqpoll()}, nil
+	},
 }
 
 // uring is one io_uring instance owned by one job thread.

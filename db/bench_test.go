@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 )
 
 // BenchmarkStore500Steps stores a 500-step run — one randrw job per step,
@@ -19,7 +19,7 @@ func BenchmarkStore500Steps(b *testing.B) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	// A few distinct measured steps, reused with their own seq: measuring
 	// 500 × 2 × 5000 latencies would only slow the setup.
-	var templates []bench.StepResult
+	var templates []sweep.StepResult
 	for i := range 8 {
 		templates = append(templates, testStep(rng, i, 5000, 60, false))
 	}
@@ -76,7 +76,7 @@ func BenchmarkSteps500(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var templates []bench.StepResult
+	var templates []sweep.StepResult
 	for i := range 8 {
 		templates = append(templates, testStep(rng, i, 5000, 60, false))
 	}
@@ -95,7 +95,7 @@ func BenchmarkSteps500(b *testing.B) {
 		}
 	})
 	// What the run page reads: clat histograms, one step's samples.
-	page := StepLoad{Hists: ClatHist, Samples: func(st *bench.StepResult) bool { return st.Step.Seq == 0 }}
+	page := StepLoad{Hists: ClatHist, Samples: func(st *sweep.StepResult) bool { return st.Step.Seq == 0 }}
 	b.Run("page", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := s.StepsFor(ctx, id, page); err != nil {

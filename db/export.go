@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 // ExportFormat and ExportVersion identify an export document.
@@ -21,7 +21,7 @@ type Export struct {
 	Format  string             `json:"format"`  // ExportFormat
 	Version int                `json:"version"` // ExportVersion
 	Run     Run                `json:"run"`
-	Steps   []bench.StepResult `json:"steps"`
+	Steps   []sweep.StepResult `json:"steps"`
 }
 
 // Export reads run id and its steps as one document.

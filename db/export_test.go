@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -21,7 +21,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := []bench.StepResult{testStep(rng, 0, 2000, 20, true), failedStep(1), testStep(rng, 2, 2000, 20, false)}
+	steps := []sweep.StepResult{testStep(rng, 0, 2000, 20, true), failedStep(1), testStep(rng, 2, 2000, 20, false)}
 	for i := range steps {
 		if err := s.SaveStep(ctx, id, &steps[i]); err != nil {
 			t.Fatal(err)
@@ -115,7 +115,7 @@ func TestImportRejects(t *testing.T) {
 	s, _ := openTest(t)
 	good := func() *Export {
 		return &Export{Format: ExportFormat, Version: ExportVersion, Run: *testRun(),
-			Steps: []bench.StepResult{failedStep(0)}}
+			Steps: []sweep.StepResult{failedStep(0)}}
 	}
 	tests := []struct {
 		name   string
@@ -159,7 +159,7 @@ func TestExportImportFieldByField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := []bench.StepResult{testStep(rng, 0, 500, 5, true), testStep(rng, 1, 500, 5, false)}
+	steps := []sweep.StepResult{testStep(rng, 0, 500, 5, true), testStep(rng, 1, 500, 5, false)}
 	for i := range steps {
 		if err := s.SaveStep(ctx, id, &steps[i]); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
@@ -58,14 +59,14 @@ func testJob(name, rw string, iodepth int, engine string) bench.Job {
 	return j
 }
 
-func testPlan() bench.Plan {
+func testPlan() sweep.Plan {
 	j := testJob("t", "randrw", 8, "io_uring")
-	return bench.Plan{
+	return sweep.Plan{
 		Name: "sweep", Preset: "engines-randwrite", Args: []string{"--rw=randrw", "--iodepth=8"},
 		Base: bench.Config{Groups: []bench.Group{{ID: 0, Jobs: []bench.Job{j}}}, OutputFormat: "normal"},
-		Sweeps: []bench.Sweep{
-			{Axis: bench.AxisIODepth, Values: []string{"1", "8"}},
-			{Axis: bench.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}},
+		Sweeps: []sweep.Sweep{
+			{Axis: sweep.AxisIODepth, Values: []string{"1", "8"}},
+			{Axis: sweep.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}},
 		},
 		Repeat: 3, Discard: true, Runtime: 60 * time.Second, RampTime: 10 * time.Second,
 	}
@@ -128,7 +129,7 @@ func testDisk() system.DiskUtilization {
 // testStep builds step seq of a sweep: one randrw job with n I/Os per
 // direction, or with two groups (a merged reporting group of two jobs, then
 // a plain one) when twoGroups is set.
-func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) bench.StepResult {
+func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) sweep.StepResult {
 	depth := []string{"1", "8"}[seq%2]
 	engine := []string{"io_uring", "io_uring+sqpoll"}[(seq/2)%2]
 	iodepth, _ := strconv.Atoi(depth)
@@ -149,10 +150,10 @@ func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) bench.StepRes
 			bench.GroupResult{ID: 1, Reporting: true, Jobs: []bench.JobResult{a}},
 			bench.GroupResult{ID: 2, Jobs: []bench.JobResult{plain}})
 	}
-	return bench.StepResult{
-		Step: bench.Step{Seq: seq, Repeat: seq / 4, Config: cfg, Scheduler: "mq-deadline",
-			Axes: []bench.AxisValue{{Axis: bench.AxisIODepth, Value: depth}, {Axis: bench.AxisEngine, Value: engine}}},
-		Status:     bench.StepDone,
+	return sweep.StepResult{
+		Step: sweep.Step{Seq: seq, Repeat: seq / 4, Config: cfg, Scheduler: "mq-deadline",
+			Axes: []sweep.AxisValue{{Axis: sweep.AxisIODepth, Value: depth}, {Axis: sweep.AxisEngine, Value: engine}}},
+		Status:     sweep.StepDone,
 		Start:      at(seq * 70),
 		End:        at(seq*70 + 70),
 		Schedulers: map[string]string{"nvme0n1": "mq-deadline"},
@@ -165,11 +166,11 @@ func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) bench.StepRes
 }
 
 // failedStep is a step that failed before any I/O.
-func failedStep(seq int) bench.StepResult {
-	return bench.StepResult{
-		Step: bench.Step{Seq: seq, Axes: []bench.AxisValue{{Axis: bench.AxisIODepth, Value: "1"},
-			{Axis: bench.AxisEngine, Value: "io_uring+hipri"}}},
-		Status: bench.StepFailed,
+func failedStep(seq int) sweep.StepResult {
+	return sweep.StepResult{
+		Step: sweep.Step{Seq: seq, Axes: []sweep.AxisValue{{Axis: sweep.AxisIODepth, Value: "1"},
+			{Axis: sweep.AxisEngine, Value: "io_uring+hipri"}}},
+		Status: sweep.StepFailed,
 		Error:  "io_uring: IOPOLL: operation not supported: the device has no poll queues",
 		Start:  at(seq * 70), End: at(seq*70 + 1),
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 )
 
 // ImportOptions say what an imported document does not: fio's output has
@@ -60,7 +62,7 @@ func ParseImport(data []byte, o ImportOptions) (*Export, string, error) {
 		}
 		return &e, SourceImport, nil
 	}
-	imp, err := bench.ParseFio(data)
+	imp, err := fio.ParseFio(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("import: %w", err)
 	}
@@ -70,7 +72,7 @@ func ParseImport(data []byte, o ImportOptions) (*Export, string, error) {
 // FioExport turns an imported fio output into a one-step run: the jobs'
 // options as the plan, the result as its only step. Its uid comes from the
 // fio document's digest, so importing the same output twice keeps one run.
-func FioExport(imp *bench.FioImport, o ImportOptions) *Export {
+func FioExport(imp *fio.FioImport, o ImportOptions) *Export {
 	res := imp.Result
 	if o.Hostname != "" {
 		res.Host.Hostname = o.Hostname
@@ -100,7 +102,7 @@ func FioExport(imp *bench.FioImport, o ImportOptions) *Export {
 	if name == "" && len(imp.Config.Jobs) > 0 {
 		name = imp.Config.Jobs[0].Name
 	}
-	plan := bench.Plan{Name: name, Base: imp.Config, Repeat: 1}
+	plan := sweep.Plan{Name: name, Base: imp.Config, Repeat: 1}
 	for _, opt := range imp.Config.GlobalOptions {
 		plan.Args = append(plan.Args, fioArg(opt))
 	}
@@ -129,16 +131,16 @@ func FioExport(imp *bench.FioImport, o ImportOptions) *Export {
 			run.Engines = append(run.Engines, j.IOEngine)
 		}
 	}
-	stepStatus := bench.StepDone
+	stepStatus := sweep.StepDone
 	if status == StatusFailed {
-		stepStatus = bench.StepFailed
+		stepStatus = sweep.StepFailed
 	}
-	step := bench.StepResult{
-		Step:   bench.Step{Seq: 0, Repeat: 0, Config: imp.Config},
+	step := sweep.StepResult{
+		Step:   sweep.Step{Seq: 0, Repeat: 0, Config: imp.Config},
 		Status: stepStatus, Error: run.Error,
 		Start: start, End: end, Result: res,
 	}
-	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: []bench.StepResult{step}}
+	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: []sweep.StepResult{step}}
 }
 
 func fioArg(o bench.Option) string {

@@ -10,9 +10,9 @@ import (
 
 func TestImportDocumentFio(t *testing.T) {
 	ctx := context.Background()
-	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	data, err := os.ReadFile("testdata/randrw-io_uring-qd8.json")
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	s, _ := openTest(t)
 	o := ImportOptions{Hostname: "box7", Kernel: "6.1.0-test", Labels: []string{"iommu=off", "fw 2"}}
@@ -56,9 +56,9 @@ func TestImportDocumentFio(t *testing.T) {
 
 func TestImportDocumentBad(t *testing.T) {
 	ctx := context.Background()
-	data, err := os.ReadFile("../../shared/testdata/fio/randrw-io_uring-qd8.json")
+	data, err := os.ReadFile("testdata/randrw-io_uring-qd8.json")
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	s, _ := openTest(t)
 	for _, tt := range []struct{ name, in, want string }{

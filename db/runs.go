@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
@@ -41,7 +41,7 @@ type Run struct {
 	Schedulers []string `json:"schedulers"`
 	Tags       []string `json:"tags"`
 
-	Plan    bench.Plan      `json:"plan"`
+	Plan    sweep.Plan      `json:"plan"`
 	Host    system.HostInfo `json:"host"`
 	Targets []system.Target `json:"targets"`
 	Error   string          `json:"error,omitempty"`
@@ -112,9 +112,9 @@ func fillSummary(r *Run) {
 	}
 	for _, sw := range r.Plan.Sweeps {
 		switch sw.Axis {
-		case bench.AxisEngine:
+		case sweep.AxisEngine:
 			r.Engines = union(r.Engines, sw.Values...)
-		case bench.AxisScheduler:
+		case sweep.AxisScheduler:
 			r.Schedulers = union(r.Schedulers, sw.Values...)
 		}
 	}

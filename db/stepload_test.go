@@ -11,6 +11,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 )
 
 // storeLoadTestRun stores a run whose steps repeat configs (testStep's
@@ -49,7 +50,7 @@ func TestStepsForLoadsWhatItIsAsked(t *testing.T) {
 	}
 
 	// want is the steps read whole with what load leaves out emptied.
-	want := func(hists Hists, samples func(seq int) bool, jobs bool) []bench.StepResult {
+	want := func(hists Hists, samples func(seq int) bool, jobs bool) []sweep.StepResult {
 		out, err := s.Steps(ctx, id)
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +91,7 @@ func TestStepsForLoadsWhatItIsAsked(t *testing.T) {
 		{"nothing", StepLoad{}, 0, never, false},
 		{"clat", StepLoad{Hists: ClatHist}, ClatHist, never, false},
 		{"slat and lat, jobs", StepLoad{Hists: SlatHist | LatHist, Jobs: true}, SlatHist | LatHist, never, true},
-		{"samples of two steps", StepLoad{Hists: ClatHist, Samples: func(st *bench.StepResult) bool { return st.Step.Seq == 3 || st.Step.Seq == 5 }},
+		{"samples of two steps", StepLoad{Hists: ClatHist, Samples: func(st *sweep.StepResult) bool { return st.Step.Seq == 3 || st.Step.Seq == 5 }},
 			ClatHist, func(seq int) bool { return seq == 3 || seq == 5 }, false},
 		{"every sample", StepLoad{Samples: EverySample}, 0, func(int) bool { return true }, false},
 	} {
@@ -117,12 +118,12 @@ func TestStepsForSamplesSeesReadSteps(t *testing.T) {
 	s, id := storeLoadTestRun(t)
 	var seen []int
 	var ios []uint64
-	got, err := s.StepsFor(ctx, id, StepLoad{Samples: func(st *bench.StepResult) bool {
+	got, err := s.StepsFor(ctx, id, StepLoad{Samples: func(st *sweep.StepResult) bool {
 		seen = append(seen, st.Step.Seq)
 		if st.Result != nil {
 			ios = append(ios, st.Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs)
 		}
-		return st.Status == bench.StepDone && st.Step.Seq > 2
+		return st.Status == sweep.StepDone && st.Step.Seq > 2
 	}})
 	if err != nil {
 		t.Fatal(err)

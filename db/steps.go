@@ -14,6 +14,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
@@ -53,7 +54,7 @@ type groupMeta struct {
 // can save a step as running when it starts and again when it ends. The
 // step's engine variant and the schedulers active during it join the run's
 // Engines and Schedulers.
-func (s *Store) SaveStep(ctx context.Context, runID int64, res *bench.StepResult) error {
+func (s *Store) SaveStep(ctx context.Context, runID int64, res *sweep.StepResult) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("db: save run %d step %d: %w", runID, res.Step.Seq, err)
@@ -72,7 +73,7 @@ func (s *Store) SaveStep(ctx context.Context, runID int64, res *bench.StepResult
 }
 
 // addRunSummary adds the step's engines and schedulers to its run's lists.
-func (s *Store) addRunSummary(ctx context.Context, tx *sql.Tx, runID int64, res *bench.StepResult) error {
+func (s *Store) addRunSummary(ctx context.Context, tx *sql.Tx, runID int64, res *sweep.StepResult) error {
 	var engineText, schedText string
 	err := tx.StmtContext(ctx, s.stmts.runSummary).QueryRowContext(ctx, runID).Scan(&engineText, &schedText)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -89,7 +90,7 @@ func (s *Store) addRunSummary(ctx context.Context, tx *sql.Tx, runID int64, res 
 		return fmt.Errorf("run schedulers: %w", err)
 	}
 	n, m := len(engines), len(scheds)
-	if v := res.Step.Value(bench.AxisEngine); v != "" {
+	if v := res.Step.Value(sweep.AxisEngine); v != "" {
 		engines = union(engines, v)
 	} else if res.Result != nil {
 		for _, g := range res.Result.Groups {
@@ -116,7 +117,7 @@ func (s *Store) addRunSummary(ctx context.Context, tx *sql.Tx, runID int64, res 
 
 // insertStep writes res as run runID's step res.Step.Seq, replacing one
 // stored before.
-func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *bench.StepResult) error {
+func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sweep.StepResult) error {
 	if _, err := tx.StmtContext(ctx, s.stmts.deleteStep).ExecContext(ctx, runID, res.Step.Seq); err != nil {
 		return err
 	}
@@ -370,7 +371,7 @@ func parseUint(s string) (uint64, string, bool) {
 // axes, status, schedulers, CPU, and each group's jobs with their
 // directions, latency summaries, histograms and samples. A job result
 // without samples reads back with nil Samples.
-func (s *Store) Steps(ctx context.Context, runID int64) ([]bench.StepResult, error) {
+func (s *Store) Steps(ctx context.Context, runID int64) ([]sweep.StepResult, error) {
 	return s.StepsFor(ctx, runID, LoadAll())
 }
 
@@ -386,7 +387,7 @@ type StepLoad struct {
 	// results; nil reads none. It is called once for each step, in Seq
 	// order, when everything else of the steps is read, so it may pick
 	// (say) the first step that is done.
-	Samples func(*bench.StepResult) bool
+	Samples func(*sweep.StepResult) bool
 	// Jobs reads each job result's Job, the options the job ran with.
 	Jobs bool
 }
@@ -408,11 +409,11 @@ func LoadAll() StepLoad {
 }
 
 // EverySample is a StepLoad.Samples that reads the samples of every step.
-func EverySample(*bench.StepResult) bool { return true }
+func EverySample(*sweep.StepResult) bool { return true }
 
 // StepsFor reads a run's steps in order as Steps does, but only what load
 // asks for: a page that shows some of a large run reads much less.
-func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]bench.StepResult, error) {
+func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]sweep.StepResult, error) {
 	// One read transaction, so that the queries see the same steps while
 	// the runner adds more.
 	tx, err := s.read.BeginTx(ctx, nil)
@@ -428,7 +429,7 @@ func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]ben
 }
 
 // readSteps reads run runID's steps in tx, and what load asks for of them.
-func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]bench.StepResult, error) {
+func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]sweep.StepResult, error) {
 	var exists bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
 		return nil, err
@@ -438,7 +439,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]b
 	}
 
 	dec := repeatDecoder{}
-	steps := []bench.StepResult{}
+	steps := []sweep.StepResult{}
 	var stepIDs []int64              // steps.id of each of steps
 	stepIndex := make(map[int64]int) // steps.id → index in steps
 	rows, err := tx.QueryContext(ctx, `SELECT id, `+strings.Join(stepColumns, ", ")+`
@@ -450,7 +451,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]b
 	for rows.Next() {
 		var (
 			id                                  int64
-			sr                                  bench.StepResult
+			sr                                  sweep.StepResult
 			axes, config, schedulers, cpu, proc string
 			start, end, resultStart             sql.NullInt64
 			hasResult                           bool

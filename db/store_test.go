@@ -13,8 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 	"iolab/migrations"
 )
 
@@ -171,7 +171,7 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 	if id == 0 || run.ID != id {
 		t.Fatalf("CreateRun returned %d and set ID %d", id, run.ID)
 	}
-	want := []bench.StepResult{
+	want := []sweep.StepResult{
 		testStep(rng, 0, 5000, 60, false),
 		testStep(rng, 1, 3000, 60, true),
 		failedStep(2),
@@ -238,7 +238,7 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 }
 
 // summary describes a step result briefly, for failure messages.
-func summary(st bench.StepResult) string {
+func summary(st sweep.StepResult) string {
 	var b strings.Builder
 	b.WriteString(st.Status + " " + st.Start.String())
 	if st.Result != nil {
@@ -258,7 +258,7 @@ func TestSaveStepReplacesSameSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := bench.StepResult{Step: bench.Step{Seq: 0}, Status: "running", Start: at(0)}
+	running := sweep.StepResult{Step: sweep.Step{Seq: 0}, Status: "running", Start: at(0)}
 	if err := s.SaveStep(ctx, id, &running); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestOpenMarksRunsOfDeadProcessesInterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	third := bench.StepResult{Step: bench.Step{Seq: 2}, Status: "running", Start: at(200)}
+	third := sweep.StepResult{Step: sweep.Step{Seq: 2}, Status: "running", Start: at(200)}
 	if err := s.SaveStep(ctx, ids[StatusRunning], &third); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/db"
 )
 
@@ -252,7 +253,7 @@ func medianIOPS(t *testing.T, base string, id int64) map[string]float64 {
 				iops += g.Jobs[i].IOPS(bench.Read) + g.Jobs[i].IOPS(bench.Write)
 			}
 		}
-		k := s.Step.Value(bench.AxisIODepth) + "/" + s.Step.Value(bench.AxisEngine)
+		k := s.Step.Value(sweep.AxisIODepth) + "/" + s.Step.Value(sweep.AxisEngine)
 		cells[k] = append(cells[k], iops)
 	}
 	out := map[string]float64{}

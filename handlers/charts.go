@@ -17,6 +17,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/stats"
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -57,7 +60,7 @@ func chartQueryError(field, format string, args ...any) error {
 }
 
 // chartAxes are the axes a chart query may name: the ones plans sweep.
-var chartAxes = []bench.Axis{bench.AxisIODepth, bench.AxisEngine, bench.AxisScheduler, bench.AxisNumJobs, bench.AxisBS, bench.AxisRW}
+var chartAxes = []sweep.Axis{sweep.AxisIODepth, sweep.AxisEngine, sweep.AxisScheduler, sweep.AxisNumJobs, sweep.AxisBS, sweep.AxisRW}
 
 // The views a query gets when it names no percentiles or iodepths: the
 // write-ups' percentiles, and the iodepths their distributions compare.
@@ -80,8 +83,8 @@ type ChartQuery struct {
 	Kind        ChartKind  // ?kind= (default iops)
 	Runs        []int64    // ?run=3&run=5 (several runs: compare; series are then per run as well)
 	Step        int        // ?step=N (1-based seq) for timeline
-	Series      bench.Axis // ?series=ioengine|scheduler|… (default: the first swept axis other than iodepth/numjobs and x, else none)
-	X           bench.Axis // ?x=iodepth (default iodepth, or numjobs for scaling)
+	Series      sweep.Axis // ?series=ioengine|scheduler|… (default: the first swept axis other than iodepth/numjobs and x, else none)
+	X           sweep.Axis // ?x=iodepth (default iodepth, or numjobs for scaling)
 	Dir         string     // ?dir=read|write|all (default all)
 	Percentiles []float64  // ?p=50&p=99 … for latency (default 50, 90, 99, 99.9, 99.99)
 	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
@@ -143,11 +146,11 @@ func ParseChartQuery(v url.Values) (ChartQuery, error) {
 	if s, err = single("series"); err != nil {
 		return ChartQuery{}, err
 	}
-	q.Series = bench.Axis(s)
+	q.Series = sweep.Axis(s)
 	if s, err = single("x"); err != nil {
 		return ChartQuery{}, err
 	}
-	q.X = bench.Axis(s)
+	q.X = sweep.Axis(s)
 	if s, err = single("dir"); err != nil {
 		return ChartQuery{}, err
 	}
@@ -234,17 +237,17 @@ func (q ChartQuery) kind() ChartKind {
 }
 
 // defaultChartX is the x axis of a kind whose query names none.
-func defaultChartX(k ChartKind) bench.Axis {
+func defaultChartX(k ChartKind) sweep.Axis {
 	if k == ChartScaling {
-		return bench.AxisNumJobs
+		return sweep.AxisNumJobs
 	}
-	return bench.AxisIODepth
+	return sweep.AxisIODepth
 }
 
 // xAxis is the axis the chart's x axis (or, for the distribution, each
 // series' iodepth) follows; "" for kinds whose x is time, steps or
 // combinations.
-func (q ChartQuery) xAxis() bench.Axis {
+func (q ChartQuery) xAxis() sweep.Axis {
 	switch q.kind() {
 	case ChartIOPS, ChartLatency, ChartScaling:
 		if q.X != "" {
@@ -252,7 +255,7 @@ func (q ChartQuery) xAxis() bench.Axis {
 		}
 		return defaultChartX(q.kind())
 	case ChartDistribution:
-		return bench.AxisIODepth
+		return sweep.AxisIODepth
 	}
 	return ""
 }
@@ -298,7 +301,7 @@ func (q ChartQuery) check() error {
 	if q.X != "" && !slices.Contains(chartAxes, q.X) {
 		return chartQueryError("x", "%q is not an axis; use one of %s", q.X, chartAxisNames())
 	}
-	if q.kind() == ChartScaling && q.X != "" && q.X != bench.AxisNumJobs {
+	if q.kind() == ChartScaling && q.X != "" && q.X != sweep.AxisNumJobs {
 		return chartQueryError("x", "the scaling chart's x axis is numjobs, not %s", q.X)
 	}
 	if q.Series != "" && !slices.Contains(chartAxes, q.Series) {
@@ -334,7 +337,7 @@ func (q ChartQuery) check() error {
 // RunData is one stored run with its steps, as the server loads it.
 type RunData struct {
 	Run   db.Run
-	Steps []bench.StepResult
+	Steps []sweep.StepResult
 }
 
 // Chart is what a page embeds: an echarts option object built with
@@ -411,10 +414,10 @@ func AvailableCharts(runs []RunData) []ChartKind {
 		}
 		return true
 	}
-	if every(func(r *chartRun) bool { return r.sweeps(bench.AxisNumJobs) }) {
+	if every(func(r *chartRun) bool { return r.sweeps(sweep.AxisNumJobs) }) {
 		out = append(out, ChartScaling)
 	}
-	if every(func(r *chartRun) bool { return r.sweeps(bench.AxisScheduler) && len(r.jobNames()) > 1 }) {
+	if every(func(r *chartRun) bool { return r.sweeps(sweep.AxisScheduler) && len(r.jobNames()) > 1 }) {
 		out = append(out, ChartFairness)
 	}
 	return out
@@ -426,9 +429,9 @@ type chartRun struct {
 	id    int64
 	label string // "run 3"
 	run   *db.Run
-	plan  *bench.Plan
-	steps []bench.StepResult // by Seq
-	fixed map[bench.Axis]string
+	plan  *sweep.Plan
+	steps []sweep.StepResult // by Seq
+	fixed map[sweep.Axis]string
 }
 
 func newChartRun(rd *RunData) *chartRun {
@@ -438,9 +441,9 @@ func newChartRun(rd *RunData) *chartRun {
 		run:   &rd.Run,
 		plan:  &rd.Run.Plan,
 		steps: slices.Clone(rd.Steps),
-		fixed: map[bench.Axis]string{},
+		fixed: map[sweep.Axis]string{},
 	}
-	slices.SortStableFunc(r.steps, func(a, b bench.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+	slices.SortStableFunc(r.steps, func(a, b sweep.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
 
 	// An axis the plan does not sweep has the base jobs' value in every
 	// step; the first job speaks for the step.
@@ -456,14 +459,14 @@ func newChartRun(rd *RunData) *chartRun {
 	}
 	if job != nil {
 		if job.IODepth > 0 {
-			r.fixed[bench.AxisIODepth] = strconv.Itoa(job.IODepth)
+			r.fixed[sweep.AxisIODepth] = strconv.Itoa(job.IODepth)
 		}
 		if job.NumJobs > 0 {
-			r.fixed[bench.AxisNumJobs] = strconv.Itoa(job.NumJobs)
+			r.fixed[sweep.AxisNumJobs] = strconv.Itoa(job.NumJobs)
 		}
-		r.fixed[bench.AxisEngine] = bench.EngineVariant(job)
-		r.fixed[bench.AxisBS] = chartBlockSize(job.BS)
-		r.fixed[bench.AxisRW] = job.RW
+		r.fixed[sweep.AxisEngine] = bench.EngineVariant(job)
+		r.fixed[sweep.AxisBS] = chartBlockSize(job.BS)
+		r.fixed[sweep.AxisRW] = job.RW
 	}
 	if len(r.steps) > 0 {
 		// Without a scheduler sweep the disks keep theirs: what the first
@@ -478,7 +481,7 @@ func newChartRun(rd *RunData) *chartRun {
 				scheds = append(scheds, v)
 			}
 		}
-		r.fixed[bench.AxisScheduler] = strings.Join(scheds, "+")
+		r.fixed[sweep.AxisScheduler] = strings.Join(scheds, "+")
 	}
 	return r
 }
@@ -496,13 +499,13 @@ func chartBlockSize(b int64) string {
 	return strconv.FormatInt(b, 10)
 }
 
-func (r *chartRun) sweeps(a bench.Axis) bool {
-	return slices.ContainsFunc(r.plan.Sweeps, func(s bench.Sweep) bool { return s.Axis == a })
+func (r *chartRun) sweeps(a sweep.Axis) bool {
+	return slices.ContainsFunc(r.plan.Sweeps, func(s sweep.Sweep) bool { return s.Axis == a })
 }
 
 // value is a's value among axes (a step's or a summary cell's), or the
 // run's fixed value when the run does not sweep a.
-func (r *chartRun) value(axes []bench.AxisValue, a bench.Axis) string {
+func (r *chartRun) value(axes []sweep.AxisValue, a sweep.Axis) string {
 	for _, v := range axes {
 		if v.Axis == a {
 			return v.Value
@@ -513,7 +516,7 @@ func (r *chartRun) value(axes []bench.AxisValue, a bench.Axis) string {
 
 // rank orders a's values as the run's sweep lists them; values it does not
 // list come last.
-func (r *chartRun) rank(a bench.Axis, v string) int {
+func (r *chartRun) rank(a sweep.Axis, v string) int {
 	for _, s := range r.plan.Sweeps {
 		if s.Axis == a {
 			if i := slices.Index(s.Values, v); i >= 0 {
@@ -578,31 +581,31 @@ func describeRuns(runs []*chartRun) string {
 // chartStepStatus is a step's outcome by bench's rule (its summaries use
 // the same): failed when its status says so, when it left no result or
 // when any of its jobs failed.
-func chartStepStatus(r *bench.StepResult) string {
+func chartStepStatus(r *sweep.StepResult) string {
 	switch r.Status {
-	case bench.StepCancelled:
-		return bench.StepCancelled
-	case bench.StepFailed:
-		return bench.StepFailed
+	case sweep.StepCancelled:
+		return sweep.StepCancelled
+	case sweep.StepFailed:
+		return sweep.StepFailed
 	}
 	if r.Result == nil {
-		return bench.StepFailed
+		return sweep.StepFailed
 	}
 	for _, g := range r.Result.Groups {
 		for k := range g.Jobs { // by index: a JobResult holds its histograms
 			if g.Jobs[k].Error != "" {
-				return bench.StepFailed
+				return sweep.StepFailed
 			}
 		}
 	}
-	return bench.StepDone
+	return sweep.StepDone
 }
 
 // chartDirSteps returns steps with every job's other direction emptied, so
 // that bench's summaries, which add reads and writes, count direction d
 // alone; d < 0 returns steps as they are. The copies leave the histograms
 // out: the summaries do not read them.
-func chartDirSteps(steps []bench.StepResult, d int) []bench.StepResult {
+func chartDirSteps(steps []sweep.StepResult, d int) []sweep.StepResult {
 	if d < 0 {
 		return steps
 	}
@@ -634,18 +637,18 @@ func chartDirSteps(steps []bench.StepResult, d int) []bench.StepResult {
 // series mixes steps that differ in anything but their repeat).
 type chartLayout struct {
 	compare bool
-	x       bench.Axis
-	series  bench.Axis
-	group   []bench.Axis
+	x       sweep.Axis
+	series  sweep.Axis
+	group   []sweep.Axis
 }
 
-func newChartLayout(q ChartQuery, runs []*chartRun, x bench.Axis) *chartLayout {
+func newChartLayout(q ChartQuery, runs []*chartRun, x sweep.Axis) *chartLayout {
 	l := &chartLayout{compare: len(runs) > 1, x: x, series: q.Series}
 	if l.series == "" {
 	find:
 		for _, r := range runs {
 			for _, s := range r.plan.Sweeps {
-				if s.Axis != bench.AxisIODepth && s.Axis != bench.AxisNumJobs && s.Axis != x {
+				if s.Axis != sweep.AxisIODepth && s.Axis != sweep.AxisNumJobs && s.Axis != x {
 					l.series = s.Axis
 					break find
 				}
@@ -666,7 +669,7 @@ func newChartLayout(q ChartQuery, runs []*chartRun, x bench.Axis) *chartLayout {
 }
 
 // key is the x value and group values of a step or summary cell.
-func (l *chartLayout) key(r *chartRun, axes []bench.AxisValue) (x string, group []string) {
+func (l *chartLayout) key(r *chartRun, axes []sweep.AxisValue) (x string, group []string) {
 	if l.x != "" {
 		x = r.value(axes, l.x)
 	}
@@ -690,7 +693,7 @@ func (l *chartLayout) name(r *chartRun, group []string) string {
 				env = append(env, v)
 			}
 		}
-		if v := r.fixed[bench.AxisScheduler]; v != "" && !slices.Contains(l.group, bench.AxisScheduler) {
+		if v := r.fixed[sweep.AxisScheduler]; v != "" && !slices.Contains(l.group, sweep.AxisScheduler) {
 			env = append(env, v)
 		}
 		if len(env) > 0 {
@@ -700,7 +703,7 @@ func (l *chartLayout) name(r *chartRun, group []string) string {
 	for i, a := range l.group {
 		switch v := group[i]; {
 		case v == "":
-		case i == 0 && a == l.series && (a == bench.AxisEngine || a == bench.AxisScheduler || a == bench.AxisRW):
+		case i == 0 && a == l.series && (a == sweep.AxisEngine || a == sweep.AxisScheduler || a == sweep.AxisRW):
 			parts = append(parts, v) // names that say what they are
 		default:
 			parts = append(parts, string(a)+"="+v)
@@ -741,7 +744,7 @@ type chartCell struct {
 	run   *chartRun
 	x     string
 	group []string
-	steps []bench.StepResult
+	steps []sweep.StepResult
 }
 
 // chartSeries is one group of one run.
@@ -906,7 +909,7 @@ func optionJSON(c interface {
 
 // buildIOPSChart is IOPS vs x with whiskers: per (x, series) one box of
 // [min, median, median, median, max] of the done repeats' IOPS, from
-// bench.Summarize.
+// summary.Summarize.
 func buildIOPSChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	l := newChartLayout(q, runs, q.xAxis())
 	g := gridOf(l, runs)
@@ -930,7 +933,7 @@ func buildIOPSChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 			if cell == nil {
 				continue
 			}
-			sum := bench.Summarize(s.run.plan, chartDirSteps(cell.steps, q.dirIndex()))[0]
+			sum := summary.Summarize(s.run.plan, chartDirSteps(cell.steps, q.dirIndex()))[0]
 			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(sum.Repeats), strconv.Itoa(sum.Failed))
 			if sum.Repeats == 0 {
 				c.Rows = append(c.Rows, append(row, "", "", ""))
@@ -949,14 +952,14 @@ func buildIOPSChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 
 // clatOf merges the clat histograms of the done steps' jobs in direction
 // d (both when d < 0), the way fio's group_reporting merges a group.
-func clatOf(steps []bench.StepResult, d int) (h *hist.Histogram, done, failed int) {
+func clatOf(steps []sweep.StepResult, d int) (h *hist.Histogram, done, failed int) {
 	h = new(hist.Histogram)
 	for i := range steps {
 		switch chartStepStatus(&steps[i]) {
-		case bench.StepFailed:
+		case sweep.StepFailed:
 			failed++
 			continue
-		case bench.StepCancelled:
+		case sweep.StepCancelled:
 			continue
 		}
 		done++
@@ -1104,7 +1107,7 @@ func distributionOf(h *hist.Histogram) []chartBin {
 // iodepths: each series one group at one iodepth, its done repeats'
 // histograms merged.
 func buildDistributionChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
-	l := newChartLayout(q, runs, bench.AxisIODepth)
+	l := newChartLayout(q, runs, sweep.AxisIODepth)
 	g := gridOf(l, runs)
 	qds := make([]string, 0, len(q.IODepths))
 	for _, d := range q.IODepths {
@@ -1245,9 +1248,9 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		}
 		return nil, chartQueryError("step", "the timeline shows one step; add step=N with N from 1 to %d", last)
 	}
-	steps := make([]*bench.StepResult, len(runs))
+	steps := make([]*sweep.StepResult, len(runs))
 	for i, r := range runs {
-		k := slices.IndexFunc(r.steps, func(s bench.StepResult) bool { return s.Step.Seq == q.Step-1 })
+		k := slices.IndexFunc(r.steps, func(s sweep.StepResult) bool { return s.Step.Seq == q.Step-1 })
 		if k < 0 {
 			if len(r.steps) == 0 {
 				return nil, chartQueryError("step", "%s has no steps yet", r.label)
@@ -1263,8 +1266,8 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		dirs = []int{d}
 	} else {
 		for d := range 2 {
-			if slices.ContainsFunc(steps, func(st *bench.StepResult) bool {
-				return chartStepStatus(st) == bench.StepDone && stepDoes(st.Result, d)
+			if slices.ContainsFunc(steps, func(st *sweep.StepResult) bool {
+				return chartStepStatus(st) == sweep.StepDone && stepDoes(st.Result, d)
 			}) {
 				dirs = append(dirs, d)
 			}
@@ -1287,7 +1290,7 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 			subtitle += " · " + strings.Join(axes, " ")
 		}
 		subtitle += fmt.Sprintf(" · repeat %d", st.Repeat+1)
-		if s := chartStepStatus(steps[0]); s != bench.StepDone {
+		if s := chartStepStatus(steps[0]); s != sweep.StepDone {
 			subtitle += " · " + s
 		}
 	}
@@ -1307,7 +1310,7 @@ func buildTimelineChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	)...)
 	for i, r := range runs {
 		var ivs []chartInterval
-		if chartStepStatus(steps[i]) == bench.StepDone {
+		if chartStepStatus(steps[i]) == sweep.StepDone {
 			ivs = stepIntervals(steps[i].Result)
 		}
 		data := make([][]opts.LineData, len(dirs))
@@ -1353,7 +1356,7 @@ func buildCPUChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	}
 	// Steal only on machines that have it (VMs).
 	steal := false
-	var axes []bench.Axis
+	var axes []sweep.Axis
 	var xs []int
 	for _, r := range runs {
 		for _, s := range r.plan.Sweeps {
@@ -1363,7 +1366,7 @@ func buildCPUChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 		}
 		for i := range r.steps {
 			st := &r.steps[i]
-			steal = steal || (chartStepStatus(st) == bench.StepDone && st.CPU.Steal > 0)
+			steal = steal || (chartStepStatus(st) == sweep.StepDone && st.CPU.Steal > 0)
 			if n := st.Step.Seq + 1; !slices.Contains(xs, n) {
 				xs = append(xs, n)
 			}
@@ -1421,7 +1424,7 @@ func buildCPUChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 			row = append(row, strconv.Itoa(st.Step.Repeat+1), status)
 			x := slices.Index(xs, st.Step.Seq+1)
 			for k, p := range parts {
-				if status != bench.StepDone {
+				if status != sweep.StepDone {
 					row = append(row, "")
 					continue
 				}
@@ -1459,14 +1462,14 @@ func growthLabel(g float64) string {
 
 // buildScalingChart is the median aggregate IOPS at each numjobs value,
 // labelled with its growth from the previous one, from
-// bench.SummarizeScaling.
+// summary.SummarizeScaling.
 func buildScalingChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	for _, r := range runs {
-		if !r.sweeps(bench.AxisNumJobs) {
+		if !r.sweeps(sweep.AxisNumJobs) {
 			return nil, chartQueryError("kind", "the scaling chart needs a numjobs sweep, and %s does not sweep numjobs", r.label)
 		}
 	}
-	l := newChartLayout(q, runs, bench.AxisNumJobs)
+	l := newChartLayout(q, runs, sweep.AxisNumJobs)
 	col, dirTitle := chartDirPrefix(q)
 	c := &Chart{Title: dirTitle + "Aggregate IOPS vs numjobs"}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", "growth_pct")
@@ -1475,12 +1478,12 @@ func buildScalingChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	// from SummarizeScaling, keyed the same way.
 	g := gridOf(l, runs)
 	type point struct {
-		step bench.ScalingStep
+		step summary.ScalingStep
 		ok   bool
 	}
 	points := map[*chartSeries]map[string]point{}
 	for _, r := range runs {
-		for _, st := range bench.SummarizeScaling(r.plan, chartDirSteps(r.steps, q.dirIndex())) {
+		for _, st := range summary.SummarizeScaling(r.plan, chartDirSteps(r.steps, q.dirIndex())) {
 			x, group := l.key(r, st.Axes)
 			k := slices.IndexFunc(g.series, func(s *chartSeries) bool { return s.run == r && slices.Equal(s.group, group) })
 			if k < 0 {
@@ -1532,14 +1535,14 @@ func buildScalingChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 
 // buildFairnessChart is, per scheduler (per combination of the swept
 // axes), each job's median mean latency above and median bandwidth
-// below, from bench.SummarizeJobs: the fairness write-up, where a
+// below, from summary.SummarizeJobs: the fairness write-up, where a
 // background writer and a foreground reader share a disk.
 func buildFairnessChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	l := newChartLayout(q, runs, "")
 	g := gridOf(l, runs)
 	col, dirTitle := chartDirPrefix(q)
 	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth"}
-	if l.series == bench.AxisScheduler {
+	if l.series == sweep.AxisScheduler {
 		c.Title += " per scheduler"
 	}
 	c.Columns = append(l.columns(false), "job", "repeats", "failed",
@@ -1553,12 +1556,12 @@ func buildFairnessChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	points := map[string][]point{} // by job, by category
 	for i, s := range g.series {
 		cats[i] = cmp.Or(s.name, s.run.label)
-		var steps []bench.StepResult
+		var steps []sweep.StepResult
 		for _, cell := range s.cells {
 			steps = append(steps, cell.steps...)
 		}
-		slices.SortFunc(steps, func(a, b bench.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
-		for _, js := range bench.SummarizeJobs(s.run.plan, chartDirSteps(steps, q.dirIndex())) {
+		slices.SortFunc(steps, func(a, b sweep.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+		for _, js := range summary.SummarizeJobs(s.run.plan, chartDirSteps(steps, q.dirIndex())) {
 			if !slices.Contains(jobs, js.Job) {
 				jobs = append(jobs, js.Job)
 			}
@@ -1573,8 +1576,8 @@ func buildFairnessChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 				c.Rows = append(c.Rows, append(row, "", "", "", "", "", ""))
 				continue
 			}
-			lat := bench.Spread{Min: js.LatMean.Min / 1000, Median: js.LatMean.Median / 1000, Max: js.LatMean.Max / 1000}
-			bw := bench.Spread{Min: js.BW.Min / mib, Median: js.BW.Median / mib, Max: js.BW.Max / mib}
+			lat := stats.Spread{Min: js.LatMean.Min / 1000, Median: js.LatMean.Median / 1000, Max: js.LatMean.Max / 1000}
+			bw := stats.Spread{Min: js.BW.Min / mib, Median: js.BW.Median / mib, Max: js.BW.Max / mib}
 			points[js.Job][i] = point{lat.Median, bw.Median}
 			c.Rows = append(c.Rows, append(row, chartNum(lat.Min), chartNum(lat.Median), chartNum(lat.Max),
 				chartNum(bw.Min), chartNum(bw.Median), chartNum(bw.Max)))
@@ -1582,7 +1585,7 @@ func buildFairnessChart(q ChartQuery, runs []*chartRun) (*Chart, error) {
 	}
 
 	catName := "scheduler"
-	if l.series != bench.AxisScheduler {
+	if l.series != sweep.AxisScheduler {
 		catName = ""
 	}
 	bar := echarts.NewBar()

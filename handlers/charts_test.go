@@ -16,6 +16,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -46,19 +47,19 @@ func chartTestWrites(iops uint64) bench.JobResult {
 	return chartTestJob("randwrite", time.Second, chartLoad{}, chartLoad{ios: iops, bs: 4096, lat: 50 * time.Microsecond})
 }
 
-func chartTestPlan(repeat int, sweeps ...bench.Sweep) *bench.Plan {
-	return &bench.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
+func chartTestPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
+	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
 }
 
 // chartTestSteps builds the step results of every combination of the
 // plan's sweeps (the first outermost) and repeat, in Seq order.
-func chartTestSteps(plan *bench.Plan, result func(s bench.Step) bench.StepResult) []bench.StepResult {
-	var out []bench.StepResult
-	var walk func(i int, axes []bench.AxisValue)
-	walk = func(i int, axes []bench.AxisValue) {
+func chartTestSteps(plan *sweep.Plan, result func(s sweep.Step) sweep.StepResult) []sweep.StepResult {
+	var out []sweep.StepResult
+	var walk func(i int, axes []sweep.AxisValue)
+	walk = func(i int, axes []sweep.AxisValue) {
 		if i == len(plan.Sweeps) {
 			for rep := range plan.Repeat {
-				s := bench.Step{Seq: len(out), Repeat: rep, Axes: slices.Clone(axes)}
+				s := sweep.Step{Seq: len(out), Repeat: rep, Axes: slices.Clone(axes)}
 				r := result(s)
 				r.Step = s
 				out = append(out, r)
@@ -66,27 +67,27 @@ func chartTestSteps(plan *bench.Plan, result func(s bench.Step) bench.StepResult
 			return
 		}
 		for _, v := range plan.Sweeps[i].Values {
-			walk(i+1, append(axes, bench.AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
+			walk(i+1, append(axes, sweep.AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
 		}
 	}
 	walk(0, nil)
 	return out
 }
 
-func chartDone(jobs ...bench.JobResult) bench.StepResult {
-	return bench.StepResult{Status: bench.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: jobs}}}}
+func chartDone(jobs ...bench.JobResult) sweep.StepResult {
+	return sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: jobs}}}}
 }
 
-func chartFailed(msg string) bench.StepResult {
-	return bench.StepResult{Status: bench.StepFailed, Error: msg}
+func chartFailed(msg string) sweep.StepResult {
+	return sweep.StepResult{Status: sweep.StepFailed, Error: msg}
 }
 
-func chartTestRun(id int64, plan *bench.Plan, steps []bench.StepResult) RunData {
+func chartTestRun(id int64, plan *sweep.Plan, steps []sweep.StepResult) RunData {
 	return RunData{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
 }
 
-func chartSweep(a bench.Axis, vals ...string) bench.Sweep {
-	return bench.Sweep{Axis: a, Values: vals}
+func chartSweep(a sweep.Axis, vals ...string) sweep.Sweep {
+	return sweep.Sweep{Axis: a, Values: vals}
 }
 
 // spread3 is min, median and max, computed here without bench.
@@ -217,13 +218,13 @@ func TestChartQueryRoundTrip(t *testing.T) {
 		want string // the encoded query string
 	}{
 		{ChartQuery{Kind: ChartIOPS, Runs: []int64{3}}, "run=3"},
-		{ChartQuery{Kind: ChartIOPS, Runs: []int64{5, 3}, Series: bench.AxisScheduler, Dir: "write"}, "dir=write&run=5&run=3&series=scheduler"},
+		{ChartQuery{Kind: ChartIOPS, Runs: []int64{5, 3}, Series: sweep.AxisScheduler, Dir: "write"}, "dir=write&run=5&run=3&series=scheduler"},
 		{ChartQuery{Kind: ChartLatency, Runs: []int64{3}, Percentiles: []float64{99.99, 50, 99.9}}, "kind=latency&p=99.99&p=50&p=99.9&run=3"},
-		{ChartQuery{Kind: ChartLatency, Runs: []int64{3}, X: bench.AxisNumJobs}, "kind=latency&run=3&x=numjobs"},
+		{ChartQuery{Kind: ChartLatency, Runs: []int64{3}, X: sweep.AxisNumJobs}, "kind=latency&run=3&x=numjobs"},
 		{ChartQuery{Kind: ChartDistribution, Runs: []int64{3}, IODepths: []int{32, 1}, Dir: "read"}, "dir=read&kind=distribution&qd=32&qd=1&run=3"},
 		{ChartQuery{Kind: ChartTimeline, Runs: []int64{7}, Step: 12}, "kind=timeline&run=7&step=12"},
 		{ChartQuery{Kind: ChartCPU, Runs: []int64{1}}, "kind=cpu&run=1"},
-		{ChartQuery{Kind: ChartScaling, Runs: []int64{1}, Series: bench.AxisEngine}, "kind=scaling&run=1&series=ioengine"},
+		{ChartQuery{Kind: ChartScaling, Runs: []int64{1}, Series: sweep.AxisEngine}, "kind=scaling&run=1&series=ioengine"},
 		{ChartQuery{Kind: ChartFairness, Runs: []int64{1, 2}}, "kind=fairness&run=1&run=2"},
 		{ChartQuery{Kind: ChartIOPS}, ""},
 	} {
@@ -275,7 +276,7 @@ func TestChartQueryCanonical(t *testing.T) {
 		})
 	}
 	// Values omits defaults set by hand, too.
-	q := ChartQuery{Kind: ChartLatency, Runs: []int64{2}, Dir: "all", X: bench.AxisIODepth, Percentiles: slices.Clone(defaultChartPercentiles)}
+	q := ChartQuery{Kind: ChartLatency, Runs: []int64{2}, Dir: "all", X: sweep.AxisIODepth, Percentiles: slices.Clone(defaultChartPercentiles)}
 	if enc := q.Values().Encode(); enc != "kind=latency&run=2" {
 		t.Errorf("Values of explicit defaults = %q", enc)
 	}
@@ -332,12 +333,12 @@ func TestChartQueryErrors(t *testing.T) {
 // iodepthEngineRun is a run sweeping iodepth 1, 16 × io_uring, libaio
 // with 3 repeats, its write IOPS from iops; the failed step's repeat fails.
 func iodepthEngineRun(id int64, iops map[[2]string][3]uint64, failed [3]string) RunData {
-	plan := chartTestPlan(3, chartSweep(bench.AxisIODepth, "1", "16"), chartSweep(bench.AxisEngine, "io_uring", "libaio"))
-	steps := chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		if s.Value(bench.AxisIODepth) == failed[0] && s.Value(bench.AxisEngine) == failed[1] && strconv.Itoa(s.Repeat) == failed[2] {
+	plan := chartTestPlan(3, chartSweep(sweep.AxisIODepth, "1", "16"), chartSweep(sweep.AxisEngine, "io_uring", "libaio"))
+	steps := chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		if s.Value(sweep.AxisIODepth) == failed[0] && s.Value(sweep.AxisEngine) == failed[1] && strconv.Itoa(s.Repeat) == failed[2] {
 			return chartFailed("io_uring_setup: EOPNOTSUPP")
 		}
-		return chartDone(chartTestWrites(iops[[2]string{s.Value(bench.AxisIODepth), s.Value(bench.AxisEngine)}][s.Repeat]))
+		return chartDone(chartTestWrites(iops[[2]string{s.Value(sweep.AxisIODepth), s.Value(sweep.AxisEngine)}][s.Repeat]))
 	})
 	// Steps come from the store in any order.
 	steps[0], steps[len(steps)-1] = steps[len(steps)-1], steps[0]
@@ -409,9 +410,9 @@ func TestBuildChartIOPS(t *testing.T) {
 func TestBuildChartIOPSCompare(t *testing.T) {
 	a := iodepthEngineRun(3, engineIOPS, [3]string{})
 	// Run 5 has only io_uring at iodepth 1 and 4, all failed at 4.
-	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4"), chartSweep(bench.AxisEngine, "io_uring"))
-	b := chartTestRun(5, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		if s.Value(bench.AxisIODepth) == "4" {
+	plan := chartTestPlan(2, chartSweep(sweep.AxisIODepth, "1", "4"), chartSweep(sweep.AxisEngine, "io_uring"))
+	b := chartTestRun(5, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		if s.Value(sweep.AxisIODepth) == "4" {
 			return chartFailed("no space left on device")
 		}
 		return chartDone(chartTestWrites(7000 + 1000*uint64(s.Repeat)))
@@ -446,11 +447,11 @@ func TestBuildChartIOPSCompare(t *testing.T) {
 
 func TestBuildChartIOPSDirection(t *testing.T) {
 	// A 70/30 mix: reads and writes counted apart.
-	plan := chartTestPlan(3, chartSweep(bench.AxisScheduler, "none", "bfq"))
+	plan := chartTestPlan(3, chartSweep(sweep.AxisScheduler, "none", "bfq"))
 	plan.Base.Jobs = []bench.Job{{Name: "mixed", IODepth: 8, IOEngine: "io_uring", NumJobs: 1, BS: 4096, RW: "randrw"}}
 	reads := map[string][3]uint64{"none": {7000, 7100, 6900}, "bfq": {5000, 5600, 5200}}
-	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		r := reads[s.Value(bench.AxisScheduler)][s.Repeat]
+	run := chartTestRun(1, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		r := reads[s.Value(sweep.AxisScheduler)][s.Repeat]
 		return chartDone(chartTestJob("mixed", 2*time.Second, chartLoad{ios: 2 * r, bs: 4096, lat: time.Millisecond}, chartLoad{ios: 2 * r * 3 / 7, bs: 4096, lat: time.Millisecond}))
 	}))
 	c := mustBuildChart(t, ChartQuery{Kind: ChartIOPS, Dir: "read"}, run)
@@ -482,25 +483,25 @@ func usBucket(d time.Duration) float64 {
 }
 
 func TestBuildChartLatency(t *testing.T) {
-	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4"), chartSweep(bench.AxisEngine, "libaio", "io_uring"))
+	plan := chartTestPlan(2, chartSweep(sweep.AxisIODepth, "1", "4"), chartSweep(sweep.AxisEngine, "libaio", "io_uring"))
 	// Repeat 0 completes every I/O in 50µs, repeat 1 in 1ms (iodepth 4: 4×
 	// as long); io_uring is twice as fast. Merged, p50 is the fast repeat's
 	// and p90 and above the slow one's.
-	lat := func(s bench.Step) time.Duration {
+	lat := func(s sweep.Step) time.Duration {
 		d := 50 * time.Microsecond
 		if s.Repeat == 1 {
 			d = time.Millisecond
 		}
-		if s.Value(bench.AxisIODepth) == "4" {
+		if s.Value(sweep.AxisIODepth) == "4" {
 			d *= 4
 		}
-		if s.Value(bench.AxisEngine) == "io_uring" {
+		if s.Value(sweep.AxisEngine) == "io_uring" {
 			d /= 2
 		}
 		return d
 	}
-	run := chartTestRun(9, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		if s.Value(bench.AxisIODepth) == "4" && s.Value(bench.AxisEngine) == "io_uring" && s.Repeat == 1 {
+	run := chartTestRun(9, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		if s.Value(sweep.AxisIODepth) == "4" && s.Value(sweep.AxisEngine) == "io_uring" && s.Repeat == 1 {
 			return chartFailed("boom")
 		}
 		return chartDone(chartTestJob("r", time.Second, chartLoad{ios: 100, bs: 4096, lat: lat(s)}, chartLoad{}))
@@ -564,9 +565,9 @@ func eighthOctave(v uint64) (lo, hi uint64) {
 }
 
 func TestBuildChartDistribution(t *testing.T) {
-	plan := chartTestPlan(2, chartSweep(bench.AxisIODepth, "1", "4", "16", "32"))
+	plan := chartTestPlan(2, chartSweep(sweep.AxisIODepth, "1", "4", "16", "32"))
 	// Each repeat: 3 of 4 I/Os take 10µs, 1 takes 100µs.
-	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
+	run := chartTestRun(1, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
 		j := chartTestJob("r", time.Second, chartLoad{ios: 30, bs: 4096, lat: 10 * time.Microsecond}, chartLoad{})
 		for range 10 {
 			j.Dirs[bench.Read].Clat.Add(uint64(100 * time.Microsecond))
@@ -623,15 +624,15 @@ func TestBuildChartDistribution(t *testing.T) {
 		t.Errorf("series = %q", got)
 	}
 	// Without 1, 4 or 16 in the runs: every iodepth.
-	p8 := chartTestPlan(1, chartSweep(bench.AxisIODepth, "8", "64"))
-	r8 := chartTestRun(2, p8, chartTestSteps(p8, func(bench.Step) bench.StepResult { return chartDone(chartTestWrites(10)) }))
+	p8 := chartTestPlan(1, chartSweep(sweep.AxisIODepth, "8", "64"))
+	r8 := chartTestRun(2, p8, chartTestSteps(p8, func(sweep.Step) sweep.StepResult { return chartDone(chartTestWrites(10)) }))
 	if got := seriesNames(checkOption(t, mustBuildChart(t, ChartQuery{Kind: ChartDistribution}, r8))); !slices.Equal(got, []string{"iodepth=8", "iodepth=64"}) {
 		t.Errorf("series = %q", got)
 	}
 }
 
 func TestBuildChartTimeline(t *testing.T) {
-	plan := chartTestPlan(1, chartSweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(1, chartSweep(sweep.AxisIODepth, "1", "4"))
 	samples := func(ios ...uint64) []bench.Sample {
 		var out []bench.Sample
 		for i, n := range ios {
@@ -639,7 +640,7 @@ func TestBuildChartTimeline(t *testing.T) {
 		}
 		return out
 	}
-	run := chartTestRun(4, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
+	run := chartTestRun(4, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Seq == 1 {
 			return chartFailed("boom")
 		}
@@ -687,8 +688,8 @@ func TestBuildChartTimeline(t *testing.T) {
 }
 
 func TestBuildChartCPU(t *testing.T) {
-	plan := chartTestPlan(2, chartSweep(bench.AxisEngine, "io_uring", "libaio"))
-	run := chartTestRun(2, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
+	plan := chartTestPlan(2, chartSweep(sweep.AxisEngine, "io_uring", "libaio"))
+	run := chartTestRun(2, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Seq == 2 {
 			r := chartFailed("boom")
 			r.CPU = system.CPUBreakdown{User: 99}
@@ -725,9 +726,9 @@ func TestBuildChartCPU(t *testing.T) {
 
 // numjobsRun sweeps numjobs 1, 2, 4 with 2 repeats, IOPS from iops.
 func numjobsRun(id int64, iops map[string][2]uint64) RunData {
-	plan := chartTestPlan(2, chartSweep(bench.AxisNumJobs, "1", "2", "4"))
-	return chartTestRun(id, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		return chartDone(chartTestWrites(iops[s.Value(bench.AxisNumJobs)][s.Repeat]))
+	plan := chartTestPlan(2, chartSweep(sweep.AxisNumJobs, "1", "2", "4"))
+	return chartTestRun(id, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		return chartDone(chartTestWrites(iops[s.Value(sweep.AxisNumJobs)][s.Repeat]))
 	}))
 }
 
@@ -764,14 +765,14 @@ func TestBuildChartScaling(t *testing.T) {
 }
 
 func TestBuildChartFairness(t *testing.T) {
-	plan := chartTestPlan(3, chartSweep(bench.AxisScheduler, "none", "bfq"))
+	plan := chartTestPlan(3, chartSweep(sweep.AxisScheduler, "none", "bfq"))
 	plan.Base.Jobs = []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}
 	// Per scheduler and repeat: the writer's MiB/s and the reader's mean
 	// latency in µs.
 	writer := map[string][3]uint64{"none": {500, 520, 480}, "bfq": {400, 410, 390}}
 	reader := map[string][3]time.Duration{"none": {4000, 4400, 3600}, "bfq": {1000, 900, 1100}}
-	run := chartTestRun(8, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		sched := s.Value(bench.AxisScheduler)
+	run := chartTestRun(8, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		sched := s.Value(sweep.AxisScheduler)
 		w := chartTestJob("bg-writer", time.Second, chartLoad{}, chartLoad{ios: writer[sched][s.Repeat], bs: 1 << 20, lat: 20 * time.Millisecond})
 		r := chartTestJob("fg-reader", 2*time.Second, chartLoad{ios: 1000, bs: 4096, lat: reader[sched][s.Repeat] * time.Microsecond}, chartLoad{})
 		return chartDone(w, r)
@@ -812,7 +813,7 @@ func TestBuildChartFairness(t *testing.T) {
 }
 
 func TestBuildChartEmpty(t *testing.T) {
-	plan := chartTestPlan(1, chartSweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(1, chartSweep(sweep.AxisIODepth, "1", "4"))
 	run := chartTestRun(1, plan, nil)
 	for _, k := range []ChartKind{ChartIOPS, ChartLatency, ChartDistribution, ChartCPU, ChartFairness} {
 		t.Run(string(k), func(t *testing.T) {
@@ -842,9 +843,9 @@ func TestBuildChartEmpty(t *testing.T) {
 // TestBuildChartEveryKind draws every kind from one run with every axis
 // a kind needs, as a page does.
 func TestBuildChartEveryKind(t *testing.T) {
-	plan := chartTestPlan(2, chartSweep(bench.AxisScheduler, "none", "bfq"), chartSweep(bench.AxisNumJobs, "1", "2"), chartSweep(bench.AxisIODepth, "1", "4"))
+	plan := chartTestPlan(2, chartSweep(sweep.AxisScheduler, "none", "bfq"), chartSweep(sweep.AxisNumJobs, "1", "2"), chartSweep(sweep.AxisIODepth, "1", "4"))
 	plan.Base.Jobs = []bench.Job{{Name: "w"}, {Name: "r"}}
-	run := chartTestRun(1, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
+	run := chartTestRun(1, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
 		w := chartTestWrites(1000 + uint64(s.Seq))
 		w.Name = "w"
 		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}}}
@@ -880,12 +881,12 @@ func TestBuildChartEveryKind(t *testing.T) {
 
 func TestAvailableCharts(t *testing.T) {
 	perStep := []ChartKind{ChartIOPS, ChartLatency, ChartDistribution, ChartTimeline, ChartCPU}
-	sched := chartTestPlan(1, chartSweep(bench.AxisScheduler, "none", "bfq"))
+	sched := chartTestPlan(1, chartSweep(sweep.AxisScheduler, "none", "bfq"))
 	sched.Base.Jobs = []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}
-	schedOneJob := chartTestPlan(1, chartSweep(bench.AxisScheduler, "none", "bfq"))
+	schedOneJob := chartTestPlan(1, chartSweep(sweep.AxisScheduler, "none", "bfq"))
 	schedOneJob.Base.Jobs = []bench.Job{{Name: "mixed", NumJobs: 4}}
-	done := func(plan *bench.Plan) []bench.StepResult {
-		return chartTestSteps(plan, func(bench.Step) bench.StepResult { return chartDone(chartTestWrites(1)) })
+	done := func(plan *sweep.Plan) []sweep.StepResult {
+		return chartTestSteps(plan, func(sweep.Step) sweep.StepResult { return chartDone(chartTestWrites(1)) })
 	}
 	nj := numjobsRun(1, nil)
 	for _, tc := range []struct {

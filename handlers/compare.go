@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/db"
 
 	"github.com/labstack/echo/v4"
@@ -144,7 +144,7 @@ func (s *Server) compareView(c echo.Context) error {
 	for _, r := range runs {
 		cr := newChartRun(&r)
 		for i := range cr.steps {
-			data.IODepths = appendNew(data.IODepths, cr.value(cr.steps[i].Step.Axes, bench.AxisIODepth))
+			data.IODepths = appendNew(data.IODepths, cr.value(cr.steps[i].Step.Axes, sweep.AxisIODepth))
 		}
 	}
 	slices.SortFunc(data.IODepths, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
@@ -237,7 +237,7 @@ func maxIOPSChart(runs []RunData) *Chart {
 		var order []string
 		for j := range cr.steps {
 			st := &cr.steps[j]
-			if chartStepStatus(st) != bench.StepDone || st.Result == nil {
+			if chartStepStatus(st) != sweep.StepDone || st.Result == nil {
 				continue
 			}
 			iops, _ := st.Result.Totals()
@@ -248,7 +248,7 @@ func maxIOPSChart(runs []RunData) *Chart {
 			k := strings.Join(key, " ")
 			if _, seen := points[k]; !seen {
 				order = append(order, k)
-				pointEngine[k] = cr.value(st.Step.Axes, bench.AxisEngine)
+				pointEngine[k] = cr.value(st.Step.Axes, sweep.AxisEngine)
 			}
 			points[k] = append(points[k], iops)
 		}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -24,7 +26,7 @@ func warnRun(id int64, edit func(*db.Run, *bench.Job)) RunData {
 	r := db.Run{ID: id, Name: "r" + strconv.FormatInt(id, 10), Hostname: "lab", Kernel: "6.12.0",
 		Host:    system.HostInfo{Hostname: "lab", KernelRelease: "6.12.0", IOMMU: system.IOMMUInfo{Mode: "passthrough"}, Governor: "performance"},
 		Targets: []system.Target{{Path: "/dev/nvme0n1", Model: "Test NVMe", Driver: "nvme", Scheduler: "none", IOPoll: true}},
-		Plan:    bench.Plan{Repeat: 3, Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: []string{"1", "8"}}}}}
+		Plan:    sweep.Plan{Repeat: 3, Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: []string{"1", "8"}}}}}
 	if edit != nil {
 		edit(&r, &j)
 	}
@@ -49,7 +51,7 @@ func TestCompareWarnings(t *testing.T) {
 		{"driver", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Driver = "virtio_blk" }, []string{"device driver"}, []string{"virtio_blk"}},
 		{"block size", same, func(_ *db.Run, j *bench.Job) { j.BS = 65536 }, []string{"block size"}, []string{"64k"}},
 		{"block size swept", same, func(r *db.Run, _ *bench.Job) {
-			r.Plan.Sweeps = append(r.Plan.Sweeps, bench.Sweep{Axis: bench.AxisBS, Values: []string{"4k", "64k"}})
+			r.Plan.Sweeps = append(r.Plan.Sweeps, sweep.Sweep{Axis: sweep.AxisBS, Values: []string{"4k", "64k"}})
 		}, []string{"block size"}, nil},
 		{"rw", same, func(_ *db.Run, j *bench.Job) { j.RW = "randwrite" }, []string{"rw"}, []string{"randwrite"}},
 		{"direct", same, func(_ *db.Run, j *bench.Job) { j.Direct = false }, []string{"direct"}, []string{"page cache"}},
@@ -57,7 +59,7 @@ func TestCompareWarnings(t *testing.T) {
 		{"sqpoll and fixedbufs", func(_ *db.Run, j *bench.Job) { j.SQThreadPoll = true },
 			func(_ *db.Run, j *bench.Job) { j.FixedBufs = true }, []string{"engine options"}, []string{"sqpoll", "fixedbufs"}},
 		{"engine sweep with sqpoll", same, func(r *db.Run, _ *bench.Job) {
-			r.Plan.Sweeps = append(r.Plan.Sweeps, bench.Sweep{Axis: bench.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}})
+			r.Plan.Sweeps = append(r.Plan.Sweeps, sweep.Sweep{Axis: sweep.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}})
 		}, []string{"engine options"}, []string{"sqpoll"}},
 		{"engines differ but no options", same, func(_ *db.Run, j *bench.Job) { j.IOEngine = "libaio" }, nil, nil},
 		{"runtime much shorter", same, func(_ *db.Run, j *bench.Job) { j.Runtime = 10 * time.Second }, []string{"runtime"},
@@ -126,12 +128,12 @@ func seedHostRun(t testing.TB, store *db.Store, name string, host system.HostInf
 	t.Helper()
 	ctx := context.Background()
 	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
-	cfg, err := bench.ParseArgs(args)
+	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2,
-		Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: []string{"1", "4"}}}}
+	plan := &sweep.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2,
+		Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: []string{"1", "4"}}}}
 	steps, err := plan.Steps()
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +151,7 @@ func seedHostRun(t testing.TB, store *db.Store, name string, host system.HostInf
 		for k := range ios {
 			job.Dirs[bench.Read].Clat.Add(10000 + k*10)
 		}
-		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: []bench.JobResult{job}}}}}
 		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 func TestWriteCSV(t *testing.T) {
@@ -53,9 +53,9 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // TestChartCSV reads back a built chart's CSV: the header and the rows,
 // numbers as the chart plots them.
 func TestChartCSV(t *testing.T) {
-	plan := chartTestPlan(3, chartSweep(bench.AxisIODepth, "1", "16"), chartSweep(bench.AxisEngine, "io_uring", "libaio"))
-	run := chartTestRun(3, plan, chartTestSteps(plan, func(s bench.Step) bench.StepResult {
-		if s.Value(bench.AxisIODepth) == "16" && s.Value(bench.AxisEngine) == "libaio" && s.Repeat == 1 {
+	plan := chartTestPlan(3, chartSweep(sweep.AxisIODepth, "1", "16"), chartSweep(sweep.AxisEngine, "io_uring", "libaio"))
+	run := chartTestRun(3, plan, chartTestSteps(plan, func(s sweep.Step) sweep.StepResult {
+		if s.Value(sweep.AxisIODepth) == "16" && s.Value(sweep.AxisEngine) == "libaio" && s.Repeat == 1 {
 			return chartFailed("boom")
 		}
 		// 3 s windows: IOPS with a fraction.

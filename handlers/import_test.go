@@ -15,7 +15,7 @@ import (
 	"iolab/db"
 )
 
-const fioSample = "../../shared/testdata/fio/randrw-io_uring-qd8.json"
+const fioSample = "testdata/randrw-io_uring-qd8.json"
 
 // postImportForm posts the import form as a browser would: multipart, with
 // the file (if any) and the text fields.

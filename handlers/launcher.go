@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/db"
 )
 
 // NewRunRecord describes a plan for the store: the plan, the host and its
 // targets. Its status is running, as `iolab run` stores it; the launcher
 // sets queued before storing a run from the web.
-func NewRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
+func NewRunRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
 	host, err := runner.Sys.Host()
 	if err != nil {
 		return nil, fmt.Errorf("read the host's description: %w", err)
@@ -41,9 +42,9 @@ func NewRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Ru
 	}
 	for _, sw := range plan.Sweeps {
 		switch sw.Axis {
-		case bench.AxisEngine:
+		case sweep.AxisEngine:
 			rec.Engines = slices.Clone(sw.Values)
-		case bench.AxisScheduler:
+		case sweep.AxisScheduler:
 			rec.Schedulers = slices.Clone(sw.Values)
 		}
 	}
@@ -57,7 +58,7 @@ func NewRunRecord(plan *bench.Plan, runner *bench.Runner, tags []string) (*db.Ru
 
 // FailedSteps is the error of a run none of whose steps succeeded: the one
 // step's own, or the first one's.
-func FailedSteps(results []bench.StepResult) error {
+func FailedSteps(results []sweep.StepResult) error {
 	switch {
 	case len(results) == 0:
 		return errors.New("no step ran")
@@ -69,13 +70,13 @@ func FailedSteps(results []bench.StepResult) error {
 
 // RunStatus is the stored run's final status: cancelled when ctx ended,
 // failed when no step succeeded (or the plan stopped early), else done.
-func RunStatus(ctx context.Context, results []bench.StepResult, err error) string {
+func RunStatus(ctx context.Context, results []sweep.StepResult, err error) string {
 	if ctx.Err() != nil {
 		return db.StatusCancelled
 	}
 	ok := 0
 	for _, r := range results {
-		if r.Status == bench.StepDone {
+		if r.Status == sweep.StepDone {
 			ok++
 		}
 	}
@@ -94,12 +95,12 @@ func RunStatus(ctx context.Context, results []bench.StepResult, err error) strin
 // It returns the results, the final status and the plan's error joined
 // with any store error; a failed status with no error is left to the
 // caller (FailedSteps).
-func ExecutePlan(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *bench.Plan, hooks bench.PlanHooks) ([]bench.StepResult, string, error) {
+func ExecutePlan(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks sweep.PlanHooks) ([]sweep.StepResult, string, error) {
 	// Saving must outlive a cancelled run: its last step is still stored.
 	keep := context.WithoutCancel(ctx)
-	h := bench.PlanHooks{
+	h := sweep.PlanHooks{
 		StepStarted: hooks.StepStarted,
-		StepDone: func(res *bench.StepResult) error {
+		StepDone: func(res *sweep.StepResult) error {
 			if store != nil {
 				if err := store.SaveStep(keep, id, res); err != nil {
 					return err
@@ -124,7 +125,7 @@ func ExecutePlan(ctx context.Context, store *db.Store, runner *bench.Runner, id 
 			}
 		}
 	}
-	results, runErr := runner.RunPlan(ctx, plan, h)
+	results, runErr := sweep.Run(ctx, runner, plan, h)
 	status := RunStatus(ctx, results, runErr)
 	if store != nil {
 		msg := ""
@@ -163,7 +164,7 @@ func RestoreSchedulers(ctx context.Context, store *db.Store, runner *bench.Runne
 
 // StepLength is how long a step's jobs run (ramp included), when every
 // job is time-based; false when a job ends on its size instead.
-func StepLength(st *bench.Step) (time.Duration, bool) {
+func StepLength(st *sweep.Step) (time.Duration, bool) {
 	var total time.Duration
 	for _, g := range st.Config.Groups {
 		var longest time.Duration
@@ -196,7 +197,7 @@ const (
 type StepEvent struct {
 	Step   int               `json:"step"` // 1-based
 	Total  int               `json:"total"`
-	Axes   []bench.AxisValue `json:"axes"`
+	Axes   []sweep.AxisValue `json:"axes"`
 	Repeat int               `json:"repeat"` // 1-based
 	Label  string            `json:"label"`
 	Status string            `json:"status,omitempty"`
@@ -314,7 +315,7 @@ func (f *feed) subscribe() (replay []Event, ch chan Event, cancel func()) {
 // task is one run handed to the launcher.
 type task struct {
 	id      int64
-	plan    *bench.Plan
+	plan    *sweep.Plan
 	devices []string // the devices it needs to itself
 	feed    *feed
 	ctx     context.Context
@@ -362,7 +363,7 @@ var errCancelled = errors.New("cancelled by the user")
 // Launch stores plan as a queued run and starts it as soon as its devices
 // are free. devices are the keys of the target devices it needs alone
 // (TargetDevices). The run is detached from ctx's cancellation.
-func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *bench.Plan, devices []string) (int64, error) {
+func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *sweep.Plan, devices []string) (int64, error) {
 	rec.Status = db.StatusQueued
 	l.mu.Lock()
 	closed := l.closed
@@ -440,7 +441,7 @@ func (l *Launcher) run(t *task) {
 	started := time.Now()
 	var (
 		mu        sync.Mutex
-		cur       *bench.Step
+		cur       *sweep.Step
 		stepStart time.Time
 	)
 	quit := make(chan struct{})
@@ -483,15 +484,15 @@ func (l *Launcher) run(t *task) {
 				Elapsed: time.Since(since).Seconds(), IOPS: iops, Left: left, RunSince: time.Since(started).Seconds()}})
 		}
 	}()
-	hooks := bench.PlanHooks{
-		StepStarted: func(st *bench.Step, total int) {
+	hooks := sweep.PlanHooks{
+		StepStarted: func(st *sweep.Step, total int) {
 			mu.Lock()
 			cur, stepStart = st, time.Now()
 			mu.Unlock()
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: st.Seq + 1, Total: total, Axes: st.Axes,
 				Repeat: st.Repeat + 1, Label: st.String()}})
 		},
-		StepDone: func(res *bench.StepResult) error {
+		StepDone: func(res *sweep.StepResult) error {
 			iops, _ := res.Result.Totals()
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: res.Step.Seq + 1, Total: len(steps), Axes: res.Step.Axes,
 				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, IOPS: iops}})
@@ -627,7 +628,7 @@ func (l *Launcher) Shutdown(ctx context.Context) error {
 // TargetDevices are the keys of the devices plan's jobs use, for the
 // launcher's one-run-per-device rule: the whole disk when there is one,
 // else the filesystem's device number (tmpfs), else the path.
-func TargetDevices(plan *bench.Plan, runner *bench.Runner) []string {
+func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
 	var keys []string
 	for _, j := range plan.Base.Jobs {
 		if j.Filename == "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 
 	"github.com/labstack/echo/v4"
 )
@@ -69,16 +70,16 @@ func (f *runForm) request() (*PlanRequest, error) {
 	}
 	jobFile := strings.TrimSpace(f.JobFile) != ""
 	for _, l := range []struct {
-		axis bench.Axis
+		axis sweep.Axis
 		list string
-	}{{bench.AxisIODepth, f.IODepth}, {bench.AxisEngine, f.IOEngine}, {bench.AxisNumJobs, f.NumJobs}, {bench.AxisScheduler, f.Scheduler}} {
+	}{{sweep.AxisIODepth, f.IODepth}, {sweep.AxisEngine, f.IOEngine}, {sweep.AxisNumJobs, f.NumJobs}, {sweep.AxisScheduler, f.Scheduler}} {
 		vals := splitList(l.list)
 		switch {
 		case len(vals) == 0:
-		case len(vals) == 1 && !jobFile && l.axis != bench.AxisScheduler && !strings.Contains(vals[0], "+"):
+		case len(vals) == 1 && !jobFile && l.axis != sweep.AxisScheduler && !strings.Contains(vals[0], "+"):
 			set(string(l.axis), vals[0])
 		default:
-			req.Sweep = append(req.Sweep, bench.Sweep{Axis: l.axis, Values: vals})
+			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: l.axis, Values: vals})
 		}
 	}
 	if jobFile {
@@ -147,7 +148,7 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 		return nil, err
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
-		Targets: s.allowTargets, DataDir: s.dataDir, Engines: bench.Engines,
+		Targets: s.allowTargets, DataDir: s.dataDir, Engines: bench.EngineNames(),
 		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}}, nil
 }
 
@@ -214,7 +215,7 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 		}
 	}
 	if exist {
-		if err := runner.Check(plan); err != nil {
+		if err := sweep.Check(runner, plan); err != nil {
 			var oe *bench.OptionError
 			if errors.As(err, &oe) {
 				return 0, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}

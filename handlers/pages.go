@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 
@@ -157,7 +157,7 @@ type stepRow struct {
 
 // stepRows formats the per-step table; the CSV at /runs/:id/steps.csv
 // has the same columns, unformatted.
-func stepRows(steps []bench.StepResult) []stepRow {
+func stepRows(steps []sweep.StepResult) []stepRow {
 	rows := make([]stepRow, len(steps))
 	for i := range steps {
 		rows[i] = stepRowOf(stepFiguresOf(&steps[i]))
@@ -178,7 +178,7 @@ type stepFigures struct {
 	HasResult            bool
 }
 
-func stepFiguresOf(s *bench.StepResult) stepFigures {
+func stepFiguresOf(s *sweep.StepResult) stepFigures {
 	f := stepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
 	var ios uint64
 	var clat hist.Histogram
@@ -318,7 +318,7 @@ func chartViews(runs []RunData) []chartView {
 func firstDoneStep(runs []RunData) int {
 	for _, r := range runs {
 		for _, st := range r.Steps {
-			if st.Status == bench.StepDone {
+			if st.Status == sweep.StepDone {
 				return st.Step.Seq + 1
 			}
 		}
@@ -333,7 +333,7 @@ func firstDoneStep(runs []RunData) int {
 // slat and lat histograms (the fairness chart's latency is lat's LatStat,
 // always read) or the options each job ran with (its step's config has
 // them); the whole of a large run would take far longer to read.
-func pageStepLoad(samples func(*bench.StepResult) bool) db.StepLoad {
+func pageStepLoad(samples func(*sweep.StepResult) bool) db.StepLoad {
 	return db.StepLoad{Hists: db.ClatHist, Samples: samples}
 }
 
@@ -341,10 +341,10 @@ func pageStepLoad(samples func(*bench.StepResult) bool) db.StepLoad {
 // firstDoneStep's step, which chartViews' timeline shows: the first done
 // step of the first run that has one, and the step of the same seq in the
 // runs after it. (The runs before it have no done step to draw.)
-func firstDoneSamples() func(*bench.StepResult) bool {
+func firstDoneSamples() func(*sweep.StepResult) bool {
 	seq := -1
-	return func(st *bench.StepResult) bool {
-		if seq < 0 && st.Status == bench.StepDone {
+	return func(st *sweep.StepResult) bool {
+		if seq < 0 && st.Status == sweep.StepDone {
 			seq = st.Step.Seq
 		}
 		return st.Step.Seq == seq
@@ -357,7 +357,7 @@ func chartStepLoad(q ChartQuery) db.StepLoad {
 	if q.kind() != ChartTimeline {
 		return pageStepLoad(nil)
 	}
-	return pageStepLoad(func(st *bench.StepResult) bool { return st.Step.Seq == q.Step-1 })
+	return pageStepLoad(func(st *sweep.StepResult) bool { return st.Step.Seq == q.Step-1 })
 }
 
 // loadRuns reads runs and what load asks for of their steps, for charts.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -20,14 +22,14 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	t.Helper()
 	ctx := context.Background()
 	args := []string{"--ioengine=null", "--size=1m", "--bs=4k", "--name=reader", "--rw=randread", "--name=writer", "--rw=randwrite"}
-	cfg, err := bench.ParseArgs(args)
+	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2, Sweeps: []bench.Sweep{
-		{Axis: bench.AxisScheduler, Values: []string{"none", "mq-deadline"}},
-		{Axis: bench.AxisNumJobs, Values: []string{"1", "2"}},
-		{Axis: bench.AxisIODepth, Values: []string{"1", "4"}}}}
+	plan := &sweep.Plan{Name: name, Args: args, Base: *cfg, Repeat: 2, Sweeps: []sweep.Sweep{
+		{Axis: sweep.AxisScheduler, Values: []string{"none", "mq-deadline"}},
+		{Axis: sweep.AxisNumJobs, Values: []string{"1", "2"}},
+		{Axis: sweep.AxisIODepth, Values: []string{"1", "4"}}}}
 	steps, err := plan.Steps()
 	if err != nil {
 		t.Fatal(err)
@@ -38,19 +40,19 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	}
 	start := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for i, st := range steps {
-		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
 			Schedulers: map[string]string{"vda": st.Scheduler},
 			CPU:        system.CPUBreakdown{User: 10 + float64(i), System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79 - float64(i), Steal: 0.5},
 			Proc:       system.ProcCPU{User: 3 * time.Millisecond, System: 7 * time.Millisecond}}
 		switch {
 		case i < firstFailed:
-			res.Status, res.Error = bench.StepFailed, "io_uring_setup: EOPNOTSUPP"
+			res.Status, res.Error = sweep.StepFailed, "io_uring_setup: EOPNOTSUPP"
 			if err := store.SaveStep(ctx, run.ID, &res); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		case i == 5:
-			res.Status = bench.StepCancelled
+			res.Status = sweep.StepCancelled
 		}
 		res.Result = &bench.Result{Start: start}
 		for gi, g := range st.Config.Groups {
@@ -153,7 +155,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		for _, kind := range ChartKinds {
 			for _, q := range []ChartQuery{
 				{Kind: kind, Runs: ids(runs), Step: 7},
-				{Kind: kind, Runs: ids(runs), Step: 2, Dir: "write", X: bench.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
+				{Kind: kind, Runs: ids(runs), Step: 2, Dir: "write", X: sweep.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
 			} {
 				want, wantErr := BuildChart(q, runs)
 				loaded, err := ts.srv.loadRuns(ctx, q.Runs, chartStepLoad(q))

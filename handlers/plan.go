@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 )
 
 // PlanRequest is a plan as the API (POST /api/runs) and the new-run form
@@ -76,7 +78,7 @@ func (v *OptionValue) UnmarshalJSON(b []byte) error {
 
 // SweepList is the "sweep" object: axis → values, in the order written
 // (the first axis varies slowest), so it is decoded by hand.
-type SweepList []bench.Sweep
+type SweepList []sweep.Sweep
 
 // UnmarshalJSON reads {"iodepth": [1, 4], "ioengine": ["libaio"]} keeping
 // the order; a single value may be given without the list.
@@ -111,7 +113,7 @@ func (s *SweepList) UnmarshalJSON(b []byte) error {
 			}
 			vals = []OptionValue{one}
 		}
-		sw := bench.Sweep{Axis: bench.Axis(k.(string))}
+		sw := sweep.Sweep{Axis: sweep.Axis(k.(string))}
 		for _, v := range vals {
 			sw.Values = append(sw.Values, string(v))
 		}
@@ -154,17 +156,17 @@ func validation(field string, err error) error {
 // BuildPlan turns a request into a plan, checking everything that can be
 // checked without touching the target: options, job file, sweeps, steps,
 // and that every target is on the allow-list.
-func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
+func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	if len(req.Name) > 200 {
 		return nil, &ValidationError{Field: "name", Msg: "name: at most 200 characters"}
 	}
 	if req.Repeat < 0 || req.Repeat > 100 {
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100"}
 	}
-	plan := &bench.Plan{Repeat: 1, Discard: req.Discard, DropCaches: req.DropCaches}
-	var preset *bench.Preset
+	plan := &sweep.Plan{Repeat: 1, Discard: req.Discard, DropCaches: req.DropCaches}
+	var preset *sweep.Preset
 	if req.Preset != "" {
-		p, err := bench.PresetByName(req.Preset)
+		p, err := sweep.PresetByName(req.Preset)
 		if err != nil {
 			return nil, validation("preset", err)
 		}
@@ -178,7 +180,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
 			// ParseJobFile would put the server's environment in the plan.
 			return nil, &ValidationError{Field: "jobfile", Msg: "${VAR} is not expanded in a job file sent to the server; write the value"}
 		}
-		cfg, err := bench.ParseJobFile(strings.NewReader(req.JobFile), "jobfile")
+		cfg, err := fio.ParseJobFile(strings.NewReader(req.JobFile), "jobfile")
 		if err != nil {
 			return nil, validation("jobfile", err)
 		}
@@ -189,7 +191,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := bench.ParseArgs(args)
+		cfg, err := fio.ParseArgs(args)
 		if err != nil {
 			var oe *bench.OptionError
 			if errors.As(err, &oe) {
@@ -215,11 +217,11 @@ func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
 				return nil, &ValidationError{Field: "sweep." + string(sw.Axis), Msg: fmt.Sprintf("sweep %s: %q is not a value", sw.Axis, v)}
 			}
 		}
-		parsed, err := bench.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ","))
+		parsed, err := sweep.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ","))
 		if err != nil {
 			return nil, validation("sweep."+string(sw.Axis), err)
 		}
-		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x bench.Sweep) bool { return x.Axis == parsed.Axis })
+		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x sweep.Sweep) bool { return x.Axis == parsed.Axis })
 		plan.Sweeps = append(plan.Sweeps, parsed)
 	}
 	if req.Repeat > 0 {
@@ -254,7 +256,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*bench.Plan, error) {
 }
 
 // requestArgs builds the fio command line of a request without a job file.
-func (s *Server) requestArgs(req *PlanRequest, preset *bench.Preset) ([]string, error) {
+func (s *Server) requestArgs(req *PlanRequest, preset *sweep.Preset) ([]string, error) {
 	opts := func(m map[string]OptionValue, prefix string) ([]string, string, error) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -408,7 +410,7 @@ func optionArg(o bench.Option) string {
 }
 
 // PlanCommand is the `iolab run` command line that reproduces a plan.
-func PlanCommand(p *bench.Plan) string {
+func PlanCommand(p *sweep.Plan) string {
 	parts := []string{"iolab", "run"}
 	for _, sw := range p.Sweeps {
 		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
@@ -443,7 +445,7 @@ func shellQuote(s string) string {
 // PlanJobFile is a plan's jobs as a fio job file; what a job file cannot
 // say (sweeps, repeats, discard) is written as comments with the `iolab
 // run` flags that add it.
-func PlanJobFile(p *bench.Plan) string {
+func PlanJobFile(p *sweep.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "; %s\n", p.Name)
 	for _, sw := range p.Sweeps {
@@ -487,7 +489,7 @@ type PresetInfo struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
 	Args        []string          `json:"args"` // with TARGET for the target
-	Sweeps      []bench.Sweep     `json:"sweeps"`
+	Sweeps      []sweep.Sweep     `json:"sweeps"`
 	Repeat      int               `json:"repeat"`
 	Discard     bool              `json:"discard"`
 	DropCaches  bool              `json:"drop_caches"`
@@ -497,10 +499,10 @@ type PresetInfo struct {
 // presetInfos describes every preset.
 func presetInfos() []PresetInfo {
 	var out []PresetInfo
-	for _, p := range bench.Presets() {
+	for _, p := range sweep.Presets() {
 		info := PresetInfo{Name: p.Name, Description: p.Description, Args: p.Args("TARGET", nil), Sweeps: p.Sweeps,
 			Repeat: max(p.Repeat, 1), Discard: p.Discard, DropCaches: p.DropCaches, Fields: map[string]string{}}
-		if cfg, err := bench.ParseArgs(info.Args); err == nil {
+		if cfg, err := fio.ParseArgs(info.Args); err == nil {
 			same := func(f func(j *bench.Job) string) string {
 				v := f(&cfg.Jobs[0])
 				for i := range cfg.Jobs {
@@ -538,7 +540,7 @@ func presetInfos() []PresetInfo {
 }
 
 // formAxisField is the form field holding an axis's values.
-func formAxisField(a bench.Axis) string { return string(a) }
+func formAxisField(a sweep.Axis) string { return string(a) }
 
 func fmtSize(b int64) string {
 	switch {

@@ -6,12 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"iolab/bench"
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
 )
 
 // schedTables is one run's scheduler tables on the compare page, from
-// bench.Summarize (total IOPS and bandwidth per combination of the swept
-// axes: the mixed-workload table) and bench.SummarizeJobs (each job's mean
+// summary.Summarize (total IOPS and bandwidth per combination of the swept
+// axes: the mixed-workload table) and summary.SummarizeJobs (each job's mean
 // latency and bandwidth: the fairness table).
 type schedTables struct {
 	RunID  int64
@@ -25,7 +26,7 @@ type schedTables struct {
 func needSchedTables(runs []RunData) bool {
 	var first string
 	for i, r := range runs {
-		if slices.ContainsFunc(r.Run.Plan.Sweeps, func(s bench.Sweep) bool { return s.Axis == bench.AxisScheduler }) {
+		if slices.ContainsFunc(r.Run.Plan.Sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisScheduler }) {
 			return true
 		}
 		s := slices.Clone(r.Run.Schedulers)
@@ -47,22 +48,22 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 	var out []schedTables
 	for i := range runs {
 		r := &runs[i]
-		var axes []bench.Axis
+		var axes []sweep.Axis
 		for _, s := range r.Run.Plan.Sweeps {
 			axes = append(axes, s.Axis)
 		}
-		if !slices.Contains(axes, bench.AxisScheduler) {
+		if !slices.Contains(axes, sweep.AxisScheduler) {
 			// A run that does not sweep schedulers ran on one (or none):
 			// say which, so the tables compare across runs.
-			axes = append([]bench.Axis{bench.AxisScheduler}, axes...)
+			axes = append([]sweep.Axis{sweep.AxisScheduler}, axes...)
 		}
-		axisVal := func(avs []bench.AxisValue, a bench.Axis) string {
+		axisVal := func(avs []sweep.AxisValue, a sweep.Axis) string {
 			for _, av := range avs {
 				if av.Axis == a {
 					return av.Value
 				}
 			}
-			if a == bench.AxisScheduler {
+			if a == sweep.AxisScheduler {
 				return strings.Join(r.Run.Schedulers, ",")
 			}
 			return ""
@@ -74,7 +75,7 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 		for _, a := range axes {
 			head = append(head, string(a))
 		}
-		lead := func(avs []bench.AxisValue) []string {
+		lead := func(avs []sweep.AxisValue) []string {
 			var row []string
 			if prefix {
 				row = append(row, strconv.FormatInt(r.Run.ID, 10))
@@ -87,7 +88,7 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 		t := schedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
 		t.Totals = &Chart{Columns: append(slices.Clone(head), "repeats", "failed",
 			"iops_min", "iops_median", "iops_max", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
-		for _, c := range bench.Summarize(&r.Run.Plan, r.Steps) {
+		for _, c := range summary.Summarize(&r.Run.Plan, r.Steps) {
 			row := append(lead(c.Axes), strconv.Itoa(c.Repeats), strconv.Itoa(c.Failed))
 			if c.Repeats == 0 {
 				row = append(row, "", "", "", "", "", "")
@@ -97,7 +98,7 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 			}
 			t.Totals.Rows = append(t.Totals.Rows, row)
 		}
-		jobs := bench.SummarizeJobs(&r.Run.Plan, r.Steps)
+		jobs := summary.SummarizeJobs(&r.Run.Plan, r.Steps)
 		var names []string
 		for _, j := range jobs {
 			if !slices.Contains(names, j.Job) {

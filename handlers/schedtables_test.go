@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -19,12 +21,12 @@ func seedSchedRun(t testing.TB, store *db.Store, name string, schedulers []strin
 	t.Helper()
 	ctx := context.Background()
 	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
-	cfg, err := bench.ParseArgs(args)
+	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: 1,
-		Sweeps: []bench.Sweep{{Axis: bench.AxisScheduler, Values: schedulers}}}
+	plan := &sweep.Plan{Name: name, Args: args, Base: *cfg, Repeat: 1,
+		Sweeps: []sweep.Sweep{{Axis: sweep.AxisScheduler, Values: schedulers}}}
 	steps, err := plan.Steps()
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func seedSchedRun(t testing.TB, store *db.Store, name string, schedulers []strin
 			job.Dirs[d].Clat.Add(uint64(100000 * (i + 1)))
 			jobs = append(jobs, job)
 		}
-		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: jobs}}}}
 		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
 			t.Fatal(err)

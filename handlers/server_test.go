@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 
@@ -91,16 +93,16 @@ func (ts *testServer) do(t testing.TB, method, target, body string, header ...st
 
 // seedRun stores a finished run with one step per iodepth, with known
 // numbers: step i did 1000·(i+1) reads in one second.
-func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repeat int) (*db.Run, []bench.StepResult) {
+func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repeat int) (*db.Run, []sweep.StepResult) {
 	t.Helper()
 	ctx := context.Background()
 	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
-	cfg, err := bench.ParseArgs(args)
+	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := &bench.Plan{Name: name, Args: args, Base: *cfg, Repeat: repeat,
-		Sweeps: []bench.Sweep{{Axis: bench.AxisIODepth, Values: iodepths}}}
+	plan := &sweep.Plan{Name: name, Args: args, Base: *cfg, Repeat: repeat,
+		Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: iodepths}}}
 	steps, err := plan.Steps()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +112,7 @@ func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repe
 	if _, err := store.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	var results []bench.StepResult
+	var results []sweep.StepResult
 	start := time.Now().Add(-time.Hour)
 	for i, st := range steps {
 		job := bench.JobResult{Name: name, Job: st.Config.Jobs[0], Start: start, Runtime: time.Second, Jobs: 1, Interval: time.Second}
@@ -121,7 +123,7 @@ func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repe
 			job.Dirs[bench.Read].Clat.Add(10000 + k*10)
 		}
 		job.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{ios, 0}, Bytes: [2]uint64{ios * 4096, 0}}}
-		res := bench.StepResult{Step: st, Status: bench.StepDone, Start: start, End: start.Add(time.Second),
+		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: []bench.JobResult{job},
 				Disks: []system.DiskUtilization{{Name: "vda", ReadsPerSec: float64(ios), ReadAwait: 0.25, AvgQueueSize: 1.5, Util: 42}}}}},
 			CPU:  system.CPUBreakdown{User: 10, System: 5, IRQ: 1, SoftIRQ: 2, IOWait: 3, Idle: 79},
@@ -550,7 +552,7 @@ func TestLaunchRealRun(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Steps) != 2 || doc.Steps[1].Status != bench.StepDone || doc.Steps[1].Result == nil || doc.Steps[1].Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs == 0 {
+	if len(doc.Steps) != 2 || doc.Steps[1].Status != sweep.StepDone || doc.Steps[1].Result == nil || doc.Steps[1].Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs == 0 {
 		t.Fatalf("steps %+v", doc.Steps)
 	}
 	if rec := ts.do(t, "GET", fmt.Sprintf("/runs/%d", id), ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), "iodepth=2 #1") {
@@ -604,7 +606,7 @@ func TestQueueCancelShutdown(t *testing.T) {
 		t.Errorf("error %q", r.Error)
 	}
 	steps, err := ts.store.Steps(context.Background(), first)
-	if err != nil || len(steps) != 1 || steps[0].Status != bench.StepCancelled {
+	if err != nil || len(steps) != 1 || steps[0].Status != sweep.StepCancelled {
 		t.Errorf("steps of the cancelled run: %+v %v", steps, err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 // Warning is one reason a comparison may not be fair: what differs
@@ -52,7 +53,7 @@ func baseJob(rd *RunData) *bench.Job {
 }
 
 // sweepOr is the plan's sweep values on a (joined), else def.
-func sweepOr(p *bench.Plan, a bench.Axis, def string) string {
+func sweepOr(p *sweep.Plan, a sweep.Axis, def string) string {
 	for _, s := range p.Sweeps {
 		if s.Axis == a && len(s.Values) > 0 {
 			return strings.Join(s.Values, ", ")
@@ -79,7 +80,7 @@ func setupOf(rd *RunData) runSetup {
 		scheds = appendNew(scheds, t.Scheduler)
 	}
 	s.model, s.driver, s.ioPoll = strings.Join(models, ", "), strings.Join(drivers, ", "), strings.Join(polls, ", ")
-	s.sched = sweepOr(&r.Plan, bench.AxisScheduler, strings.Join(scheds, ", "))
+	s.sched = sweepOr(&r.Plan, sweep.AxisScheduler, strings.Join(scheds, ", "))
 
 	job := baseJob(rd)
 	var variants []string
@@ -98,12 +99,12 @@ func setupOf(rd *RunData) runSetup {
 	if r.Plan.RampTime > 0 {
 		s.ramp = r.Plan.RampTime
 	}
-	s.bs = sweepOr(&r.Plan, bench.AxisBS, s.bs)
-	s.rw = sweepOr(&r.Plan, bench.AxisRW, s.rw)
-	s.iodepths = sweepOr(&r.Plan, bench.AxisIODepth, s.iodepths)
-	s.numjobs = sweepOr(&r.Plan, bench.AxisNumJobs, s.numjobs)
+	s.bs = sweepOr(&r.Plan, sweep.AxisBS, s.bs)
+	s.rw = sweepOr(&r.Plan, sweep.AxisRW, s.rw)
+	s.iodepths = sweepOr(&r.Plan, sweep.AxisIODepth, s.iodepths)
+	s.numjobs = sweepOr(&r.Plan, sweep.AxisNumJobs, s.numjobs)
 	for _, sw := range r.Plan.Sweeps {
-		if sw.Axis == bench.AxisEngine {
+		if sw.Axis == sweep.AxisEngine {
 			variants = slices.Clone(sw.Values)
 		}
 	}

@@ -27,10 +27,17 @@ func TestMedian(t *testing.T) {
 }
 
 func TestSpreadOf(t *testing.T) {
-	if got := SpreadOf(nil); got != (Spread{}) {
-		t.Errorf("SpreadOf(nil) = %+v", got)
-	}
-	if got, want := SpreadOf([]float64{10, 30, 20, 40}), (Spread{Min: 10, Median: 25, Max: 40}); got != want {
-		t.Errorf("SpreadOf = %+v, want %+v", got, want)
+	for _, tc := range []struct {
+		in   []float64
+		want Spread
+	}{
+		{nil, Spread{}},
+		{[]float64{5}, Spread{Min: 5, Median: 5, Max: 5}},
+		{[]float64{3, 1, 2}, Spread{Min: 1, Median: 2, Max: 3}},
+		{[]float64{4, 1, 3, 2}, Spread{Min: 1, Median: 2.5, Max: 4}},
+	} {
+		if got := SpreadOf(tc.in); got != tc.want {
+			t.Errorf("SpreadOf(%v) = %+v, want %+v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -194,6 +194,36 @@ func Bytes(v float64) string {
 	return Scaled(v, 1024, []string{"B", "KiB", "MiB", "GiB", "TiB"})
 }
 
+// DecimalBytes is Bytes in powers of 1000: "4.10kB".
+func DecimalBytes(v float64) string {
+	return Scaled(v, 1000, []string{"B", "kB", "MB", "GB", "TB"})
+}
+
+// Rate writes bytes per second as Bytes does: "1.50GiB/s".
+func Rate(v float64) string { return Bytes(v) + "/s" }
+
+// DecimalRate writes bytes per second as DecimalBytes does: "1.61GB/s".
+func DecimalRate(v float64) string { return DecimalBytes(v) + "/s" }
+
+// Count writes a count the way fio's num2str does, with three significant
+// digits and k, M, G, T in powers of 1000: "999", "57.2k", "1.5M".
+func Count(v float64) string {
+	suffixes := []string{"", "k", "M", "G", "T"}
+	i := 0
+	for v >= 1000 && i < len(suffixes)-1 {
+		v /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	s := fmt.Sprintf("%.*f", max(0, 2-int(math.Log10(math.Max(v, 1)))), v)
+	if strings.Contains(s, ".") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s + suffixes[i]
+}
+
 // Scaled divides v by base until it is below base (or the units run out)
 // and writes it with three significant digits and the unit it reached.
 func Scaled(v float64, base float64, units []string) string {

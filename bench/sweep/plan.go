@@ -1,22 +1,10 @@
-package bench
+package sweep
 
 import (
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/system"
-)
-
-// Axis is a dimension a plan sweeps.
-type Axis string
-
-// The axes a plan can sweep.
-const (
-	AxisIODepth   Axis = "iodepth"
-	AxisEngine    Axis = "ioengine" // values are engine variants: io_uring+sqpoll+hipri, libaio, …
-	AxisScheduler Axis = "scheduler"
-	AxisNumJobs   Axis = "numjobs"
-	AxisBS        Axis = "bs"
-	AxisRW        Axis = "rw"
 )
 
 // Sweep is one axis and the values a plan takes on it, in order.
@@ -34,9 +22,9 @@ type Plan struct {
 	// `iolab run` command line reproduces it.
 	Args []string `json:"args"`
 	// Base is the parsed jobs every step starts from.
-	Base   Config  `json:"base"`
-	Sweeps []Sweep `json:"sweeps,omitempty"`
-	Repeat int     `json:"repeat"` // at least 1
+	Base   bench.Config `json:"base"`
+	Sweeps []Sweep      `json:"sweeps,omitempty"`
+	Repeat int          `json:"repeat"` // at least 1
 
 	// Before each step.
 	Discard    bool `json:"discard,omitempty"`     // BLKDISCARD the target block devices
@@ -64,8 +52,8 @@ type Step struct {
 	Axes   []AxisValue `json:"axes"`
 	// Scheduler is the I/O scheduler to switch the targets' disks to before
 	// the step; "" leaves them as they are.
-	Scheduler string `json:"scheduler,omitempty"`
-	Config    Config `json:"config"`
+	Scheduler string       `json:"scheduler,omitempty"`
+	Config    bench.Config `json:"config"`
 }
 
 // Value returns the step's value on axis a, or "".
@@ -97,7 +85,7 @@ type StepResult struct {
 	Schedulers map[string]string `json:"schedulers,omitempty"`
 	// Result holds the step's groups and jobs (nil when it failed before
 	// any I/O).
-	Result *Result `json:"result,omitempty"`
+	Result *bench.Result `json:"result,omitempty"`
 	// CPU is the whole machine's CPU over the step, from /proc/stat.
 	CPU system.CPUBreakdown `json:"cpu"`
 	// Proc is the iolab process's own CPU use over the step.

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
 )
 
 func TestOptionBools(t *testing.T) {
@@ -29,7 +31,7 @@ func TestOptionBools(t *testing.T) {
 		{name: "time_based", value: "on", wantErr: "is not 0 or 1"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
-			j := NewJob()
+			j := bench.NewJob()
 			j.TimeBased, j.Direct = !tc.want, !tc.want
 			err := ApplyOption(&j, tc.name, tc.value)
 			checkErr(t, err, tc.wantErr)
@@ -67,7 +69,7 @@ func TestOptionCPUsAllowed(t *testing.T) {
 		{in: "9000", wantErr: "CPU 9000 is beyond"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			j := NewJob()
+			j := bench.NewJob()
 			err := ApplyOption(&j, "cpus_allowed", tc.in)
 			checkErr(t, err, tc.wantErr)
 			if tc.wantErr == "" && !reflect.DeepEqual(j.CPUsAllowed, tc.want) {
@@ -99,7 +101,7 @@ func TestOptionPercentileList(t *testing.T) {
 		{in: "NaN", wantErr: "is not a number"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			j := NewJob()
+			j := bench.NewJob()
 			err := ApplyOption(&j, "percentile_list", tc.in)
 			checkErr(t, err, tc.wantErr)
 			if tc.wantErr == "" && !reflect.DeepEqual(j.PercentileList, tc.want) {
@@ -114,65 +116,65 @@ func TestOptionPercentileList(t *testing.T) {
 func TestApplyOption(t *testing.T) {
 	for _, tc := range []struct {
 		name, value string
-		field       func(j *Job) any
+		field       func(j *bench.Job) any
 		want        any
 		recorded    string // name in Options; "" means name
 	}{
-		{"name", "qd8", func(j *Job) any { return j.Name }, "qd8", ""},
-		{"description", "what it does", func(j *Job) any { return j.Name }, "", ""},
-		{"filename", "/dev/loop0", func(j *Job) any { return j.Filename }, "/dev/loop0", ""},
-		{"filename", `/dev/dsk/foo@3,0\:c`, func(j *Job) any { return j.Filename }, "/dev/dsk/foo@3,0:c", ""},
-		{"rw", "randwrite", func(j *Job) any { return j.RW }, "randwrite", ""},
-		{"rw", "readwrite", func(j *Job) any { return j.RW }, "rw", ""},
-		{"rw", "randrw", func(j *Job) any { return j.RW }, "randrw", ""},
-		{"readwrite", "randread", func(j *Job) any { return j.RW }, "randread", "rw"},
-		{"rwmixread", "70", func(j *Job) any { return j.RWMixRead }, 70, ""},
-		{"rwmixwrite", "30", func(j *Job) any { return j.RWMixRead }, 70, ""},
-		{"rwmixwrite", "100", func(j *Job) any { return j.RWMixRead }, 0, ""},
-		{"bs", "64k", func(j *Job) any { return j.BS }, int64(65536), ""},
-		{"blocksize", "1m", func(j *Job) any { return j.BS }, int64(1 << 20), "bs"},
-		{"size", "10g", func(j *Job) any { return j.Size }, int64(10 << 30), ""},
-		{"offset", "1m", func(j *Job) any { return j.Offset }, int64(1 << 20), ""},
-		{"iodepth", "32", func(j *Job) any { return j.IODepth }, 32, ""},
-		{"iodepth", "65536", func(j *Job) any { return j.IODepth }, 65536, ""},
-		{"iodepth", "0x10", func(j *Job) any { return j.IODepth }, 16, ""},
-		{"ioengine", "io_uring", func(j *Job) any { return j.IOEngine }, "io_uring", ""},
-		{"ioengine", "libaio", func(j *Job) any { return j.IOEngine }, "libaio", ""},
-		{"ioengine", "null", func(j *Job) any { return j.IOEngine }, "null", ""},
-		{"direct", "1", func(j *Job) any { return j.Direct }, true, ""},
-		{"runtime", "10", func(j *Job) any { return j.Runtime }, 10 * time.Second, ""},
-		{"runtime", "500ms", func(j *Job) any { return j.Runtime }, 500 * time.Millisecond, ""},
-		{"time_based", "", func(j *Job) any { return j.TimeBased }, true, ""},
-		{"ramp_time", "2s", func(j *Job) any { return j.RampTime }, 2 * time.Second, ""},
-		{"numjobs", "4", func(j *Job) any { return j.NumJobs }, 4, ""},
-		{"group_reporting", "", func(j *Job) any { return j.GroupReporting }, true, ""},
-		{"stonewall", "", func(j *Job) any { return j.Stonewall }, true, ""},
-		{"wait_for_previous", "", func(j *Job) any { return j.Stonewall }, true, "stonewall"},
-		{"new_group", "", func(j *Job) any { return j.NewGroup }, true, ""},
-		{"hipri", "", func(j *Job) any { return j.Hipri }, true, ""},
-		{"sqthread_poll", "1", func(j *Job) any { return j.SQThreadPoll }, true, ""},
-		{"sqthread_poll_cpu", "3", func(j *Job) any { return j.SQThreadPollCPU }, 3, ""},
-		{"fixedbufs", "", func(j *Job) any { return j.FixedBufs }, true, ""},
-		{"registerfiles", "", func(j *Job) any { return j.RegisterFiles }, true, ""},
-		{"randrepeat", "0", func(j *Job) any { return j.RandRepeat }, false, ""},
-		{"randseed", "1234", func(j *Job) any { return j.RandSeed }, uint64(1234), ""},
-		{"randseed", "18446744073709551615", func(j *Job) any { return j.RandSeed }, uint64(1<<64 - 1), ""},
-		{"randseed", "1k", func(j *Job) any { return j.RandSeed }, uint64(1024), ""},
-		{"norandommap", "", func(j *Job) any { return j.NoRandomMap }, true, ""},
-		{"cpus_allowed", "1-2", func(j *Job) any { return j.CPUsAllowed }, []int{1, 2}, ""},
-		{"iodepth_batch", "8", func(j *Job) any { return j.IODepthBatchSubmit }, 8, ""},
-		{"iodepth_batch_submit", "8", func(j *Job) any { return j.IODepthBatchSubmit }, 8, "iodepth_batch"},
-		{"iodepth_batch_complete_min", "0", func(j *Job) any { return j.IODepthBatchCompleteMin }, 0, ""},
-		{"iodepth_batch_complete", "4", func(j *Job) any { return j.IODepthBatchCompleteMin }, 4, "iodepth_batch_complete_min"},
-		{"iodepth_batch_complete_max", "16", func(j *Job) any { return j.IODepthBatchCompleteMax }, 16, ""},
-		{"percentile_list", "50:99", func(j *Job) any { return j.PercentileList }, []float64{50, 99}, ""},
-		{"allow_mounted_write", "1", func(j *Job) any { return j.AllowMountedWrite }, true, ""},
-		{"thread", "", func(j *Job) any { return j.NumJobs }, 1, ""},
-		{"kb_base", "1024", func(j *Job) any { return j.BS }, int64(4096), ""},
-		{"verify", "0", func(j *Job) any { return j.RW }, "read", ""},
+		{"name", "qd8", func(j *bench.Job) any { return j.Name }, "qd8", ""},
+		{"description", "what it does", func(j *bench.Job) any { return j.Name }, "", ""},
+		{"filename", "/dev/loop0", func(j *bench.Job) any { return j.Filename }, "/dev/loop0", ""},
+		{"filename", `/dev/dsk/foo@3,0\:c`, func(j *bench.Job) any { return j.Filename }, "/dev/dsk/foo@3,0:c", ""},
+		{"rw", "randwrite", func(j *bench.Job) any { return j.RW }, "randwrite", ""},
+		{"rw", "readwrite", func(j *bench.Job) any { return j.RW }, "rw", ""},
+		{"rw", "randrw", func(j *bench.Job) any { return j.RW }, "randrw", ""},
+		{"readwrite", "randread", func(j *bench.Job) any { return j.RW }, "randread", "rw"},
+		{"rwmixread", "70", func(j *bench.Job) any { return j.RWMixRead }, 70, ""},
+		{"rwmixwrite", "30", func(j *bench.Job) any { return j.RWMixRead }, 70, ""},
+		{"rwmixwrite", "100", func(j *bench.Job) any { return j.RWMixRead }, 0, ""},
+		{"bs", "64k", func(j *bench.Job) any { return j.BS }, int64(65536), ""},
+		{"blocksize", "1m", func(j *bench.Job) any { return j.BS }, int64(1 << 20), "bs"},
+		{"size", "10g", func(j *bench.Job) any { return j.Size }, int64(10 << 30), ""},
+		{"offset", "1m", func(j *bench.Job) any { return j.Offset }, int64(1 << 20), ""},
+		{"iodepth", "32", func(j *bench.Job) any { return j.IODepth }, 32, ""},
+		{"iodepth", "65536", func(j *bench.Job) any { return j.IODepth }, 65536, ""},
+		{"iodepth", "0x10", func(j *bench.Job) any { return j.IODepth }, 16, ""},
+		{"ioengine", "io_uring", func(j *bench.Job) any { return j.IOEngine }, "io_uring", ""},
+		{"ioengine", "libaio", func(j *bench.Job) any { return j.IOEngine }, "libaio", ""},
+		{"ioengine", "null", func(j *bench.Job) any { return j.IOEngine }, "null", ""},
+		{"direct", "1", func(j *bench.Job) any { return j.Direct }, true, ""},
+		{"runtime", "10", func(j *bench.Job) any { return j.Runtime }, 10 * time.Second, ""},
+		{"runtime", "500ms", func(j *bench.Job) any { return j.Runtime }, 500 * time.Millisecond, ""},
+		{"time_based", "", func(j *bench.Job) any { return j.TimeBased }, true, ""},
+		{"ramp_time", "2s", func(j *bench.Job) any { return j.RampTime }, 2 * time.Second, ""},
+		{"numjobs", "4", func(j *bench.Job) any { return j.NumJobs }, 4, ""},
+		{"group_reporting", "", func(j *bench.Job) any { return j.GroupReporting }, true, ""},
+		{"stonewall", "", func(j *bench.Job) any { return j.Stonewall }, true, ""},
+		{"wait_for_previous", "", func(j *bench.Job) any { return j.Stonewall }, true, "stonewall"},
+		{"new_group", "", func(j *bench.Job) any { return j.NewGroup }, true, ""},
+		{"hipri", "", func(j *bench.Job) any { return j.Hipri }, true, ""},
+		{"sqthread_poll", "1", func(j *bench.Job) any { return j.SQThreadPoll }, true, ""},
+		{"sqthread_poll_cpu", "3", func(j *bench.Job) any { return j.SQThreadPollCPU }, 3, ""},
+		{"fixedbufs", "", func(j *bench.Job) any { return j.FixedBufs }, true, ""},
+		{"registerfiles", "", func(j *bench.Job) any { return j.RegisterFiles }, true, ""},
+		{"randrepeat", "0", func(j *bench.Job) any { return j.RandRepeat }, false, ""},
+		{"randseed", "1234", func(j *bench.Job) any { return j.RandSeed }, uint64(1234), ""},
+		{"randseed", "18446744073709551615", func(j *bench.Job) any { return j.RandSeed }, uint64(1<<64 - 1), ""},
+		{"randseed", "1k", func(j *bench.Job) any { return j.RandSeed }, uint64(1024), ""},
+		{"norandommap", "", func(j *bench.Job) any { return j.NoRandomMap }, true, ""},
+		{"cpus_allowed", "1-2", func(j *bench.Job) any { return j.CPUsAllowed }, []int{1, 2}, ""},
+		{"iodepth_batch", "8", func(j *bench.Job) any { return j.IODepthBatchSubmit }, 8, ""},
+		{"iodepth_batch_submit", "8", func(j *bench.Job) any { return j.IODepthBatchSubmit }, 8, "iodepth_batch"},
+		{"iodepth_batch_complete_min", "0", func(j *bench.Job) any { return j.IODepthBatchCompleteMin }, 0, ""},
+		{"iodepth_batch_complete", "4", func(j *bench.Job) any { return j.IODepthBatchCompleteMin }, 4, "iodepth_batch_complete_min"},
+		{"iodepth_batch_complete_max", "16", func(j *bench.Job) any { return j.IODepthBatchCompleteMax }, 16, ""},
+		{"percentile_list", "50:99", func(j *bench.Job) any { return j.PercentileList }, []float64{50, 99}, ""},
+		{"allow_mounted_write", "1", func(j *bench.Job) any { return j.AllowMountedWrite }, true, ""},
+		{"thread", "", func(j *bench.Job) any { return j.NumJobs }, 1, ""},
+		{"kb_base", "1024", func(j *bench.Job) any { return j.BS }, int64(4096), ""},
+		{"verify", "0", func(j *bench.Job) any { return j.RW }, "read", ""},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
-			j := NewJob()
+			j := bench.NewJob()
 			if err := ApplyOption(&j, tc.name, tc.value); err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +185,7 @@ func TestApplyOption(t *testing.T) {
 			if rec == "" {
 				rec = tc.name
 			}
-			if want := []Option{{Name: rec, Value: tc.value}}; !reflect.DeepEqual(j.Options, want) {
+			if want := []bench.Option{{Name: rec, Value: tc.value}}; !reflect.DeepEqual(j.Options, want) {
 				t.Errorf("Options = %v, want %v", j.Options, want)
 			}
 		})
@@ -198,7 +200,7 @@ func TestApplyOptionEveryOptionTested(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range jobOptions {
-		for _, name := range append([]string{o.name}, o.aliases...) {
+		for _, name := range append([]string{o.Name}, o.Aliases...) {
 			if !strings.Contains(string(src), "{\""+name+"\", ") {
 				t.Errorf("TestApplyOption does not set %s", name)
 			}
@@ -250,10 +252,10 @@ func TestApplyOptionErrors(t *testing.T) {
 		{"iodepth_batch_complete_max", "-1", `option iodepth_batch_complete_max: -1 is out of range (0 to 65536)`},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
-			j := NewJob()
-			before := j.clone()
+			j := bench.NewJob()
+			before := j.Clone()
 			err := ApplyOption(&j, tc.name, tc.value)
-			var oe *OptionError
+			var oe *bench.OptionError
 			if !errors.As(err, &oe) {
 				t.Fatalf("ApplyOption(%s=%s) = %v, want an *OptionError", tc.name, tc.value, err)
 			}
@@ -272,19 +274,19 @@ func TestApplyOptionErrors(t *testing.T) {
 
 func TestOptionErrorFormat(t *testing.T) {
 	for _, tc := range []struct {
-		err  OptionError
+		err  bench.OptionError
 		want string
 	}{
-		{OptionError{Msg: "m"}, "m"},
-		{OptionError{Msg: "m", File: "a.fio"}, "a.fio: m"},
-		{OptionError{Msg: "m", File: "a.fio", Line: 7}, "a.fio:7: m"},
+		{bench.OptionError{Msg: "m"}, "m"},
+		{bench.OptionError{Msg: "m", File: "a.fio"}, "a.fio: m"},
+		{bench.OptionError{Msg: "m", File: "a.fio", Line: 7}, "a.fio:7: m"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
 		}
 	}
 	inner := os.ErrNotExist
-	if err := error(&OptionError{Msg: "m", Err: inner}); !errors.Is(err, inner) {
+	if err := error(&bench.OptionError{Msg: "m", Err: inner}); !errors.Is(err, inner) {
 		t.Errorf("OptionError does not unwrap to its Err")
 	}
 }
@@ -294,7 +296,7 @@ func TestOptionFinishJob(t *testing.T) {
 		name    string
 		opts    [][2]string
 		wantErr string
-		check   func(j *Job) string // "" when fine
+		check   func(j *bench.Job) string // "" when fine
 	}{
 		{name: "complete", opts: [][2]string{{"filename", "/dev/loop0"}}},
 		{name: "no filename", wantErr: `job "j": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
@@ -309,16 +311,16 @@ func TestOptionFinishJob(t *testing.T) {
 		{name: "sqthread_poll_cpu alone", opts: [][2]string{{"filename", "f"}, {"ioengine", "io_uring"}, {"sqthread_poll_cpu", "1"}},
 			wantErr: "sqthread_poll_cpu has no effect without sqthread_poll (add sqthread_poll)"},
 		{name: "batch 0 is iodepth", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}, {"iodepth_batch", "0"}},
-			check: func(j *Job) string { return mismatch(j.IODepthBatchSubmit, 16) }},
+			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchSubmit, 16) }},
 		{name: "batch above iodepth is iodepth", opts: [][2]string{{"filename", "f"}, {"iodepth", "4"}, {"iodepth_batch", "64"}},
-			check: func(j *Job) string { return mismatch(j.IODepthBatchSubmit, 4) }},
+			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchSubmit, 4) }},
 		{name: "complete_max below min is min", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}, {"iodepth_batch_complete_min", "8"}, {"iodepth_batch_complete_max", "2"}},
-			check: func(j *Job) string { return mismatch(j.IODepthBatchCompleteMax, 8) }},
+			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchCompleteMax, 8) }},
 		{name: "complete_max 0 stays 0", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}},
-			check: func(j *Job) string { return mismatch(j.IODepthBatchCompleteMax, 0) }},
+			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchCompleteMax, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := NewJob()
+			j := bench.NewJob()
 			j.Name = "j"
 			for _, o := range tc.opts {
 				if err := ApplyOption(&j, o[0], o[1]); err != nil {
@@ -328,7 +330,7 @@ func TestOptionFinishJob(t *testing.T) {
 			err := FinishJob(&j)
 			checkErr(t, err, tc.wantErr)
 			if err != nil {
-				if _, ok := errors.AsType[*OptionError](err); !ok {
+				if _, ok := errors.AsType[*bench.OptionError](err); !ok {
 					t.Errorf("FinishJob error %T is not an *OptionError", err)
 				}
 			}
@@ -362,7 +364,7 @@ func TestParseArgs(t *testing.T) {
 	if cfg.OutputFormat != "json+" || cfg.Output != "out.json" {
 		t.Errorf("OutputFormat, Output = %q, %q; want json+, out.json", cfg.OutputFormat, cfg.Output)
 	}
-	wantGlobals := []Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"direct", "1"}, {"time_based", ""}, {"runtime", "2"}}
+	wantGlobals := []bench.Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"direct", "1"}, {"time_based", ""}, {"runtime", "2"}}
 	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
 		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
 	}
@@ -374,18 +376,18 @@ func TestParseArgs(t *testing.T) {
 		t.Errorf("group ID, Wait, Reporting = %d, %v, %v; want 0, false, true", g.ID, g.Wait, g.Reporting)
 	}
 	qd1, qd8 := g.Jobs[0], g.Jobs[1]
-	base := NewJob()
+	base := bench.NewJob()
 	base.IOEngine, base.Filename, base.Direct, base.TimeBased, base.Runtime = "io_uring", "/dev/loop0", true, true, 2*time.Second
 
-	want1 := base.clone()
+	want1 := base.Clone()
 	want1.Name, want1.RW = "qd1", "randread"
-	want1.Options = []Option{{"name", "qd1"}, {"rw", "randread"}, {"bs", "4k"}}
+	want1.Options = []bench.Option{{"name", "qd1"}, {"rw", "randread"}, {"bs", "4k"}}
 	if !reflect.DeepEqual(qd1, want1) {
 		t.Errorf("qd1:\n got %+v\nwant %+v", qd1, want1)
 	}
-	want8 := base.clone()
+	want8 := base.Clone()
 	want8.Name, want8.RW, want8.RWMixRead, want8.IODepth, want8.IODepthBatchSubmit, want8.GroupReporting = "qd8", "randrw", 70, 8, 1, true
-	want8.Options = []Option{{"name", "qd8"}, {"rw", "randrw"}, {"rwmixread", "70"}, {"iodepth", "8"}, {"group_reporting", ""}}
+	want8.Options = []bench.Option{{"name", "qd8"}, {"rw", "randrw"}, {"rwmixread", "70"}, {"iodepth", "8"}, {"group_reporting", ""}}
 	if !reflect.DeepEqual(qd8, want8) {
 		t.Errorf("qd8:\n got %+v\nwant %+v", qd8, want8)
 	}
@@ -399,9 +401,9 @@ func TestParseArgsDefaults(t *testing.T) {
 	if cfg.OutputFormat != "normal" || cfg.Output != "" || cfg.GlobalOptions != nil {
 		t.Errorf("OutputFormat, Output, GlobalOptions = %q, %q, %v; want normal, \"\", nil", cfg.OutputFormat, cfg.Output, cfg.GlobalOptions)
 	}
-	want := NewJob()
+	want := bench.NewJob()
 	want.Name, want.Filename = "a", "/dev/loop0"
-	want.Options = []Option{{"name", "a"}, {"filename", "/dev/loop0"}}
+	want.Options = []bench.Option{{"name", "a"}, {"filename", "/dev/loop0"}}
 	if got := cfg.Groups[0].Jobs[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("job:\n got %+v\nwant %+v", got, want)
 	}
@@ -469,7 +471,7 @@ func TestParseArgsErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, err := ParseArgs(tc.args)
-			if _, ok := errors.AsType[*OptionError](err); !ok {
+			if _, ok := errors.AsType[*bench.OptionError](err); !ok {
 				t.Fatalf("ParseArgs = %v, want an *OptionError", err)
 			}
 			checkErr(t, err, tc.want)

@@ -1,9 +1,13 @@
-package bench
+package sweep
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/units"
 )
 
 // Preset is a ready-made plan for one of the experiments in DESIGN.md:
@@ -123,10 +127,10 @@ func PresetByName(name string) (Preset, error) {
 		names = append(names, p.Name)
 	}
 	msg := fmt.Sprintf("unknown preset %q", name)
-	if s := closest(name, names); s != "" {
+	if s := units.Closest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	return Preset{}, &OptionError{Option: "preset", Value: name, Msg: msg + "; the presets are " + strings.Join(names, ", ")}
+	return Preset{}, &bench.OptionError{Option: "preset", Value: name, Msg: msg + "; the presets are " + strings.Join(names, ", ")}
 }
 
 // Args builds the fio command line ParseArgs takes: --filename=filename,
@@ -205,8 +209,8 @@ func overrideName(arg string) (string, bool) {
 		return "", false
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(arg[1:], "-"), "=")
-	if o, ok := lookupOption(name); ok {
-		return o.name, true
+	if o, ok := fio.LookupOption(name); ok {
+		return o.Name, true
 	}
 	return name, true
 }
@@ -218,8 +222,8 @@ func takesValue(name string) bool {
 	case "name", "output", "output-format":
 		return true
 	}
-	o, ok := lookupOption(name)
-	return ok && !o.flag
+	o, ok := fio.LookupOption(name)
+	return ok && !o.Flag
 }
 
 // replaceOption sets every occurrence of option name in args to arg, and

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 )
 
@@ -172,7 +173,7 @@ type DiskUtil struct {
 // Options is fio's "job options" or "global options" object. fio prints the
 // options in the order they were given, so they are a slice, marshalled as
 // an object in order.
-type Options []Option
+type Options []bench.Option
 
 // MarshalJSON writes o as one JSON object, keys in o's order.
 func (o Options) MarshalJSON() ([]byte, error) {
@@ -206,7 +207,7 @@ func (o *Options) UnmarshalJSON(data []byte) error {
 		} else if string(raw) != "null" {
 			value = string(raw)
 		}
-		opts = append(opts, Option{Name: key, Value: value})
+		opts = append(opts, bench.Option{Name: key, Value: value})
 		return nil
 	})
 	if err != nil {

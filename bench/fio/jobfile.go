@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bufio"
@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
+
+	"iolab/bench"
 )
 
 // ParseJobFile parses a fio job file (__parse_jobs_ini in fio's init.c), an
@@ -27,74 +28,40 @@ import (
 //
 // fio's include directive, $keywords and (expressions) are not supported.
 // name names the file in errors, which are *OptionError with File and Line.
-func ParseJobFile(r io.Reader, name string) (*Config, error) {
+func ParseJobFile(r io.Reader, name string) (*bench.Config, error) {
 	p := newJobParser(name)
 	if err := p.parseFile(r, name); err != nil {
 		return nil, err
 	}
 	if len(p.jobs) == 0 {
-		return nil, &OptionError{File: name, Msg: "no jobs: add a [job] section"}
+		return nil, &bench.OptionError{File: name, Msg: "no jobs: add a [job] section"}
 	}
-	return &Config{Jobs: p.jobs, Groups: Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
-}
-
-// Expand turns jobs, in order, into groups the way fio's add_job numbers
-// them: a job with stonewall or new_group starts a new group unless the
-// current one is still empty; a group started by stonewall waits for every
-// job before it. numjobs=N puts N copies of the job in its group (fio's
-// clones keep the name); group_reporting on any job of a group makes the
-// group report as one.
-func Expand(jobs []Job) []Group {
-	var groups []Group
-	for _, j := range jobs {
-		if len(groups) == 0 || ((j.Stonewall || j.NewGroup) && len(groups[len(groups)-1].Jobs) > 0) {
-			groups = append(groups, Group{ID: len(groups), Wait: j.Stonewall && len(groups) > 0})
-		}
-		g := &groups[len(groups)-1]
-		for n := range max(j.NumJobs, 1) {
-			c := j.clone()
-			if n > 0 {
-				// As in fio, the clones run alongside the first copy.
-				c.Stonewall, c.NewGroup = false, false
-			}
-			g.Jobs = append(g.Jobs, c)
-		}
-		g.Reporting = g.Reporting || j.GroupReporting
-	}
-	return groups
-}
-
-// clone returns a copy of j that shares no slices with it.
-func (j Job) clone() Job {
-	j.CPUsAllowed = slices.Clone(j.CPUsAllowed)
-	j.PercentileList = slices.Clone(j.PercentileList)
-	j.Options = slices.Clone(j.Options)
-	return j
+	return &bench.Config{Jobs: p.jobs, Groups: bench.Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
 }
 
 // jobParser holds what fio keeps while it parses a command line and job
 // files: the defaults that global options build up (fio's def_thread), the
 // job being built and the jobs done.
 type jobParser struct {
-	defaults Job
-	globals  []Option // the options that built defaults, in order: Config.GlobalOptions
-	jobs     []Job
+	defaults bench.Job
+	globals  []bench.Option // the options that built defaults, in order: Config.GlobalOptions
+	jobs     []bench.Job
 
-	cur      *Job // the job being built; nil in a global section
+	cur      *bench.Job // the job being built; nil in a global section
 	curFile  string
 	curLine  int  // where cur starts, for errors about the whole job
 	wallNext bool // the next job waits for those before it
 }
 
 func newJobParser(file string) *jobParser {
-	return &jobParser{defaults: NewJob(), curFile: file}
+	return &jobParser{defaults: bench.NewJob(), curFile: file}
 }
 
 // restart is what fio does between job files (parse_options in fio's
 // init.c): the defaults, with their list of global options, go back to
 // fio's own, and the next file's jobs wait for the ones before.
 func (p *jobParser) restart() {
-	p.defaults = NewJob()
+	p.defaults = bench.NewJob()
 	p.globals = nil
 	p.wallNext = true
 }
@@ -107,18 +74,18 @@ func (p *jobParser) startSection(name string, line int) error {
 		return err
 	}
 	if name == "" {
-		return p.errorAt(line, &OptionError{Option: "name", Msg: "a job needs a name (e.g. --name=randread or [randread])"})
+		return p.errorAt(line, &bench.OptionError{Option: "name", Msg: "a job needs a name (e.g. --name=randread or [randread])"})
 	}
 	if strings.HasPrefix(name, "global") {
 		return nil
 	}
-	j := p.defaults.clone()
+	j := p.defaults.Clone()
 	j.Name = name
 	j.Options = nil
 	if p.curFile == "" {
 		// fio lists a command-line job's name among its options; a
 		// section's name is not an option.
-		j.Options = []Option{{Name: "name", Value: name}}
+		j.Options = []bench.Option{{Name: "name", Value: name}}
 	}
 	if p.wallNext {
 		j.Stonewall = true
@@ -160,7 +127,7 @@ func (p *jobParser) finishJob() error {
 
 // errorAt puts the current file and line on an *OptionError.
 func (p *jobParser) errorAt(line int, err error) error {
-	if oe, ok := errors.AsType[*OptionError](err); ok && p.curFile != "" {
+	if oe, ok := errors.AsType[*bench.OptionError](err); ok && p.curFile != "" {
 		oe.File, oe.Line = p.curFile, line
 	}
 	return err
@@ -182,7 +149,7 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 		}
 		if text[0] == '[' {
 			if !strings.HasSuffix(text, "]") {
-				return &OptionError{File: file, Line: line, Msg: fmt.Sprintf("section header %s has no closing ] (write e.g. [randread])", text)}
+				return &bench.OptionError{File: file, Line: line, Msg: fmt.Sprintf("section header %s has no closing ] (write e.g. [randread])", text)}
 			}
 			if err := p.startSection(text[1:len(text)-1], line); err != nil {
 				return err
@@ -191,19 +158,19 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 			continue
 		}
 		if !inSection {
-			return &OptionError{File: file, Line: line, Msg: fmt.Sprintf("%s is outside any section (put it under [global] or a [job])", text)}
+			return &bench.OptionError{File: file, Line: line, Msg: fmt.Sprintf("%s is outside any section (put it under [global] or a [job])", text)}
 		}
 		if text == "include" || strings.HasPrefix(text, "include ") {
-			return &OptionError{File: file, Line: line, Msg: "iolab does not support include; copy the included options here"}
+			return &bench.OptionError{File: file, Line: line, Msg: "iolab does not support include; copy the included options here"}
 		}
 		expanded, err := expandEnv(text)
 		if err != nil {
-			return &OptionError{File: file, Line: line, Msg: err.Error()}
+			return &bench.OptionError{File: file, Line: line, Msg: err.Error()}
 		}
 		name, value, _ := strings.Cut(expanded, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if err := p.apply(name, value, line); err != nil {
-			if oe, ok := errors.AsType[*OptionError](err); ok && strings.ContainsAny(value, "#;") {
+			if oe, ok := errors.AsType[*bench.OptionError](err); ok && strings.ContainsAny(value, "#;") {
 				oe.Msg += " (fio allows comments only on lines of their own)"
 			}
 			return err
@@ -214,7 +181,7 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 		if errors.Is(err, bufio.ErrTooLong) {
 			msg = "a line is longer than 1 MiB"
 		}
-		return &OptionError{File: file, Line: line + 1, Msg: msg, Err: err}
+		return &bench.OptionError{File: file, Line: line + 1, Msg: msg, Err: err}
 	}
 	return p.finishJob()
 }

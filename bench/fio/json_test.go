@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // fioTestdata is a real fio 3.33 json+ output: randrw on io_uring at
 // iodepth 8.
-const fioTestdata = "testdata/fio/randrw-io_uring-qd8.json"
+const fioTestdata = "testdata/randrw-io_uring-qd8.json"
 
 func readFioTestdata(t *testing.T) []byte {
 	t.Helper()

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/units"
 )
 
 // Calibration compares iolab's engine with fio on the same job: both run
@@ -57,7 +59,7 @@ var ErrNoFio = errors.New("fio is not installed: calibrate runs fio beside iolab
 
 // Calibrate runs fio (found on PATH as fioPath) and iolab with the fio
 // options in args, alternately, rounds times each.
-func (rn *Runner) Calibrate(ctx context.Context, fioPath string, args []string, rounds int, progress io.Writer) (*Calibration, error) {
+func Calibrate(ctx context.Context, rn *bench.Runner, fioPath string, args []string, rounds int, progress io.Writer) (*Calibration, error) {
 	if rounds < 1 {
 		return nil, fmt.Errorf("calibrate: --rounds must be at least 1")
 	}
@@ -100,7 +102,7 @@ func (rn *Runner) Calibrate(ctx context.Context, fioPath string, args []string, 
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: iolab: %w", err)
 		}
-		iolabReps = append(iolabReps, res.Report(cfg, true))
+		iolabReps = append(iolabReps, NewReport(res, cfg, true))
 	}
 	for d, name := range []string{"read", "write"} {
 		f, okF, err := side(fioReps, d)
@@ -143,7 +145,7 @@ func side(reps []Report, d int) (Side, bool, error) {
 		var h hist.Histogram
 		for _, j := range rep.Jobs {
 			dr := j.Read
-			if d == Write {
+			if d == bench.Write {
 				dr = j.Write
 			}
 			if dr.TotalIOs == 0 {
@@ -191,7 +193,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  %s\n", strings.Join(c.Args, " "))
 	fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9s\n", "dir", "metric", "fio", "iolab", "iolab/fio")
 	for _, d := range c.Directions {
-		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "IOPS", shortNum(d.Fio.IOPS), shortNum(d.Iolab.IOPS), d.IOPSRatio)
+		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "IOPS", units.Count(d.Fio.IOPS), units.Count(d.Iolab.IOPS), d.IOPSRatio)
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "clat p50", fmtNS(d.Fio.ClatP50NS), fmtNS(d.Iolab.ClatP50NS), d.ClatP50Ratio)
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "clat p99", fmtNS(d.Fio.ClatP99NS), fmtNS(d.Iolab.ClatP99NS), d.ClatP99Ratio)
 		fmt.Fprintf(&b, "%-6s %-9s %12s %12s %9.3f\n", d.Direction, "lat mean", fmtNS(uint64(d.Fio.LatMeanNS)), fmtNS(uint64(d.Iolab.LatMeanNS)), d.LatMeanRatio)

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"fmt"
@@ -7,16 +7,18 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/system"
+	"iolab/bench/units"
 )
 
 // Version is iolab's version, reported as "iolab version".
 var Version = "iolab-0.1"
 
-// Report turns a result into fio's JSON document; with plus (json+) the
+// NewReport turns a result into fio's JSON document; with plus (json+) the
 // latency histograms' bins are included.
-func (res *Result) Report(cfg *Config, plus bool) Report {
+func NewReport(res *bench.Result, cfg *bench.Config, plus bool) Report {
 	rep := Report{
 		IolabVersion:  Version,
 		Timestamp:     res.Start.Unix(),
@@ -47,7 +49,7 @@ func (res *Result) Report(cfg *Config, plus bool) Report {
 	return rep
 }
 
-func jobReport(r *JobResult, plus bool, groupBW [2]float64) JobReport {
+func jobReport(r *bench.JobResult, plus bool, groupBW [2]float64) JobReport {
 	jr := JobReport{
 		JobName:    r.Name,
 		GroupID:    r.GroupID,
@@ -65,12 +67,12 @@ func jobReport(r *JobResult, plus bool, groupBW [2]float64) JobReport {
 		jr.UsrCPU = 100 * r.UsrCPU.Seconds() / r.Runtime.Seconds()
 		jr.SysCPU = 100 * r.SysCPU.Seconds() / r.Runtime.Seconds()
 	}
-	jr.Read = dirReport(r, Read, plus, groupBW[Read])
-	jr.Write = dirReport(r, Write, plus, groupBW[Write])
+	jr.Read = dirReport(r, bench.Read, plus, groupBW[bench.Read])
+	jr.Write = dirReport(r, bench.Write, plus, groupBW[bench.Write])
 	return jr
 }
 
-func dirReport(r *JobResult, d int, plus bool, groupBW float64) DirReport {
+func dirReport(r *bench.JobResult, d int, plus bool, groupBW float64) DirReport {
 	dr := &r.Dirs[d]
 	out := DirReport{
 		IOBytes:  dr.Bytes,
@@ -114,10 +116,10 @@ func diskUtilReport(u system.DiskUtilization) DiskUtil {
 	}
 }
 
-// WriteNormal prints the result the way fio's normal output does: per job
+// WriteNormal prints res the way fio's normal output does: per job
 // IOPS, bandwidth, latencies, clat percentiles, interval statistics and
 // CPU; per group the run status; then the disks.
-func (res *Result) WriteNormal(w io.Writer) error {
+func WriteNormal(w io.Writer, res *bench.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s, kernel %s, %s\n", Version, res.Host.Hostname, res.Host.KernelRelease, res.Start.Format(time.RFC1123))
 	for _, g := range res.Groups {
@@ -146,8 +148,8 @@ func (res *Result) WriteNormal(w io.Writer) error {
 			}
 			agg := float64(bytes) / rt.Seconds()
 			fmt.Fprintf(&b, "  %5s: bw=%s (%s), %s-%s, io=%s (%s), run=%d-%dmsec\n", name,
-				binRate(agg), decRate(agg), binRate(minBW), binRate(maxBW),
-				binSize(float64(bytes)), decSize(float64(bytes)), rt.Milliseconds(), rt.Milliseconds())
+				units.Rate(agg), units.DecimalRate(agg), units.Rate(minBW), units.Rate(maxBW),
+				units.Bytes(float64(bytes)), units.DecimalBytes(float64(bytes)), rt.Milliseconds(), rt.Milliseconds())
 		}
 	}
 	first := true
@@ -167,13 +169,13 @@ func (res *Result) WriteNormal(w io.Writer) error {
 	return err
 }
 
-func writeJobNormal(b *strings.Builder, r *JobResult) {
+func writeJobNormal(b *strings.Builder, r *bench.JobResult) {
 	errno := 0
 	if r.Error != "" {
 		errno = 1
 	}
 	fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: %s (%s, iodepth=%d, bs=%s, %s)\n",
-		r.Name, r.GroupID, r.Jobs, errno, r.Job.RW, r.Job.IOEngine, r.Job.IODepth, binSize(float64(r.Job.BS)), r.Job.Filename)
+		r.Name, r.GroupID, r.Jobs, errno, r.Job.RW, r.Job.IOEngine, r.Job.IODepth, units.Bytes(float64(r.Job.BS)), r.Job.Filename)
 	if r.Error != "" {
 		fmt.Fprintf(b, "  error: %s\n", r.Error)
 	}
@@ -183,7 +185,7 @@ func writeJobNormal(b *strings.Builder, r *JobResult) {
 			continue
 		}
 		fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s (%s)(%s/%dmsec)\n", name,
-			shortNum(r.IOPS(d)), binRate(r.BW(d)), decRate(r.BW(d)), binSize(float64(dr.Bytes)), r.Runtime.Milliseconds())
+			units.Count(r.IOPS(d)), units.Rate(r.BW(d)), units.DecimalRate(r.BW(d)), units.Bytes(float64(dr.Bytes)), r.Runtime.Milliseconds())
 		writeLat(b, "slat", &dr.Slat)
 		writeLat(b, "clat", &dr.Clat)
 		writeLat(b, " lat", &dr.Lat)
@@ -258,44 +260,3 @@ func writePercentiles(b *strings.Builder, l *hist.Lat, list []float64) {
 func trimFloat(v float64) string {
 	return fmt.Sprintf("%.0f", math.Trunc(v))
 }
-
-// shortNum formats like fio's num2str with three significant digits: 57.2k.
-func shortNum(v float64) string {
-	units := []string{"", "k", "M", "G", "T"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	s := fmt.Sprintf("%.*f", max(0, 2-int(math.Log10(math.Max(v, 1)))), v)
-	if strings.Contains(s, ".") {
-		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
-	}
-	return s + units[i]
-}
-
-func scaled(v float64, base float64, units []string) string {
-	i := 0
-	for v >= base && i < len(units)-1 {
-		v /= base
-		i++
-	}
-	if v >= 100 || i == 0 {
-		return fmt.Sprintf("%.0f%s", v, units[i])
-	}
-	if v >= 10 {
-		return fmt.Sprintf("%.1f%s", v, units[i])
-	}
-	return fmt.Sprintf("%.2f%s", v, units[i])
-}
-
-func binSize(v float64) string { return scaled(v, 1024, []string{"B", "KiB", "MiB", "GiB", "TiB"}) }
-func decSize(v float64) string { return scaled(v, 1000, []string{"B", "kB", "MB", "GB", "TB"}) }
-func binRate(v float64) string { return binSize(v) + "/s" }
-func decRate(v float64) string { return decSize(v) + "/s" }
-
-// fmtBytes formats a byte count for error messages.
-func fmtBytes(v int64) string { return binSize(float64(v)) }

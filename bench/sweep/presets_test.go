@@ -1,4 +1,4 @@
-package bench
+package sweep
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
+	"iolab/bench/fio"
 )
 
 func TestPresetsParse(t *testing.T) {
@@ -26,7 +29,7 @@ func TestPresetsParse(t *testing.T) {
 			if args[0] != "--filename=/dev/loop7" {
 				t.Errorf("Args()[0] = %q, want --filename first", args[0])
 			}
-			cfg, err := ParseArgs(args)
+			cfg, err := fio.ParseArgs(args)
 			if err != nil {
 				t.Fatalf("ParseArgs(%q): %v", args, err)
 			}
@@ -58,8 +61,8 @@ func TestPresetsParse(t *testing.T) {
 
 // checkSweepValue applies one sweep value to a copy of j the way a step
 // would, without depending on the plan's own expansion.
-func checkSweepValue(j Job, axis Axis, v string) error {
-	j = j.clone()
+func checkSweepValue(j bench.Job, axis Axis, v string) error {
+	j = j.Clone()
 	switch axis {
 	case AxisScheduler:
 		if !slices.Contains([]string{"none", "mq-deadline", "bfq", "kyber"}, v) {
@@ -68,7 +71,7 @@ func checkSweepValue(j Job, axis Axis, v string) error {
 		return nil
 	case AxisEngine:
 		engine, mods, _ := strings.Cut(v, "+")
-		if err := ApplyOption(&j, "ioengine", engine); err != nil {
+		if err := fio.ApplyOption(&j, "ioengine", engine); err != nil {
 			return err
 		}
 		for m := range strings.SplitSeq(mods, "+") {
@@ -77,27 +80,27 @@ func checkSweepValue(j Job, axis Axis, v string) error {
 				return errors.New("unknown engine variant " + m)
 			}
 			if opt != "" {
-				if err := ApplyOption(&j, opt, ""); err != nil {
+				if err := fio.ApplyOption(&j, opt, ""); err != nil {
 					return err
 				}
 			}
 		}
 	default:
-		if err := ApplyOption(&j, string(axis), v); err != nil {
+		if err := fio.ApplyOption(&j, string(axis), v); err != nil {
 			return err
 		}
 	}
-	return FinishJob(&j)
+	return fio.FinishJob(&j)
 }
 
 func TestPresetContents(t *testing.T) {
-	parse := func(name string) (Preset, *Config) {
+	parse := func(name string) (Preset, *bench.Config) {
 		t.Helper()
 		p, err := PresetByName(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := ParseArgs(p.Args("/dev/nvme0n1", nil))
+		cfg, err := fio.ParseArgs(p.Args("/dev/nvme0n1", nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +187,7 @@ func TestPresetsAreCopies(t *testing.T) {
 
 func TestPresetByNameUnknown(t *testing.T) {
 	_, err := PresetByName("sched-fairnes")
-	var oe *OptionError
+	var oe *bench.OptionError
 	if !errors.As(err, &oe) {
 		t.Fatalf("err = %v, want an *OptionError", err)
 	}
@@ -260,7 +263,7 @@ func TestPresetArgsOverridesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ParseArgs(p.Args("/dev/sdb", []string{"--iodepth", "4", "--runtime=2", "--ioengine=io_uring"}))
+	cfg, err := fio.ParseArgs(p.Args("/dev/sdb", []string{"--iodepth", "4", "--runtime=2", "--ioengine=io_uring"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +272,7 @@ func TestPresetArgsOverridesParse(t *testing.T) {
 			t.Errorf("job %s: iodepth %d runtime %v engine %s, want the overrides", j.Name, j.IODepth, j.Runtime, j.IOEngine)
 		}
 	}
-	if _, err := ParseArgs(p.Args("/dev/sdb", []string{"--iodepht=4"})); err == nil || !strings.Contains(err.Error(), `did you mean "iodepth"`) {
+	if _, err := fio.ParseArgs(p.Args("/dev/sdb", []string{"--iodepht=4"})); err == nil || !strings.Contains(err.Error(), `did you mean "iodepth"`) {
 		t.Errorf("a misspelt override: err = %v, want ParseArgs to name it", err)
 	}
 }

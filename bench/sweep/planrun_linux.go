@@ -1,4 +1,4 @@
-package bench
+package sweep
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/system"
 )
 
@@ -25,18 +26,18 @@ type PlanHooks struct {
 	StepDone func(res *StepResult) error
 }
 
-// RunPlan runs every step of plan in order. Before anything runs it checks
+// Run runs every step of plan in order. Before anything runs it checks
 // what would fail every step (sweep values, scheduler names and
 // permissions); a step that fails on its own (hipri without poll queues)
 // is recorded as failed and the plan goes on. Schedulers the plan switched
 // are put back when it ends, however it ends.
-func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (results []StepResult, err error) {
-	steps, disks, err := rn.check(plan)
+func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (results []StepResult, err error) {
+	steps, disks, err := check(rn, plan)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range disks {
-		restore, err := rn.holdScheduler(d, hooks)
+		restore, err := holdScheduler(rn, d, hooks)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +56,7 @@ func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (res
 		if hooks.StepStarted != nil {
 			hooks.StepStarted(st, len(steps))
 		}
-		res := rn.runStep(ctx, plan, st, disks)
+		res := runStep(ctx, rn, plan, st, disks)
 		results = append(results, res)
 		if hooks.StepDone != nil {
 			if herr := hooks.StepDone(&results[len(results)-1]); herr != nil {
@@ -76,12 +77,12 @@ func (rn *Runner) RunPlan(ctx context.Context, plan *Plan, hooks PlanHooks) (res
 // fail: a bad sweep value, a target that is missing, unsafe to write or
 // misaligned for O_DIRECT, a scheduler a disk does not offer or may not be
 // switched. (hipri without poll queues fails only the steps that use it.)
-func (rn *Runner) Check(plan *Plan) error {
-	_, _, err := rn.check(plan)
+func Check(rn *bench.Runner, plan *Plan) error {
+	_, _, err := check(rn, plan)
 	return err
 }
 
-func (rn *Runner) check(plan *Plan) ([]Step, []string, error) {
+func check(rn *bench.Runner, plan *Plan) ([]Step, []string, error) {
 	steps, err := plan.Steps()
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +99,7 @@ func (rn *Runner) check(plan *Plan) ([]Step, []string, error) {
 	if _, err := rn.Prepare(&base); err != nil {
 		return nil, nil, err
 	}
-	disks, err := rn.schedulerDisks(plan, steps)
+	disks, err := schedulerDisks(rn, plan, steps)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,7 +108,7 @@ func (rn *Runner) check(plan *Plan) ([]Step, []string, error) {
 
 // runStep prepares and runs one step: discard, drop caches, scheduler,
 // then the jobs, with the machine's and the process's CPU around them.
-func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []string) StepResult {
+func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks []string) StepResult {
 	res := StepResult{Step: *st, Start: time.Now()}
 	fail := func(err error) StepResult {
 		res.Status, res.Error, res.End = StepFailed, err.Error(), time.Now()
@@ -161,11 +162,11 @@ func (rn *Runner) runStep(ctx context.Context, plan *Plan, st *Step, disks []str
 }
 
 // blockTargets lists the distinct block devices a config's jobs use.
-func blockTargets(cfg *Config) []string {
+func blockTargets(cfg *bench.Config) []string {
 	var out []string
 	for _, g := range cfg.Groups {
 		for _, j := range g.Jobs {
-			if j.IOEngine != "null" && !slices.Contains(out, j.Filename) && system.IsBlockDevice(j.Filename) {
+			if !j.Diskless() && !slices.Contains(out, j.Filename) && system.IsBlockDevice(j.Filename) {
 				out = append(out, j.Filename)
 			}
 		}
@@ -176,7 +177,7 @@ func blockTargets(cfg *Config) []string {
 // schedulerDisks checks, before anything runs, that every scheduler the
 // plan names is offered by every disk it will switch and that the switch
 // is allowed; it returns those disks.
-func (rn *Runner) schedulerDisks(plan *Plan, steps []Step) ([]string, error) {
+func schedulerDisks(rn *bench.Runner, plan *Plan, steps []Step) ([]string, error) {
 	var names []string
 	for _, st := range steps {
 		if st.Scheduler != "" && !slices.Contains(names, st.Scheduler) {
@@ -189,7 +190,7 @@ func (rn *Runner) schedulerDisks(plan *Plan, steps []Step) ([]string, error) {
 	var disks []string
 	for _, g := range plan.Base.Groups {
 		for _, j := range g.Jobs {
-			if j.IOEngine == "null" {
+			if j.Diskless() {
 				continue
 			}
 			t, err := rn.Sys.ResolveTarget(j.Filename)
@@ -217,7 +218,7 @@ func (rn *Runner) schedulerDisks(plan *Plan, steps []Step) ([]string, error) {
 
 // holdScheduler records disk's scheduler (in the store, through hooks)
 // and returns the function that puts it back.
-func (rn *Runner) holdScheduler(disk string, hooks PlanHooks) (func() error, error) {
+func holdScheduler(rn *bench.Runner, disk string, hooks PlanHooks) (func() error, error) {
 	original, _, err := rn.Sys.Schedulers(disk)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -12,9 +12,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
 )
 
-func parseTestJobFile(t *testing.T, name string) *Config {
+func parseTestJobFile(t *testing.T, name string) *bench.Config {
 	t.Helper()
 	path := filepath.Join("testdata", "jobs", name)
 	f, err := os.Open(path)
@@ -30,7 +32,7 @@ func parseTestJobFile(t *testing.T, name string) *Config {
 }
 
 // groupNames shows groups compactly: "0:[a b] 1:wait[c]report".
-func groupNames(groups []Group) string {
+func groupNames(groups []bench.Group) string {
 	var parts []string
 	for _, g := range groups {
 		var names []string
@@ -50,8 +52,8 @@ func groupNames(groups []Group) string {
 	return strings.Join(parts, " ")
 }
 
-func allJobs(groups []Group) []Job {
-	var jobs []Job
+func allJobs(groups []bench.Group) []bench.Job {
+	var jobs []bench.Job
 	for _, g := range groups {
 		jobs = append(jobs, g.Jobs...)
 	}
@@ -63,25 +65,25 @@ func TestParseJobFileBasic(t *testing.T) {
 	if cfg.OutputFormat != "normal" || cfg.Output != "" {
 		t.Errorf("OutputFormat, Output = %q, %q; want normal, \"\"", cfg.OutputFormat, cfg.Output)
 	}
-	wantGlobals := []Option{{"filename", "/dev/nvme0n1"}, {"ioengine", "libaio"}, {"direct", "1"}, {"bs", "4k"}, {"iodepth", "1"}}
+	wantGlobals := []bench.Option{{Name: "filename", Value: "/dev/nvme0n1"}, {Name: "ioengine", Value: "libaio"}, {Name: "direct", Value: "1"}, {Name: "bs", Value: "4k"}, {Name: "iodepth", Value: "1"}}
 	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
 		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
 	}
 	if got := groupNames(cfg.Groups); got != "0:[seq-read rand-write]" {
 		t.Fatalf("groups = %s, want 0:[seq-read rand-write]", got)
 	}
-	base := NewJob()
+	base := bench.NewJob()
 	base.Filename, base.IOEngine, base.Direct = "/dev/nvme0n1", "libaio", true
 
-	seq := base.clone()
+	seq := base.Clone()
 	seq.Name, seq.Size, seq.Runtime = "seq-read", 1<<30, 30*time.Second
-	seq.Options = []Option{{"rw", "read"}, {"size", "1g"}, {"runtime", "30"}}
+	seq.Options = []bench.Option{{Name: "rw", Value: "read"}, {Name: "size", Value: "1g"}, {Name: "runtime", Value: "30"}}
 
-	rnd := base.clone()
+	rnd := base.Clone()
 	rnd.Name, rnd.RW, rnd.IODepth, rnd.BS, rnd.Runtime, rnd.TimeBased = "rand-write", "randwrite", 32, 64<<10, 2*time.Minute, true
-	rnd.Options = []Option{{"rw", "randwrite"}, {"iodepth", "32"}, {"bs", "64k"}, {"runtime", "2m"}, {"time_based", ""}}
+	rnd.Options = []bench.Option{{Name: "rw", Value: "randwrite"}, {Name: "iodepth", Value: "32"}, {Name: "bs", Value: "64k"}, {Name: "runtime", Value: "2m"}, {Name: "time_based", Value: ""}}
 
-	for i, want := range []Job{seq, rnd} {
+	for i, want := range []bench.Job{seq, rnd} {
 		if got := cfg.Groups[0].Jobs[i]; !reflect.DeepEqual(got, want) {
 			t.Errorf("job %d:\n got %+v\nwant %+v", i, got, want)
 		}
@@ -109,7 +111,7 @@ func TestParseJobFileMultiGlobal(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("jobs:\n got %+v\nwant %+v", got, want)
 	}
-	wantGlobals := []Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"bs", "4k"}, {"bs", "8k"}, {"iodepth", "8"}, {"rw", "write"}}
+	wantGlobals := []bench.Option{{Name: "ioengine", Value: "io_uring"}, {Name: "filename", Value: "/dev/loop0"}, {Name: "bs", Value: "4k"}, {Name: "bs", Value: "8k"}, {Name: "iodepth", Value: "8"}, {Name: "rw", Value: "write"}}
 	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
 		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
 	}
@@ -123,7 +125,7 @@ func TestParseJobFileUring(t *testing.T) {
 	if got := groupNames(cfg.Groups); got != "0:[polled polled]report" {
 		t.Fatalf("groups = %s, want 0:[polled polled]report", got)
 	}
-	want := NewJob()
+	want := bench.NewJob()
 	want.Name, want.Filename, want.IOEngine, want.Direct, want.GroupReporting = "polled", "/dev/nvme0n1", "io_uring", true, true
 	want.RW, want.RWMixRead, want.BS, want.IODepth = "randrw", 70, 4096, 128
 	want.IODepthBatchSubmit, want.IODepthBatchCompleteMin, want.IODepthBatchCompleteMax = 16, 8, 32
@@ -133,13 +135,13 @@ func TestParseJobFileUring(t *testing.T) {
 	want.PercentileList = []float64{50, 99, 99.9}
 	want.RampTime, want.Runtime, want.TimeBased = 500*time.Millisecond, time.Hour, true
 	want.NumJobs, want.Offset, want.Size = 2, 1<<30, 4<<30
-	want.Options = []Option{
-		{"rw", "randrw"}, {"rwmixread", "70"}, {"bs", "4k"}, {"iodepth", "128"},
-		{"iodepth_batch", "16"}, {"iodepth_batch_complete_min", "8"}, {"iodepth_batch_complete_max", "32"},
-		{"hipri", ""}, {"sqthread_poll", ""}, {"sqthread_poll_cpu", "1"}, {"fixedbufs", ""}, {"registerfiles", ""},
-		{"norandommap", ""}, {"randrepeat", "0"}, {"randseed", "42"}, {"cpus_allowed", "0,2-3"},
-		{"percentile_list", "50:99:99.9"}, {"ramp_time", "500ms"}, {"runtime", "1h"}, {"time_based", ""},
-		{"numjobs", "2"}, {"offset", "1g"}, {"size", "4g"}, {"allow_mounted_write", "0"},
+	want.Options = []bench.Option{
+		{Name: "rw", Value: "randrw"}, {Name: "rwmixread", Value: "70"}, {Name: "bs", Value: "4k"}, {Name: "iodepth", Value: "128"},
+		{Name: "iodepth_batch", Value: "16"}, {Name: "iodepth_batch_complete_min", Value: "8"}, {Name: "iodepth_batch_complete_max", Value: "32"},
+		{Name: "hipri", Value: ""}, {Name: "sqthread_poll", Value: ""}, {Name: "sqthread_poll_cpu", Value: "1"}, {Name: "fixedbufs", Value: ""}, {Name: "registerfiles", Value: ""},
+		{Name: "norandommap", Value: ""}, {Name: "randrepeat", Value: "0"}, {Name: "randseed", Value: "42"}, {Name: "cpus_allowed", Value: "0,2-3"},
+		{Name: "percentile_list", Value: "50:99:99.9"}, {Name: "ramp_time", Value: "500ms"}, {Name: "runtime", Value: "1h"}, {Name: "time_based", Value: ""},
+		{Name: "numjobs", Value: "2"}, {Name: "offset", Value: "1g"}, {Name: "size", Value: "4g"}, {Name: "allow_mounted_write", Value: "0"},
 	}
 	for i, got := range cfg.Groups[0].Jobs {
 		if !reflect.DeepEqual(got, want) {
@@ -163,7 +165,7 @@ func TestParseJobFileEnv(t *testing.T) {
 		t.Errorf("filename, bs = %q, %d; want /dev/loop7, 16384", j.Filename, j.BS)
 	}
 	// Recorded as fio records it: expanded.
-	want := []Option{{"filename", "/dev/loop7"}, {"bs", "16k"}}
+	want := []bench.Option{{Name: "filename", Value: "/dev/loop7"}, {Name: "bs", Value: "16k"}}
 	if !reflect.DeepEqual(j.Options, want) {
 		t.Errorf("Options = %v, want %v", j.Options, want)
 	}
@@ -233,7 +235,7 @@ func TestParseJobFileErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseJobFile(strings.NewReader(tc.src), "x.fio")
-			oe, ok := errors.AsType[*OptionError](err)
+			oe, ok := errors.AsType[*bench.OptionError](err)
 			if !ok {
 				t.Fatalf("ParseJobFile = %v, want an *OptionError", err)
 			}
@@ -248,34 +250,34 @@ func TestParseJobFileErrors(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	job := func(name string, set func(j *Job)) Job {
-		j := NewJob()
+	job := func(name string, set func(j *bench.Job)) bench.Job {
+		j := bench.NewJob()
 		j.Name = name
 		if set != nil {
 			set(&j)
 		}
 		return j
 	}
-	stonewall := func(j *Job) { j.Stonewall = true }
-	newGroup := func(j *Job) { j.NewGroup = true }
-	reporting := func(j *Job) { j.GroupReporting = true }
+	stonewall := func(j *bench.Job) { j.Stonewall = true }
+	newGroup := func(j *bench.Job) { j.NewGroup = true }
+	reporting := func(j *bench.Job) { j.GroupReporting = true }
 	for _, tc := range []struct {
 		name string
-		jobs []Job
+		jobs []bench.Job
 		want string
 	}{
 		{"none", nil, ""},
-		{"one group", []Job{job("a", nil), job("b", nil)}, "0:[a b]"},
-		{"numjobs", []Job{job("a", func(j *Job) { j.NumJobs = 3 }), job("b", nil)}, "0:[a a a b]"},
-		{"stonewall first starts no empty group", []Job{job("a", stonewall), job("b", nil)}, "0:[a b]"},
-		{"stonewall waits", []Job{job("a", nil), job("b", stonewall), job("c", nil)}, "0:[a] 1:wait[b c]"},
-		{"new_group does not wait", []Job{job("a", nil), job("b", newGroup)}, "0:[a] 1:[b]"},
-		{"stonewall and new_group", []Job{job("a", nil), job("b", func(j *Job) { stonewall(j); newGroup(j) })}, "0:[a] 1:wait[b]"},
-		{"stonewall with numjobs", []Job{job("a", nil), job("b", func(j *Job) { stonewall(j); j.NumJobs = 2 }), job("c", stonewall)}, "0:[a] 1:wait[b b] 2:wait[c]"},
-		{"group_reporting on any job", []Job{job("a", nil), job("b", reporting), job("c", stonewall)}, "0:[a b]report 1:wait[c]"},
+		{"one group", []bench.Job{job("a", nil), job("b", nil)}, "0:[a b]"},
+		{"numjobs", []bench.Job{job("a", func(j *bench.Job) { j.NumJobs = 3 }), job("b", nil)}, "0:[a a a b]"},
+		{"stonewall first starts no empty group", []bench.Job{job("a", stonewall), job("b", nil)}, "0:[a b]"},
+		{"stonewall waits", []bench.Job{job("a", nil), job("b", stonewall), job("c", nil)}, "0:[a] 1:wait[b c]"},
+		{"new_group does not wait", []bench.Job{job("a", nil), job("b", newGroup)}, "0:[a] 1:[b]"},
+		{"stonewall and new_group", []bench.Job{job("a", nil), job("b", func(j *bench.Job) { stonewall(j); newGroup(j) })}, "0:[a] 1:wait[b]"},
+		{"stonewall with numjobs", []bench.Job{job("a", nil), job("b", func(j *bench.Job) { stonewall(j); j.NumJobs = 2 }), job("c", stonewall)}, "0:[a] 1:wait[b b] 2:wait[c]"},
+		{"group_reporting on any job", []bench.Job{job("a", nil), job("b", reporting), job("c", stonewall)}, "0:[a b]report 1:wait[c]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			groups := Expand(tc.jobs)
+			groups := bench.Expand(tc.jobs)
 			if got := groupNames(groups); got != tc.want {
 				t.Errorf("groups = %s, want %s", got, tc.want)
 			}
@@ -291,15 +293,15 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandClonesShareNothing(t *testing.T) {
-	j := NewJob()
+	j := bench.NewJob()
 	j.NumJobs = 2
 	j.CPUsAllowed = []int{1}
-	j.Options = []Option{{"numjobs", "2"}}
-	groups := Expand([]Job{j})
+	j.Options = []bench.Option{{Name: "numjobs", Value: "2"}}
+	groups := bench.Expand([]bench.Job{j})
 	groups[0].Jobs[0].CPUsAllowed[0] = 5
 	groups[0].Jobs[0].PercentileList[0] = 5
 	groups[0].Jobs[0].Options[0].Value = "5"
-	for _, c := range []Job{j, groups[0].Jobs[1]} {
+	for _, c := range []bench.Job{j, groups[0].Jobs[1]} {
 		if c.CPUsAllowed[0] != 1 || c.PercentileList[0] != 1 || c.Options[0].Value != "2" {
 			t.Errorf("a change to one clone shows in another job: %+v", c)
 		}
@@ -398,12 +400,12 @@ func TestJobFileMatchesFio(t *testing.T) {
 			}
 			var got, want []string
 			for _, j := range report.Jobs {
-				want = append(want, fmt.Sprintf("%d %s %v", j.GroupID, j.Name, []Option(j.Options)))
+				want = append(want, fmt.Sprintf("%d %s %v", j.GroupID, j.Name, []bench.Option(j.Options)))
 			}
 			for _, g := range cfg.Groups {
 				for _, j := range g.Jobs {
 					// fio before 3.39 leaves value-less options out.
-					var opts []Option
+					var opts []bench.Option
 					for _, o := range j.Options {
 						if o.Value != "" {
 							opts = append(opts, o)
@@ -415,7 +417,7 @@ func TestJobFileMatchesFio(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("iolab:\n%s\nfio:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if !reflect.DeepEqual([]Option(report.Global), cfg.GlobalOptions) {
+			if !reflect.DeepEqual([]bench.Option(report.Global), cfg.GlobalOptions) {
 				t.Errorf("global options: iolab %v, fio %v", cfg.GlobalOptions, report.Global)
 			}
 		})

@@ -1,9 +1,11 @@
-package bench
+package sweep
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"iolab/bench/fio"
 )
 
 func TestParseSweep(t *testing.T) {
@@ -50,7 +52,7 @@ func TestParseSweep(t *testing.T) {
 }
 
 func TestPlanSteps(t *testing.T) {
-	cfg, err := ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--ioengine=libaio", "--iodepth=4", "--runtime=10", "--time_based"})
+	cfg, err := fio.ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--ioengine=libaio", "--iodepth=4", "--runtime=10", "--time_based"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestPlanSteps(t *testing.T) {
 }
 
 func TestPlanStepsNumJobs(t *testing.T) {
-	cfg, err := ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--group_reporting"})
+	cfg, err := fio.ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--group_reporting"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
 )
 
 // checkImport compares an import with the fio document it came from,
 // number by number.
 func checkImport(t *testing.T, rep *Report, imp *FioImport, plus bool) {
 	t.Helper()
-	var got []*JobResult
+	var got []*bench.JobResult
 	for gi := range imp.Result.Groups {
 		for ji := range imp.Result.Groups[gi].Jobs {
 			got = append(got, &imp.Result.Groups[gi].Jobs[ji])
@@ -81,7 +83,7 @@ func checkImport(t *testing.T, rep *Report, imp *FioImport, plus bool) {
 func TestImportFioTestdata(t *testing.T) {
 	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	imp, err := ParseFio(data)
 	if err != nil {
@@ -94,10 +96,10 @@ func TestImportFioTestdata(t *testing.T) {
 	checkImport(t, &reps[0], imp, true)
 	r := imp.Result.Groups[0].Jobs[0]
 	// Straight from the file.
-	if r.Dirs[Read].IOs != 114485 || r.Runtime != 2001*time.Millisecond || math.Abs(r.IOPS(Read)-57213.893053) > 1e-5 {
-		t.Errorf("read: %d ios in %v = %f iops", r.Dirs[Read].IOs, r.Runtime, r.IOPS(Read))
+	if r.Dirs[bench.Read].IOs != 114485 || r.Runtime != 2001*time.Millisecond || math.Abs(r.IOPS(bench.Read)-57213.893053) > 1e-5 {
+		t.Errorf("read: %d ios in %v = %f iops", r.Dirs[bench.Read].IOs, r.Runtime, r.IOPS(bench.Read))
 	}
-	if v := r.Dirs[Read].Clat.Hist.Percentiles([]float64{50, 99.99}); v[0] != 63744 || v[1] != 1204224 {
+	if v := r.Dirs[bench.Read].Clat.Hist.Percentiles([]float64{50, 99.99}); v[0] != 63744 || v[1] != 1204224 {
 		t.Errorf("read clat p50, p99.99 = %v, want 63744 1204224", v)
 	}
 	if j := r.Job; j.IOEngine != "io_uring" || j.IODepth != 8 || j.BS != 4096 || j.RW != "randrw" || j.RWMixRead != 70 || !j.Direct || j.Filename != "/dev/loop0" {
@@ -113,14 +115,14 @@ func TestImportFioTestdata(t *testing.T) {
 func TestImportFioCutStream(t *testing.T) {
 	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	stream := append(append(append([]byte(nil), data...), '\n'), data[:len(data)/2]...)
 	imp, err := ParseFio(stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := imp.Result.Groups[0].Jobs[0].Dirs[Read].IOs; got != 114485 {
+	if got := imp.Result.Groups[0].Jobs[0].Dirs[bench.Read].IOs; got != 114485 {
 		t.Fatalf("%d reads, want the complete document's 114485", got)
 	}
 }
@@ -128,7 +130,7 @@ func TestImportFioCutStream(t *testing.T) {
 func TestImportFioBadInput(t *testing.T) {
 	data, err := os.ReadFile(fioTestdata)
 	if err != nil {
-		t.Skipf("shared testdata: %v", err)
+		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		name, in, want string
@@ -158,7 +160,7 @@ func TestImportFioUnknownOptions(t *testing.T) {
 	if j.IOEngine != "libaio" || j.IODepth != 16 {
 		t.Errorf("job %+v", j)
 	}
-	want := []Option{{"iodepth", "16"}, {"verify", "md5"}, {"zonemode", "zbd"}}
+	want := []bench.Option{{Name: "iodepth", Value: "16"}, {Name: "verify", Value: "md5"}, {Name: "zonemode", Value: "zbd"}}
 	if len(j.Options) != len(want) {
 		t.Fatalf("options %v, want %v", j.Options, want)
 	}

@@ -1,4 +1,4 @@
-package bench
+package fio
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/system"
 )
@@ -23,8 +24,8 @@ type FioImport struct {
 	// Config holds the jobs as fio's "job options" describe them (global
 	// options applied first). Options iolab does not know, or values it
 	// does not take, are kept in Job.Options and otherwise ignored.
-	Config Config
-	Result *Result
+	Config bench.Config
+	Result *bench.Result
 	// Plus is true when the document had json+ histograms.
 	Plus bool
 	// Digest is the SHA-256 of the imported document's bytes (hex), set by
@@ -155,13 +156,13 @@ func ImportFio(reps []Report) (*FioImport, error) {
 	if len(rep.Jobs) == 0 {
 		return nil, errors.New("fio import: the document has no jobs")
 	}
-	out := &FioImport{FioVersion: rep.FioVersion, Result: &Result{}}
+	out := &FioImport{FioVersion: rep.FioVersion, Result: &bench.Result{}}
 	if out.FioVersion == "" {
 		out.FioVersion = rep.IolabVersion
 	}
 	cfg := &out.Config
 	cfg.OutputFormat = "json"
-	cfg.GlobalOptions = slices.Clone([]Option(rep.GlobalOptions))
+	cfg.GlobalOptions = slices.Clone([]bench.Option(rep.GlobalOptions))
 	res := out.Result
 	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
 
@@ -182,8 +183,8 @@ func ImportFio(reps []Report) (*FioImport, error) {
 		if !ok {
 			gi = len(res.Groups)
 			groupIndex[jr.GroupID] = gi
-			res.Groups = append(res.Groups, GroupResult{ID: jr.GroupID, Reporting: job.GroupReporting})
-			cfg.Groups = append(cfg.Groups, Group{ID: jr.GroupID, Reporting: job.GroupReporting})
+			res.Groups = append(res.Groups, bench.GroupResult{ID: jr.GroupID, Reporting: job.GroupReporting})
+			cfg.Groups = append(cfg.Groups, bench.Group{ID: jr.GroupID, Reporting: job.GroupReporting})
 		}
 		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
 		cfg.Groups[gi].Jobs = append(cfg.Groups[gi].Jobs, job)
@@ -231,8 +232,8 @@ func ImportFio(reps []Report) (*FioImport, error) {
 
 // fioJob builds the job fio's options describe, starting from fio's
 // defaults. Options iolab cannot take are recorded in Options as written.
-func fioJob(name string, global, own Options) Job {
-	j := NewJob()
+func fioJob(name string, global, own Options) bench.Job {
+	j := bench.NewJob()
 	j.Name = name
 	for _, o := range global {
 		applyImported(&j, o)
@@ -257,15 +258,15 @@ func fioJob(name string, global, own Options) Job {
 
 // applyImported applies one option and drops it on any error: an imported
 // run keeps what fio did, whether or not iolab could do it.
-func applyImported(j *Job, o Option) {
+func applyImported(j *bench.Job, o bench.Option) {
 	saved := *j
 	if err := ApplyOption(j, o.Name, o.Value); err != nil {
 		*j = saved
 	}
 }
 
-func fioJobResult(jr *JobReport, job Job) (*JobResult, bool, error) {
-	r := &JobResult{Name: jr.JobName, GroupID: jr.GroupID, Job: job, Ctx: jr.Ctx, MinFlt: jr.Minf, MajFlt: jr.Majf, Jobs: 1}
+func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) {
+	r := &bench.JobResult{Name: jr.JobName, GroupID: jr.GroupID, Job: job, Ctx: jr.Ctx, MinFlt: jr.Minf, MajFlt: jr.Majf, Jobs: 1}
 	if jr.Error != 0 {
 		r.Error = fmt.Sprintf("fio error %d", jr.Error)
 		if jr.FirstError != 0 {

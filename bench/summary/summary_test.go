@@ -1,4 +1,4 @@
-package bench
+package summary
 
 import (
 	"math"
@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
+	"iolab/bench/stats"
+	"iolab/bench/sweep"
 )
 
 // synthLoad is what a synthetic job did in one direction: ios I/Os of bs
@@ -17,8 +21,8 @@ type synthLoad struct {
 }
 
 // jobResult builds a job's result over a window of runtime.
-func synthJob(name string, runtime time.Duration, read, write synthLoad) JobResult {
-	r := JobResult{Name: name, Runtime: runtime, Jobs: 1}
+func synthJob(name string, runtime time.Duration, read, write synthLoad) bench.JobResult {
+	r := bench.JobResult{Name: name, Runtime: runtime, Jobs: 1}
 	for d, l := range [2]synthLoad{read, write} {
 		r.Dirs[d].IOs = l.ios
 		r.Dirs[d].Bytes = l.ios * l.bs
@@ -30,20 +34,20 @@ func synthJob(name string, runtime time.Duration, read, write synthLoad) JobResu
 }
 
 // planOf is a plan sweeping the given axes, in order.
-func synthPlan(repeat int, sweeps ...Sweep) *Plan {
-	return &Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
+func synthPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
+	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
 }
 
 // steps builds step results over every combination of the plan's sweeps
 // (the first axis outermost) and each repeat, in Seq order, with result
 // giving each one's stepOutcome.
-func synthSteps(plan *Plan, result func(s Step) StepResult) []StepResult {
-	var out []StepResult
-	var walk func(i int, axes []AxisValue)
-	walk = func(i int, axes []AxisValue) {
+func synthSteps(plan *sweep.Plan, result func(s sweep.Step) sweep.StepResult) []sweep.StepResult {
+	var out []sweep.StepResult
+	var walk func(i int, axes []sweep.AxisValue)
+	walk = func(i int, axes []sweep.AxisValue) {
 		if i == len(plan.Sweeps) {
 			for rep := range plan.Repeat {
-				s := Step{Seq: len(out), Repeat: rep, Axes: append([]AxisValue(nil), axes...)}
+				s := sweep.Step{Seq: len(out), Repeat: rep, Axes: append([]sweep.AxisValue(nil), axes...)}
 				r := result(s)
 				r.Step = s
 				out = append(out, r)
@@ -51,25 +55,27 @@ func synthSteps(plan *Plan, result func(s Step) StepResult) []StepResult {
 			return
 		}
 		for _, v := range plan.Sweeps[i].Values {
-			walk(i+1, append(axes, AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
+			walk(i+1, append(axes, sweep.AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
 		}
 	}
 	walk(0, nil)
 	return out
 }
 
-func doneStep(jobs ...JobResult) StepResult {
-	return StepResult{Status: StepDone, Result: &Result{Groups: []GroupResult{{Jobs: jobs}}}}
+func doneStep(jobs ...bench.JobResult) sweep.StepResult {
+	return sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: jobs}}}}
 }
 
-func failedStep(err string) StepResult { return StepResult{Status: StepFailed, Error: err} }
+func failedStep(err string) sweep.StepResult {
+	return sweep.StepResult{Status: sweep.StepFailed, Error: err}
+}
 
 // randWrites is a one-second 4 KiB random-write job doing iops I/Os.
-func synthRandWrites(iops uint64) JobResult {
+func synthRandWrites(iops uint64) bench.JobResult {
 	return synthJob("randwrite", time.Second, synthLoad{}, synthLoad{ios: iops, bs: 4096, lat: 50 * time.Microsecond})
 }
 
-func summaryText(t *testing.T, plan *Plan, results []StepResult) string {
+func summaryText(t *testing.T, plan *sweep.Plan, results []sweep.StepResult) string {
 	t.Helper()
 	var b strings.Builder
 	if err := WriteSummary(&b, plan, results); err != nil {
@@ -85,26 +91,10 @@ func checkSummary(t *testing.T, got, want string) {
 	}
 }
 
-func TestSpreadOf(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want Spread
-	}{
-		{nil, Spread{}},
-		{[]float64{5}, Spread{5, 5, 5}},
-		{[]float64{3, 1, 2}, Spread{1, 2, 3}},
-		{[]float64{4, 1, 3, 2}, Spread{1, 2.5, 4}},
-	} {
-		if got := spreadOf(tc.in); got != tc.want {
-			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestSummarizeIODepthEngine(t *testing.T) {
 	plan := synthPlan(3,
-		Sweep{Axis: AxisIODepth, Values: []string{"1", "16"}},
-		Sweep{Axis: AxisEngine, Values: []string{"io_uring", "libaio"}},
+		sweep.Sweep{Axis: sweep.AxisIODepth, Values: []string{"1", "16"}},
+		sweep.Sweep{Axis: sweep.AxisEngine, Values: []string{"io_uring", "libaio"}},
 	)
 	// IOPS per repeat, by iodepth and engine: the median is the middle
 	// value whichever repeat produced it.
@@ -114,18 +104,18 @@ func TestSummarizeIODepthEngine(t *testing.T) {
 		{"16", "io_uring"}: {150000, 160000, 155000},
 		{"16", "libaio"}:   {120000, 100000, 130000},
 	}
-	results := synthSteps(plan, func(s Step) StepResult {
-		return doneStep(synthRandWrites(iops[[2]string{s.Value(AxisIODepth), s.Value(AxisEngine)}][s.Repeat]))
+	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
+		return doneStep(synthRandWrites(iops[[2]string{s.Value(sweep.AxisIODepth), s.Value(sweep.AxisEngine)}][s.Repeat]))
 	})
 	// Results may come in any order (e.g. read back from the store).
 	results[0], results[len(results)-1] = results[len(results)-1], results[0]
 
 	cells := Summarize(plan, results)
 	want := []SummaryCell{
-		{Axes: avs("iodepth", "1", "ioengine", "io_uring"), IOPS: Spread{10000, 11000, 12000}, BW: Spread{10000 * 4096, 11000 * 4096, 12000 * 4096}, Repeats: 3},
-		{Axes: avs("iodepth", "1", "ioengine", "libaio"), IOPS: Spread{9000, 9400, 9500}, BW: Spread{9000 * 4096, 9400 * 4096, 9500 * 4096}, Repeats: 3},
-		{Axes: avs("iodepth", "16", "ioengine", "io_uring"), IOPS: Spread{150000, 155000, 160000}, BW: Spread{150000 * 4096, 155000 * 4096, 160000 * 4096}, Repeats: 3},
-		{Axes: avs("iodepth", "16", "ioengine", "libaio"), IOPS: Spread{100000, 120000, 130000}, BW: Spread{100000 * 4096, 120000 * 4096, 130000 * 4096}, Repeats: 3},
+		{Axes: avs("iodepth", "1", "ioengine", "io_uring"), IOPS: stats.Spread{Min: 10000, Median: 11000, Max: 12000}, BW: stats.Spread{Min: 10000 * 4096, Median: 11000 * 4096, Max: 12000 * 4096}, Repeats: 3},
+		{Axes: avs("iodepth", "1", "ioengine", "libaio"), IOPS: stats.Spread{Min: 9000, Median: 9400, Max: 9500}, BW: stats.Spread{Min: 9000 * 4096, Median: 9400 * 4096, Max: 9500 * 4096}, Repeats: 3},
+		{Axes: avs("iodepth", "16", "ioengine", "io_uring"), IOPS: stats.Spread{Min: 150000, Median: 155000, Max: 160000}, BW: stats.Spread{Min: 150000 * 4096, Median: 155000 * 4096, Max: 160000 * 4096}, Repeats: 3},
+		{Axes: avs("iodepth", "16", "ioengine", "libaio"), IOPS: stats.Spread{Min: 100000, Median: 120000, Max: 130000}, BW: stats.Spread{Min: 100000 * 4096, Median: 120000 * 4096, Max: 130000 * 4096}, Repeats: 3},
 	}
 	if !reflect.DeepEqual(cells, want) {
 		t.Errorf("Summarize =\n%+v\nwant\n%+v", cells, want)
@@ -140,10 +130,10 @@ iodepth  io_uring          libaio
 }
 
 // axes builds axis values from axis, value pairs.
-func avs(kv ...string) []AxisValue {
-	var out []AxisValue
+func avs(kv ...string) []sweep.AxisValue {
+	var out []sweep.AxisValue
 	for i := 0; i < len(kv); i += 2 {
-		out = append(out, AxisValue{Axis: Axis(kv[i]), Value: kv[i+1]})
+		out = append(out, sweep.AxisValue{Axis: sweep.Axis(kv[i]), Value: kv[i+1]})
 	}
 	return out
 }
@@ -151,19 +141,19 @@ func avs(kv ...string) []AxisValue {
 func TestSummaryFailedSteps(t *testing.T) {
 	// The engine sweep listed first: the rows are still the iodepths.
 	plan := synthPlan(3,
-		Sweep{Axis: AxisEngine, Values: []string{"io_uring", "io_uring+hipri", "libaio"}},
-		Sweep{Axis: AxisIODepth, Values: []string{"1", "4"}},
+		sweep.Sweep{Axis: sweep.AxisEngine, Values: []string{"io_uring", "io_uring+hipri", "libaio"}},
+		sweep.Sweep{Axis: sweep.AxisIODepth, Values: []string{"1", "4"}},
 	)
 	const pollErr = "io_uring+hipri: IORING_SETUP_IOPOLL: operation not supported (EOPNOTSUPP)\n" +
 		"/dev/nvme0n1 has no poll queues: load nvme with poll_queues=N"
-	results := synthSteps(plan, func(s Step) StepResult {
+	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
 		switch {
-		case s.Value(AxisEngine) == "io_uring+hipri":
+		case s.Value(sweep.AxisEngine) == "io_uring+hipri":
 			return failedStep(pollErr)
-		case s.Value(AxisEngine) == "libaio" && s.Value(AxisIODepth) == "4" && s.Repeat == 1:
+		case s.Value(sweep.AxisEngine) == "libaio" && s.Value(sweep.AxisIODepth) == "4" && s.Repeat == 1:
 			return failedStep("libaio: io_submit: resource temporarily unavailable")
-		case s.Value(AxisEngine) == "io_uring" && s.Value(AxisIODepth) == "4" && s.Repeat == 2:
-			return StepResult{Status: StepCancelled}
+		case s.Value(sweep.AxisEngine) == "io_uring" && s.Value(sweep.AxisIODepth) == "4" && s.Repeat == 2:
+			return sweep.StepResult{Status: sweep.StepCancelled}
 		}
 		return doneStep(synthRandWrites(uint64(1000 * (s.Repeat + 1))))
 	})
@@ -172,11 +162,11 @@ func TestSummaryFailedSteps(t *testing.T) {
 		t.Fatalf("%d cells, want 6", len(cells))
 	}
 	hipri := cells[2]
-	if hipri.Failed != 3 || hipri.Repeats != 0 || !reflect.DeepEqual(hipri.Errors, []string{pollErr}) || hipri.IOPS != (Spread{}) {
+	if hipri.Failed != 3 || hipri.Repeats != 0 || !reflect.DeepEqual(hipri.Errors, []string{pollErr}) || hipri.IOPS != (stats.Spread{}) {
 		t.Errorf("io_uring+hipri cell = %+v, want 3 failed repeats and their one error", hipri)
 	}
 	libaio4 := cells[5]
-	if libaio4.Failed != 1 || libaio4.Repeats != 2 || libaio4.IOPS != (Spread{1000, 2000, 3000}) {
+	if libaio4.Failed != 1 || libaio4.Repeats != 2 || libaio4.IOPS != (stats.Spread{Min: 1000, Median: 2000, Max: 3000}) {
 		t.Errorf("libaio iodepth 4 cell = %+v, want 2 done repeats (1000, 3000) and 1 failed", libaio4)
 	}
 
@@ -192,12 +182,12 @@ iodepth  io_uring                   io_uring+hipri  libaio
 }
 
 func TestSummaryJobErrorFailsStep(t *testing.T) {
-	plan := synthPlan(1, Sweep{Axis: AxisIODepth, Values: []string{"1"}})
+	plan := synthPlan(1, sweep.Sweep{Axis: sweep.AxisIODepth, Values: []string{"1"}})
 	bad := synthRandWrites(10)
 	bad.Error = "pwrite: input/output error"
-	results := []StepResult{doneStep(bad), {Status: StepDone}}
-	results[0].Step = Step{Seq: 0, Axes: avs("iodepth", "1")}
-	results[1].Step = Step{Seq: 1, Repeat: 1, Axes: avs("iodepth", "1")}
+	results := []sweep.StepResult{doneStep(bad), {Status: sweep.StepDone}}
+	results[0].Step = sweep.Step{Seq: 0, Axes: avs("iodepth", "1")}
+	results[1].Step = sweep.Step{Seq: 1, Repeat: 1, Axes: avs("iodepth", "1")}
 	cells := Summarize(plan, results)
 	want := []string{"randwrite: pwrite: input/output error", "step left no result"}
 	if len(cells) != 1 || cells[0].Failed != 2 || !reflect.DeepEqual(cells[0].Errors, want) {
@@ -206,11 +196,11 @@ func TestSummaryJobErrorFailsStep(t *testing.T) {
 }
 
 func TestSummaryNumJobsScaling(t *testing.T) {
-	plan := synthPlan(3, Sweep{Axis: AxisNumJobs, Values: []string{"1", "2", "4", "8", "16"}})
+	plan := synthPlan(3, sweep.Sweep{Axis: sweep.AxisNumJobs, Values: []string{"1", "2", "4", "8", "16"}})
 	// Median IOPS 100k, 180k, 198k, (8 failed), 250k.
 	base := map[string]uint64{"1": 100000, "2": 180000, "4": 198000, "16": 250000}
-	results := synthSteps(plan, func(s Step) StepResult {
-		nj := s.Value(AxisNumJobs)
+	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
+		nj := s.Value(sweep.AxisNumJobs)
 		if nj == "8" {
 			return failedStep("numjobs=8: too many open files")
 		}
@@ -251,12 +241,12 @@ numjobs  IOPS              bandwidth                     growth
 func TestSummaryNumJobsByEngine(t *testing.T) {
 	// numjobs × engine: the IOPS matrix, then the scaling per engine.
 	plan := synthPlan(1,
-		Sweep{Axis: AxisNumJobs, Values: []string{"1", "2"}},
-		Sweep{Axis: AxisEngine, Values: []string{"io_uring", "libaio"}},
+		sweep.Sweep{Axis: sweep.AxisNumJobs, Values: []string{"1", "2"}},
+		sweep.Sweep{Axis: sweep.AxisEngine, Values: []string{"io_uring", "libaio"}},
 	)
 	iops := map[[2]string]uint64{{"1", "io_uring"}: 100000, {"2", "io_uring"}: 150000, {"1", "libaio"}: 80000, {"2", "libaio"}: 100000}
-	results := synthSteps(plan, func(s Step) StepResult {
-		return doneStep(synthRandWrites(iops[[2]string{s.Value(AxisNumJobs), s.Value(AxisEngine)}]))
+	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
+		return doneStep(synthRandWrites(iops[[2]string{s.Value(sweep.AxisNumJobs), s.Value(sweep.AxisEngine)}]))
 	})
 	checkSummary(t, summaryText(t, plan, results), `Total IOPS by numjobs × ioengine
 
@@ -275,11 +265,11 @@ libaio    1        80k   312MiB/s   -
 }
 
 func TestSummaryFairness(t *testing.T) {
-	plan := synthPlan(3, Sweep{Axis: AxisScheduler, Values: []string{"none", "bfq"}})
-	plan.Base = Config{Groups: []Group{{Jobs: []Job{{Name: "bg-writer"}, {Name: "fg-reader"}}}}}
-	results := synthSteps(plan, func(s Step) StepResult {
+	plan := synthPlan(3, sweep.Sweep{Axis: sweep.AxisScheduler, Values: []string{"none", "bfq"}})
+	plan.Base = bench.Config{Groups: []bench.Group{{Jobs: []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}}}}
+	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
 		rep := time.Duration(s.Repeat)
-		if s.Value(AxisScheduler) == "bfq" {
+		if s.Value(sweep.AxisScheduler) == "bfq" {
 			if s.Repeat == 2 {
 				return failedStep("bfq: switching scheduler: permission denied")
 			}
@@ -300,12 +290,12 @@ func TestSummaryFairness(t *testing.T) {
 		t.Fatalf("SummarizeJobs = %+v, want 2 jobs × 2 schedulers", jobs)
 	}
 	reader := jobs[1]
-	if reader.Job != "fg-reader" || axisValueOf(reader.Axes, AxisScheduler) != "none" || reader.Repeats != 3 ||
-		reader.LatMean != (Spread{4e6, 4.1e6, 4.2e6}) || reader.BW != (Spread{250 * 4096, 260 * 4096, 270 * 4096}) {
+	if reader.Job != "fg-reader" || axisValueOf(reader.Axes, sweep.AxisScheduler) != "none" || reader.Repeats != 3 ||
+		reader.LatMean != (stats.Spread{Min: 4e6, Median: 4.1e6, Max: 4.2e6}) || reader.BW != (stats.Spread{Min: 250 * 4096, Median: 260 * 4096, Max: 270 * 4096}) {
 		t.Errorf("fg-reader under none = %+v", reader)
 	}
 	bfqWriter := jobs[2]
-	if bfqWriter.Job != "bg-writer" || bfqWriter.Repeats != 2 || bfqWriter.Failed != 1 || bfqWriter.LatMean != (Spread{50e6, 50.5e6, 51e6}) {
+	if bfqWriter.Job != "bg-writer" || bfqWriter.Repeats != 2 || bfqWriter.Failed != 1 || bfqWriter.LatMean != (stats.Spread{Min: 50e6, Median: 50.5e6, Max: 51e6}) {
 		t.Errorf("bg-writer under bfq = %+v", bfqWriter)
 	}
 
@@ -331,7 +321,7 @@ func TestSummaryLatencyWeightedByIOs(t *testing.T) {
 	// 100 reads at 1 ms and 300 writes at 3 ms: the mean is 2.5 ms, not
 	// the 2 ms of the two directions' means.
 	plan := synthPlan(1)
-	results := []StepResult{doneStep(synthJob("mixed", time.Second,
+	results := []sweep.StepResult{doneStep(synthJob("mixed", time.Second,
 		synthLoad{ios: 100, bs: 4096, lat: time.Millisecond},
 		synthLoad{ios: 300, bs: 4096, lat: 3 * time.Millisecond}))}
 	jobs := SummarizeJobs(plan, results)
@@ -339,7 +329,7 @@ func TestSummaryLatencyWeightedByIOs(t *testing.T) {
 		t.Errorf("SummarizeJobs = %+v, want lat mean 2.5 ms and 400 IOPS", jobs)
 	}
 	// Clones of one job add up under its name.
-	results = []StepResult{doneStep(
+	results = []sweep.StepResult{doneStep(
 		synthJob("reader", time.Second, synthLoad{ios: 100, bs: 4096, lat: time.Millisecond}, synthLoad{}),
 		synthJob("reader", time.Second, synthLoad{ios: 100, bs: 4096, lat: 2 * time.Millisecond}, synthLoad{}),
 	)}

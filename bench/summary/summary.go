@@ -1,4 +1,4 @@
-package bench
+package summary
 
 import (
 	"cmp"
@@ -10,40 +10,22 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/stats"
+	"iolab/bench/sweep"
+	"iolab/bench/units"
 )
-
-// Spread is one figure's minimum, median and maximum over a cell's done
-// repeats: the whiskers of the write-ups' charts.
-type Spread struct {
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
-
-func spreadOf(vals []float64) Spread {
-	if len(vals) == 0 {
-		return Spread{}
-	}
-	v := slices.Clone(vals)
-	slices.Sort(v)
-	n := len(v)
-	med := v[n/2]
-	if n%2 == 0 {
-		med = (v[n/2-1] + v[n/2]) / 2
-	}
-	return Spread{Min: v[0], Median: med, Max: v[n-1]}
-}
 
 // SummaryCell is one combination of a plan's axis values, over its repeats.
 type SummaryCell struct {
 	// Axes are the combination, in the order of Plan.Sweeps; the repeat
 	// index is not an axis.
-	Axes []AxisValue `json:"axes"`
+	Axes []sweep.AxisValue `json:"axes"`
 	// IOPS and BW (bytes/s) are each done repeat's totals: every job, reads
 	// and writes.
-	IOPS Spread `json:"iops"`
-	BW   Spread `json:"bw"`
+	IOPS stats.Spread `json:"iops"`
+	BW   stats.Spread `json:"bw"`
 	// Repeats counts the done repeats IOPS and BW summarise; failed and
 	// cancelled ones are counted apart and left out of them.
 	Repeats   int `json:"repeats"`
@@ -67,32 +49,32 @@ type ScalingStep struct {
 // repeats: the fairness view, where a writer and a reader share a disk.
 // Clones of a job (numjobs) add up under the job's name.
 type JobSummary struct {
-	Axes []AxisValue `json:"axes"`
-	Job  string      `json:"job"`
+	Axes []sweep.AxisValue `json:"axes"`
+	Job  string            `json:"job"`
 	// LatMean is, in nanoseconds, the job's mean total latency (fio's lat)
 	// over reads and writes, weighted by their I/Os, in each repeat.
-	LatMean   Spread   `json:"lat_mean_ns"`
-	IOPS      Spread   `json:"iops"`
-	BW        Spread   `json:"bw"` // bytes/s
-	Repeats   int      `json:"repeats"`
-	Failed    int      `json:"failed,omitempty"`
-	Cancelled int      `json:"cancelled,omitempty"`
-	Errors    []string `json:"errors,omitempty"`
+	LatMean   stats.Spread `json:"lat_mean_ns"`
+	IOPS      stats.Spread `json:"iops"`
+	BW        stats.Spread `json:"bw"` // bytes/s
+	Repeats   int          `json:"repeats"`
+	Failed    int          `json:"failed,omitempty"`
+	Cancelled int          `json:"cancelled,omitempty"`
+	Errors    []string     `json:"errors,omitempty"`
 }
 
 // Summarize groups a run's step results by their axis values and
 // summarises each group's repeats, in the order of the plan's sweep values.
-func Summarize(plan *Plan, results []StepResult) []SummaryCell {
+func Summarize(plan *sweep.Plan, results []sweep.StepResult) []SummaryCell {
 	var cells []SummaryCell
 	for _, g := range groupSteps(planSweeps(plan), results) {
 		cell := SummaryCell{Axes: g.axes}
 		var iops, bw []float64
 		for _, r := range g.steps {
 			switch status, err := stepOutcome(r); status {
-			case StepDone:
+			case sweep.StepDone:
 				i, b := r.Result.Totals()
 				iops, bw = append(iops, i), append(bw, b)
-			case StepFailed:
+			case sweep.StepFailed:
 				cell.Failed++
 				cell.Errors = appendUnique(cell.Errors, err)
 			default:
@@ -100,7 +82,7 @@ func Summarize(plan *Plan, results []StepResult) []SummaryCell {
 			}
 		}
 		cell.Repeats = len(iops)
-		cell.IOPS, cell.BW = spreadOf(iops), spreadOf(bw)
+		cell.IOPS, cell.BW = stats.SpreadOf(iops), stats.SpreadOf(bw)
 		cells = append(cells, cell)
 	}
 	return cells
@@ -109,16 +91,16 @@ func Summarize(plan *Plan, results []StepResult) []SummaryCell {
 // SummarizeScaling is Summarize for a plan that sweeps numjobs, ordered by
 // the other axes and then numjobs, with the growth from one numjobs value
 // to the next. It returns nil when the plan does not sweep numjobs.
-func SummarizeScaling(plan *Plan, results []StepResult) []ScalingStep {
+func SummarizeScaling(plan *sweep.Plan, results []sweep.StepResult) []ScalingStep {
 	sweeps := planSweeps(plan)
-	nj := slices.IndexFunc(sweeps, func(s Sweep) bool { return s.Axis == AxisNumJobs })
+	nj := slices.IndexFunc(sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisNumJobs })
 	if nj < 0 {
 		return nil
 	}
 	cells := Summarize(plan, results)
 	// Summarize sorted by the sweep order; numjobs must vary fastest.
 	order := sweepRanks(sweeps, results)
-	numJobsLast := func(axes []AxisValue) []int {
+	numJobsLast := func(axes []sweep.AxisValue) []int {
 		r := order.ranks(axes)
 		n := r[nj]
 		return append(slices.Delete(r, nj, nj+1), n)
@@ -133,7 +115,7 @@ func SummarizeScaling(plan *Plan, results []StepResult) []ScalingStep {
 			continue
 		}
 		prev := cells[i-1]
-		if !sameExcept(prev.Axes, c.Axes, AxisNumJobs) || prev.Repeats == 0 || c.Repeats == 0 || prev.IOPS.Median == 0 {
+		if !sameExcept(prev.Axes, c.Axes, sweep.AxisNumJobs) || prev.Repeats == 0 || c.Repeats == 0 || prev.IOPS.Median == 0 {
 			continue
 		}
 		g := 100 * (c.IOPS.Median - prev.IOPS.Median) / prev.IOPS.Median
@@ -145,7 +127,7 @@ func SummarizeScaling(plan *Plan, results []StepResult) []ScalingStep {
 // SummarizeJobs summarises each job of each combination of axis values
 // separately. A failed or cancelled step counts against each job it was
 // to run.
-func SummarizeJobs(plan *Plan, results []StepResult) []JobSummary {
+func SummarizeJobs(plan *sweep.Plan, results []sweep.StepResult) []JobSummary {
 	var out []JobSummary
 	for _, g := range groupSteps(planSweeps(plan), results) {
 		var names []string
@@ -164,10 +146,10 @@ func SummarizeJobs(plan *Plan, results []StepResult) []JobSummary {
 		}
 		for _, r := range g.steps {
 			status, err := stepOutcome(r)
-			if status != StepDone {
+			if status != sweep.StepDone {
 				for _, name := range stepJobNames(plan, r) {
 					j := job(name)
-					if status == StepFailed {
+					if status == sweep.StepFailed {
 						j.failed++
 						j.errors = appendUnique(j.errors, err)
 					} else {
@@ -187,7 +169,7 @@ func SummarizeJobs(plan *Plan, results []StepResult) []JobSummary {
 			j := jobs[name]
 			out = append(out, JobSummary{
 				Axes: g.axes, Job: name,
-				LatMean: spreadOf(j.lat), IOPS: spreadOf(j.iops), BW: spreadOf(j.bw),
+				LatMean: stats.SpreadOf(j.lat), IOPS: stats.SpreadOf(j.iops), BW: stats.SpreadOf(j.bw),
 				Repeats: len(j.lat), Failed: j.failed, Cancelled: j.cancelled, Errors: j.errors,
 			})
 		}
@@ -209,7 +191,7 @@ func SummarizeJobs(plan *Plan, results []StepResult) []JobSummary {
 //
 // Failed steps show as "failed [n]", with footnote n giving the first line
 // of their error, once per distinct error.
-func WriteSummary(w io.Writer, plan *Plan, results []StepResult) error {
+func WriteSummary(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
 	sweeps := planSweeps(plan)
 	cells := Summarize(plan, results)
 	if len(cells) == 0 {
@@ -227,7 +209,7 @@ func WriteSummary(w io.Writer, plan *Plan, results []StepResult) error {
 		of = fmt.Sprintf(", median (min–max) of %d repeats", repeats)
 	}
 
-	onlyNumJobs := len(sweeps) == 1 && sweeps[0].Axis == AxisNumJobs
+	onlyNumJobs := len(sweeps) == 1 && sweeps[0].Axis == sweep.AxisNumJobs
 	if !onlyNumJobs {
 		writeIOPSTable(&b, &notes, sweeps, cells, of)
 	}
@@ -247,9 +229,9 @@ func WriteSummary(w io.Writer, plan *Plan, results []StepResult) error {
 	return err
 }
 
-func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, cells []SummaryCell, of string) {
+func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, cells []SummaryCell, of string) {
 	row := rowAxis(sweeps)
-	var cols []Axis
+	var cols []sweep.Axis
 	for _, s := range sweeps {
 		if s.Axis != row {
 			cols = append(cols, s.Axis)
@@ -284,9 +266,9 @@ func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, cel
 			if row != "" {
 				line = append(line, axisValueOf(c.Axes, row))
 			}
-			iops, bw := cellText(notes, c, c.IOPS, shortNum), ""
+			iops, bw := cellText(notes, c, c.IOPS, units.Count), ""
 			if c.Repeats > 0 {
-				bw = spreadText(c.BW, c.Repeats, binRate)
+				bw = spreadText(c.BW, c.Repeats, units.Rate)
 			}
 			tw.row(append(line, iops, bw)...)
 		}
@@ -322,7 +304,7 @@ func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, cel
 		return slices.Compare(order.ranksOf(cols, strings.Split(x, "\x00")), order.ranksOf(cols, strings.Split(y, "\x00")))
 	})
 	slices.SortStableFunc(rows, func(x, y string) int {
-		return slices.Compare(order.ranksOf([]Axis{row}, []string{x}), order.ranksOf([]Axis{row}, []string{y}))
+		return slices.Compare(order.ranksOf([]sweep.Axis{row}, []string{x}), order.ranksOf([]sweep.Axis{row}, []string{y}))
 	})
 	header := []string{string(row)}
 	for _, k := range colKeys {
@@ -337,18 +319,18 @@ func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, cel
 				line = append(line, "-")
 				continue
 			}
-			line = append(line, cellText(notes, c, c.IOPS, shortNum))
+			line = append(line, cellText(notes, c, c.IOPS, units.Count))
 		}
 		tw.row(line...)
 	}
 	tw.flush()
 }
 
-func writeScalingTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, steps []ScalingStep, of string) {
+func writeScalingTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, steps []ScalingStep, of string) {
 	fmt.Fprintf(b, "Scaling with numjobs: total IOPS and bandwidth%s; growth of the median IOPS from the previous numjobs\n\n", of)
-	var others []Axis
+	var others []sweep.Axis
 	for _, s := range sweeps {
-		if s.Axis != AxisNumJobs {
+		if s.Axis != sweep.AxisNumJobs {
 			others = append(others, s.Axis)
 		}
 	}
@@ -362,24 +344,24 @@ func writeScalingTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, 
 		var line []string
 		for _, a := range others {
 			v := axisValueOf(s.Axes, a)
-			if i > 0 && sameExcept(steps[i-1].Axes, s.Axes, AxisNumJobs) {
+			if i > 0 && sameExcept(steps[i-1].Axes, s.Axes, sweep.AxisNumJobs) {
 				v = "" // the group's first row names it
 			}
 			line = append(line, v)
 		}
 		bw, growth := "", "-"
 		if s.Repeats > 0 {
-			bw = spreadText(s.BW, s.Repeats, binRate)
+			bw = spreadText(s.BW, s.Repeats, units.Rate)
 		}
 		if s.Growth != nil {
 			growth = fmt.Sprintf("%+.1f%%", *s.Growth)
 		}
-		tw.row(append(line, axisValueOf(s.Axes, AxisNumJobs), cellText(notes, s.SummaryCell, s.IOPS, shortNum), bw, growth)...)
+		tw.row(append(line, axisValueOf(s.Axes, sweep.AxisNumJobs), cellText(notes, s.SummaryCell, s.IOPS, units.Count), bw, growth)...)
 	}
 	tw.flush()
 }
 
-func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, jobs []JobSummary, of string) {
+func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, jobs []JobSummary, of string) {
 	fmt.Fprintf(b, "Per job: mean latency (lat, over reads and writes) and bandwidth%s\n\n", of)
 	tw := newSummaryTable(b)
 	var header []string
@@ -399,7 +381,7 @@ func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, job
 		c := SummaryCell{Repeats: j.Repeats, Failed: j.Failed, Cancelled: j.Cancelled, Errors: j.Errors}
 		bw := ""
 		if j.Repeats > 0 {
-			bw = spreadText(j.BW, j.Repeats, binRate)
+			bw = spreadText(j.BW, j.Repeats, units.Rate)
 		}
 		tw.row(append(line, j.Job, cellText(notes, c, j.LatMean, fmtNanos), bw)...)
 	}
@@ -409,7 +391,7 @@ func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []Sweep, job
 // cellText is a cell's figure as "median (min–max)", or why there is none:
 // "failed [n]" with its footnote, "cancelled", or "-" (nothing ran). Failed
 // or cancelled repeats beside done ones are counted after the figure.
-func cellText(notes *summaryNotes, c SummaryCell, s Spread, format func(float64) string) string {
+func cellText(notes *summaryNotes, c SummaryCell, s stats.Spread, format func(float64) string) string {
 	marks := notes.marks(c.Errors)
 	if c.Repeats == 0 {
 		switch {
@@ -430,7 +412,7 @@ func cellText(notes *summaryNotes, c SummaryCell, s Spread, format func(float64)
 	return t
 }
 
-func spreadText(s Spread, n int, format func(float64) string) string {
+func spreadText(s stats.Spread, n int, format func(float64) string) string {
 	if n == 1 {
 		return format(s.Median)
 	}
@@ -505,9 +487,9 @@ func (t summaryTable) flush() { t.tw.Flush() }
 // rowAxis is the axis a summary's rows follow: the first swept of the
 // ones with an order to them (iodepth, numjobs, bs, rw), else the first
 // swept, else none.
-func rowAxis(sweeps []Sweep) Axis {
-	for _, a := range []Axis{AxisIODepth, AxisNumJobs, AxisBS, AxisRW} {
-		if slices.ContainsFunc(sweeps, func(s Sweep) bool { return s.Axis == a }) {
+func rowAxis(sweeps []sweep.Sweep) sweep.Axis {
+	for _, a := range []sweep.Axis{sweep.AxisIODepth, sweep.AxisNumJobs, sweep.AxisBS, sweep.AxisRW} {
+		if slices.ContainsFunc(sweeps, func(s sweep.Sweep) bool { return s.Axis == a }) {
 			return a
 		}
 	}
@@ -517,7 +499,7 @@ func rowAxis(sweeps []Sweep) Axis {
 	return ""
 }
 
-func planSweeps(plan *Plan) []Sweep {
+func planSweeps(plan *sweep.Plan) []sweep.Sweep {
 	if plan == nil {
 		return nil
 	}
@@ -526,14 +508,14 @@ func planSweeps(plan *Plan) []Sweep {
 
 // stepGroup is the steps of one combination of axis values: its repeats.
 type stepGroup struct {
-	axes  []AxisValue
-	steps []*StepResult // in Seq order
+	axes  []sweep.AxisValue
+	steps []*sweep.StepResult // in Seq order
 }
 
 // groupSteps groups results by their values on the sweeps' axes, ordered
 // by each axis's value order in its sweep (values a sweep does not list
 // come after, in the order they appear).
-func groupSteps(sweeps []Sweep, results []StepResult) []stepGroup {
+func groupSteps(sweeps []sweep.Sweep, results []sweep.StepResult) []stepGroup {
 	idx := make([]int, len(results))
 	for i := range idx {
 		idx[i] = i
@@ -543,10 +525,10 @@ func groupSteps(sweeps []Sweep, results []StepResult) []stepGroup {
 	byKey := map[string]int{}
 	for _, i := range idx {
 		r := &results[i]
-		axes := make([]AxisValue, len(sweeps))
+		axes := make([]sweep.AxisValue, len(sweeps))
 		vals := make([]string, len(sweeps))
 		for k, s := range sweeps {
-			axes[k] = AxisValue{Axis: s.Axis, Value: r.Step.Value(s.Axis)}
+			axes[k] = sweep.AxisValue{Axis: s.Axis, Value: r.Step.Value(s.Axis)}
 			vals[k] = axes[k].Value
 		}
 		key := strings.Join(vals, "\x00")
@@ -567,9 +549,9 @@ func groupSteps(sweeps []Sweep, results []StepResult) []stepGroup {
 
 // valueRanks orders each axis's values: as its sweep lists them, then
 // the others in the order results show them.
-type valueRanks map[Axis]map[string]int
+type valueRanks map[sweep.Axis]map[string]int
 
-func sweepRanksOf(sweeps []Sweep) valueRanks {
+func sweepRanksOf(sweeps []sweep.Sweep) valueRanks {
 	r := valueRanks{}
 	for _, s := range sweeps {
 		r[s.Axis] = map[string]int{}
@@ -582,7 +564,7 @@ func sweepRanksOf(sweeps []Sweep) valueRanks {
 	return r
 }
 
-func sweepRanks(sweeps []Sweep, results []StepResult) valueRanks {
+func sweepRanks(sweeps []sweep.Sweep, results []sweep.StepResult) valueRanks {
 	r := sweepRanksOf(sweeps)
 	for _, s := range sweeps {
 		m := r[s.Axis]
@@ -596,7 +578,7 @@ func sweepRanks(sweeps []Sweep, results []StepResult) valueRanks {
 	return r
 }
 
-func (r valueRanks) ranks(axes []AxisValue) []int {
+func (r valueRanks) ranks(axes []sweep.AxisValue) []int {
 	out := make([]int, len(axes))
 	for i, a := range axes {
 		out[i] = r.rank(a.Axis, a.Value)
@@ -604,7 +586,7 @@ func (r valueRanks) ranks(axes []AxisValue) []int {
 	return out
 }
 
-func (r valueRanks) ranksOf(axes []Axis, vals []string) []int {
+func (r valueRanks) ranksOf(axes []sweep.Axis, vals []string) []int {
 	out := make([]int, len(axes))
 	for i, a := range axes {
 		out[i] = r.rank(a, vals[i])
@@ -612,14 +594,14 @@ func (r valueRanks) ranksOf(axes []Axis, vals []string) []int {
 	return out
 }
 
-func (r valueRanks) rank(a Axis, v string) int {
+func (r valueRanks) rank(a sweep.Axis, v string) int {
 	if i, ok := r[a][v]; ok {
 		return i
 	}
 	return math.MaxInt
 }
 
-func axisValueOf(axes []AxisValue, a Axis) string {
+func axisValueOf(axes []sweep.AxisValue, a sweep.Axis) string {
 	for _, v := range axes {
 		if v.Axis == a {
 			return v.Value
@@ -629,7 +611,7 @@ func axisValueOf(axes []AxisValue, a Axis) string {
 }
 
 // sameExcept reports whether x and y agree on every axis but skip.
-func sameExcept(x, y []AxisValue, skip Axis) bool {
+func sameExcept(x, y []sweep.AxisValue, skip sweep.Axis) bool {
 	if len(x) != len(y) {
 		return false
 	}
@@ -644,27 +626,27 @@ func sameExcept(x, y []AxisValue, skip Axis) bool {
 // stepOutcome is a step's status for the summary and, when it failed, why. A
 // step counts as failed when a job in it failed or it left no result,
 // whatever its status says.
-func stepOutcome(r *StepResult) (status, err string) {
+func stepOutcome(r *sweep.StepResult) (status, err string) {
 	switch r.Status {
-	case StepCancelled:
-		return StepCancelled, ""
-	case StepFailed:
+	case sweep.StepCancelled:
+		return sweep.StepCancelled, ""
+	case sweep.StepFailed:
 		if r.Error == "" {
-			return StepFailed, "step failed without an error message"
+			return sweep.StepFailed, "step failed without an error message"
 		}
-		return StepFailed, r.Error
+		return sweep.StepFailed, r.Error
 	}
 	if r.Result == nil {
-		return StepFailed, "step left no result"
+		return sweep.StepFailed, "step left no result"
 	}
 	for _, g := range r.Result.Groups {
 		for i := range g.Jobs { // by index: a JobResult holds ~90 KB of histograms
 			if j := &g.Jobs[i]; j.Error != "" {
-				return StepFailed, j.Name + ": " + j.Error
+				return sweep.StepFailed, j.Name + ": " + j.Error
 			}
 		}
 	}
-	return StepDone, ""
+	return sweep.StepDone, ""
 }
 
 type jobTotal struct {
@@ -675,7 +657,7 @@ type jobTotal struct {
 
 // jobTotals adds up a step's results per job name, in the order the jobs
 // come.
-func jobTotals(res *Result) []jobTotal {
+func jobTotals(res *bench.Result) []jobTotal {
 	var out []jobTotal
 	for _, g := range res.Groups {
 		for i := range g.Jobs {
@@ -698,9 +680,9 @@ func jobTotals(res *Result) []jobTotal {
 
 // stepJobNames are the names of the jobs a step was to run: from its
 // config, else from the plan's.
-func stepJobNames(plan *Plan, r *StepResult) []string {
+func stepJobNames(plan *sweep.Plan, r *sweep.StepResult) []string {
 	var names []string
-	add := func(cfg *Config) {
+	add := func(cfg *bench.Config) {
 		for _, g := range cfg.Groups {
 			for _, j := range g.Jobs {
 				if !slices.Contains(names, j.Name) {

@@ -1,0 +1,87 @@
+package bench
+
+import "errors"
+
+// completion is one finished I/O as an engine reports it: the slot it was
+// queued on and the kernel's result (bytes done, or a negative errno).
+type completion struct {
+	slot int32
+	res  int32
+}
+
+// The engines make their I/O system calls with unix.RawSyscall6, not
+// Syscall6: Syscall6's entersyscall/exitsyscall lets the runtime hand the
+// thread's P to another thread while the call blocks, and taking it back
+// costs microseconds per I/O (io_uring at depth 1 on zram ran ~15% slower
+// than fio that way). A raw call keeps the P, so the runner raises
+// GOMAXPROCS by the number of job threads for the run: the rest of the
+// program keeps as many Ps as before.
+
+// engine is the per-job I/O backend. One goroutine, locked to its OS thread,
+// owns an engine for its whole life: no method is safe for concurrent use,
+// and none allocates, so the job loop stays allocation-free.
+type engine interface {
+	// prep queues an I/O of the job's block size on slot's buffer.
+	prep(slot int, write bool, off int64)
+	// submit hands every prepped I/O to the kernel. When wait > 0 and the
+	// engine can, the same system call also waits until wait completions
+	// are ready; otherwise the job calls wait itself.
+	submit(wait int) error
+	// reap stores ready completions in c without blocking.
+	reap(c []completion) int
+	// wait blocks until at least want completions are ready and stores up
+	// to len(c) of them in c.
+	wait(want int, c []completion) (int, error)
+	close() error
+}
+
+// engineInfo says how a job must time an engine's I/Os.
+type engineInfo struct {
+	// sync engines do the I/O inside submit: clat spans the call and there
+	// is no slat (fio's FIO_SYNCIO).
+	sync bool
+	// published engines (SQPOLL) start an I/O when it is published to the
+	// ring, not in a system call: time it from there, with no slat.
+	published bool
+}
+
+// engineOpener sets up an engine for job j on fd, with one buffer per slot
+// of depth.
+type engineOpener func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error)
+
+// completions is a fixed ring of finished requests, for engines that
+// complete inside submit.
+type completions struct {
+	ring []completion
+	head int
+	n    int
+}
+
+func newCompletions(depth int) completions { return completions{ring: make([]completion, depth)} }
+
+func (q *completions) push(c completion) {
+	q.ring[(q.head+q.n)%len(q.ring)] = c
+	q.n++
+}
+
+func (q *completions) pop(c []completion) int {
+	k := 0
+	for q.n > 0 && k < len(c) {
+		c[k] = q.ring[q.head]
+		q.head = (q.head + 1) % len(q.ring)
+		q.n--
+		k++
+	}
+	return k
+}
+
+// errNothingInFlight would otherwise be an endless wait: a synchronous
+// engine has nothing pending once submit returns.
+var errNothingInFlight = errors.New("wait with no I/O in flight")
+
+func (q *completions) popWait(want int, c []completion) (int, error) {
+	if want > q.n {
+		return q.pop(c), errNothingInFlight
+	}
+	return q.pop(c), nil
+}

@@ -1,0 +1,11 @@
+package bench
+
+// engineTable lists the engines, in the order help and the web form show
+// them. Adding an engine: one file that declares its Engine (name, flags,
+// options, modes, constructor) and one row here.
+var engineTable = []*Engine{
+	&ioURingEngine,
+	&libaioEngine,
+	&psyncEngine,
+	&nullEngine,
+}

@@ -1,0 +1,183 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"iolab/bench"
+	"iolab/bench/fio"
+)
+
+// Axis is a dimension a plan sweeps.
+type Axis string
+
+// The axes a plan can sweep; axisTable describes each.
+const (
+	AxisIODepth   Axis = "iodepth"
+	AxisEngine    Axis = "ioengine" // values are engine variants: io_uring+sqpoll+hipri, libaio, …
+	AxisScheduler Axis = "scheduler"
+	AxisNumJobs   Axis = "numjobs"
+	AxisBS        Axis = "bs"
+	AxisRW        Axis = "rw"
+)
+
+// AxisSpec is everything about one sweep axis: how a value applies to a
+// job and reads back from one, how ranges expand, how legends name it, and
+// whether the new-run form offers it. Sweep parsing, steps, summaries,
+// charts, warnings and the form all ask the table (Axes, LookupAxis).
+// Adding an axis is one row of axisTable.
+type AxisSpec struct {
+	Name Axis
+	Help string // one line, for help
+	// Numeric axes take ranges (lo..hi: the powers of two in between) and
+	// are drawn along the x axis; the others make series.
+	Numeric bool
+	// Bare axes name a series by its value alone ("io_uring", "bfq"),
+	// others as "axis=value" ("bs=4k").
+	Bare bool
+	// Form is the label of the new-run form's field for the axis; "" when
+	// the form does not offer it. Placeholder is that field's hint.
+	Form, Placeholder string
+	// Step axes set something about the step (the I/O scheduler its disks
+	// run under), not about its jobs.
+	Step bool
+
+	// apply sets v on a job and returns the options that record it, as
+	// fio would take them; nil for Step axes, which check instead.
+	apply func(j *bench.Job, v string) ([]bench.Option, error)
+	check func(v string) error
+	// get reads a job's value back, written as a sweep value ("" for Step
+	// axes).
+	get func(j *bench.Job) string
+}
+
+// axisTable lists the axes in the order help and the form show them.
+var axisTable = []AxisSpec{
+	optionAxis(AxisIODepth, AxisSpec{Numeric: true, Form: "iodepth", Placeholder: "1,4,16 or 1..256",
+		Help: "I/Os in flight per job"}),
+	{Name: AxisEngine, Bare: true, Form: "engines", Help: "ioengine, with an engine's modes joined by + (io_uring+sqpoll+hipri)",
+		apply: bench.ApplyEngineVariant, get: bench.EngineVariant},
+	{Name: AxisScheduler, Bare: true, Step: true, Form: "schedulers", Placeholder: "none,mq-deadline,bfq,kyber",
+		Help: "the I/O scheduler of the targets' disks, switched before each step and restored after the run",
+		check: func(v string) error {
+			if v == "" || strings.ContainsAny(v, " /[]") {
+				return fmt.Errorf("%q is not a scheduler name", v)
+			}
+			return nil
+		}},
+	optionAxis(AxisNumJobs, AxisSpec{Numeric: true, Form: "numjobs", Placeholder: "1 or 1,2,4,8",
+		Help: "copies of each job running at once"}),
+	optionAxis(AxisBS, AxisSpec{Help: "block size"}),
+	optionAxis(AxisRW, AxisSpec{Bare: true, Help: "access pattern: read, write, randread, randwrite, rw, randrw"}),
+}
+
+// optionAxis is an axis that sets the fio option of its name, the way the
+// option parser takes it, and reads it back through the option's Get.
+func optionAxis(name Axis, spec AxisSpec) AxisSpec {
+	spec.Name = name
+	spec.apply = func(j *bench.Job, v string) ([]bench.Option, error) {
+		if err := fio.ApplyOption(j, string(name), v); err != nil {
+			return nil, err
+		}
+		j.Options = j.Options[:len(j.Options)-1] // the step records it once, below
+		return []bench.Option{{Name: string(name), Value: v}}, nil
+	}
+	spec.get = func(j *bench.Job) string {
+		o, ok := fio.LookupOption(string(name))
+		if !ok || o.Get == nil {
+			return ""
+		}
+		return o.Get(j)
+	}
+	return spec
+}
+
+// Axes lists every axis, in the table's order.
+func Axes() []AxisSpec { return slices.Clone(axisTable) }
+
+// LookupAxis returns the axis called name.
+func LookupAxis(name Axis) (*AxisSpec, bool) {
+	for i := range axisTable {
+		if axisTable[i].Name == name {
+			return &axisTable[i], true
+		}
+	}
+	return nil, false
+}
+
+// AxisNames lists the axes' names, for messages.
+func AxisNames() []string {
+	names := make([]string, len(axisTable))
+	for i, a := range axisTable {
+		names[i] = string(a.Name)
+	}
+	return names
+}
+
+// Check reports whether v is a value the axis takes (for a Step axis, a
+// well-formed name; whether the disks offer it is known only before the
+// run).
+func (a *AxisSpec) Check(v string) error {
+	if a.Step {
+		return a.check(v)
+	}
+	j := bench.NewJob()
+	_, err := a.apply(&j, v)
+	return err
+}
+
+// Value reads the axis's value from a job; "" for Step axes.
+func (a *AxisSpec) Value(j *bench.Job) string {
+	if a.get == nil {
+		return ""
+	}
+	return a.get(j)
+}
+
+// Label names one value of the axis in a legend: the value alone for Bare
+// axes, else axis=value.
+func (a *AxisSpec) Label(v string) string {
+	if a.Bare {
+		return v
+	}
+	return string(a.Name) + "=" + v
+}
+
+// applyValue sets the axis's value on a job and records it in the job's
+// options, replacing any earlier value, so the step's "job options" say
+// what ran. Step axes change nothing on the job.
+func (a *AxisSpec) applyValue(j *bench.Job, v string) error {
+	if a.Step {
+		return nil
+	}
+	opts, err := a.apply(j, v)
+	if err != nil {
+		return err
+	}
+	if a.Name == AxisEngine {
+		modes := bench.EngineModeOptions()
+		j.Options = slices.DeleteFunc(j.Options, func(o bench.Option) bool { return slices.Contains(modes, o.Name) })
+	}
+	// The axis's own option keeps its place; the modes an engine variant
+	// adds follow.
+	for i, o := range opts {
+		if i == 0 {
+			j.Options = setOption(j.Options, o.Name, o.Value)
+			continue
+		}
+		j.Options = append(j.Options, o)
+	}
+	return nil
+}
+
+// setOption sets name's value in opts, or adds it.
+func setOption(opts []bench.Option, name, value string) []bench.Option {
+	for i := range opts {
+		if opts[i].Name == name {
+			opts[i].Value = value
+			return opts
+		}
+	}
+	return append(opts, bench.Option{Name: name, Value: value})
+}

@@ -1,0 +1,139 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"iolab/bench"
+	"iolab/bench/fio"
+)
+
+// ParseSweep parses AXIS=v1,v2,… as given to --sweep. Numeric axes take
+// ranges: iodepth=1..256 is every power of two from 1 to 256. Values are
+// checked here, so a bad one fails before anything runs.
+func ParseSweep(s string) (Sweep, error) {
+	name, list, ok := strings.Cut(s, "=")
+	if !ok || list == "" {
+		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %q: want AXIS=v1,v2,… (axes: %s)", s, axisNames())}
+	}
+	axis := Axis(strings.TrimSpace(name))
+	spec, ok := LookupAxis(axis)
+	if !ok {
+		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep: %q is not an axis; use one of %s", name, axisNames())}
+	}
+	sw := Sweep{Axis: axis}
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: empty value in %q", axis, list)}
+		}
+		if lo, hi, isRange := strings.Cut(v, ".."); isRange && spec.Numeric {
+			vals, err := powersOfTwo(lo, hi)
+			if err != nil {
+				return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %v", axis, err)}
+			}
+			sw.Values = append(sw.Values, vals...)
+			continue
+		}
+		// Check the value the way the job option would take it.
+		if err := spec.Check(v); err != nil {
+			return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %v", axis, err)}
+		}
+		sw.Values = append(sw.Values, v)
+	}
+	return sw, nil
+}
+
+func axisNames() string { return strings.Join(AxisNames(), ", ") }
+
+// powersOfTwo expands lo..hi into lo, 2·lo, 4·lo, … up to hi.
+func powersOfTwo(lo, hi string) ([]string, error) {
+	a, errA := strconv.Atoi(lo)
+	b, errB := strconv.Atoi(hi)
+	if errA != nil || errB != nil || a < 1 || b < a {
+		return nil, fmt.Errorf("range %s..%s: want two whole numbers, 1 ≤ first ≤ last (e.g. 1..256)", lo, hi)
+	}
+	var out []string
+	for v := a; v <= b; v *= 2 {
+		out = append(out, strconv.Itoa(v))
+		if v > b/2 { // the next doubling would pass b, or overflow
+			break
+		}
+	}
+	return out, nil
+}
+
+// Steps expands the plan into the steps it runs, in order: each repeat runs
+// every combination of the sweep values (the first sweep varies slowest),
+// so repeats are spread over the run instead of back to back.
+func (p *Plan) Steps() ([]Step, error) {
+	if len(p.Base.Jobs) == 0 {
+		return nil, fmt.Errorf("plan %q has no jobs", p.Name)
+	}
+	combos := [][]AxisValue{nil}
+	for _, sw := range p.Sweeps {
+		var next [][]AxisValue
+		for _, c := range combos {
+			for _, v := range sw.Values {
+				next = append(next, append(slices.Clone(c), AxisValue{sw.Axis, v}))
+			}
+		}
+		combos = next
+	}
+	var steps []Step
+	for r := range max(p.Repeat, 1) {
+		for _, c := range combos {
+			st := Step{Seq: len(steps), Repeat: r, Axes: c}
+			jobs := make([]bench.Job, len(p.Base.Jobs))
+			for i, base := range p.Base.Jobs {
+				j := base.Clone()
+				for _, av := range c {
+					spec, ok := LookupAxis(av.Axis)
+					if !ok {
+						return nil, fmt.Errorf("step %d (%s): %q is not an axis", st.Seq+1, fmtAxes(c), av.Axis)
+					}
+					if spec.Step && av.Axis == AxisScheduler {
+						st.Scheduler = av.Value
+					}
+					if err := spec.applyValue(&j, av.Value); err != nil {
+						return nil, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
+					}
+				}
+				if p.Runtime > 0 {
+					j.Runtime = p.Runtime
+				}
+				if p.RampTime > 0 {
+					j.RampTime = p.RampTime
+				}
+				if err := fio.FinishJob(&j); err != nil {
+					return nil, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
+				}
+				jobs[i] = j
+			}
+			st.Config = p.Base
+			st.Config.Jobs = jobs
+			st.Config.Groups = bench.Expand(jobs)
+			steps = append(steps, st)
+		}
+	}
+	return steps, nil
+}
+
+func fmtAxes(c []AxisValue) string {
+	parts := make([]string, len(c))
+	for i, av := range c {
+		parts[i] = string(av.Axis) + "=" + av.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// String shows a step's axis values, e.g. "iodepth=8 ioengine=libaio #2".
+func (s *Step) String() string {
+	a := fmtAxes(s.Axes)
+	if a == "" {
+		a = "base"
+	}
+	return fmt.Sprintf("%s #%d", a, s.Repeat+1)
+}
