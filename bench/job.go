@@ -14,6 +14,23 @@ type Option struct {
 	Value string `json:"value"` // "" for value-less options such as time_based
 }
 
+// Arg writes the option as a command-line argument: --name=value, or
+// --name for a value-less one.
+func (o Option) Arg() string {
+	if o.Value == "" {
+		return "--" + o.Name
+	}
+	return "--" + o.Name + "=" + o.Value
+}
+
+// Line writes the option as a job-file line: name=value, or name.
+func (o Option) Line() string {
+	if o.Value == "" {
+		return o.Name
+	}
+	return o.Name + "=" + o.Value
+}
+
 // Job is one fio job, with options in fio's names and already converted to
 // their units. Zero values are not defaults: NewJob returns fio's defaults,
 // and the parsers start from it.
@@ -177,4 +194,20 @@ func (j Job) Clone() Job {
 	j.PercentileList = slices.Clone(j.PercentileList)
 	j.Options = slices.Clone(j.Options)
 	return j
+}
+
+// Args is the command line the config's jobs amount to: its global
+// options, then each job's, as ParseArgs reads them back.
+func (c *Config) Args() []string {
+	var args []string
+	for _, o := range c.GlobalOptions {
+		args = append(args, o.Arg())
+	}
+	for _, j := range c.Jobs {
+		args = append(args, "--name="+j.Name)
+		for _, o := range j.Options {
+			args = append(args, o.Arg())
+		}
+	}
+	return args
 }

@@ -21,7 +21,7 @@ type Run struct {
 	// host the run is exported or pushed to; CreateRun sets it when empty.
 	UID      string    `json:"uid,omitempty"`
 	Name     string    `json:"name"`
-	Status   string    `json:"status"` // one of Statuses
+	Status   string    `json:"status"` // one of Statuses()
 	Source   string    `json:"source"` // one of Sources
 	Created  time.Time `json:"created_at"`
 	Started  time.Time `json:"started_at,omitzero"`
@@ -133,8 +133,8 @@ func union(list []string, values ...string) []string {
 // insertRun writes r as a new row; owned records this process as the one
 // running it (not for imports).
 func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (int64, error) {
-	if !slices.Contains(Statuses, r.Status) {
-		return 0, fmt.Errorf("status %q is not one of %s", r.Status, strings.Join(Statuses, ", "))
+	if !slices.Contains(statuses, r.Status) {
+		return 0, fmt.Errorf("status %q is not one of %s", r.Status, strings.Join(statuses, ", "))
 	}
 	if !slices.Contains(Sources, r.Source) {
 		return 0, fmt.Errorf("source %q is not one of %s", r.Source, strings.Join(Sources, ", "))
@@ -172,8 +172,8 @@ func nullInt(v int64) sql.NullInt64      { return sql.NullInt64{Int64: v, Valid:
 // start time (once) and makes this process its owner; done, failed,
 // cancelled and interrupted set its finish time.
 func (s *Store) SetRunStatus(ctx context.Context, id int64, status, errMsg string) error {
-	if !slices.Contains(Statuses, status) {
-		return fmt.Errorf("db: set run %d status: %q is not one of %s", id, status, strings.Join(Statuses, ", "))
+	if !slices.Contains(statuses, status) {
+		return fmt.Errorf("db: set run %d status: %q is not one of %s", id, status, strings.Join(statuses, ", "))
 	}
 	now := time.Now().UnixNano()
 	unfinished := status == StatusQueued || status == StatusRunning

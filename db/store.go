@@ -43,8 +43,11 @@ const (
 	StatusInterrupted = "interrupted" // its process ended while it was queued or running
 )
 
+// statuses lists every run status.
+var statuses = []string{StatusQueued, StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusInterrupted}
+
 // Statuses lists every run status.
-var Statuses = []string{StatusQueued, StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusInterrupted}
+func Statuses() []string { return append([]string(nil), statuses...) }
 
 // Run sources.
 const (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/db"
+	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )
@@ -144,7 +145,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	send := func(ev Event) error {
+	send := func(ev launch.Event) error {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return err
@@ -161,7 +162,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 		if run, err = s.getRun(ctx, id); err != nil {
 			return nil
 		}
-		return send(Event{Type: EventDone, Data: DoneEvent{Status: run.Status, Error: run.Error}})
+		return send(launch.Event{Type: launch.EventDone, Data: launch.DoneEvent{Status: run.Status, Error: run.Error}})
 	}
 	defer cancel()
 	for _, ev := range replay {
@@ -184,7 +185,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 			if !open {
 				return nil
 			}
-			if err := send(ev); err != nil || ev.Type == EventDone {
+			if err := send(ev); err != nil || ev.Type == launch.EventDone {
 				return nil
 			}
 		}

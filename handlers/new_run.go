@@ -7,37 +7,52 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )
 
 // runForm is the new-run form's fields, as typed.
 type runForm struct {
-	Name, Preset, Target, Size         string
-	RW, BS, RWMixRead                  string
-	IODepth, IOEngine, Scheduler       string // comma-separated lists: two values or more sweep
-	NumJobs, Runtime, RampTime, Repeat string
-	Direct, Discard, DropCaches        bool
-	JobFile                            string
+	Name, Preset, Target, Size string
+	RW, BS, RWMixRead          string
+	// Sweeps are the axis fields (sweep.AxisSpec.Form), by axis name:
+	// comma-separated lists, where two values or more sweep.
+	Sweeps                    map[string]string
+	Runtime, RampTime, Repeat string
+	Direct, Discard           bool
+	DropCaches                bool
+	JobFile                   string
+}
+
+// formAxes are the axes the form has a field for, in the table's order.
+func formAxes() []sweep.AxisSpec {
+	return slices.DeleteFunc(sweep.Axes(), func(a sweep.AxisSpec) bool { return a.Form == "" })
 }
 
 // defaultForm is what the form shows first: a small psync sweep.
 func defaultForm() runForm {
-	return runForm{RW: "randread", BS: "4k", IODepth: "1,4,16", IOEngine: "psync", NumJobs: "1", Runtime: "10", Repeat: "1", Direct: true}
+	return runForm{RW: "randread", BS: "4k", Sweeps: map[string]string{"iodepth": "1,4,16", "ioengine": "psync", "numjobs": "1"},
+		Runtime: "10", Repeat: "1", Direct: true}
 }
 
 func readForm(c echo.Context) runForm {
 	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
 	on := func(k string) bool { x := c.FormValue(k); return x == "on" || x == "1" || x == "true" }
-	return runForm{Name: v("name"), Preset: v("preset"), Target: v("target"), Size: v("size"), RW: v("rw"), BS: v("bs"),
-		RWMixRead: v("rwmixread"), IODepth: v("iodepth"), IOEngine: v("ioengine"), Scheduler: v("scheduler"),
-		NumJobs: v("numjobs"), Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
+	f := runForm{Name: v("name"), Preset: v("preset"), Target: v("target"), Size: v("size"), RW: v("rw"), BS: v("bs"),
+		RWMixRead: v("rwmixread"), Sweeps: map[string]string{},
+		Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
 		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), JobFile: c.FormValue("jobfile")}
+	for _, a := range formAxes() {
+		f.Sweeps[string(a.Name)] = v(string(a.Name))
+	}
+	return f
 }
 
 func splitList(s string) []string {
@@ -50,9 +65,9 @@ func splitList(s string) []string {
 	return out
 }
 
-// request turns the form into a plan request: a list field with two
-// values or more (or an engine variant, or anything with a job file) is a
-// sweep, one value an option.
+// request turns the form into a plan request: an axis field with two
+// values or more (or an engine variant, a step axis such as the scheduler,
+// or anything with a job file) is a sweep, one value an option.
 func (f *runForm) request() (*PlanRequest, error) {
 	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, exact: true}
 	if f.Repeat != "" {
@@ -69,17 +84,14 @@ func (f *runForm) request() (*PlanRequest, error) {
 		}
 	}
 	jobFile := strings.TrimSpace(f.JobFile) != ""
-	for _, l := range []struct {
-		axis sweep.Axis
-		list string
-	}{{sweep.AxisIODepth, f.IODepth}, {sweep.AxisEngine, f.IOEngine}, {sweep.AxisNumJobs, f.NumJobs}, {sweep.AxisScheduler, f.Scheduler}} {
-		vals := splitList(l.list)
+	for _, a := range formAxes() {
+		vals := splitList(f.Sweeps[string(a.Name)])
 		switch {
 		case len(vals) == 0:
-		case len(vals) == 1 && !jobFile && l.axis != sweep.AxisScheduler && !strings.Contains(vals[0], "+"):
-			set(string(l.axis), vals[0])
+		case len(vals) == 1 && !jobFile && !a.Step && !strings.Contains(vals[0], "+"):
+			set(string(a.Name), vals[0])
 		default:
-			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: l.axis, Values: vals})
+			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: a.Name, Values: vals})
 		}
 	}
 	if jobFile {
@@ -118,11 +130,14 @@ func formField(field string) string {
 		return "target"
 	case "time_based":
 		return "runtime"
-	case "name", "preset", "size", "rw", "bs", "rwmixread", "iodepth", "ioengine", "scheduler", "numjobs", "runtime",
-		"ramp_time", "repeat", "jobfile", "direct":
-		if field == "name" || !strings.Contains(field, ".") || strings.HasPrefix(field, "options.") || strings.HasPrefix(field, "sweep.") {
-			return name
+	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct":
+	default:
+		if !slices.ContainsFunc(formAxes(), func(a sweep.AxisSpec) bool { return string(a.Name) == name }) {
+			return ""
 		}
+	}
+	if field == "name" || !strings.Contains(field, ".") || strings.HasPrefix(field, "options.") || strings.HasPrefix(field, "sweep.") {
+		return name
 	}
 	return ""
 }
@@ -137,8 +152,13 @@ type newRunPageData struct {
 	Error       string            // about the whole plan
 	Targets     []string          // the allow-list, offered in the target field
 	DataDir     string
-	Engines     []string
+	SweepFields []sweepField
 	RWModes     []string
+}
+
+// sweepField is one axis field of the form.
+type sweepField struct {
+	Name, Label, Placeholder, Value string
 }
 
 func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) {
@@ -148,8 +168,17 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 		return nil, err
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
-		Targets: s.allowTargets, DataDir: s.dataDir, Engines: bench.EngineNames(),
+		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f),
 		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}}, nil
+}
+
+// sweepFields are the form's axis fields with what f holds in them.
+func sweepFields(f runForm) []sweepField {
+	var out []sweepField
+	for _, a := range formAxes() {
+		out = append(out, sweepField{Name: string(a.Name), Label: a.Form, Placeholder: a.Placeholder, Value: f.Sweeps[string(a.Name)]})
+	}
+	return out
 }
 
 func (s *Server) newRunPage(c echo.Context) error {
@@ -223,9 +252,9 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 			return 0, &ValidationError{Field: "plan", Msg: err.Error()}
 		}
 	}
-	rec, err := NewRunRecord(plan, runner, nil)
+	rec, err := launch.NewRecord(plan, runner, nil)
 	if err != nil {
 		return 0, err
 	}
-	return s.launcher.Launch(ctx, rec, plan, TargetDevices(plan, runner))
+	return s.launcher.Launch(ctx, rec, plan, launch.TargetDevices(plan, runner))
 }

@@ -11,17 +11,18 @@ import (
 	"strings"
 	"time"
 
-	"iolab/bench/hist"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
-	"iolab/bench/system"
 	"iolab/db"
+	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )
 
 var templateFuncs = template.FuncMap{
 	"join":    strings.Join,
-	"time":    fmtWhen,
+	"inc":     func(n int) int { return n + 1 },
+	"time":    db.FormatTime,
 	"gib":     func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) },
 	"hasItem": func(list []string, s string) bool { return slices.Contains(list, s) },
 	"filterSel": func(name, label, current string, values []string) filterSelect {
@@ -43,18 +44,12 @@ type fieldError struct{ Field, Msg string }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 
-func fmtWhen(t time.Time) string {
-	if t.IsZero() {
-		return "–"
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
-
 // runsPageData is the runs list.
 type runsPageData struct {
 	pageBase
 	Filter  db.RunFilter
 	Runs    []db.Run
+	Columns []db.RunColumn
 	Choices filterChoices
 }
 
@@ -67,8 +62,8 @@ type filterChoices struct {
 func runFilter(q url.Values) (db.RunFilter, error) {
 	f := db.RunFilter{Hostname: q.Get("host"), Kernel: q.Get("kernel"), Target: q.Get("target"), Scheduler: q.Get("scheduler"),
 		Engine: q.Get("engine"), Status: q.Get("status"), Tag: q.Get("tag")}
-	if f.Status != "" && !slices.Contains(db.Statuses, f.Status) {
-		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses, ", "))}
+	if f.Status != "" && !slices.Contains(db.Statuses(), f.Status) {
+		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses(), ", "))}
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
@@ -104,11 +99,11 @@ func (s *Server) runsPage(c echo.Context) error {
 		ch.Schedulers = appendNew(ch.Schedulers, r.Schedulers...)
 		ch.Engines = appendNew(ch.Engines, r.Engines...)
 	}
-	ch.Statuses = db.Statuses
+	ch.Statuses = db.Statuses()
 	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines} {
 		slices.Sort(l)
 	}
-	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Choices: ch}
+	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Columns: db.RunColumns(), Choices: ch}
 	return s.render(c, http.StatusOK, "runs", &data)
 }
 
@@ -166,49 +161,9 @@ func stepRows(steps []sweep.StepResult) []stepRow {
 }
 
 // stepFigures are a step's numbers as the table and its CSV show them.
-type stepFigures struct {
-	Seq                  int
-	Label, Status, Error string
-	IOPS, BWMiB          float64
-	P50, P99             time.Duration
-	Busy, IRQ, IOWait    float64
-	PerIO                time.Duration
-	HasDisk              bool
-	Disk                 system.DiskUtilization
-	HasResult            bool
-}
+type stepFigures = summary.StepFigures
 
-func stepFiguresOf(s *sweep.StepResult) stepFigures {
-	f := stepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
-	var ios uint64
-	var clat hist.Histogram
-	if s.Result != nil {
-		f.HasResult = true
-		for _, g := range s.Result.Groups {
-			for j := range g.Jobs {
-				job := &g.Jobs[j]
-				for d := range 2 {
-					f.IOPS += job.IOPS(d)
-					f.BWMiB += job.BW(d) / (1 << 20)
-					ios += job.Dirs[d].IOs
-					clat.Merge(&job.Dirs[d].Clat.Hist)
-				}
-			}
-			if len(g.Disks) > 0 && !f.HasDisk {
-				f.Disk, f.HasDisk = g.Disks[0], true
-			}
-		}
-	}
-	if clat.N() > 0 {
-		p := clat.Percentiles([]float64{50, 99})
-		f.P50, f.P99 = time.Duration(p[0]), time.Duration(p[1])
-	}
-	if ios > 0 {
-		f.PerIO = time.Duration(float64(s.Proc.User+s.Proc.System) / float64(ios))
-	}
-	f.Busy, f.IRQ, f.IOWait = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait
-	return f
-}
+func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
 
 func stepRowOf(f stepFigures) stepRow {
 	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error}
@@ -261,7 +216,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	data := runPageData{pageBase: s.base(c, fmt.Sprintf("Run %d · %s", run.ID, run.Name)), Run: run,
 		Active: s.launcher.Active(id), Waiting: s.launcher.Waiting(id),
-		Command: PlanCommand(&run.Plan), JobFile: PlanJobFile(&run.Plan)}
+		Command: run.Plan.Command(), JobFile: run.Plan.JobFile()}
 	if planned, err := run.Plan.Steps(); err == nil {
 		data.Planned = len(planned)
 	}
@@ -481,7 +436,7 @@ func (s *Server) cancel(c echo.Context, id int64) error {
 		return err
 	}
 	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
-		if err == errNotActive {
+		if err == launch.ErrNotActive {
 			return echo.NewHTTPError(http.StatusConflict, err.Error())
 		}
 		return err

@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
+	"iolab/bench/units"
+	"iolab/db/launch"
 )
 
 // PlanRequest is a plan as the API (POST /api/runs) and the new-run form
@@ -163,53 +164,22 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	if req.Repeat < 0 || req.Repeat > 100 {
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100"}
 	}
-	plan := &sweep.Plan{Repeat: 1, Discard: req.Discard, DropCaches: req.DropCaches}
-	var preset *sweep.Preset
-	if req.Preset != "" {
-		p, err := sweep.PresetByName(req.Preset)
-		if err != nil {
-			return nil, validation("preset", err)
-		}
-		preset = &p
-	}
+	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat, Discard: req.Discard, DropCaches: req.DropCaches, Exact: req.exact}
 	if req.JobFile != "" {
-		if preset != nil || len(req.Options) > 0 || len(req.Jobs) > 0 {
+		if req.Preset != "" || len(req.Options) > 0 || len(req.Jobs) > 0 {
 			return nil, &ValidationError{Field: "jobfile", Msg: "give a job file or options (and a preset), not both"}
 		}
 		if strings.Contains(req.JobFile, "${") {
 			// ParseJobFile would put the server's environment in the plan.
 			return nil, &ValidationError{Field: "jobfile", Msg: "${VAR} is not expanded in a job file sent to the server; write the value"}
 		}
-		cfg, err := fio.ParseJobFile(strings.NewReader(req.JobFile), "jobfile")
-		if err != nil {
-			return nil, validation("jobfile", err)
-		}
-		plan.Base = *cfg
-		plan.Args = configArgs(cfg)
+		spec.JobFile = req.JobFile
 	} else {
-		args, err := s.requestArgs(req, preset)
+		args, err := s.requestArgs(req)
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := fio.ParseArgs(args)
-		if err != nil {
-			var oe *bench.OptionError
-			if errors.As(err, &oe) {
-				return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: oe.Msg}
-			}
-			return nil, validation("options", err)
-		}
-		plan.Base = *cfg
-		plan.Args = args
-	}
-	if preset != nil {
-		plan.Name, plan.Preset = preset.Name, preset.Name
-		if !req.exact {
-			plan.Sweeps = slices.Clone(preset.Sweeps)
-			plan.Repeat = max(preset.Repeat, 1)
-			plan.Discard = plan.Discard || preset.Discard
-			plan.DropCaches = plan.DropCaches || preset.DropCaches
-		}
+		spec.Args = args
 	}
 	for _, sw := range req.Sweep {
 		for _, v := range sw.Values {
@@ -221,16 +191,20 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		if err != nil {
 			return nil, validation("sweep."+string(sw.Axis), err)
 		}
-		plan.Sweeps = slices.DeleteFunc(plan.Sweeps, func(x sweep.Sweep) bool { return x.Axis == parsed.Axis })
-		plan.Sweeps = append(plan.Sweeps, parsed)
+		spec.Sweeps = append(spec.Sweeps, parsed)
 	}
-	if req.Repeat > 0 {
-		plan.Repeat = req.Repeat
-	}
-	if req.Name != "" {
-		plan.Name = req.Name
-	} else if plan.Name == "" && len(plan.Base.Jobs) > 0 {
-		plan.Name = plan.Base.Jobs[0].Name
+	plan, err := launch.NewPlan(spec)
+	if err != nil {
+		var oe *bench.OptionError
+		switch {
+		case req.JobFile != "":
+			return nil, validation("jobfile", err)
+		case errors.As(err, &oe) && oe.Option == "preset":
+			return nil, validation("preset", err)
+		case errors.As(err, &oe):
+			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: oe.Msg}
+		}
+		return nil, validation("options", err)
 	}
 	for _, j := range plan.Base.Jobs {
 		if err := s.checkTarget(j.Filename, j.AllowMountedWrite); err != nil {
@@ -256,35 +230,30 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 }
 
 // requestArgs builds the fio command line of a request without a job file.
-func (s *Server) requestArgs(req *PlanRequest, preset *sweep.Preset) ([]string, error) {
-	opts := func(m map[string]OptionValue, prefix string) ([]string, string, error) {
+func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
+	opts := func(m map[string]OptionValue, prefix string) ([]string, error) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		var out []string
-		filename := ""
 		for _, k := range keys {
 			v := string(m[k])
 			if !optionName.MatchString(k) || k == "name" {
-				return nil, "", &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("%q is not an option name (fio's names: rw, bs, iodepth, …)", k)}
+				return nil, &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("%q is not an option name (fio's names: rw, bs, iodepth, …)", k)}
 			}
 			if strings.ContainsAny(v, "\n\x00") {
-				return nil, "", &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
+				return nil, &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
 			}
 			if k == "filename" {
 				v = s.resolveTarget(v)
-				filename = v
-				if preset != nil && prefix == "options." {
-					continue
-				}
 			}
 			out = append(out, "--"+k+"="+v)
 		}
-		return out, filename, nil
+		return out, nil
 	}
-	global, filename, err := opts(req.Options, "options.")
+	global, err := opts(req.Options, "options.")
 	if err != nil {
 		return nil, err
 	}
@@ -293,18 +262,15 @@ func (s *Server) requestArgs(req *PlanRequest, preset *sweep.Preset) ([]string, 
 		if j.Name == "" || strings.ContainsAny(j.Name, "\n\x00") {
 			return nil, &ValidationError{Field: fmt.Sprintf("jobs[%d].name", i), Msg: "every job needs a name"}
 		}
-		o, _, err := opts(j.Options, fmt.Sprintf("jobs[%d].options.", i))
+		o, err := opts(j.Options, fmt.Sprintf("jobs[%d].options.", i))
 		if err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, "--name="+j.Name)
 		jobs = append(jobs, o...)
 	}
-	if preset != nil {
-		if filename == "" {
-			return nil, &ValidationError{Field: "options.filename", Msg: fmt.Sprintf("preset %s needs a target (filename)", preset.Name)}
-		}
-		return preset.Args(filename, append(global, jobs...)), nil
+	if req.Preset != "" {
+		return append(global, jobs...), nil
 	}
 	if len(jobs) == 0 {
 		name := req.Name
@@ -386,103 +352,6 @@ func within(dir, p string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// configArgs is the command line that a parsed job file amounts to: its
-// global options, then each job's.
-func configArgs(cfg *bench.Config) []string {
-	var args []string
-	for _, o := range cfg.GlobalOptions {
-		args = append(args, optionArg(o))
-	}
-	for _, j := range cfg.Jobs {
-		args = append(args, "--name="+j.Name)
-		for _, o := range j.Options {
-			args = append(args, optionArg(o))
-		}
-	}
-	return args
-}
-
-func optionArg(o bench.Option) string {
-	if o.Value == "" {
-		return "--" + o.Name
-	}
-	return "--" + o.Name + "=" + o.Value
-}
-
-// PlanCommand is the `iolab run` command line that reproduces a plan.
-func PlanCommand(p *sweep.Plan) string {
-	parts := []string{"iolab", "run"}
-	for _, sw := range p.Sweeps {
-		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
-	}
-	if p.Repeat > 1 {
-		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
-	}
-	if p.Discard {
-		parts = append(parts, "--discard")
-	}
-	if p.DropCaches {
-		parts = append(parts, "--drop-caches")
-	}
-	if p.AllowDiskScheduler {
-		parts = append(parts, "--allow-disk-scheduler")
-	}
-	for _, a := range p.Args {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=./:+,@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// PlanJobFile is a plan's jobs as a fio job file; what a job file cannot
-// say (sweeps, repeats, discard) is written as comments with the `iolab
-// run` flags that add it.
-func PlanJobFile(p *sweep.Plan) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "; %s\n", p.Name)
-	for _, sw := range p.Sweeps {
-		fmt.Fprintf(&b, "; iolab run --sweep=%s=%s\n", sw.Axis, strings.Join(sw.Values, ","))
-	}
-	if p.Repeat > 1 {
-		fmt.Fprintf(&b, "; iolab run --repeat=%d\n", p.Repeat)
-	}
-	if p.Discard {
-		b.WriteString("; iolab run --discard\n")
-	}
-	if p.DropCaches {
-		b.WriteString("; iolab run --drop-caches\n")
-	}
-	if len(p.Base.GlobalOptions) > 0 {
-		b.WriteString("\n[global]\n")
-		for _, o := range p.Base.GlobalOptions {
-			writeIniOption(&b, o)
-		}
-	}
-	for _, j := range p.Base.Jobs {
-		fmt.Fprintf(&b, "\n[%s]\n", j.Name)
-		for _, o := range j.Options {
-			writeIniOption(&b, o)
-		}
-	}
-	return b.String()
-}
-
-func writeIniOption(b *strings.Builder, o bench.Option) {
-	if o.Value == "" {
-		b.WriteString(o.Name + "\n")
-		return
-	}
-	b.WriteString(o.Name + "=" + o.Value + "\n")
-}
-
 // PresetInfo is a preset as the form and GET /api/presets show it: its
 // plan, and the form's fields it fills ("" where its jobs differ).
 type PresetInfo struct {
@@ -512,24 +381,23 @@ func presetInfos() []PresetInfo {
 				}
 				return v
 			}
-			info.Fields["rw"] = same(func(j *bench.Job) string { return j.RW })
-			info.Fields["bs"] = same(func(j *bench.Job) string { return fmtSize(j.BS) })
 			info.Fields["rwmixread"] = same(func(j *bench.Job) string {
 				if j.RW == "rw" || j.RW == "randrw" {
 					return strconv.Itoa(j.RWMixRead)
 				}
 				return ""
 			})
-			info.Fields["iodepth"] = same(func(j *bench.Job) string { return strconv.Itoa(j.IODepth) })
-			info.Fields["ioengine"] = same(func(j *bench.Job) string { return bench.EngineVariant(j) })
-			info.Fields["numjobs"] = same(func(j *bench.Job) string { return strconv.Itoa(j.NumJobs) })
-			info.Fields["runtime"] = same(func(j *bench.Job) string { return fmtSeconds(j.Runtime) })
-			info.Fields["ramp_time"] = same(func(j *bench.Job) string { return fmtSeconds(j.RampTime) })
+			info.Fields["runtime"] = same(func(j *bench.Job) string { return units.FormatDuration(j.Runtime) })
+			info.Fields["ramp_time"] = same(func(j *bench.Job) string { return units.FormatDuration(j.RampTime) })
 			info.Fields["direct"] = same(func(j *bench.Job) string { return strconv.FormatBool(j.Direct) })
+			// Every axis the form shows, as the preset's jobs set it (a
+			// step axis, the scheduler, is not a job's: blank unless swept).
+			for _, a := range sweep.Axes() {
+				info.Fields[string(a.Name)] = same(func(j *bench.Job) string { return a.Value(j) })
+			}
 		}
-		info.Fields["scheduler"] = ""
 		for _, sw := range p.Sweeps {
-			info.Fields[formAxisField(sw.Axis)] = strings.Join(sw.Values, ",")
+			info.Fields[string(sw.Axis)] = strings.Join(sw.Values, ",")
 		}
 		info.Fields["repeat"] = strconv.Itoa(info.Repeat)
 		info.Fields["discard"] = strconv.FormatBool(p.Discard)
@@ -537,29 +405,4 @@ func presetInfos() []PresetInfo {
 		out = append(out, info)
 	}
 	return out
-}
-
-// formAxisField is the form field holding an axis's values.
-func formAxisField(a sweep.Axis) string { return string(a) }
-
-func fmtSize(b int64) string {
-	switch {
-	case b > 0 && b%(1<<30) == 0:
-		return strconv.FormatInt(b>>30, 10) + "g"
-	case b > 0 && b%(1<<20) == 0:
-		return strconv.FormatInt(b>>20, 10) + "m"
-	case b > 0 && b%(1<<10) == 0:
-		return strconv.FormatInt(b>>10, 10) + "k"
-	}
-	return strconv.FormatInt(b, 10)
-}
-
-func fmtSeconds(d time.Duration) string {
-	switch {
-	case d == 0:
-		return ""
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10)
-	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }

@@ -34,6 +34,7 @@ import (
 
 	"iolab/bench"
 	"iolab/db"
+	"iolab/db/launch"
 	"iolab/web"
 
 	"github.com/labstack/echo/v4"
@@ -68,7 +69,7 @@ type Config struct {
 type Server struct {
 	store          *db.Store
 	newRunner      func() *bench.Runner
-	launcher       *Launcher
+	launcher       *launch.Launcher
 	token          string
 	session        string // the login cookie's value
 	readNeedsToken bool
@@ -140,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.static = static
-	s.launcher = NewLauncher(cfg.Store, newRunner, log, cfg.ProgressEvery)
+	s.launcher = launch.NewLauncher(cfg.Store, newRunner, log, cfg.ProgressEvery)
 	return s, nil
 }
 
@@ -177,7 +178,7 @@ func (s *Server) Register(e *echo.Echo) {
 	e.GET("/api/charts", s.apiChart, read)
 	e.GET("/api/presets", s.apiPresets, read)
 
-	// Import and push (issue 5): iolab exports and fio JSON, token-protected.
+	// Import and push: iolab exports and fio JSON, token-protected.
 	e.POST("/api/import", s.apiImport, write)
 	e.GET("/import", s.importPage, read)
 	e.POST("/import", s.importSubmit, write)
@@ -198,7 +199,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Launcher is the server's run launcher.
-func (s *Server) Launcher() *Launcher { return s.launcher }
+func (s *Server) Launcher() *launch.Launcher { return s.launcher }
 
 // errorBody is the API's error answer.
 type errorBody struct {

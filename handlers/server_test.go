@@ -23,6 +23,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )
@@ -452,7 +453,7 @@ func near(a, b float64) bool {
 }
 
 // readEvents reads server-sent events until "done" or the stream ends.
-func readEvents(t *testing.T, url string) []Event {
+func readEvents(t *testing.T, url string) []launch.Event {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -462,7 +463,7 @@ func readEvents(t *testing.T, url string) []Event {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q", ct)
 	}
-	var out []Event
+	var out []launch.Event
 	sc := bufio.NewScanner(resp.Body)
 	var typ string
 	for sc.Scan() {
@@ -471,8 +472,8 @@ func readEvents(t *testing.T, url string) []Event {
 		case strings.HasPrefix(line, "event: "):
 			typ = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
-			out = append(out, Event{Type: typ, Data: json.RawMessage(strings.TrimPrefix(line, "data: "))})
-			if typ == EventDone {
+			out = append(out, launch.Event{Type: typ, Data: json.RawMessage(strings.TrimPrefix(line, "data: "))})
+			if typ == launch.EventDone {
 				return out
 			}
 		}
@@ -498,7 +499,7 @@ func waitStatus(t *testing.T, store *db.Store, id int64, want string) *db.Run {
 	}
 }
 
-func launch(t *testing.T, ts *testServer, body string) int64 {
+func launchRun(t *testing.T, ts *testServer, body string) int64 {
 	t.Helper()
 	rec := ts.do(t, "POST", "/api/runs", body)
 	if rec.Code != http.StatusCreated {
@@ -519,26 +520,26 @@ func TestLaunchRealRun(t *testing.T) {
 	hs := httptest.NewServer(ts.e)
 	defer hs.Close()
 	// A relative target is a file under the data directory, created with size.
-	id := launch(t, ts, `{"name":"real","options":{"filename":"real.dat","size":"1m","rw":"randread","bs":"4k",
+	id := launchRun(t, ts, `{"name":"real","options":{"filename":"real.dat","size":"1m","rw":"randread","bs":"4k",
 		"ioengine":"psync","runtime":"300ms","time_based":1},"sweep":{"iodepth":[1,2]}}`)
 	events := readEvents(t, fmt.Sprintf("%s/api/runs/%d/events", hs.URL, id))
 	var steps, progress int
 	for _, ev := range events {
 		switch ev.Type {
-		case EventStep:
+		case launch.EventStep:
 			steps++
-		case EventProgress:
+		case launch.EventProgress:
 			progress++
-			var p ProgressEvent
+			var p launch.ProgressEvent
 			if err := json.Unmarshal(ev.Data.(json.RawMessage), &p); err != nil || p.Total != 2 || p.IOPS < 0 {
 				t.Errorf("progress %s: %v", ev.Data, err)
 			}
 		}
 	}
-	if steps != 4 || progress == 0 || len(events) == 0 || events[len(events)-1].Type != EventDone {
+	if steps != 4 || progress == 0 || len(events) == 0 || events[len(events)-1].Type != launch.EventDone {
 		t.Fatalf("events: %d step, %d progress: %v", steps, progress, events)
 	}
-	var done DoneEvent
+	var done launch.DoneEvent
 	json.Unmarshal(events[len(events)-1].Data.(json.RawMessage), &done)
 	if done.Status != db.StatusDone {
 		t.Fatalf("done: %+v", done)
@@ -573,9 +574,9 @@ func TestLaunchRealRun(t *testing.T) {
 func TestQueueCancelShutdown(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	body := `{"options":{"filename":"q.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"20s","time_based":1}}`
-	first := launch(t, ts, body)
+	first := launchRun(t, ts, body)
 	waitStatus(t, ts.store, first, db.StatusRunning)
-	second := launch(t, ts, body)
+	second := launchRun(t, ts, body)
 	rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", second), "")
 	var doc runDocument
 	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
@@ -597,7 +598,7 @@ func TestQueueCancelShutdown(t *testing.T) {
 	waitStatus(t, ts.store, second, db.StatusCancelled)
 	// Cancel the running one from the page once its step has started: the
 	// step ends cancelled.
-	waitEvent(t, ts.srv.launcher, first, EventStep)
+	waitEvent(t, ts.srv.launcher, first, launch.EventStep)
 	if rec := ts.do(t, "POST", fmt.Sprintf("/runs/%d/cancel", first), ""); rec.Code != http.StatusSeeOther {
 		t.Fatalf("cancel running: %d %s", rec.Code, rec.Body)
 	}
@@ -611,9 +612,9 @@ func TestQueueCancelShutdown(t *testing.T) {
 	}
 
 	// Shutdown cancels the running run and the queued one.
-	third := launch(t, ts, body)
+	third := launchRun(t, ts, body)
 	waitStatus(t, ts.store, third, db.StatusRunning)
-	fourth := launch(t, ts, body)
+	fourth := launchRun(t, ts, body)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -635,7 +636,7 @@ func TestQueueCancelShutdown(t *testing.T) {
 }
 
 // waitEvent waits until run id's live events include one of type typ.
-func waitEvent(t *testing.T, l *Launcher, id int64, typ string) {
+func waitEvent(t *testing.T, l *launch.Launcher, id int64, typ string) {
 	t.Helper()
 	replay, ch, cancel, ok := l.Subscribe(id)
 	if !ok {

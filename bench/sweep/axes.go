@@ -56,7 +56,7 @@ type AxisSpec struct {
 var axisTable = []AxisSpec{
 	optionAxis(AxisIODepth, AxisSpec{Numeric: true, Form: "iodepth", Placeholder: "1,4,16 or 1..256",
 		Help: "I/Os in flight per job"}),
-	{Name: AxisEngine, Bare: true, Form: "engines", Help: "ioengine, with an engine's modes joined by + (io_uring+sqpoll+hipri)",
+	{Name: AxisEngine, Bare: true, Form: "engines", Placeholder: enginePlaceholder(), Help: "ioengine, with an engine's modes joined by + (io_uring+sqpoll+hipri)",
 		apply: bench.ApplyEngineVariant, get: bench.EngineVariant},
 	{Name: AxisScheduler, Bare: true, Step: true, Form: "schedulers", Placeholder: "none,mq-deadline,bfq,kyber",
 		Help: "the I/O scheduler of the targets' disks, switched before each step and restored after the run",
@@ -70,6 +70,17 @@ var axisTable = []AxisSpec{
 		Help: "copies of each job running at once"}),
 	optionAxis(AxisBS, AxisSpec{Help: "block size"}),
 	optionAxis(AxisRW, AxisSpec{Bare: true, Help: "access pattern: read, write, randread, randwrite, rw, randrw"}),
+}
+
+// enginePlaceholder lists the engines and one variant, for the form.
+func enginePlaceholder() string {
+	p := strings.Join(bench.EngineNames(), ",")
+	for _, e := range bench.Engines() {
+		if len(e.Modes) > 1 {
+			return p + ", " + e.Name + "+" + e.Modes[0].Name + "+" + e.Modes[1].Name + "…"
+		}
+	}
+	return p
 }
 
 // optionAxis is an axis that sets the fio option of its name, the way the

@@ -91,9 +91,6 @@
         if (el.type === "checkbox") el.checked = p.fields[k] === "true";
         else el.value = p.fields[k];
       });
-      ["iodepth", "ioengine", "numjobs", "scheduler"].forEach(function (k) {
-        if (!(k in p.fields)) return;
-      });
     }
     sel.addEventListener("change", function () { fill(false); });
     fill(true);

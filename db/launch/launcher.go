@@ -1,4 +1,4 @@
-package handlers
+package launch
 
 import (
 	"context"
@@ -14,170 +14,6 @@ import (
 	"iolab/bench/sweep"
 	"iolab/db"
 )
-
-// NewRunRecord describes a plan for the store: the plan, the host and its
-// targets. Its status is running, as `iolab run` stores it; the launcher
-// sets queued before storing a run from the web.
-func NewRunRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
-	host, err := runner.Sys.Host()
-	if err != nil {
-		return nil, fmt.Errorf("read the host's description: %w", err)
-	}
-	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
-		Plan: *plan, Host: host, Tags: tags}
-	seen := map[string]bool{}
-	for _, j := range plan.Base.Jobs {
-		if j.IOEngine != "null" && !seen[j.Filename] {
-			seen[j.Filename] = true
-			if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
-				rec.Targets = append(rec.Targets, t)
-			}
-			if rec.Target == "" {
-				rec.Target = j.Filename
-			}
-		}
-		if !slices.Contains(rec.Engines, j.IOEngine) {
-			rec.Engines = append(rec.Engines, j.IOEngine)
-		}
-	}
-	for _, sw := range plan.Sweeps {
-		switch sw.Axis {
-		case sweep.AxisEngine:
-			rec.Engines = slices.Clone(sw.Values)
-		case sweep.AxisScheduler:
-			rec.Schedulers = slices.Clone(sw.Values)
-		}
-	}
-	for _, t := range rec.Targets {
-		if t.Scheduler != "" && len(rec.Schedulers) == 0 {
-			rec.Schedulers = []string{t.Scheduler}
-		}
-	}
-	return rec, nil
-}
-
-// FailedSteps is the error of a run none of whose steps succeeded: the one
-// step's own, or the first one's.
-func FailedSteps(results []sweep.StepResult) error {
-	switch {
-	case len(results) == 0:
-		return errors.New("no step ran")
-	case len(results) == 1:
-		return errors.New(results[0].Error)
-	}
-	return fmt.Errorf("every step failed; step 1: %s", results[0].Error)
-}
-
-// RunStatus is the stored run's final status: cancelled when ctx ended,
-// failed when no step succeeded (or the plan stopped early), else done.
-func RunStatus(ctx context.Context, results []sweep.StepResult, err error) string {
-	if ctx.Err() != nil {
-		return db.StatusCancelled
-	}
-	ok := 0
-	for _, r := range results {
-		if r.Status == sweep.StepDone {
-			ok++
-		}
-	}
-	if ok == 0 || (err != nil && ok < len(results)) {
-		return db.StatusFailed
-	}
-	return db.StatusDone
-}
-
-// ExecutePlan runs plan as the stored run id (store may be nil: nothing is
-// saved). It marks the run running, saves each step as it ends, records
-// every scheduler it switches so a crash can be undone at the next start
-// (RestoreSchedulers), and sets the final status from RunStatus with the
-// plan's error. hooks.StepStarted and hooks.StepDone are called too
-// (StepDone after the step is saved); their scheduler hooks are ignored.
-// It returns the results, the final status and the plan's error joined
-// with any store error; a failed status with no error is left to the
-// caller (FailedSteps).
-func ExecutePlan(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks sweep.PlanHooks) ([]sweep.StepResult, string, error) {
-	// Saving must outlive a cancelled run: its last step is still stored.
-	keep := context.WithoutCancel(ctx)
-	h := sweep.PlanHooks{
-		StepStarted: hooks.StepStarted,
-		StepDone: func(res *sweep.StepResult) error {
-			if store != nil {
-				if err := store.SaveStep(keep, id, res); err != nil {
-					return err
-				}
-			}
-			if hooks.StepDone != nil {
-				return hooks.StepDone(res)
-			}
-			return nil
-		},
-	}
-	if store != nil {
-		if err := store.SetRunStatus(keep, id, db.StatusRunning, ""); err != nil {
-			return nil, db.StatusFailed, err
-		}
-		h.SchedulerSwitched = func(disk, original string) (int64, error) {
-			return store.AddSchedulerRestore(keep, id, disk, original)
-		}
-		h.SchedulerRestored = func(token int64) {
-			if err := store.ClearSchedulerRestore(keep, token); err != nil && runner.Log != nil {
-				runner.Log.Warn("clear scheduler restore", "run", id, "err", err)
-			}
-		}
-	}
-	results, runErr := sweep.Run(ctx, runner, plan, h)
-	status := RunStatus(ctx, results, runErr)
-	if store != nil {
-		msg := ""
-		if runErr != nil {
-			msg = runErr.Error()
-		} else if status == db.StatusFailed {
-			msg = FailedSteps(results).Error()
-		}
-		if err := store.SetRunStatus(keep, id, status, msg); err != nil {
-			runErr = errors.Join(runErr, err)
-		}
-	}
-	return results, status, runErr
-}
-
-// RestoreSchedulers puts back every I/O scheduler that a run killed halfway
-// left switched, as recorded in the store; a disk that cannot be restored
-// is logged and kept for the next start.
-func RestoreSchedulers(ctx context.Context, store *db.Store, runner *bench.Runner, log *slog.Logger) error {
-	restores, err := store.SchedulerRestores(ctx)
-	if err != nil {
-		return err
-	}
-	for _, r := range restores {
-		if err := runner.Sys.SetScheduler(r.Disk, r.Original); err != nil {
-			log.Warn("a killed run left a disk's scheduler switched; restoring it failed", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original, "err", err)
-			continue
-		}
-		log.Info("restored a disk's I/O scheduler left switched by a killed run", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original)
-		if err := store.ClearSchedulerRestore(ctx, r.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// StepLength is how long a step's jobs run (ramp included), when every
-// job is time-based; false when a job ends on its size instead.
-func StepLength(st *sweep.Step) (time.Duration, bool) {
-	var total time.Duration
-	for _, g := range st.Config.Groups {
-		var longest time.Duration
-		for _, j := range g.Jobs {
-			if j.Runtime <= 0 {
-				return 0, false
-			}
-			longest = max(longest, j.RampTime+j.Runtime)
-		}
-		total += longest
-	}
-	return total, true
-}
 
 // Event is one server-sent event of a run's progress.
 type Event struct {
@@ -438,57 +274,17 @@ func (l *Launcher) run(t *task) {
 	defer close(t.done)
 	runner := l.newRunner()
 	steps, _ := t.plan.Steps()
-	started := time.Now()
-	var (
-		mu        sync.Mutex
-		cur       *sweep.Step
-		stepStart time.Time
-	)
-	quit := make(chan struct{})
-	progressDone := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		tick := time.NewTicker(l.progressEvery)
-		defer tick.Stop()
-		last, lastAt := runner.CompletedIOs(), time.Now()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-tick.C:
-			}
-			now, at := runner.CompletedIOs(), time.Now()
-			iops := float64(now-last) / at.Sub(lastAt).Seconds()
-			last, lastAt = now, at
-			mu.Lock()
-			st, since := cur, stepStart
-			mu.Unlock()
-			if st == nil {
-				continue
-			}
-			left := -1.0
-			var remaining time.Duration
-			known := true
-			for i := st.Seq; i < len(steps); i++ {
-				d, ok := StepLength(&steps[i])
-				if !ok {
-					known = false
-					break
-				}
-				remaining += d
-			}
-			if known {
-				left = max(remaining-time.Since(since), 0).Seconds()
-			}
-			t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: st.Seq + 1, Total: len(steps),
-				Elapsed: time.Since(since).Seconds(), IOPS: iops, Left: left, RunSince: time.Since(started).Seconds()}})
+	prog := NewProgress(runner, steps, l.progressEvery, func(tk Tick) {
+		left := -1.0
+		if tk.LeftKnown {
+			left = tk.Left.Seconds()
 		}
-	}()
+		t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total,
+			Elapsed: tk.Elapsed.Seconds(), IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
+	})
 	hooks := sweep.PlanHooks{
 		StepStarted: func(st *sweep.Step, total int) {
-			mu.Lock()
-			cur, stepStart = st, time.Now()
-			mu.Unlock()
+			prog.StepStarted(st)
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: st.Seq + 1, Total: total, Axes: st.Axes,
 				Repeat: st.Repeat + 1, Label: st.String()}})
 		},
@@ -500,9 +296,8 @@ func (l *Launcher) run(t *task) {
 		},
 	}
 	l.log.Info("run started", "run", t.id, "name", t.plan.Name, "steps", len(steps))
-	_, status, err := ExecutePlan(t.ctx, l.store, runner, t.id, t.plan, hooks)
-	close(quit)
-	<-progressDone
+	_, status, err := Execute(t.ctx, l.store, runner, t.id, t.plan, hooks)
+	prog.Stop()
 	msg := ""
 	if err != nil {
 		msg = err.Error()
@@ -558,9 +353,9 @@ func (l *Launcher) Active(id int64) bool {
 	return ok
 }
 
-// errNotActive is Cancel's error for a run that is not queued or running
+// ErrNotActive is Cancel's error for a run that is not queued or running
 // here.
-var errNotActive = errors.New("the run is not queued or running on this server")
+var ErrNotActive = errors.New("the run is not queued or running on this server")
 
 // Cancel stops run id: a running one ends its step (which is stored as
 // cancelled) and restores the schedulers; a queued one never starts.
@@ -569,7 +364,7 @@ func (l *Launcher) Cancel(ctx context.Context, id int64) error {
 	t, ok := l.tasks[id]
 	if !ok {
 		l.mu.Unlock()
-		return errNotActive
+		return ErrNotActive
 	}
 	if t.started {
 		l.mu.Unlock()

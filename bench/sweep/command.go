@@ -1,0 +1,72 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Command is the `iolab run` command line that reproduces the plan.
+func (p *Plan) Command() string {
+	parts := []string{"iolab", "run"}
+	for _, sw := range p.Sweeps {
+		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
+	}
+	if p.Repeat > 1 {
+		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
+	}
+	if p.Discard {
+		parts = append(parts, "--discard")
+	}
+	if p.DropCaches {
+		parts = append(parts, "--drop-caches")
+	}
+	if p.AllowDiskScheduler {
+		parts = append(parts, "--allow-disk-scheduler")
+	}
+	for _, a := range p.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=./:+,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// JobFile is the plan's jobs as a fio job file; what a job file cannot say
+// (sweeps, repeats, discard) is written as comments with the `iolab run`
+// flags that add it.
+func (p *Plan) JobFile() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "; %s\n", p.Name)
+	for _, sw := range p.Sweeps {
+		fmt.Fprintf(&b, "; iolab run --sweep=%s=%s\n", sw.Axis, strings.Join(sw.Values, ","))
+	}
+	if p.Repeat > 1 {
+		fmt.Fprintf(&b, "; iolab run --repeat=%d\n", p.Repeat)
+	}
+	if p.Discard {
+		b.WriteString("; iolab run --discard\n")
+	}
+	if p.DropCaches {
+		b.WriteString("; iolab run --drop-caches\n")
+	}
+	if len(p.Base.GlobalOptions) > 0 {
+		b.WriteString("\n[global]\n")
+		for _, o := range p.Base.GlobalOptions {
+			b.WriteString(o.Line() + "\n")
+		}
+	}
+	for _, j := range p.Base.Jobs {
+		fmt.Fprintf(&b, "\n[%s]\n", j.Name)
+		for _, o := range j.Options {
+			b.WriteString(o.Line() + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"iolab/bench"
+	"iolab/bench/system"
+	"iolab/db"
+	"iolab/handlers"
+)
+
+// serve starts the dashboard: the HTTP server over the same store the CLI
+// uses; on SIGINT/SIGTERM it shuts down in order — HTTP server, the running
+// plan (its step cancelled, its scheduler restored, the run marked
+// cancelled), the store.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	dbPath := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	token := fs.String("token", "", "token for launching, cancelling and deleting (default: generated when not on loopback)")
+	readToken := fs.Bool("read-token", false, "require the token for reading too")
+	dataDir := fs.String("data-dir", "", "directory whose files web runs may use as targets (default: next to the store)")
+	var allow stringList
+	fs.Var(&allow, "allow-target", "a device or file web runs may use (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	runner := &bench.Runner{Sys: system.FS{}, Log: logger}
+	store, err := openStore(ctx, *dbPath, logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *dataDir == "" {
+		path := *dbPath
+		if path == "" {
+			if path, err = db.DefaultPath(); err != nil {
+				return err
+			}
+		}
+		*dataDir = filepath.Join(filepath.Dir(path), "data")
+	}
+	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+	loopback := isLoopback(*listen)
+	if *token == "" && !loopback {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		*token = hex.EncodeToString(b)
+		fmt.Fprintf(stdout, "token for launching, cancelling and deleting: %s\n", *token)
+	}
+	srv, err := handlers.New(handlers.Config{
+		Store: store, Runner: runner, Token: *token, RequireToken: !loopback, ReadNeedsToken: *readToken,
+		AllowTargets: allow, DataDir: *dataDir, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	srv.Register(e)
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", *listen, err)
+	}
+	e.Listener = ln
+	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s and files under %s)\n",
+		ln.Addr(), store.Path(), strings.Join(allow, ", "), *dataDir)
+	errc := make(chan error, 1)
+	go func() { errc <- e.Start("") }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return errors.Join(e.Shutdown(shutdown), srv.Shutdown(shutdown))
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+	"iolab/db"
+	"iolab/db/launch"
+)
+
+// openStore opens the run store and puts back any I/O scheduler that a run
+// killed halfway left switched.
+func openStore(ctx context.Context, path string, logger *slog.Logger) (*db.Store, error) {
+	if path == "" {
+		var err error
+		if path, err = db.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	store, err := db.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := launch.RestoreSchedulers(ctx, store, system.FS{}, logger); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+// storeFromArgs opens the store named by a command's --db flag.
+func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Writer) (*db.Store, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, usageError{err.Error()}
+	}
+	store, err := openStore(ctx, *path, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, fs.Args(), nil
+}
+
+func runID(args []string, cmd string) (int64, error) {
+	if len(args) != 1 {
+		return 0, usageError{fmt.Sprintf("usage: iolab %s [--db PATH] ID", cmd)}
+	}
+	id, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || id < 1 {
+		return 0, usageError{fmt.Sprintf("iolab %s: %q is not a run id (see iolab runs)", cmd, args[0])}
+	}
+	return id, nil
+}
+
+func listRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, _, err := storeFromArgs(ctx, "runs", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(ctx, db.RunFilter{})
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	cols := db.RunColumns()
+	for i, c := range cols {
+		fmt.Fprint(tw, strings.ToUpper(c.Name), sep(i, len(cols)))
+	}
+	for _, r := range runs {
+		for i, c := range cols {
+			fmt.Fprint(tw, c.Value(r), sep(i, len(cols)))
+		}
+	}
+	return tw.Flush()
+}
+
+// sep ends a tab-separated cell: a tab, or a newline after the last.
+func sep(i, n int) string {
+	if i == n-1 {
+		return "\n"
+	}
+	return "\t"
+}
+
+func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, rest, err := storeFromArgs(ctx, "show", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	id, err := runID(rest, "show")
+	if err != nil {
+		return err
+	}
+	r, err := store.GetRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	steps, err := store.Steps(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "run %d %q: %s\n", r.ID, r.Name, r.Status)
+	if r.Error != "" {
+		fmt.Fprintf(stdout, "  error: %s\n", r.Error)
+	}
+	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
+	h := r.Host
+	fmt.Fprintf(stdout, "  host %s, kernel %s, %d× %s, %s memory, IOMMU %s\n", h.Hostname, h.KernelRelease, h.CPUCount, h.CPUModel,
+		fmtGiB(h.MemTotal), h.IOMMU.Mode)
+	for _, t := range r.Targets {
+		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
+			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)
+	}
+	fmt.Fprintf(stdout, "  plan: %s\n\n", r.Plan.Command())
+
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\taxes\tstatus\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\t")
+	for i := range steps {
+		s := &steps[i]
+		f := summary.FiguresOf(s)
+		perIO := "-"
+		if f.PerIO > 0 {
+			perIO = f.PerIO.String()
+		}
+		d := f.Disk
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.1fMiB/s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.2f\t%.1f\t\n",
+			f.Seq, f.Label, f.Status, f.IOPS, f.BWMiB, f.P50, f.P99,
+			f.Busy, f.IRQ, f.IOWait, s.CPU.Idle, perIO,
+			d.ReadsPerSec, d.WritesPerSec, d.ReadAwait, d.WriteAwait, d.AvgQueueSize, d.Util)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		if s.Error != "" {
+			fmt.Fprintf(stdout, "step %d: %s\n", s.Step.Seq+1, s.Error)
+		}
+	}
+	fmt.Fprintln(stdout, "\nus+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
+	if len(steps) > 1 {
+		fmt.Fprintln(stdout)
+		return summary.WriteSummary(stdout, &r.Plan, steps)
+	}
+	return nil
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func fmtGiB(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+func exportRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	store, rest, err := storeFromArgs(ctx, "export", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	id, err := runID(rest, "export")
+	if err != nil {
+		return err
+	}
+	doc, err := store.Export(ctx, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, doc)
+}
+
+func listPresets(stdout io.Writer) error {
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, p := range sweep.Presets() {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Description)
+	}
+	fmt.Fprintln(tw, "\nuse: iolab run --preset NAME --filename TARGET [fio options that override the preset's]")
+	return tw.Flush()
+}

@@ -1,0 +1,88 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+	"iolab/db"
+)
+
+// Execute runs plan as the stored run id (store may be nil: nothing is
+// saved). It marks the run running, saves each step as it ends, records
+// every scheduler it switches so a crash can be undone at the next start
+// (RestoreSchedulers), and sets the final status from RunStatus with the
+// plan's error. hooks.StepStarted and hooks.StepDone are called too
+// (StepDone after the step is saved); their scheduler hooks are ignored.
+// It returns the results, the final status and the plan's error joined
+// with any store error; a failed status with no error is left to the
+// caller (FailedSteps).
+func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks sweep.PlanHooks) ([]sweep.StepResult, string, error) {
+	// Saving must outlive a cancelled run: its last step is still stored.
+	keep := context.WithoutCancel(ctx)
+	h := sweep.PlanHooks{
+		StepStarted: hooks.StepStarted,
+		StepDone: func(res *sweep.StepResult) error {
+			if store != nil {
+				if err := store.SaveStep(keep, id, res); err != nil {
+					return err
+				}
+			}
+			if hooks.StepDone != nil {
+				return hooks.StepDone(res)
+			}
+			return nil
+		},
+	}
+	if store != nil {
+		if err := store.SetRunStatus(keep, id, db.StatusRunning, ""); err != nil {
+			return nil, db.StatusFailed, err
+		}
+		h.SchedulerSwitched = func(disk, original string) (int64, error) {
+			return store.AddSchedulerRestore(keep, id, disk, original)
+		}
+		h.SchedulerRestored = func(token int64) {
+			if err := store.ClearSchedulerRestore(keep, token); err != nil && runner.Log != nil {
+				runner.Log.Warn("clear scheduler restore", "run", id, "err", err)
+			}
+		}
+	}
+	results, runErr := sweep.Run(ctx, runner, plan, h)
+	status := RunStatus(ctx, results, runErr)
+	if store != nil {
+		msg := ""
+		if runErr != nil {
+			msg = runErr.Error()
+		} else if status == db.StatusFailed {
+			msg = FailedSteps(results).Error()
+		}
+		if err := store.SetRunStatus(keep, id, status, msg); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	return results, status, runErr
+}
+
+// RestoreSchedulers puts back every I/O scheduler that a run killed halfway
+// left switched, as recorded in the store; a disk that cannot be restored
+// is logged and kept for the next start.
+func RestoreSchedulers(ctx context.Context, store *db.Store, sys system.FS, log *slog.Logger) error {
+	restores, err := store.SchedulerRestores(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range restores {
+		if err := sys.SetScheduler(r.Disk, r.Original); err != nil {
+			log.Warn("a killed run left a disk's scheduler switched; restoring it failed", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original, "err", err)
+			continue
+		}
+		log.Info("restored a disk's I/O scheduler left switched by a killed run", "run", r.RunID, "disk", r.Disk, "scheduler", r.Original)
+		if err := store.ClearSchedulerRestore(ctx, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
