@@ -101,8 +101,10 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 		return err
 	}
 	prog := newProgressLine(stderr, runner, steps)
-	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan,
-		sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }})
+	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan, launch.Hooks{
+		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},
+		Waiting:   func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
+	})
 	prog.stop()
 	werr := writeResults(out, plan, results)
 	if store != nil {

@@ -15,6 +15,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/testdev"
 	"iolab/db"
 )
 
@@ -33,6 +34,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_DATA_HOME", data)
+	// Device locks of this package's runs (and of the children they
+	// start) are kept apart from other packages' tests running at once.
+	os.Setenv("IOLAB_LOCK_DIR", filepath.Join(data, "locks"))
 	code := m.Run()
 	os.RemoveAll(data)
 	os.Exit(code)
@@ -49,25 +53,7 @@ func needRoot(t *testing.T) {
 // I/O, detached when the test ends.
 func testLoop(t *testing.T, size int64) string {
 	t.Helper()
-	needRoot(t)
-	file := filepath.Join(t.TempDir(), "backing")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(file, size); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
-	return dev
+	return testdev.Loop(t, size)
 }
 
 func activeScheduler(t *testing.T, dev string) string {
@@ -309,6 +295,69 @@ func TestPresetsOnLoop(t *testing.T) {
 			t.Fatalf("step %s: %s %q, want failed with the poll-queue reason", &s.Step, s.Status, s.Error)
 		case !hipri && s.Status != sweep.StepDone:
 			t.Fatalf("step %s: %s %s", &s.Step, s.Status, s.Error)
+		}
+	}
+}
+
+// TestTwoProcessesOneDevice starts two iolab processes on one loop device
+// at once: one waits for the other, saying who holds the device, and no
+// step of one overlaps a step of the other.
+func TestTwoProcessesOneDevice(t *testing.T) {
+	dev := testLoop(t, 64<<20)
+	dir := t.TempDir()
+	type proc struct {
+		cmd    *exec.Cmd
+		db     string
+		stderr bytes.Buffer
+	}
+	procs := make([]*proc, 2)
+	for i := range procs {
+		p := &proc{db: filepath.Join(dir, fmt.Sprintf("p%d.db", i))}
+		p.cmd = exec.Command(os.Args[0], "run", "--db", p.db, "--sweep=iodepth=1,4", fmt.Sprintf("--name=p%d", i),
+			"--filename="+dev, "--rw=randread", "--direct=1", "--ioengine=libaio", "--runtime=300ms", "--time_based")
+		p.cmd.Env = append(os.Environ(), "IOLAB_TEST_MAIN=1")
+		p.cmd.Stderr = &p.stderr
+		procs[i] = p
+	}
+	for _, p := range procs {
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waited := 0
+	type window struct{ start, end time.Time }
+	var windows [2][]window
+	for i, p := range procs {
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, p.stderr.String())
+		}
+		if strings.Contains(p.stderr.String(), "waiting for "+filepath.Base(dev)) {
+			waited++
+			if !strings.Contains(p.stderr.String(), "pid ") {
+				t.Errorf("process %d waited without saying who holds the device:\n%s", i, p.stderr.String())
+			}
+		}
+		store := openTestStore(t, p.db)
+		runs, err := store.ListRuns(context.Background(), db.RunFilter{})
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("process %d: %d runs, %v", i, len(runs), err)
+		}
+		steps, err := store.Steps(context.Background(), runs[0].ID)
+		if err != nil || len(steps) != 2 {
+			t.Fatalf("process %d: %d steps, %v", i, len(steps), err)
+		}
+		for _, s := range steps {
+			windows[i] = append(windows[i], window{s.Start, s.End})
+		}
+	}
+	if waited != 1 {
+		t.Errorf("%d processes said they waited for %s; want exactly one", waited, dev)
+	}
+	for _, a := range windows[0] {
+		for _, b := range windows[1] {
+			if a.start.Before(b.end) && b.start.Before(a.end) {
+				t.Errorf("steps overlap: %v–%v and %v–%v", a.start, a.end, b.start, b.end)
+			}
 		}
 	}
 }

@@ -3,7 +3,9 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 
 	"iolab/bench"
 	"iolab/bench/sweep"
@@ -20,9 +22,29 @@ import (
 // It returns the results, the final status and the plan's error joined
 // with any store error; a failed status with no error is left to the
 // caller (FailedSteps).
-func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks sweep.PlanHooks) ([]sweep.StepResult, string, error) {
+//
+// Before anything runs it takes the lock of every device the plan uses
+// (TargetDevices), waiting while another iolab process holds one and
+// telling hooks.Waiting who: two runs never measure one device at once.
+func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks Hooks) ([]sweep.StepResult, string, error) {
 	// Saving must outlive a cancelled run: its last step is still stored.
 	keep := context.WithoutCancel(ctx)
+	holder := fmt.Sprintf("pid %d: %s", os.Getpid(), plan.Name)
+	if store != nil {
+		holder = fmt.Sprintf("pid %d: run %d %q in %s", os.Getpid(), id, plan.Name, store.Path())
+	}
+	release, err := LockDevices(ctx, TargetDevices(plan, runner), holder, hooks.Waiting)
+	if err != nil {
+		status := db.StatusFailed
+		if ctx.Err() != nil {
+			status = db.StatusCancelled
+		}
+		if store != nil {
+			err = errors.Join(err, store.SetRunStatus(keep, id, status, err.Error()))
+		}
+		return nil, status, err
+	}
+	defer release()
 	h := sweep.PlanHooks{
 		StepStarted: hooks.StepStarted,
 		StepDone: func(res *sweep.StepResult) error {

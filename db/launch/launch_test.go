@@ -106,8 +106,8 @@ func TestExecuteStoresSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	var started []int
-	results, status, err := Execute(ctx, store, runner, rec.ID, plan, sweep.PlanHooks{
-		StepStarted: func(st *sweep.Step, total int) { started = append(started, st.Seq) }})
+	results, status, err := Execute(ctx, store, runner, rec.ID, plan, Hooks{PlanHooks: sweep.PlanHooks{
+		StepStarted: func(st *sweep.Step, total int) { started = append(started, st.Seq) }}})
 	if err != nil || status != db.StatusDone || len(results) != 2 || !slices.Equal(started, []int{0, 1}) {
 		t.Fatalf("Execute: %v, status %s, %d results, started %v", err, status, len(results), started)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -282,7 +281,10 @@ func (l *Launcher) run(t *task) {
 		t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total,
 			Elapsed: tk.Elapsed.Seconds(), IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
 	})
-	hooks := sweep.PlanHooks{
+	hooks := Hooks{Waiting: func(msg string) {
+		t.feed.publish(Event{Type: EventQueued, Data: QueuedEvent{Waiting: msg}})
+	}}
+	hooks.PlanHooks = sweep.PlanHooks{
 		StepStarted: func(st *sweep.Step, total int) {
 			prog.StepStarted(st)
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: st.Seq + 1, Total: total, Axes: st.Axes,
@@ -418,44 +420,4 @@ func (l *Launcher) Shutdown(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("launcher: runs still ending: %w", ctx.Err()))
 	}
 	return errors.Join(errs...)
-}
-
-// TargetDevices are the keys of the devices plan's jobs use, for the
-// launcher's one-run-per-device rule: the whole disk when there is one,
-// else the filesystem's device number (tmpfs), else the path.
-func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
-	var keys []string
-	for _, j := range plan.Base.Jobs {
-		if j.Filename == "" {
-			continue
-		}
-		key := j.Filename
-		if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
-			switch {
-			case t.Disk != "":
-				key = t.Disk
-			case t.Dev != "":
-				key = "dev " + t.Dev
-			}
-		} else if dir := parentDir(j.Filename); dir != "" {
-			// A file to be created: the device of its directory.
-			if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
-				key = t.Disk
-			} else if err == nil && t.Dev != "" {
-				key = "dev " + t.Dev
-			}
-		}
-		if !slices.Contains(keys, key) {
-			keys = append(keys, key)
-		}
-	}
-	return keys
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return ""
-	}
-	return p[:i]
 }

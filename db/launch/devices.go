@@ -1,0 +1,107 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+)
+
+// Hooks are what Execute tells its caller: the plan's own hooks, and
+// Waiting while another process holds a device the plan needs (the message
+// names the device and the holder).
+type Hooks struct {
+	sweep.PlanHooks
+	Waiting func(msg string)
+}
+
+// lockPoll is how often a run waiting for a device tries its lock again.
+const lockPoll = 200 * time.Millisecond
+
+// LockDevices takes the cross-process lock of every device key, in sorted
+// order so two runs never wait on each other, recording holder in each.
+// While a key is held elsewhere it calls waiting (when set) with who holds
+// it, and tries again until it gets it or ctx ends. release gives every
+// lock back.
+func LockDevices(ctx context.Context, keys []string, holder string, waiting func(msg string)) (release func(), err error) {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	dir := system.LockDir()
+	var held []*system.DeviceLock
+	release = func() {
+		for _, l := range held {
+			l.Unlock()
+		}
+	}
+	for _, k := range keys {
+		last := ""
+		for {
+			l, err := system.TryLockDevice(dir, k, holder)
+			if err == nil {
+				held = append(held, l)
+				break
+			}
+			if !errors.Is(err, system.ErrDeviceBusy) {
+				release()
+				return nil, err
+			}
+			if msg := "waiting for " + err.Error(); msg != last && waiting != nil {
+				waiting(msg)
+				last = msg
+			}
+			select {
+			case <-ctx.Done():
+				release()
+				return nil, context.Cause(ctx)
+			case <-time.After(lockPoll):
+			}
+		}
+	}
+	return release, nil
+}
+
+// TargetDevices are the keys of the devices plan's jobs use, for the
+// one-run-per-device rule: the whole disk when there is one, else the
+// filesystem's device number (tmpfs), else the path.
+func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
+	var keys []string
+	for _, j := range plan.Base.Jobs {
+		if j.Filename == "" || j.Diskless() {
+			continue
+		}
+		key := j.Filename
+		if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
+			switch {
+			case t.Disk != "":
+				key = t.Disk
+			case t.Dev != "":
+				key = "dev " + t.Dev
+			}
+		} else if dir := parentDir(j.Filename); dir != "" {
+			// A file to be created: the device of its directory.
+			if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
+				key = t.Disk
+			} else if err == nil && t.Dev != "" {
+				key = "dev " + t.Dev
+			}
+		}
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
