@@ -54,8 +54,8 @@ func TestParseReportsFio(t *testing.T) {
 		t.Errorf("job = %q group %d error %d elapsed %d", job.JobName, job.GroupID, job.Error, job.Elapsed)
 	}
 	wantOpts := Options{
-		{"name", "qd8"}, {"filename", "/dev/loop0"}, {"rw", "randrw"}, {"rwmixread", "70"},
-		{"bs", "4k"}, {"iodepth", "8"}, {"ioengine", "io_uring"}, {"direct", "1"}, {"runtime", "2"},
+		{Name: "name", Value: "qd8"}, {Name: "filename", Value: "/dev/loop0"}, {Name: "rw", Value: "randrw"}, {Name: "rwmixread", Value: "70"},
+		{Name: "bs", Value: "4k"}, {Name: "iodepth", Value: "8"}, {Name: "ioengine", Value: "io_uring"}, {Name: "direct", Value: "1"}, {Name: "runtime", Value: "2"},
 	}
 	if !slices.Equal(job.JobOptions, wantOpts) {
 		t.Errorf("job options = %v\nwant %v", job.JobOptions, wantOpts)
@@ -111,7 +111,7 @@ func TestParseReportsFio(t *testing.T) {
 func TestReportRoundTrip(t *testing.T) {
 	rep := parseOne(t, readFioTestdata(t))
 	rep.IolabVersion = "test"
-	rep.GlobalOptions = Options{{"ioengine", "io_uring"}, {"time_based", ""}, {"name", `a "quoted" <name>`}}
+	rep.GlobalOptions = Options{{Name: "ioengine", Value: "io_uring"}, {Name: "time_based", Value: ""}, {Name: "name", Value: `a "quoted" <name>`}}
 	rep.DiskUtil[0].AvgQueueSize = 7.5
 	rep.DiskUtil[0].ReadAwait = 0.25
 
@@ -211,11 +211,11 @@ func TestFioOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"z": "1", "a": 2, "m": null, "b": true, "z": "again"}`), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := Options{{"z", "1"}, {"a", "2"}, {"m", ""}, {"b", "true"}, {"z", "again"}}
+	want := Options{{Name: "z", Value: "1"}, {Name: "a", Value: "2"}, {Name: "m", Value: ""}, {Name: "b", Value: "true"}, {Name: "z", Value: "again"}}
 	if !slices.Equal(o, want) {
 		t.Errorf("got %v, want %v", o, want)
 	}
-	out, err := json.Marshal(Options{{"z", "1"}, {"a", "x<y"}})
+	out, err := json.Marshal(Options{{Name: "z", Value: "1"}, {Name: "a", Value: "x<y"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -364,7 +364,7 @@ func TestParseArgs(t *testing.T) {
 	if cfg.OutputFormat != "json+" || cfg.Output != "out.json" {
 		t.Errorf("OutputFormat, Output = %q, %q; want json+, out.json", cfg.OutputFormat, cfg.Output)
 	}
-	wantGlobals := []bench.Option{{"ioengine", "io_uring"}, {"filename", "/dev/loop0"}, {"direct", "1"}, {"time_based", ""}, {"runtime", "2"}}
+	wantGlobals := []bench.Option{{Name: "ioengine", Value: "io_uring"}, {Name: "filename", Value: "/dev/loop0"}, {Name: "direct", Value: "1"}, {Name: "time_based", Value: ""}, {Name: "runtime", Value: "2"}}
 	if !reflect.DeepEqual(cfg.GlobalOptions, wantGlobals) {
 		t.Errorf("GlobalOptions = %v, want %v", cfg.GlobalOptions, wantGlobals)
 	}
@@ -381,13 +381,13 @@ func TestParseArgs(t *testing.T) {
 
 	want1 := base.Clone()
 	want1.Name, want1.RW = "qd1", "randread"
-	want1.Options = []bench.Option{{"name", "qd1"}, {"rw", "randread"}, {"bs", "4k"}}
+	want1.Options = []bench.Option{{Name: "name", Value: "qd1"}, {Name: "rw", Value: "randread"}, {Name: "bs", Value: "4k"}}
 	if !reflect.DeepEqual(qd1, want1) {
 		t.Errorf("qd1:\n got %+v\nwant %+v", qd1, want1)
 	}
 	want8 := base.Clone()
 	want8.Name, want8.RW, want8.RWMixRead, want8.IODepth, want8.IODepthBatchSubmit, want8.GroupReporting = "qd8", "randrw", 70, 8, 1, true
-	want8.Options = []bench.Option{{"name", "qd8"}, {"rw", "randrw"}, {"rwmixread", "70"}, {"iodepth", "8"}, {"group_reporting", ""}}
+	want8.Options = []bench.Option{{Name: "name", Value: "qd8"}, {Name: "rw", Value: "randrw"}, {Name: "rwmixread", Value: "70"}, {Name: "iodepth", Value: "8"}, {Name: "group_reporting", Value: ""}}
 	if !reflect.DeepEqual(qd8, want8) {
 		t.Errorf("qd8:\n got %+v\nwant %+v", qd8, want8)
 	}
@@ -403,7 +403,7 @@ func TestParseArgsDefaults(t *testing.T) {
 	}
 	want := bench.NewJob()
 	want.Name, want.Filename = "a", "/dev/loop0"
-	want.Options = []bench.Option{{"name", "a"}, {"filename", "/dev/loop0"}}
+	want.Options = []bench.Option{{Name: "name", Value: "a"}, {Name: "filename", Value: "/dev/loop0"}}
 	if got := cfg.Groups[0].Jobs[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("job:\n got %+v\nwant %+v", got, want)
 	}
