@@ -258,12 +258,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 			}
 		}
 		if grp.Reporting && len(gr.Jobs) > 1 {
-			merged := gr.Jobs[0]
-			merged.Samples = append([]Sample(nil), merged.Samples...)
-			for i := 1; i < len(gr.Jobs); i++ {
-				merged.Merge(&gr.Jobs[i])
-			}
-			gr.Jobs = []JobResult{merged}
+			gr.Jobs = []JobResult{MergeJobs(gr.Jobs)}
 		}
 		for name := range disks {
 			a, okA := before[name]
