@@ -224,14 +224,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		return nil, setupError{errors.Join(setupErrs...)}
 	}
 
-	disks := map[string]bool{}
-	for g := range targets {
-		for _, t := range targets[g] {
-			if t.Disk != "" {
-				disks[t.Disk] = true
-			}
-		}
-	}
+	disks := phaseDisks(targets)
 	before, _ := rn.Sys.DiskStats()
 	t0 := time.Now()
 	done := make(chan struct{})
@@ -260,15 +253,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		if grp.Reporting && len(gr.Jobs) > 1 {
 			gr.Jobs = []JobResult{MergeJobs(gr.Jobs)}
 		}
-		for name := range disks {
-			a, okA := before[name]
-			b, okB := after[name]
-			if okA && okB {
-				u := system.DiskDelta(a, b, elapsed)
-				u.Name = name
-				gr.Disks = append(gr.Disks, u)
-			}
-		}
+		gr.Disks = diskUtilization(disks, before, after, elapsed)
 		out = append(out, gr)
 	}
 	if ctx.Err() != nil {
