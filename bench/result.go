@@ -147,6 +147,17 @@ func (r *JobResult) Merge(o *JobResult) {
 	r.Jobs += o.Jobs
 }
 
+// MergeJobs is a group_reporting group's one result: the first job's,
+// with every other job merged into it. jobs are left as they were.
+func MergeJobs(jobs []JobResult) JobResult {
+	merged := jobs[0]
+	merged.Samples = append([]Sample(nil), merged.Samples...)
+	for i := 1; i < len(jobs); i++ {
+		merged.Merge(&jobs[i])
+	}
+	return merged
+}
+
 // GroupResult is one reporting group: its jobs' results, or with
 // group_reporting a single merged one.
 type GroupResult struct {

@@ -224,14 +224,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		return nil, setupError{errors.Join(setupErrs...)}
 	}
 
-	disks := map[string]bool{}
-	for g := range targets {
-		for _, t := range targets[g] {
-			if t.Disk != "" {
-				disks[t.Disk] = true
-			}
-		}
-	}
+	disks := phaseDisks(targets)
 	before, _ := rn.Sys.DiskStats()
 	t0 := time.Now()
 	done := make(chan struct{})
@@ -258,22 +251,9 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 			}
 		}
 		if grp.Reporting && len(gr.Jobs) > 1 {
-			merged := gr.Jobs[0]
-			merged.Samples = append([]Sample(nil), merged.Samples...)
-			for i := 1; i < len(gr.Jobs); i++ {
-				merged.Merge(&gr.Jobs[i])
-			}
-			gr.Jobs = []JobResult{merged}
+			gr.Jobs = []JobResult{MergeJobs(gr.Jobs)}
 		}
-		for name := range disks {
-			a, okA := before[name]
-			b, okB := after[name]
-			if okA && okB {
-				u := system.DiskDelta(a, b, elapsed)
-				u.Name = name
-				gr.Disks = append(gr.Disks, u)
-			}
-		}
+		gr.Disks = diskUtilization(disks, before, after, elapsed)
 		out = append(out, gr)
 	}
 	if ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,41 @@ func TestReportReadsAsFio(t *testing.T) {
 	}
 	if job.UsrCPU+job.SysCPU <= 0 || job.Ctx == 0 {
 		t.Fatalf("cpu usr %v sys %v ctx %d", job.UsrCPU, job.SysCPU, job.Ctx)
+	}
+}
+
+// TestRunDisksInJobOrder: a group whose jobs use two loop devices lists
+// the disks' statistics in the order the jobs name the devices, run after
+// run, and fio's JSON keeps that order (the list was built from a map, so
+// the disk stats and iostat columns changed places from run to run).
+func TestRunDisksInJobOrder(t *testing.T) {
+	first, second := testdev.Loop(t, 8<<20), testdev.Loop(t, 8<<20)
+	// The device attached second is named first.
+	cfg, err := fio.ParseArgs([]string{"--ioengine=psync", "--rw=randread", "--bs=4k", "--direct=1", "--runtime=30ms", "--time_based",
+		"--name=b", "--filename=" + second, "--name=a", "--filename=" + first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Base(second), filepath.Base(first)}
+	for run := range 6 {
+		res, err := (&bench.Runner{}).Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Groups) != 1 {
+			t.Fatalf("%d groups, want 1", len(res.Groups))
+		}
+		var disks []string
+		for _, d := range res.Groups[0].Disks {
+			disks = append(disks, d.Name)
+		}
+		var reported []string
+		for _, d := range fio.NewReport(res, cfg, false).DiskUtil {
+			reported = append(reported, d.Name)
+		}
+		if !slices.Equal(disks, want) || !slices.Equal(reported, want) {
+			t.Fatalf("run %d: disks %v, disk_util %v; want %v, the jobs' order", run, disks, reported, want)
+		}
 	}
 }
 

@@ -121,12 +121,7 @@ func TestSummarizeIODepthEngine(t *testing.T) {
 		t.Errorf("Summarize =\n%+v\nwant\n%+v", cells, want)
 	}
 
-	checkSummary(t, summaryText(t, plan, results), `Total IOPS by iodepth × ioengine, median (min–max) of 3 repeats
-
-iodepth  io_uring          libaio
-1        11k (10k–12k)     9.4k (9k–9.5k)
-16       155k (150k–160k)  120k (100k–130k)
-`)
+	checkGolden(t, "iodepth_engine", plan, results)
 }
 
 // axes builds axis values from axis, value pairs.
@@ -170,15 +165,7 @@ func TestSummaryFailedSteps(t *testing.T) {
 		t.Errorf("libaio iodepth 4 cell = %+v, want 2 done repeats (1000, 3000) and 1 failed", libaio4)
 	}
 
-	checkSummary(t, summaryText(t, plan, results), `Total IOPS by iodepth × ioengine, median (min–max) of 3 repeats
-
-iodepth  io_uring                   io_uring+hipri  libaio
-1        2k (1k–3k)                 failed [1]      2k (1k–3k)
-4        1.5k (1k–2k), 1 cancelled  failed [1]      2k (1k–3k), 1 failed [2]
-
-[1] io_uring+hipri: IORING_SETUP_IOPOLL: operation not supported (EOPNOTSUPP)
-[2] libaio: io_submit: resource temporarily unavailable
-`)
+	checkGolden(t, "failed_steps", plan, results)
 }
 
 func TestSummaryJobErrorFailsStep(t *testing.T) {
@@ -225,17 +212,7 @@ func TestSummaryNumJobsScaling(t *testing.T) {
 	}
 
 	// Only numjobs swept: the scaling summaryTable is the whole summary.
-	checkSummary(t, summaryText(t, plan, results), `Scaling with numjobs: total IOPS and bandwidth, median (min–max) of 3 repeats; growth of the median IOPS from the previous numjobs
-
-numjobs  IOPS              bandwidth                     growth
-1        100k (99k–101k)   391MiB/s (387MiB/s–395MiB/s)  -
-2        180k (179k–181k)  703MiB/s (699MiB/s–707MiB/s)  +80.0%
-4        198k (197k–199k)  773MiB/s (770MiB/s–777MiB/s)  +10.0%
-8        failed [1]                                      -
-16       250k (249k–251k)  977MiB/s (973MiB/s–980MiB/s)  -
-
-[1] numjobs=8: too many open files
-`)
+	checkGolden(t, "numjobs_scaling", plan, results)
 }
 
 func TestSummaryNumJobsByEngine(t *testing.T) {
@@ -248,20 +225,7 @@ func TestSummaryNumJobsByEngine(t *testing.T) {
 	results := synthSteps(plan, func(s sweep.Step) sweep.StepResult {
 		return doneStep(synthRandWrites(iops[[2]string{s.Value(sweep.AxisNumJobs), s.Value(sweep.AxisEngine)}]))
 	})
-	checkSummary(t, summaryText(t, plan, results), `Total IOPS by numjobs × ioengine
-
-numjobs  io_uring  libaio
-1        100k      80k
-2        150k      100k
-
-Scaling with numjobs: total IOPS and bandwidth; growth of the median IOPS from the previous numjobs
-
-ioengine  numjobs  IOPS  bandwidth  growth
-io_uring  1        100k  391MiB/s   -
-          2        150k  586MiB/s   +50.0%
-libaio    1        80k   312MiB/s   -
-          2        100k  391MiB/s   +25.0%
-`)
+	checkGolden(t, "numjobs_engine", plan, results)
 }
 
 func TestSummaryFairness(t *testing.T) {
@@ -299,22 +263,7 @@ func TestSummaryFairness(t *testing.T) {
 		t.Errorf("bg-writer under bfq = %+v", bfqWriter)
 	}
 
-	checkSummary(t, summaryText(t, plan, results), `Total IOPS and bandwidth by scheduler, median (min–max) of 3 repeats
-
-scheduler  IOPS                               bandwidth
-none       670 (650–690)                      411MiB/s (401MiB/s–421MiB/s)
-bfq        1.32k (1.32k–1.33k), 1 failed [1]  329MiB/s (324MiB/s–334MiB/s)
-
-Per job: mean latency (lat, over reads and writes) and bandwidth, median (min–max) of 3 repeats
-
-scheduler  job        lat mean                              bandwidth
-none       bg-writer  41.0ms (40.0ms–42.0ms)                410MiB/s (400MiB/s–420MiB/s)
-           fg-reader  4.10ms (4.00ms–4.20ms)                1.02MiB/s (1000KiB/s–1.05MiB/s)
-bfq        bg-writer  50.5ms (50.0ms–51.0ms), 1 failed [1]  325MiB/s (320MiB/s–330MiB/s)
-           fg-reader  1.00ms (1.00ms–1.00ms), 1 failed [1]  3.91MiB/s (3.91MiB/s–3.91MiB/s)
-
-[1] bfq: switching scheduler: permission denied
-`)
+	checkGolden(t, "fairness", plan, results)
 }
 
 func TestSummaryLatencyWeightedByIOs(t *testing.T) {
@@ -337,11 +286,7 @@ func TestSummaryLatencyWeightedByIOs(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].LatMean.Median != 1.5e6 || jobs[0].BW.Median != 200*4096 {
 		t.Errorf("SummarizeJobs of two clones = %+v, want one job at 1.5 ms and 800 KiB/s", jobs)
 	}
-	checkSummary(t, summaryText(t, plan, results), `Total IOPS and bandwidth
-
-IOPS  bandwidth
-200   800KiB/s
-`)
+	checkGolden(t, "no_axes", plan, results)
 }
 
 func TestSummaryEmpty(t *testing.T) {

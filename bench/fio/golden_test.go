@@ -1,0 +1,352 @@
+package fio
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/golden"
+	"iolab/bench/system"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden with the output the tests produce")
+
+// The golden files pin what other programs read from iolab: fio's normal
+// output and its JSON and json+ documents. Their inputs are synthetic
+// results (fixed times, fixed latencies, fixed counters) of real job files,
+// so the files are byte-stable and a change to them is a change of output.
+
+// goldenStart is when every golden run began; UTC, so the files do not
+// depend on the machine's time zone.
+var goldenStart = time.Date(2026, time.March, 14, 15, 9, 26, 535_000_000, time.UTC)
+
+// load is what a synthetic job did in one direction.
+type load struct {
+	ios  uint64
+	clat time.Duration // the typical completion latency
+	slat time.Duration // the typical submission latency; 0 for sync engines, which have none
+}
+
+// synthJob is what one job of a golden case did over its window.
+type synthJob struct {
+	runtime     time.Duration
+	read, write load
+	err         string
+}
+
+// synthDisk is a disk's counters over a golden run, as /proc/diskstats
+// deltas.
+type synthDisk struct {
+	name  string
+	delta system.DiskStat
+}
+
+type goldenCase struct {
+	name    string
+	jobFile string
+	// jobs are, in the config's order over all groups (numjobs clones
+	// included), what each job did.
+	jobs  []synthJob
+	disks []synthDisk // shown with every group, as Runner.Run does
+}
+
+var goldenCases = []goldenCase{{
+	// One job that only reads, on an async engine (slat shown).
+	name: "read",
+	jobFile: `[global]
+ioengine=io_uring
+direct=1
+runtime=2
+time_based
+
+[seqread]
+filename=/dev/nvme0n1
+rw=read
+bs=128k
+iodepth=16
+`,
+	jobs: []synthJob{{runtime: 2 * time.Second, read: load{ios: 25_000, clat: 1200 * time.Microsecond, slat: 3 * time.Microsecond}}},
+}, {
+	// Both directions in one job.
+	name: "randrw",
+	jobFile: `[randrw]
+filename=/dev/loop0
+rw=randrw
+rwmixread=70
+bs=4k
+ioengine=libaio
+iodepth=8
+direct=1
+runtime=2
+`,
+	jobs: []synthJob{{
+		runtime: 2001 * time.Millisecond,
+		read:    load{ios: 114_485, clat: 70 * time.Microsecond, slat: 4 * time.Microsecond},
+		write:   load{ios: 48_954, clat: 95 * time.Microsecond, slat: 5 * time.Microsecond},
+	}},
+}, {
+	// Four clones under group_reporting: one merged result, jobs=4.
+	name: "group_reporting",
+	jobFile: `[global]
+ioengine=psync
+rw=randread
+bs=4k
+direct=1
+size=1g
+runtime=1
+time_based
+group_reporting
+
+[clients]
+filename=/srv/iolab/testfile
+numjobs=4
+`,
+	jobs: []synthJob{
+		{runtime: time.Second, read: load{ios: 8_000, clat: 120 * time.Microsecond}},
+		{runtime: time.Second, read: load{ios: 8_250, clat: 118 * time.Microsecond}},
+		{runtime: 1002 * time.Millisecond, read: load{ios: 7_900, clat: 122 * time.Microsecond}},
+		{runtime: time.Second, read: load{ios: 8_100, clat: 119 * time.Microsecond}},
+	},
+}, {
+	// A job that failed part-way: what it did before the error is kept.
+	name: "error",
+	jobFile: `[writer]
+filename=/dev/sdb
+rw=write
+bs=1m
+ioengine=psync
+direct=1
+runtime=5
+`,
+	jobs: []synthJob{{runtime: 1250 * time.Millisecond, write: load{ios: 312, clat: 4 * time.Millisecond},
+		err: "pwrite /dev/sdb: input/output error"}},
+}, {
+	// Two jobs on two disks, the second disk named first by the jobs:
+	// the disks stay in the jobs' order.
+	name: "disk_util",
+	jobFile: `[global]
+ioengine=io_uring
+direct=1
+bs=4k
+iodepth=32
+runtime=2
+time_based
+
+[writer]
+filename=/dev/nvme1n1
+rw=randwrite
+
+[reader]
+filename=/dev/nvme0n1
+rw=randread
+`,
+	jobs: []synthJob{
+		{runtime: 2 * time.Second, write: load{ios: 180_000, clat: 350 * time.Microsecond, slat: 2 * time.Microsecond}},
+		{runtime: 2 * time.Second, read: load{ios: 420_000, clat: 150 * time.Microsecond, slat: 2 * time.Microsecond}},
+	},
+	disks: []synthDisk{
+		{"nvme1n1", system.DiskStat{WriteIOs: 179_990, WriteMerges: 12, WriteSectors: 1_439_920, WriteTicks: 61_200, IOTicks: 1_996, TimeInQueue: 61_180}},
+		{"nvme0n1", system.DiskStat{ReadIOs: 419_980, ReadSectors: 3_359_840, ReadTicks: 60_900, WriteIOs: 3, WriteSectors: 24, WriteTicks: 1, IOTicks: 1_999, TimeInQueue: 60_850}},
+	},
+}}
+
+// goldenRun turns a golden case into its config and result: the job file
+// parsed as `iolab run` parses it, and each job's synthetic outcome, merged
+// under group_reporting the way Runner.Run merges it.
+func goldenRun(t *testing.T, c goldenCase) (*bench.Config, *bench.Result) {
+	t.Helper()
+	cfg, err := ParseJobFile(strings.NewReader(c.jobFile), c.name+".fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &bench.Result{Start: goldenStart, Host: system.HostInfo{Hostname: "lab1", KernelRelease: "6.12.48-iolab"}}
+	var disks []system.DiskUtilization
+	for _, d := range c.disks {
+		u := system.DiskDelta(system.DiskStat{}, d.delta, c.jobs[0].runtime)
+		u.Name = d.name
+		disks = append(disks, u)
+	}
+	next := 0
+	for _, g := range cfg.Groups {
+		gr := bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: disks}
+		for i := range g.Jobs {
+			if next == len(c.jobs) {
+				t.Fatalf("%s: the job file has more jobs than the %d the case describes", c.name, len(c.jobs))
+			}
+			gr.Jobs = append(gr.Jobs, synthResult(g.Jobs[i], g.ID, c.jobs[next]))
+			next++
+		}
+		if g.Reporting && len(gr.Jobs) > 1 {
+			gr.Jobs = []bench.JobResult{bench.MergeJobs(gr.Jobs)}
+		}
+		res.Groups = append(res.Groups, gr)
+	}
+	if next != len(c.jobs) {
+		t.Fatalf("%s: the case describes %d jobs, the job file has %d", c.name, len(c.jobs), next)
+	}
+	return cfg, res
+}
+
+// sampleWeights weigh the intervals of a job's window: uneven, so the
+// interval statistics have a spread.
+var sampleWeights = []float64{240, 262, 251, 247}
+
+// synthResult is job j's result for what s says it did. Latencies follow
+// a fixed pattern: spread over ±50 % of the typical value, with one I/O in
+// 500 ten times slower, so percentiles and histograms have a tail.
+func synthResult(j bench.Job, group int, s synthJob) bench.JobResult {
+	const interval = 500 * time.Millisecond
+	r := bench.JobResult{
+		Name: j.Name, GroupID: group, Job: j, Error: s.err,
+		Start: goldenStart, Runtime: s.runtime, Interval: interval, Jobs: 1,
+	}
+	var ios uint64
+	for d, l := range [2]load{s.read, s.write} {
+		dr := &r.Dirs[d]
+		dr.IOs, dr.Bytes = l.ios, l.ios*uint64(j.BS)
+		for k := range l.ios {
+			clat := spread(k, l.clat)
+			dr.Clat.Add(clat)
+			var slat uint64
+			if l.slat > 0 {
+				slat = spread(k*31, l.slat)
+				dr.Slat.Add(slat)
+			}
+			dr.Lat.Add(slat + clat)
+		}
+		ios += l.ios
+	}
+	// Cumulative samples at the end of each whole interval of the window;
+	// the I/Os of a last partial interval are in no sample, as in a real
+	// run.
+	n := int(s.runtime / interval)
+	var total, sum float64
+	for i := range n {
+		total += sampleWeights[i%len(sampleWeights)]
+	}
+	covered := float64(time.Duration(n)*interval) / float64(s.runtime)
+	for i := range n {
+		sum += sampleWeights[i%len(sampleWeights)]
+		smp := bench.Sample{At: time.Duration(i+1) * interval}
+		for d := range 2 {
+			c := uint64(math.Round(float64(r.Dirs[d].IOs) * covered * sum / total))
+			smp.IOs[d], smp.Bytes[d] = c, c*uint64(j.BS)
+		}
+		r.Samples = append(r.Samples, smp)
+	}
+	r.UsrCPU = time.Duration(ios) * time.Microsecond
+	r.SysCPU = time.Duration(ios) * 3 * time.Microsecond
+	r.Ctx, r.MinFlt = ios/16+3, 38
+	return r
+}
+
+// spread is the k-th latency around typical.
+func spread(k uint64, typical time.Duration) uint64 {
+	t := uint64(typical)
+	v := t/2 + (k*7919%1000)*t/1000
+	if k%500 == 499 {
+		v *= 10
+	}
+	return v
+}
+
+func goldenPath(name string) string { return filepath.Join("testdata", "golden", name) }
+
+func TestGoldenNormal(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			_, res := goldenRun(t, c)
+			var out bytes.Buffer
+			if err := WriteNormal(&out, res); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, *update, goldenPath(c.name+".txt"), out.Bytes())
+		})
+	}
+}
+
+// goldenJSON is the JSON document as `iolab run --output-format=json`
+// (or json+) writes it.
+func goldenJSON(t *testing.T, c goldenCase, plus bool) []byte {
+	t.Helper()
+	cfg, res := goldenRun(t, c)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(NewReport(res, cfg, plus)); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func jsonGoldenName(c goldenCase, plus bool) string {
+	if plus {
+		return c.name + ".jsonplus.json"
+	}
+	return c.name + ".json"
+}
+
+func TestGoldenJSON(t *testing.T) {
+	for _, c := range goldenCases {
+		for _, plus := range []bool{false, true} {
+			name := jsonGoldenName(c, plus)
+			t.Run(name, func(t *testing.T) {
+				out := goldenJSON(t, c, plus)
+				golden.Check(t, *update, goldenPath(name), out)
+
+				// fio's readers, ours among them, take it back.
+				_, res := goldenRun(t, c)
+				rep := parseOne(t, out)
+				if got, want := len(rep.Jobs), jobCount(res); got != want {
+					t.Fatalf("%d jobs parsed, want %d", got, want)
+				}
+				k := 0
+				for _, g := range res.Groups {
+					for i := range g.Jobs {
+						checkParsedJob(t, rep.Jobs[k], &g.Jobs[i], plus)
+						k++
+					}
+				}
+			})
+		}
+	}
+}
+
+func jobCount(res *bench.Result) int {
+	n := 0
+	for _, g := range res.Groups {
+		n += len(g.Jobs)
+	}
+	return n
+}
+
+// checkParsedJob compares a job parsed back from the JSON with the result
+// it was written from: counts, and with json+ the whole clat histogram.
+func checkParsedJob(t *testing.T, jr JobReport, r *bench.JobResult, plus bool) {
+	t.Helper()
+	if jr.JobName != r.Name || jr.GroupID != r.GroupID || (jr.Error != 0) != (r.Error != "") {
+		t.Errorf("job %q group %d error %d, want %q group %d error %q", jr.JobName, jr.GroupID, jr.Error, r.Name, r.GroupID, r.Error)
+	}
+	for d, dir := range []DirReport{jr.Read, jr.Write} {
+		if dir.TotalIOs != r.Dirs[d].IOs || dir.IOBytes != r.Dirs[d].Bytes || dir.Clat.N != r.Dirs[d].Clat.Stat.N {
+			t.Errorf("%s dir %d: total_ios %d io_bytes %d clat N %d, want %d %d %d", r.Name, d,
+				dir.TotalIOs, dir.IOBytes, dir.Clat.N, r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Clat.Stat.N)
+		}
+		if !plus {
+			if dir.Clat.Bins != nil {
+				t.Errorf("%s dir %d: bins in plain json", r.Name, d)
+			}
+			continue
+		}
+		h, err := dir.Clat.Histogram()
+		if err != nil || h != r.Dirs[d].Clat.Hist {
+			t.Errorf("%s dir %d: clat histogram from json+ bins differs from the result's (err %v)", r.Name, d, err)
+		}
+	}
+}
