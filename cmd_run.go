@@ -31,6 +31,7 @@ type runOptions struct {
 	discard            bool
 	dropCaches         bool
 	allowDiskScheduler bool
+	skipImpossible     bool
 	push               string // dashboard URL to push the finished run to
 	pushToken          string
 }
@@ -48,10 +49,11 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	fs.BoolVar(&o.discard, "discard", false, "BLKDISCARD block targets before each step")
 	fs.BoolVar(&o.dropCaches, "drop-caches", false, "drop the page cache before each step")
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
+	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
 	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at URL")
 	fs.StringVar(&o.pushToken, "push-token", os.Getenv("IOLAB_TOKEN"), "the dashboard's token for --push")
 	own, fioArgs := splitOwn(args, map[string]bool{"sweep": true, "tag": true, "repeat": true, "preset": true, "db": true,
-		"no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false,
+		"no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false, "skip-impossible": false,
 		"push": true, "push-token": true})
 	if err := fs.Parse(own); err != nil {
 		return usageError{err.Error()}
@@ -110,8 +112,11 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	if store != nil {
 		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
 	}
-	if runErr == nil && status == db.StatusFailed {
+	if runErr == nil && (status == db.StatusFailed || status == db.StatusPartial) {
 		runErr = launch.FailedSteps(results)
+	}
+	for _, n := range summary.Notes(results) {
+		fmt.Fprintf(stderr, "iolab: step %d: %s\n", n.Step, n.Text)
 	}
 	if store != nil && o.push != "" {
 		// A failed push keeps the run here; it can be pushed later.
@@ -132,7 +137,7 @@ func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 		return nil, usageError{"--repeat must be at least 1"}
 	}
 	spec := launch.Spec{Preset: o.preset, Args: fioArgs, Repeat: o.repeat,
-		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler}
+		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible}
 	for _, s := range o.sweeps {
 		sw, err := sweep.ParseSweep(s)
 		if err != nil {

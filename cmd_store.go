@@ -139,19 +139,28 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if f.PerIO > 0 {
 			perIO = f.PerIO.String()
 		}
+		if !f.HasResult {
+			// A step that did not finish has no figures to show.
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seq, f.Label, f.Status, strings.Repeat("-\t", 15))
+			continue
+		}
 		d := f.Disk
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.1fMiB/s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.2f\t%.1f\t\n",
 			f.Seq, f.Label, f.Status, f.IOPS, f.BWMiB, f.P50, f.P99,
-			f.Busy, f.IRQ, f.IOWait, s.CPU.Idle, perIO,
+			f.Busy, f.IRQ, f.IOWait, f.Idle, perIO,
 			d.ReadsPerSec, d.WritesPerSec, d.ReadAwait, d.WriteAwait, d.AvgQueueSize, d.Util)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, s := range steps {
-		if s.Error != "" {
-			fmt.Fprintf(stdout, "step %d: %s\n", s.Step.Seq+1, s.Error)
-		}
+	for _, g := range summary.GroupErrors(steps) {
+		fmt.Fprintf(stdout, "%s failed: %s\n", g.StepList(), g.Error)
+	}
+	for _, n := range summary.Notes(steps) {
+		fmt.Fprintf(stdout, "step %d: %s\n", n.Step, n.Text)
+	}
+	for _, sk := range r.Plan.Skipped {
+		fmt.Fprintf(stdout, "left out before the run: %s: %s\n", sweep.FormatAxes(sk.Axes), sk.Reason)
 	}
 	fmt.Fprintln(stdout, "\nus+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
 	if len(steps) > 1 {

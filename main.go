@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
@@ -41,6 +42,8 @@ const usage = `usage:
         --discard              BLKDISCARD block targets before each step
         --drop-caches          sync and drop the page cache before each step
         --allow-disk-scheduler let a scheduler sweep switch the disk under a file target
+        --skip-impossible      leave out (and record) the steps the targets cannot run, instead
+                               of refusing the plan (hipri without poll queues, a missing scheduler…)
         --db PATH              the run store (default $XDG_DATA_HOME/iolab/iolab.db)
         --no-save              do not store the run
         --tag TAG              tag the stored run (repeatable)
@@ -73,10 +76,11 @@ func main() {
 func exitCode(err error) int {
 	var oe *bench.OptionError
 	var ue usageError
+	var pe *sweep.PreflightError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &oe), errors.As(err, &ue):
+	case errors.As(err, &oe), errors.As(err, &ue), errors.As(err, &pe):
 		return 2
 	}
 	return 1

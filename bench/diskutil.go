@@ -42,3 +42,31 @@ func diskUtilization(disks []string, before, after map[string]system.DiskStat, e
 	}
 	return out
 }
+
+// countJobBytes sets each disk's JobBytes: the bytes the phase's jobs moved
+// on it, ramp and drain included, so that what the disk did beyond them —
+// another process's I/O — shows. A disk with a job that does not use
+// O_DIRECT is left unset: the page cache moves bytes on its own schedule
+// (writeback of earlier writes, readahead), and the two cannot be
+// compared.
+func countJobBytes(util []system.DiskUtilization, groups []Group, targets [][]system.Target, results [][]JobResult) {
+	for k := range util {
+		u := &util[k]
+		var moved uint64
+		checked := true
+		for g := range groups {
+			for i := range groups[g].Jobs {
+				if targets[g][i].Disk != u.Name {
+					continue
+				}
+				if !groups[g].Jobs[i].Direct {
+					checked = false
+				}
+				moved += results[g][i].Moved[Read] + results[g][i].Moved[Write]
+			}
+		}
+		if checked {
+			u.JobBytes = moved
+		}
+	}
+}

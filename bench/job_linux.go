@@ -341,6 +341,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 				err = ioError(j, r.target, d, offOf[s], unix.Errno(-c.res))
 				break
 			}
+			res.Moved[d] += uint64(c.res)
 			if measuring && created[s] >= measureStart {
 				dr := &cur[d]
 				dr.IOs++
@@ -391,6 +392,11 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 				err = werr
 			}
 			break
+		}
+		for _, c := range comps[:n] {
+			if c.res > 0 {
+				res.Moved[dirOf[c.slot]] += uint64(c.res)
+			}
 		}
 		inflight -= n
 	}

@@ -53,6 +53,11 @@ type JobResult struct {
 
 	// Jobs is how many jobs were merged into this result (group_reporting).
 	Jobs int `json:"jobs"`
+
+	// Moved is every byte the job moved, per direction, ramp and the
+	// in-flight I/O drained after the window included: what its disk must
+	// have done for it (DiskUtilization.JobBytes).
+	Moved [2]uint64 `json:"moved_bytes"`
 }
 
 // IOPS returns the I/Os per second of direction d over the window.
@@ -141,6 +146,8 @@ func (r *JobResult) Merge(o *JobResult) {
 	r.Ctx += o.Ctx
 	r.MinFlt += o.MinFlt
 	r.MajFlt += o.MajFlt
+	r.Moved[Read] += o.Moved[Read]
+	r.Moved[Write] += o.Moved[Write]
 	if r.Error == "" {
 		r.Error = o.Error
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,6 +242,8 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 	elapsed := time.Since(t0)
 	after, _ := rn.Sys.DiskStats()
 
+	util := diskUtilization(disks, before, after, elapsed)
+	countJobBytes(util, groups, targets, results)
 	var out []GroupResult
 	var errs []error
 	for g, grp := range groups {
@@ -253,7 +256,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		if grp.Reporting && len(gr.Jobs) > 1 {
 			gr.Jobs = []JobResult{MergeJobs(gr.Jobs)}
 		}
-		gr.Disks = diskUtilization(disks, before, after, elapsed)
+		gr.Disks = slices.Clone(util)
 		out = append(out, gr)
 	}
 	if ctx.Err() != nil {

@@ -39,12 +39,13 @@ const (
 	StatusRunning     = "running"
 	StatusDone        = "done"
 	StatusFailed      = "failed"
+	StatusPartial     = "partial" // some steps failed, or the plan stopped before its end
 	StatusCancelled   = "cancelled"
 	StatusInterrupted = "interrupted" // its process ended while it was queued or running
 )
 
 // statuses lists every run status.
-var statuses = []string{StatusQueued, StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusInterrupted}
+var statuses = []string{StatusQueued, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusInterrupted}
 
 // Statuses lists every run status.
 func Statuses() []string { return append([]string(nil), statuses...) }

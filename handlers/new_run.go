@@ -28,6 +28,7 @@ type runForm struct {
 	Runtime, RampTime, Repeat string
 	Direct, Discard           bool
 	DropCaches                bool
+	SkipImpossible            bool
 	JobFile                   string
 }
 
@@ -48,7 +49,8 @@ func readForm(c echo.Context) runForm {
 	f := runForm{Name: v("name"), Preset: v("preset"), Target: v("target"), Size: v("size"), RW: v("rw"), BS: v("bs"),
 		RWMixRead: v("rwmixread"), Sweeps: map[string]string{},
 		Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
-		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), JobFile: c.FormValue("jobfile")}
+		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), SkipImpossible: on("skip_impossible"),
+		JobFile: c.FormValue("jobfile")}
 	for _, a := range formAxes() {
 		f.Sweeps[string(a.Name)] = v(string(a.Name))
 	}
@@ -69,7 +71,7 @@ func splitList(s string) []string {
 // values or more (or an engine variant, a step axis such as the scheduler,
 // or anything with a job file) is a sweep, one value an option.
 func (f *runForm) request() (*PlanRequest, error) {
-	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, exact: true}
+	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, exact: true}
 	if f.Repeat != "" {
 		n, err := strconv.Atoi(f.Repeat)
 		if err != nil || n < 1 {
@@ -243,14 +245,16 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 			}
 		}
 	}
-	if exist {
-		if err := sweep.Check(runner, plan); err != nil {
-			var oe *bench.OptionError
-			if errors.As(err, &oe) {
-				return 0, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
-			}
-			return 0, &ValidationError{Field: "plan", Msg: err.Error()}
+	check := func() error { return sweep.Check(runner, plan) }
+	if !exist {
+		check = func() error { return sweep.CheckOffline(plan) }
+	}
+	if err := check(); err != nil {
+		var oe *bench.OptionError
+		if errors.As(err, &oe) {
+			return 0, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
 		}
+		return 0, &ValidationError{Field: "plan", Msg: err.Error()}
 	}
 	rec, err := launch.NewRecord(plan, runner, nil)
 	if err != nil {

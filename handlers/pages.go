@@ -125,7 +125,8 @@ type runPageData struct {
 	Planned   int    // steps in the plan
 	Charts    []chartView
 	Steps     []stepRow
-	Failed    []stepRow // steps with an error, for the errors list
+	Errors    []summary.ErrorGroup // the failed steps' errors, each once
+	Notes     []summary.Note       // what done steps must be read with (disturbed, …)
 	Command   string
 	JobFile   string
 	CanDelete bool
@@ -144,7 +145,7 @@ type chartView struct {
 // stepRow is one line of the per-step table, formatted.
 type stepRow struct {
 	Seq                                 int
-	Label, Status, Error                string
+	Label, Status, Error, Disturbed     string
 	IOPS, BW, P50, P99                  string
 	Busy, IRQ, IOWait, PerIO            string
 	RPS, WPS, RAwait, WAwait, AQU, Util string
@@ -166,7 +167,7 @@ type stepFigures = summary.StepFigures
 func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
 
 func stepRowOf(f stepFigures) stepRow {
-	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error}
+	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error, Disturbed: f.Disturbed}
 	if !f.HasResult {
 		return r
 	}
@@ -222,11 +223,8 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	data.CanDelete = !data.Active
 	data.Steps = stepRows(steps)
-	for _, r := range data.Steps {
-		if r.Error != "" {
-			data.Failed = append(data.Failed, r)
-		}
-	}
+	data.Errors = summary.GroupErrors(steps)
+	data.Notes = summary.Notes(steps)
 	if len(steps) > 0 {
 		data.Charts = chartViews([]RunData{{Run: *run, Steps: steps}})
 	}

@@ -35,6 +35,9 @@ type PlanRequest struct {
 	Repeat     int                    `json:"repeat,omitempty"`
 	Discard    bool                   `json:"discard,omitempty"`
 	DropCaches bool                   `json:"drop_caches,omitempty"`
+	// SkipImpossible leaves out the steps the targets cannot run (they are
+	// recorded with the run) instead of refusing the plan.
+	SkipImpossible bool `json:"skip_impossible,omitempty"`
 
 	// exact: sweeps, repeat, discard and drop caches are the request's
 	// alone, not merged with the preset's (the form shows the preset's
@@ -164,7 +167,8 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	if req.Repeat < 0 || req.Repeat > 100 {
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100"}
 	}
-	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat, Discard: req.Discard, DropCaches: req.DropCaches, Exact: req.exact}
+	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat, Discard: req.Discard, DropCaches: req.DropCaches,
+		SkipImpossible: req.SkipImpossible, Exact: req.exact}
 	if req.JobFile != "" {
 		if req.Preset != "" || len(req.Options) > 0 || len(req.Jobs) > 0 {
 			return nil, &ValidationError{Field: "jobfile", Msg: "give a job file or options (and a preset), not both"}

@@ -521,7 +521,7 @@ func TestLaunchRealRun(t *testing.T) {
 	defer hs.Close()
 	// A relative target is a file under the data directory, created with size.
 	id := launchRun(t, ts, `{"name":"real","options":{"filename":"real.dat","size":"1m","rw":"randread","bs":"4k",
-		"ioengine":"psync","runtime":"300ms","time_based":1},"sweep":{"iodepth":[1,2]}}`)
+		"ioengine":"libaio","runtime":"300ms","time_based":1},"sweep":{"iodepth":[1,2]}}`)
 	events := readEvents(t, fmt.Sprintf("%s/api/runs/%d/events", hs.URL, id))
 	var steps, progress int
 	for _, ev := range events {
@@ -682,5 +682,27 @@ func BenchmarkRunPage500Steps(b *testing.B) {
 			b.Fatal(rec.Code)
 		}
 		io.Discard.Write(rec.Body.Bytes())
+	}
+}
+
+// TestLaunchRefusesImpossibleSteps: a psync iodepth sweep is refused with
+// the reason, before anything is stored; with skip_impossible it runs the
+// one step that means something and records the others.
+func TestLaunchRefusesImpossibleSteps(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	body := `{"name":"sync","options":{"filename":"sync.dat","size":"1m","rw":"randread","ioengine":"psync",
+		"runtime":"100ms","time_based":1},"sweep":{"iodepth":[1,4,16]}%s}`
+	rec := ts.do(t, "POST", "/api/runs", fmt.Sprintf(body, ""))
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "does one I/O at a time") ||
+		!strings.Contains(rec.Body.String(), "iodepth=4") || !strings.Contains(rec.Body.String(), "iodepth=16") {
+		t.Fatalf("psync iodepth sweep: %d %s", rec.Code, rec.Body)
+	}
+	if runs, _ := ts.store.ListRuns(context.Background(), db.RunFilter{}); len(runs) != 0 {
+		t.Fatalf("a refused plan stored %d runs", len(runs))
+	}
+	id := launchRun(t, ts, fmt.Sprintf(body, `,"skip_impossible":true`))
+	run := waitStatus(t, ts.store, id, db.StatusDone)
+	if run.Steps != 1 || len(run.Plan.Skipped) != 2 {
+		t.Fatalf("run: %d steps, skipped %+v", run.Steps, run.Plan.Skipped)
 	}
 }

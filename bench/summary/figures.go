@@ -18,10 +18,14 @@ type StepFigures struct {
 	IOPS, BWMiB          float64
 	P50, P99             time.Duration
 	Busy, IRQ, IOWait    float64
+	Idle                 float64
 	PerIO                time.Duration
 	HasDisk              bool
 	Disk                 system.DiskUtilization
 	HasResult            bool
+	// Disturbed says which disk did I/O beside the step's jobs (see
+	// sweep.StepResult.Disturbed); "" when none did.
+	Disturbed string
 }
 
 // FiguresOf computes a step's figures.
@@ -29,7 +33,9 @@ func FiguresOf(s *sweep.StepResult) StepFigures {
 	f := StepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
 	var ios uint64
 	var clat hist.Histogram
-	if s.Result != nil {
+	// Only a done step has figures to show: a failed or cancelled one's
+	// are not numbers anyone can vouch for.
+	if s.Result != nil && s.Status == sweep.StepDone {
 		f.HasResult = true
 		for _, g := range s.Result.Groups {
 			for j := range g.Jobs {
@@ -53,6 +59,9 @@ func FiguresOf(s *sweep.StepResult) StepFigures {
 	if ios > 0 {
 		f.PerIO = time.Duration(float64(s.Proc.User+s.Proc.System) / float64(ios))
 	}
-	f.Busy, f.IRQ, f.IOWait = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait
+	if f.HasResult {
+		f.Busy, f.IRQ, f.IOWait, f.Idle = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait, s.CPU.Idle
+		f.Disturbed = s.Disturbed()
+	}
 	return f
 }

@@ -1,10 +1,13 @@
 package sweep
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"iolab/bench"
 	"iolab/bench/system"
+	"iolab/bench/units"
 )
 
 // Sweep is one axis and the values a plan takes on it, in order.
@@ -29,6 +32,12 @@ type Plan struct {
 	// Before each step.
 	Discard    bool `json:"discard,omitempty"`     // BLKDISCARD the target block devices
 	DropCaches bool `json:"drop_caches,omitempty"` // sync; echo 3 > /proc/sys/vm/drop_caches
+
+	// SkipImpossible leaves out the steps the check before the run finds
+	// impossible, instead of refusing the plan; Skipped records which
+	// and why (set by Check).
+	SkipImpossible bool   `json:"skip_impossible,omitempty"`
+	Skipped        []Skip `json:"skipped,omitempty"`
 
 	// AllowDiskScheduler lets a scheduler sweep switch the disk holding a
 	// file target (it affects everything on that disk).
@@ -90,4 +99,28 @@ type StepResult struct {
 	CPU system.CPUBreakdown `json:"cpu"`
 	// Proc is the iolab process's own CPU use over the step.
 	Proc system.ProcCPU `json:"proc"`
+}
+
+// Disturbed says which of the step's disks did more I/O than its jobs —
+// another process using the device during the step — when that is more
+// than system.DisturbedShare of the jobs' bytes; "" when none did or it
+// could not be told.
+func (r *StepResult) Disturbed() string {
+	if r.Result == nil {
+		return ""
+	}
+	var notes []string
+	seen := map[string]bool{}
+	for _, g := range r.Result.Groups {
+		for _, d := range g.Disks {
+			bytes, share, ok := d.Foreign()
+			if !ok || share <= system.DisturbedShare || seen[d.Name] {
+				continue
+			}
+			seen[d.Name] = true
+			notes = append(notes, fmt.Sprintf("%s did %s (%.1f%%) more I/O than the step's jobs: another process used it",
+				d.Name, units.Bytes(float64(bytes)), 100*share))
+		}
+	}
+	return strings.Join(notes, "; ")
 }

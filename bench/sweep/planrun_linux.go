@@ -73,10 +73,14 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 	return results, nil
 }
 
-// Check finds, before anything runs, what would make every step of plan
-// fail: a bad sweep value, a target that is missing, unsafe to write or
-// misaligned for O_DIRECT, a scheduler a disk does not offer or may not be
-// switched. (hipri without poll queues fails only the steps that use it.)
+// Check finds, before anything runs, what would make steps of plan fail.
+// What would fail every step is an error: a bad sweep value, a target that
+// is missing, unsafe to write or misaligned for O_DIRECT, a scheduler
+// switch this process may not make. What makes only some steps impossible
+// (hipri without poll queues, a scheduler one disk lacks, an iodepth a sync
+// engine ignores…) is a *PreflightError listing every problem — unless the
+// plan has SkipImpossible, in which case Check records those steps in
+// plan.Skipped and the plan runs without them.
 func Check(rn *bench.Runner, plan *Plan) error {
 	_, _, err := check(rn, plan)
 	return err
@@ -103,6 +107,12 @@ func check(rn *bench.Runner, plan *Plan) ([]Step, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := settle(plan, steps, preflight(rn, plan, steps, disks)); err != nil {
+		return nil, nil, err
+	}
+	if steps, err = plan.Steps(); err != nil {
+		return nil, nil, err
+	}
 	return steps, disks, nil
 }
 
@@ -114,7 +124,12 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 		res.Status, res.Error, res.End = StepFailed, err.Error(), time.Now()
 		if ctx.Err() != nil {
 			res.Status = StepCancelled
+			return res
 		}
+		// A failed step carries no figures: whatever its jobs measured
+		// before the error, and the CPU over its short life, are not
+		// numbers anyone can use.
+		res.Result, res.CPU, res.Proc = nil, system.CPUBreakdown{}, system.ProcCPU{}
 		return res
 	}
 	if plan.Discard {
@@ -208,7 +223,10 @@ func schedulerDisks(rn *bench.Runner, plan *Plan, steps []Step) ([]string, error
 	}
 	for _, d := range disks {
 		for _, n := range names {
-			if err := rn.Sys.CheckScheduler(d, n); err != nil {
+			// A name the disk does not offer makes only its steps
+			// impossible (preflight); anything else (no scheduler at all,
+			// no permission) stops the plan.
+			if err := rn.Sys.CheckScheduler(d, n); err != nil && !errors.Is(err, system.ErrSchedulerNotOffered) {
 				return nil, err
 			}
 		}

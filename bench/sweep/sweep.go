@@ -85,6 +85,9 @@ func (p *Plan) Steps() ([]Step, error) {
 	var steps []Step
 	for r := range max(p.Repeat, 1) {
 		for _, c := range combos {
+			if p.skipped(c) {
+				continue
+			}
 			st := Step{Seq: len(steps), Repeat: r, Axes: c}
 			jobs := make([]bench.Job, len(p.Base.Jobs))
 			for i, base := range p.Base.Jobs {
@@ -120,6 +123,9 @@ func (p *Plan) Steps() ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// FormatAxes writes axis values as "iodepth=8 ioengine=libaio".
+func FormatAxes(c []AxisValue) string { return fmtAxes(c) }
 
 func fmtAxes(c []AxisValue) string {
 	parts := make([]string, len(c))

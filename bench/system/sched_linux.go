@@ -102,6 +102,15 @@ func (s FS) scheduledBelow(disk string) string {
 	return fmt.Sprintf("; its I/O is scheduled by the disks under it (%s)", strings.Join(disks, ", "))
 }
 
+// ErrSchedulerNotOffered is CheckScheduler's error for a scheduler the
+// device does not list: only the steps that ask for it are impossible.
+var ErrSchedulerNotOffered = errors.New("scheduler not offered")
+
+type notOfferedError struct{ msg string }
+
+func (e *notOfferedError) Error() string        { return e.msg }
+func (e *notOfferedError) Is(target error) bool { return target == ErrSchedulerNotOffered }
+
 // CheckScheduler tells whether SetScheduler(disk, name) can work, without
 // switching anything: the device has schedulers, offers name, and this
 // process may write its scheduler file. Plans check every step's scheduler
@@ -117,8 +126,8 @@ func (s FS) checkScheduler(disk, name string) (active string, err error) {
 		return "", err
 	}
 	if !slices.Contains(available, name) {
-		return "", fmt.Errorf("%s offers %s; %q is not one of them%s",
-			disk, strings.Join(available, ", "), name, schedulerHint(name))
+		return "", &notOfferedError{fmt.Sprintf("%s offers %s; %q is not one of them%s",
+			disk, strings.Join(available, ", "), name, schedulerHint(name))}
 	}
 	path := s.schedulerPath(disk)
 	if err := unix.Access(path, unix.W_OK); err != nil {
@@ -344,6 +353,24 @@ func discardMaxPath(fd int) string {
 		}
 	}
 	return "its queue/discard_max_bytes"
+}
+
+// CheckDiscard tells whether Discard(t.Path) can work before anything
+// runs: t must be a block device whose disk takes discards
+// (/sys/block/<disk>/queue/discard_max_bytes above 0).
+func (s FS) CheckDiscard(t Target) error {
+	if !t.IsBlock {
+		return fmt.Errorf("%s is a file: BLKDISCARD applies to block devices (drop --discard, or point the job at a device)", t.Path)
+	}
+	p := s.sysPath("block", t.Disk, "queue", "discard_max_bytes")
+	v, err := readTrimmed(p)
+	if err != nil {
+		return fmt.Errorf("discard: cannot tell whether %s takes discards: %w", t.Disk, err)
+	}
+	if v == "0" {
+		return fmt.Errorf("%s does not support discard (%s is 0): drop --discard", t.Path, p)
+	}
+	return nil
 }
 
 // DropCaches writes back dirty pages and drops the page cache, dentries and

@@ -42,5 +42,12 @@ func (s FS) SchedulerDisk(t Target, allowDisk bool) (string, error) {
 // Discard is Linux-only.
 func Discard(path string) error { return errors.ErrUnsupported }
 
+// ErrSchedulerNotOffered is CheckScheduler's error for a scheduler the
+// device does not list.
+var ErrSchedulerNotOffered = errors.New("scheduler not offered")
+
+// CheckDiscard is Linux's.
+func (s FS) CheckDiscard(t Target) error { return errors.ErrUnsupported }
+
 // DropCaches is Linux-only.
 func (s FS) DropCaches() error { return errors.ErrUnsupported }

@@ -65,6 +65,30 @@ type DiskUtilization struct {
 	// IostatUtil is iostat's %util: the same ratio as Util but not capped,
 	// so it can read a little over 100 when the window is measured short.
 	IostatUtil float64 `json:"%util"`
+
+	// JobBytes are the bytes iolab's own jobs moved on the disk over the
+	// same window; 0 when they could not be counted (a job without
+	// O_DIRECT, or a run from before they were).
+	JobBytes uint64 `json:"job_bytes,omitempty"`
+}
+
+// DisturbedShare is the share above which a disk's foreign bytes mark a
+// step disturbed: 2 % more than the jobs moved.
+const DisturbedShare = 0.02
+
+// Foreign is what the disk moved beyond iolab's jobs over the window, in
+// bytes and as a share of the jobs' bytes; ok is false when the jobs'
+// bytes are unknown.
+func (d DiskUtilization) Foreign() (bytes uint64, share float64, ok bool) {
+	if d.JobBytes == 0 {
+		return 0, 0, false
+	}
+	dev := (d.ReadSectors + d.WriteSectors) * 512
+	if dev <= d.JobBytes {
+		return 0, 0, true
+	}
+	bytes = dev - d.JobBytes
+	return bytes, float64(bytes) / float64(d.JobBytes), true
 }
 
 // DiskDelta turns two DiskStats samples taken elapsed apart into fio's and

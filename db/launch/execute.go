@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"iolab/bench"
 	"iolab/bench/sweep"
@@ -17,7 +18,7 @@ import (
 // saved). It marks the run running, saves each step as it ends, records
 // every scheduler it switches so a crash can be undone at the next start
 // (RestoreSchedulers), and sets the final status from RunStatus with the
-// plan's error. hooks.StepStarted and hooks.StepDone are called too
+// plan's error and the failed steps' errors, grouped. hooks.StepStarted and hooks.StepDone are called too
 // (StepDone after the step is saved); their scheduler hooks are ignored.
 // It returns the results, the final status and the plan's error joined
 // with any store error; a failed status with no error is left to the
@@ -73,14 +74,25 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 		}
 	}
 	results, runErr := sweep.Run(ctx, runner, plan, h)
-	status := RunStatus(ctx, results, runErr)
+	planned := 0
+	if steps, err := plan.Steps(); err == nil {
+		planned = len(steps)
+	}
+	status := RunStatus(ctx, planned, results, runErr)
 	if store != nil {
-		msg := ""
+		var msgs []string
 		if runErr != nil {
-			msg = runErr.Error()
-		} else if status == db.StatusFailed {
-			msg = FailedSteps(results).Error()
+			msgs = append(msgs, runErr.Error())
 		}
+		if status == db.StatusFailed || status == db.StatusPartial {
+			if ferr := FailedSteps(results); ferr != nil {
+				msgs = append(msgs, ferr.Error())
+			}
+			if len(msgs) == 0 {
+				msgs = append(msgs, fmt.Sprintf("%d of %d steps ran", len(results), planned))
+			}
+		}
+		msg := strings.Join(msgs, "; ")
 		if err := store.SetRunStatus(keep, id, status, msg); err != nil {
 			runErr = errors.Join(runErr, err)
 		}

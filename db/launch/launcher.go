@@ -316,7 +316,7 @@ func (l *Launcher) run(t *task) {
 		l.scheduleLocked()
 	}
 	l.mu.Unlock()
-	if status == db.StatusFailed && msg == "" {
+	if (status == db.StatusFailed || status == db.StatusPartial) && msg == "" {
 		if r, err := l.store.GetRun(context.WithoutCancel(t.ctx), t.id); err == nil {
 			msg = r.Error
 		}

@@ -25,6 +25,9 @@ type Spec struct {
 	Repeat int // 0: the preset's, or 1
 
 	Discard, DropCaches, AllowDiskScheduler bool
+	// SkipImpossible leaves out the steps the targets cannot run instead
+	// of refusing the plan (sweep.Check records them).
+	SkipImpossible bool
 	// Exact makes sweeps, repeat, discard and drop caches the spec's
 	// alone, not merged with the preset's: the web form shows the preset's
 	// and sends back what the user kept.
@@ -35,7 +38,8 @@ type Spec struct {
 // flags under the spec's overrides, or the fio options or job file as
 // given. Errors are *bench.OptionError naming the option at fault.
 func NewPlan(spec Spec) (*sweep.Plan, error) {
-	plan := &sweep.Plan{Repeat: 1, Discard: spec.Discard, DropCaches: spec.DropCaches, AllowDiskScheduler: spec.AllowDiskScheduler}
+	plan := &sweep.Plan{Repeat: 1, Discard: spec.Discard, DropCaches: spec.DropCaches, AllowDiskScheduler: spec.AllowDiskScheduler,
+		SkipImpossible: spec.SkipImpossible}
 	args := spec.Args
 	if spec.Preset != "" {
 		if spec.JobFile != "" {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
 )
@@ -52,21 +54,33 @@ func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, 
 	return rec, nil
 }
 
-// FailedSteps is the error of a run none of whose steps succeeded: the one
-// step's own, or the first one's.
+// FailedSteps is the error of a run some of whose steps failed (or that
+// ran none): each distinct error once, with the steps it failed.
 func FailedSteps(results []sweep.StepResult) error {
-	switch {
-	case len(results) == 0:
+	if len(results) == 0 {
 		return errors.New("no step ran")
-	case len(results) == 1:
-		return errors.New(results[0].Error)
 	}
-	return fmt.Errorf("every step failed; step 1: %s", results[0].Error)
+	groups := summary.GroupErrors(results)
+	if len(groups) == 0 {
+		return nil
+	}
+	if len(results) == 1 {
+		return errors.New(groups[0].Error)
+	}
+	failed := 0
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		failed += len(g.Steps)
+		parts[i] = g.StepList() + ": " + g.Error
+	}
+	return fmt.Errorf("%d of %d steps failed; %s", failed, len(results), strings.Join(parts, "; "))
 }
 
-// RunStatus is the stored run's final status: cancelled when ctx ended,
-// failed when no step succeeded (or the plan stopped early), else done.
-func RunStatus(ctx context.Context, results []sweep.StepResult, err error) string {
+// RunStatus is the stored run's final status: cancelled when ctx ended;
+// failed when no step succeeded; partial when some did but not all the
+// planned steps (some failed, or the plan stopped early: the store filled
+// up, say); else done.
+func RunStatus(ctx context.Context, planned int, results []sweep.StepResult, err error) string {
 	if ctx.Err() != nil {
 		return db.StatusCancelled
 	}
@@ -76,8 +90,11 @@ func RunStatus(ctx context.Context, results []sweep.StepResult, err error) strin
 			ok++
 		}
 	}
-	if ok == 0 || (err != nil && ok < len(results)) {
+	switch {
+	case ok == 0:
 		return db.StatusFailed
+	case ok < planned || err != nil:
+		return db.StatusPartial
 	}
 	return db.StatusDone
 }

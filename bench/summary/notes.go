@@ -1,0 +1,81 @@
+package summary
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"iolab/bench/sweep"
+)
+
+// ErrorGroup is one distinct error of a run's failed steps, with the
+// steps (1-based) that failed with it: a run whose 16 steps fail the same
+// way says so once.
+type ErrorGroup struct {
+	Error string `json:"error"`
+	Steps []int  `json:"steps"`
+}
+
+// GroupErrors groups the failed steps of results by their error, in the
+// order each error first appears.
+func GroupErrors(results []sweep.StepResult) []ErrorGroup {
+	var groups []ErrorGroup
+	index := map[string]int{}
+	for i := range results {
+		r := &results[i]
+		if r.Status != sweep.StepFailed {
+			continue
+		}
+		msg := r.Error
+		if msg == "" {
+			msg = "failed without an error message"
+		}
+		k, ok := index[msg]
+		if !ok {
+			k = len(groups)
+			index[msg] = k
+			groups = append(groups, ErrorGroup{Error: msg})
+		}
+		groups[k].Steps = append(groups[k].Steps, r.Step.Seq+1)
+	}
+	return groups
+}
+
+// StepList writes step numbers for people: "3", "1, 4 and 7", "16 steps: 1, 2, 3 … 40".
+func (g ErrorGroup) StepList() string {
+	n := len(g.Steps)
+	nums := make([]string, 0, min(n, 6))
+	for i, s := range g.Steps {
+		if i == 5 && n > 6 {
+			nums = append(nums, "…", strconv.Itoa(g.Steps[n-1]))
+			break
+		}
+		nums = append(nums, strconv.Itoa(s))
+	}
+	if n == 1 {
+		return "step " + nums[0]
+	}
+	return fmt.Sprintf("%d steps (%s)", n, strings.Join(nums, ", "))
+}
+
+// Note is something a step's numbers must be read with: it was disturbed
+// by another process's I/O, say.
+type Note struct {
+	Step int    `json:"step"` // 1-based
+	Text string `json:"text"`
+}
+
+// Notes lists what each done step must be read with.
+func Notes(results []sweep.StepResult) []Note {
+	var notes []Note
+	for i := range results {
+		r := &results[i]
+		if r.Status != sweep.StepDone {
+			continue
+		}
+		if d := r.Disturbed(); d != "" {
+			notes = append(notes, Note{Step: r.Step.Seq + 1, Text: "disturbed: " + d})
+		}
+	}
+	return notes
+}
