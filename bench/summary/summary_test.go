@@ -195,6 +195,26 @@ func TestSummaryJobErrorFailsStep(t *testing.T) {
 	}
 }
 
+func TestStepStatus(t *testing.T) {
+	jobFailed := doneStep(synthJob("a", time.Second, synthLoad{ios: 1, bs: 4096}, synthLoad{}))
+	jobFailed.Result.Groups[0].Jobs[0].Error = "EIO"
+	for _, tc := range []struct {
+		name string
+		r    sweep.StepResult
+		want string
+	}{
+		{"done", doneStep(synthJob("a", time.Second, synthLoad{ios: 1, bs: 4096}, synthLoad{})), sweep.StepDone},
+		{"failed", failedStep("boom"), sweep.StepFailed},
+		{"cancelled", sweep.StepResult{Status: sweep.StepCancelled}, sweep.StepCancelled},
+		{"done without a result", sweep.StepResult{Status: sweep.StepDone}, sweep.StepFailed},
+		{"done with a failed job", jobFailed, sweep.StepFailed},
+	} {
+		if got := StepStatus(&tc.r); got != tc.want {
+			t.Errorf("%s: StepStatus = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSummaryNumJobsScaling(t *testing.T) {
 	plan := synthPlan(3, sweep.Sweep{Axis: sweep.AxisNumJobs, Values: []string{"1", "2", "4", "8", "16"}})
 	// Median IOPS 100k, 180k, 198k, (8 failed), 250k.
