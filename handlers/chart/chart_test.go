@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 	"iolab/db"
 )
 
@@ -45,12 +46,12 @@ func TestBuildChartEmpty(t *testing.T) {
 func TestBuildChartEveryKind(t *testing.T) {
 	plan := testPlan(2, sweepOf(sweep.AxisScheduler, "none", "bfq"), sweepOf(sweep.AxisNumJobs, "1", "2"), sweepOf(sweep.AxisIODepth, "1", "4"))
 	plan.Base.Jobs = []bench.Job{{Name: "w", IOEngine: "io_uring"}, {Name: "r", IOEngine: "io_uring"}}
-	run := testRun(1, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		w := testWrites(1000 + uint64(s.Seq))
 		w.Name = "w"
 		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}}}
 		r := testJob("r", time.Second, testLoad{ios: 10, bs: 4096, lat: time.Millisecond}, testLoad{})
-		return doneStep(w, r)
+		return sweeptest.Done(w, r)
 	}))
 	all := kindsOf(Kinds())
 	if got := kindsOf(Available([]Run{run}, RunPage|ComparePage)); !slices.Equal(got, all) {
@@ -92,10 +93,10 @@ func TestAvailable(t *testing.T) {
 	schedOneJob := testPlan(1, sweepOf(sweep.AxisScheduler, "none", "bfq"))
 	schedOneJob.Base.Jobs = []bench.Job{{Name: "mixed", NumJobs: 4}}
 	done := func(plan *sweep.Plan) []sweep.StepResult {
-		return testSteps(plan, func(sweep.Step) sweep.StepResult { return doneStep(testWrites(1)) })
+		return sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(1)) })
 	}
 	nj := numjobsRun(1, nil)
-	failed := testRun(3, sched, testSteps(sched, func(sweep.Step) sweep.StepResult { return failedStep("boom") }))
+	failed := testRun(3, sched, sweeptest.Steps(sched, func(sweep.Step) sweep.StepResult { return sweeptest.Failed("boom") }))
 	onCompare := []Kind{IOPS, Latency, Distribution}
 	with := func(kinds []Kind, more ...Kind) []Kind { return append(slices.Clone(kinds), more...) }
 	for _, tc := range []struct {
@@ -199,7 +200,7 @@ func TestRunJobValue(t *testing.T) {
 
 	// The charts draw the fixed value: 1 GiB is 1g, as options write it.
 	plan.Base.Jobs[0].NumJobs = 1
-	r = testRun(1, plan, testSteps(plan, func(sweep.Step) sweep.StepResult { return doneStep(testWrites(10)) }))
+	r = testRun(1, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	c := mustBuild(t, Query{Kind: IOPS, X: sweep.AxisBS}, r)
 	if doc := checkOption(t, c); !slices.Equal(doc.XAxis[0].Data, []string{"1g"}) {
 		t.Errorf("x categories = %q, want 1g", doc.XAxis[0].Data)
@@ -209,7 +210,7 @@ func TestRunJobValue(t *testing.T) {
 func TestAxisValues(t *testing.T) {
 	a := iodepthEngineRun(1, engineIOPS, [3]string{})
 	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "32", "4"))
-	b := testRun(2, plan, testSteps(plan, func(sweep.Step) sweep.StepResult { return doneStep(testWrites(10)) }))
+	b := testRun(2, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	if got := AxisValues([]Run{a, b}, sweep.AxisIODepth); !slices.Equal(got, []string{"1", "4", "16", "32"}) {
 		t.Errorf("iodepths = %q", got)
 	}

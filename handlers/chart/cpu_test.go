@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 	"iolab/bench/system"
 )
 
 func TestBuildChartCPU(t *testing.T) {
 	plan := testPlan(2, sweepOf(sweep.AxisEngine, "io_uring", "libaio"))
-	run := testRun(2, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(2, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Seq == 2 {
-			r := failedStep("boom")
+			r := sweeptest.Failed("boom")
 			r.CPU = system.CPUBreakdown{User: 99}
 			return r
 		}
-		r := doneStep(testWrites(1000))
+		r := sweeptest.Done(testWrites(1000))
 		k := float64(s.Seq)
 		r.CPU = system.CPUBreakdown{User: 10 + k, System: 5, IRQ: 1, SoftIRQ: 2 + k, IOWait: 30, Idle: 52 - 2*k}
 		return r

@@ -10,6 +10,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // eighthOctave is, in ns, the bin of 1/8 of a power of two holding v
@@ -24,13 +25,13 @@ func eighthOctave(v uint64) (lo, hi uint64) {
 func TestBuildChartDistribution(t *testing.T) {
 	plan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "4", "16", "32"))
 	// Each repeat: 3 of 4 I/Os take 10µs, 1 takes 100µs.
-	run := testRun(1, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		j := testJob("r", time.Second, testLoad{ios: 30, bs: 4096, lat: 10 * time.Microsecond}, testLoad{})
 		for range 10 {
 			j.Dirs[bench.Read].Clat.Add(uint64(100 * time.Microsecond))
 		}
 		j.Dirs[bench.Read].IOs += 10
-		return doneStep(j)
+		return sweeptest.Done(j)
 	}))
 	c := mustBuild(t, Query{Kind: Distribution}, run)
 	doc := checkOption(t, c)
@@ -82,7 +83,7 @@ func TestBuildChartDistribution(t *testing.T) {
 	}
 	// Without 1, 4 or 16 in the runs: every iodepth.
 	p8 := testPlan(1, sweepOf(sweep.AxisIODepth, "8", "64"))
-	r8 := testRun(2, p8, testSteps(p8, func(sweep.Step) sweep.StepResult { return doneStep(testWrites(10)) }))
+	r8 := testRun(2, p8, sweeptest.Steps(p8, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	if got := seriesNames(checkOption(t, mustBuild(t, Query{Kind: Distribution}, r8))); !slices.Equal(got, []string{"iodepth=8", "iodepth=64"}) {
 		t.Errorf("series = %q", got)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 func TestBuildChartFairness(t *testing.T) {
@@ -18,11 +19,11 @@ func TestBuildChartFairness(t *testing.T) {
 	// latency in µs.
 	writer := map[string][3]uint64{"none": {500, 520, 480}, "bfq": {400, 410, 390}}
 	reader := map[string][3]time.Duration{"none": {4000, 4400, 3600}, "bfq": {1000, 900, 1100}}
-	run := testRun(8, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(8, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		sched := s.Value(sweep.AxisScheduler)
 		w := testJob("bg-writer", time.Second, testLoad{}, testLoad{ios: writer[sched][s.Repeat], bs: 1 << 20, lat: 20 * time.Millisecond})
 		r := testJob("fg-reader", 2*time.Second, testLoad{ios: 1000, bs: 4096, lat: reader[sched][s.Repeat] * time.Microsecond}, testLoad{})
-		return doneStep(w, r)
+		return sweeptest.Done(w, r)
 	}))
 	c := mustBuild(t, Query{Kind: Fairness}, run)
 	rw := func(sched string) []string {

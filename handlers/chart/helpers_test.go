@@ -45,37 +45,6 @@ func testPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
 	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
 }
 
-// testSteps builds the step results of every combination of the
-// plan's sweeps (the first outermost) and repeat, in Seq order.
-func testSteps(plan *sweep.Plan, result func(s sweep.Step) sweep.StepResult) []sweep.StepResult {
-	var out []sweep.StepResult
-	var walk func(i int, axes []sweep.AxisValue)
-	walk = func(i int, axes []sweep.AxisValue) {
-		if i == len(plan.Sweeps) {
-			for rep := range plan.Repeat {
-				s := sweep.Step{Seq: len(out), Repeat: rep, Axes: slices.Clone(axes)}
-				r := result(s)
-				r.Step = s
-				out = append(out, r)
-			}
-			return
-		}
-		for _, v := range plan.Sweeps[i].Values {
-			walk(i+1, append(axes, sweep.AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
-		}
-	}
-	walk(0, nil)
-	return out
-}
-
-func doneStep(jobs ...bench.JobResult) sweep.StepResult {
-	return sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: jobs}}}}
-}
-
-func failedStep(msg string) sweep.StepResult {
-	return sweep.StepResult{Status: sweep.StepFailed, Error: msg}
-}
-
 func testRun(id int64, plan *sweep.Plan, steps []sweep.StepResult) Run {
 	return Run{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
 }

@@ -10,17 +10,18 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // iodepthEngineRun is a run sweeping iodepth 1, 16 × io_uring, libaio
 // with 3 repeats, its write IOPS from iops; the failed step's repeat fails.
 func iodepthEngineRun(id int64, iops map[[2]string][3]uint64, failed [3]string) Run {
 	plan := testPlan(3, sweepOf(sweep.AxisIODepth, "1", "16"), sweepOf(sweep.AxisEngine, "io_uring", "libaio"))
-	steps := testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	steps := sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == failed[0] && s.Value(sweep.AxisEngine) == failed[1] && strconv.Itoa(s.Repeat) == failed[2] {
-			return failedStep("io_uring_setup: EOPNOTSUPP")
+			return sweeptest.Failed("io_uring_setup: EOPNOTSUPP")
 		}
-		return doneStep(testWrites(iops[[2]string{s.Value(sweep.AxisIODepth), s.Value(sweep.AxisEngine)}][s.Repeat]))
+		return sweeptest.Done(testWrites(iops[[2]string{s.Value(sweep.AxisIODepth), s.Value(sweep.AxisEngine)}][s.Repeat]))
 	})
 	// Steps come from the store in any order.
 	steps[0], steps[len(steps)-1] = steps[len(steps)-1], steps[0]
@@ -93,11 +94,11 @@ func TestBuildChartIOPSCompare(t *testing.T) {
 	a := iodepthEngineRun(3, engineIOPS, [3]string{})
 	// Run 5 has only io_uring at iodepth 1 and 4, all failed at 4.
 	plan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "4"), sweepOf(sweep.AxisEngine, "io_uring"))
-	b := testRun(5, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	b := testRun(5, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == "4" {
-			return failedStep("no space left on device")
+			return sweeptest.Failed("no space left on device")
 		}
-		return doneStep(testWrites(7000 + 1000*uint64(s.Repeat)))
+		return sweeptest.Done(testWrites(7000 + 1000*uint64(s.Repeat)))
 	}))
 	c := mustBuild(t, Query{Kind: IOPS, Runs: []int64{3, 5}}, a, b)
 	doc := checkOption(t, c)
@@ -132,9 +133,9 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 	plan := testPlan(3, sweepOf(sweep.AxisScheduler, "none", "bfq"))
 	plan.Base.Jobs = []bench.Job{{Name: "mixed", IODepth: 8, IOEngine: "io_uring", NumJobs: 1, BS: 4096, RW: "randrw"}}
 	reads := map[string][3]uint64{"none": {7000, 7100, 6900}, "bfq": {5000, 5600, 5200}}
-	run := testRun(1, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		r := reads[s.Value(sweep.AxisScheduler)][s.Repeat]
-		return doneStep(testJob("mixed", 2*time.Second, testLoad{ios: 2 * r, bs: 4096, lat: time.Millisecond}, testLoad{ios: 2 * r * 3 / 7, bs: 4096, lat: time.Millisecond}))
+		return sweeptest.Done(testJob("mixed", 2*time.Second, testLoad{ios: 2 * r, bs: 4096, lat: time.Millisecond}, testLoad{ios: 2 * r * 3 / 7, bs: 4096, lat: time.Millisecond}))
 	}))
 	c := mustBuild(t, Query{Kind: IOPS, Dir: "read"}, run)
 	n, b := spread3(7000, 7100, 6900), spread3(5000, 5600, 5200)
@@ -163,11 +164,11 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 // IOPS over 3 s windows have fractions.
 func TestBuildIOPSFullPrecision(t *testing.T) {
 	plan := testPlan(3, sweepOf(sweep.AxisIODepth, "1", "16"), sweepOf(sweep.AxisEngine, "io_uring", "libaio"))
-	run := testRun(3, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(3, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == "16" && s.Value(sweep.AxisEngine) == "libaio" && s.Repeat == 1 {
-			return failedStep("boom")
+			return sweeptest.Failed("boom")
 		}
-		return doneStep(testJob("w", 3*time.Second, testLoad{}, testLoad{ios: 1000*uint64(s.Seq) + 1, bs: 4096}))
+		return sweeptest.Done(testJob("w", 3*time.Second, testLoad{}, testLoad{ios: 1000*uint64(s.Seq) + 1, bs: 4096}))
 	}))
 	checkTable(t, mustBuild(t, Query{Kind: IOPS}, run), []string{"iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max"}, [][]string{
 		{"1", "io_uring", "3", "0", "0.3333333333333333", "333.6666666666667", "667"},

@@ -10,6 +10,7 @@ import (
 
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // usBucket is, in µs, the value bench's histogram reports for a latency.
@@ -35,11 +36,11 @@ func TestBuildChartLatency(t *testing.T) {
 		}
 		return d
 	}
-	run := testRun(9, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(9, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == "4" && s.Value(sweep.AxisEngine) == "io_uring" && s.Repeat == 1 {
-			return failedStep("boom")
+			return sweeptest.Failed("boom")
 		}
-		return doneStep(testJob("r", time.Second, testLoad{ios: 100, bs: 4096, lat: lat(s)}, testLoad{}))
+		return sweeptest.Done(testJob("r", time.Second, testLoad{ios: 100, bs: 4096, lat: lat(s)}, testLoad{}))
 	}))
 
 	c := mustBuild(t, Query{Kind: Latency, Percentiles: []float64{50, 90, 99.9}}, run)

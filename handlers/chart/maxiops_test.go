@@ -7,6 +7,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // engineRun is a run on kernel sweeping iodepth 1, 16 × io_uring, libaio
@@ -29,11 +30,11 @@ func TestBuildMaxIOPS(t *testing.T) {
 	// Run 3 ran libaio alone, on the same kernel as run 2.
 	plan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "4"))
 	plan.Base.Jobs = []bench.Job{{Name: "w", IOEngine: "libaio"}}
-	c := testRun(3, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	c := testRun(3, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == "1" {
-			return doneStep(testWrites(1000))
+			return sweeptest.Done(testWrites(1000))
 		}
-		return doneStep(testWrites(3000 + 1000*uint64(s.Repeat)))
+		return sweeptest.Done(testWrites(3000 + 1000*uint64(s.Repeat)))
 	}))
 	c.Run.Kernel = "6.1.0"
 

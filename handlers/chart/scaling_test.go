@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // numjobsRun sweeps numjobs 1, 2, 4 with 2 repeats, IOPS from iops.
 func numjobsRun(id int64, iops map[string][2]uint64) Run {
 	plan := testPlan(2, sweepOf(sweep.AxisNumJobs, "1", "2", "4"))
-	return testRun(id, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
-		return doneStep(testWrites(iops[s.Value(sweep.AxisNumJobs)][s.Repeat]))
+	return testRun(id, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		return sweeptest.Done(testWrites(iops[s.Value(sweep.AxisNumJobs)][s.Repeat]))
 	}))
 }
 

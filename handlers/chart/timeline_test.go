@@ -10,6 +10,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 func TestBuildChartTimeline(t *testing.T) {
@@ -21,15 +22,15 @@ func TestBuildChartTimeline(t *testing.T) {
 		}
 		return out
 	}
-	run := testRun(4, plan, testSteps(plan, func(s sweep.Step) sweep.StepResult {
+	run := testRun(4, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Seq == 1 {
-			return failedStep("boom")
+			return sweeptest.Failed("boom")
 		}
 		a := testJob("a", 1500*time.Millisecond, testLoad{ios: 600, bs: 4096}, testLoad{})
 		a.Samples = samples(100, 300, 600)
 		b := testJob("b", 1500*time.Millisecond, testLoad{ios: 150, bs: 4096}, testLoad{})
 		b.Samples = samples(50, 100, 150, 150) // one more interval than a: left out
-		return doneStep(a, b)
+		return sweeptest.Done(a, b)
 	}))
 	c := mustBuild(t, Query{Kind: Timeline, Step: 1}, run)
 	// Per half second: a 100, 200, 300 I/Os; b 50 each; ×2 per second.
