@@ -70,12 +70,9 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 	}
 
 	bar := echarts.NewBar()
-	bar.SetGlobalOptions(append(globalOptions(c.Title, describeRuns(runs)+" · all CPUs, % of their time over each step",
-		fileName(q.Kind, runs), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts("step", "category")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100}),
-	)...)
+	bar.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · all CPUs, % of their time over each step",
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts("step", "category"), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100})...)
 	bar.SetXAxis(cats)
 	for _, r := range runs {
 		data := make([][]opts.BarData, len(parts))

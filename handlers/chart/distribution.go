@@ -82,13 +82,10 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", "clat_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
-	line.SetGlobalOptions(append(globalOptions(c.Title,
+	line.SetGlobalOptions(plotOptions(c.Title,
 		describeRuns(runs)+" · "+string(l.x)+" "+strings.Join(qds, ", ")+" · clat histograms of all repeats merged",
-		fileName(q.Kind, runs), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts(dirTitle+"clat (µs)", "log")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: "% of I/Os", Type: "value"}),
-	)...)
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts(dirTitle+"clat (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value"})...)
 	for si, s := range g.series {
 		for k, qd := range qds {
 			cell := s.cells[qd]

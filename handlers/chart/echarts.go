@@ -64,10 +64,15 @@ func lineStyle(g, k int, showSymbol bool) []echarts.SeriesOpts {
 	}
 }
 
-// gridOpts leaves room for the title above and the x axis name and legend
-// below.
-func gridOpts() opts.Grid {
-	return opts.Grid{Top: "80", Bottom: "70", Left: "30", Right: "50", ContainLabel: opts.Bool(true)}
+// plotOptions are globalOptions for a chart of one plot, with its axes
+// and a grid that leaves room for the title above and the x axis name and
+// legend below.
+func plotOptions(title, subtitle, file, trigger string, x opts.XAxis, y opts.YAxis) []echarts.GlobalOpts {
+	return append(globalOptions(title, subtitle, file, trigger),
+		echarts.WithGridOpts(opts.Grid{Top: "80", Bottom: "70", Left: "30", Right: "50", ContainLabel: opts.Bool(true)}),
+		echarts.WithXAxisOpts(x),
+		echarts.WithYAxisOpts(y),
+	)
 }
 
 func xAxisOpts(name, typ string) opts.XAxis {

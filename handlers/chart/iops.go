@@ -25,12 +25,9 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max")
 
 	box := echarts.NewBoxPlot()
-	box.SetGlobalOptions(append(globalOptions(c.Title, describeRuns(runs)+" · median, whiskers min–max over repeats",
-		fileName(q.Kind, runs), "item"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts(string(l.x), "category")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "IOPS", Type: "value"}),
-	)...)
+	box.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · median, whiskers min–max over repeats",
+		fileName(q.Kind, runs), "item",
+		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value"})...)
 	box.SetXAxis(g.xs)
 	for _, s := range g.series {
 		data := make([]opts.BoxPlotData, len(g.xs))

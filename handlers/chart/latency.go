@@ -62,12 +62,9 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	}
 
 	line := echarts.NewLine()
-	line.SetGlobalOptions(append(globalOptions(c.Title, describeRuns(runs)+" · clat histograms of all repeats merged",
-		fileName(q.Kind, runs), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts(string(l.x), "category")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log"}),
-	)...)
+	line.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · clat histograms of all repeats merged",
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log"})...)
 	line.SetXAxis(g.xs)
 	for si, s := range g.series {
 		data := make([][]opts.LineData, len(ps))

@@ -74,12 +74,9 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "max_iops", "at"}}
 
 	bar := echarts.NewBar()
-	bar.SetGlobalOptions(append(globalOptions(ch.Title, describeRuns(runs)+" · the highest median over repeats of any step",
-		fileName(q.Kind, runs), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts("kernel", "category")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: "IOPS", Type: "value"}),
-	)...)
+	bar.SetGlobalOptions(plotOptions(ch.Title, describeRuns(runs)+" · the highest median over repeats of any step",
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts("kernel", "category"), opts.YAxis{Name: "IOPS", Type: "value"})...)
 	bar.SetXAxis(cats)
 	for _, e := range engines {
 		data := make([]opts.BarData, len(cats))

@@ -71,12 +71,9 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	}
 
 	bar := echarts.NewBar()
-	bar.SetGlobalOptions(append(globalOptions(c.Title, describeRuns(runs)+" · median over repeats, growth from the previous "+string(l.x),
-		fileName(q.Kind, runs), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts(string(l.x), "category")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "IOPS", Type: "value"}),
-	)...)
+	bar.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · median over repeats, growth from the previous "+string(l.x),
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value"})...)
 	bar.SetXAxis(g.xs)
 	for _, s := range g.series {
 		data := make([]opts.BarData, len(g.xs))

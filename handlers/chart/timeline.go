@@ -145,11 +145,8 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 	}
 
 	line := echarts.NewLine()
-	line.SetGlobalOptions(append(globalOptions(c.Title, subtitle, fileName(q.Kind, runs)+"-step"+strconv.Itoa(q.Step), "axis"),
-		echarts.WithGridOpts(gridOpts()),
-		echarts.WithXAxisOpts(xAxisOpts("time (s)", "value")),
-		echarts.WithYAxisOpts(opts.YAxis{Name: "IOPS", Type: "value"}),
-	)...)
+	line.SetGlobalOptions(plotOptions(c.Title, subtitle, fileName(q.Kind, runs)+"-step"+strconv.Itoa(q.Step), "axis",
+		xAxisOpts("time (s)", "value"), opts.YAxis{Name: "IOPS", Type: "value"})...)
 	for i, r := range runs {
 		var ivs []interval
 		if done(steps[i]) {
