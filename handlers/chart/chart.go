@@ -93,13 +93,13 @@ var kindTable = []KindSpec{
 func Kinds() []KindSpec { return slices.Clone(kindTable) }
 
 // LookupKind returns the kind called name.
-func LookupKind(name Kind) (*KindSpec, bool) {
-	for i := range kindTable {
-		if kindTable[i].Name == name {
-			return &kindTable[i], true
+func LookupKind(name Kind) (KindSpec, bool) {
+	for _, k := range kindTable {
+		if k.Name == name {
+			return k, true
 		}
 	}
-	return nil, false
+	return KindSpec{}, false
 }
 
 // kindNames lists the kinds' names, for messages.
@@ -227,7 +227,7 @@ func (q Query) Load() db.StepLoad {
 	if !ok {
 		return db.StepLoad{}
 	}
-	return Load(q.Step, *spec)
+	return Load(q.Step, spec)
 }
 
 // On lists the kinds page draws, whatever the runs.

@@ -135,7 +135,7 @@ func TestLoad(t *testing.T) {
 		if !ok {
 			t.Fatalf("no kind %q", k)
 		}
-		return *s
+		return s
 	}
 	for _, tc := range []struct {
 		name    string

@@ -200,7 +200,7 @@ func (q Query) kind() Kind {
 }
 
 // spec is the query's kind; call it on checked queries only.
-func (q Query) spec() *KindSpec {
+func (q Query) spec() KindSpec {
 	spec, _ := LookupKind(q.kind())
 	return spec
 }
