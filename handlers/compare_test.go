@@ -15,11 +15,12 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/handlers/chart"
 )
 
 // warnRun is a synthetic run for CompareWarnings: one job, one target,
 // three repeats, all fields equal unless edit changes them.
-func warnRun(id int64, edit func(*db.Run, *bench.Job)) RunData {
+func warnRun(id int64, edit func(*db.Run, *bench.Job)) chart.Run {
 	j := bench.NewJob()
 	j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.IOEngine = "j", "/dev/nvme0n1", "randread", 4096, 1, "io_uring"
 	j.Direct, j.Runtime, j.RampTime = true, 30*time.Second, 5*time.Second
@@ -31,7 +32,7 @@ func warnRun(id int64, edit func(*db.Run, *bench.Job)) RunData {
 		edit(&r, &j)
 	}
 	r.Plan.Base.Jobs = []bench.Job{j}
-	return RunData{Run: r}
+	return chart.Run{Run: r}
 }
 
 func TestCompareWarnings(t *testing.T) {
@@ -78,7 +79,7 @@ func TestCompareWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := CompareWarnings([]RunData{warnRun(1, tt.a), warnRun(2, tt.b)})
+			ws := CompareWarnings([]chart.Run{warnRun(1, tt.a), warnRun(2, tt.b)})
 			var fields []string
 			var all strings.Builder
 			for _, w := range ws {
@@ -99,7 +100,7 @@ func TestCompareWarnings(t *testing.T) {
 		})
 	}
 	// A single run warns only about itself.
-	if ws := CompareWarnings([]RunData{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
+	if ws := CompareWarnings([]chart.Run{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
 		t.Errorf("single run: %+v", ws)
 	}
 }
@@ -108,7 +109,7 @@ func TestCompareDiffs(t *testing.T) {
 	a := warnRun(1, nil)
 	b := warnRun(2, func(r *db.Run, j *bench.Job) { r.Kernel, r.Host.IOMMU.Mode, j.BS = "6.1.0", "translated", 8192 })
 	got := map[string][]string{}
-	for _, d := range compareDiffs([]RunData{a, b}) {
+	for _, d := range compareDiffs([]chart.Run{a, b}) {
 		got[d.Field] = d.Values
 	}
 	want := map[string][]string{"kernel": {"6.12.0", "6.1.0"}, "IOMMU mode": {"passthrough", "translated"}, "block size": {"4k", "8k"}}

@@ -4,11 +4,13 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+
+	"iolab/handlers/chart"
 )
 
 // WriteCSV writes the chart's table: its header row (with units), then
 // the rows it plots.
-func WriteCSV(w io.Writer, c *Chart) error {
+func WriteCSV(w io.Writer, c *chart.Chart) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(c.Columns); err != nil {
 		return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)

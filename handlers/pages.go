@@ -15,6 +15,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/db/launch"
+	"iolab/handlers/chart"
 
 	"github.com/labstack/echo/v4"
 )
@@ -226,49 +227,39 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Errors = summary.GroupErrors(steps)
 	data.Notes = summary.Notes(steps)
 	if len(steps) > 0 {
-		data.Charts = chartViews([]RunData{{Run: *run, Steps: steps}})
+		data.Charts = chartViews([]chart.Run{{Run: *run, Steps: steps}})
 	}
 	return s.render(c, http.StatusOK, "run", &data)
 }
 
 // chartViews builds every chart that the runs' steps can show, with its
 // default view.
-func chartViews(runs []RunData) []chartView {
+func chartViews(runs []chart.Run) []chartView {
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
 		ids[i] = r.Run.ID
 	}
 	var out []chartView
-	for _, kind := range AvailableCharts(runs) {
-		v := chartView{Kind: string(kind), Title: string(kind)}
+	for _, k := range chart.Available(runs, chart.RunPage) {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
-		cq := ChartQuery{Kind: kind, Runs: ids}
-		if kind == ChartTimeline {
+		cq := chart.Query{Kind: k.Name, Runs: ids}
+		if k.Needs.Samples {
 			cq.Step = firstDoneStep(runs)
 		}
-		q, err := ParseChartQuery(cq.Values())
+		q, err := chart.ParseQuery(cq.Values())
 		if err != nil {
-			v.Error = err.Error()
-			out = append(out, v)
+			out = append(out, chartView{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
 			continue
 		}
-		enc := q.Values().Encode()
-		v.URL, v.CSV = "/charts?"+enc, "/charts/export.csv?"+enc
-		ch, err := BuildChart(q, runs)
-		if err != nil {
-			v.Error = err.Error()
-		} else {
-			v.Title, v.Option = ch.Title, string(ch.Option)
-		}
-		out = append(out, v)
+		out = append(out, chartViewOf(q, runs))
 	}
 	return out
 }
 
 // firstDoneStep is the timeline's default step: the first that ran to
 // the end in the first run that has one.
-func firstDoneStep(runs []RunData) int {
+func firstDoneStep(runs []chart.Run) int {
 	for _, r := range runs {
 		for _, st := range r.Steps {
 			if st.Status == sweep.StepDone {
@@ -304,25 +295,16 @@ func firstDoneSamples() func(*sweep.StepResult) bool {
 	}
 }
 
-// chartStepLoad is what the chart q asks for reads of its runs' steps:
-// pageStepLoad's, with the samples of its step for a timeline.
-func chartStepLoad(q ChartQuery) db.StepLoad {
-	if q.kind() != ChartTimeline {
-		return pageStepLoad(nil)
-	}
-	return pageStepLoad(func(st *sweep.StepResult) bool { return st.Step.Seq == q.Step-1 })
-}
-
 // loadRuns reads runs and what load asks for of their steps, for charts.
 // One load serves every run, in order (see firstDoneSamples).
-func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]RunData, error) {
+func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.Run, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
 	}
 	if len(ids) > 50 {
 		return nil, &ValidationError{Field: "run", Msg: "at most 50 runs at once"}
 	}
-	out := make([]RunData, 0, len(ids))
+	out := make([]chart.Run, 0, len(ids))
 	for _, id := range ids {
 		r, err := s.getRun(ctx, id)
 		if err != nil {
@@ -332,7 +314,7 @@ func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, RunData{Run: *r, Steps: steps})
+		out = append(out, chart.Run{Run: *r, Steps: steps})
 	}
 	return out, nil
 }
@@ -340,10 +322,10 @@ func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([
 // chartPageData is the standalone chart page and the compare page.
 type chartPageData struct {
 	pageBase
-	Runs   []RunData
+	Runs   []chart.Run
 	Charts []chartView
-	Kinds  []chartLink // the same runs under another chart
-	Table  *Chart      // the plotted numbers, on a single chart's page
+	Kinds  []chartLink  // the same runs under another chart
+	Table  *chart.Chart // the plotted numbers, on a single chart's page
 }
 
 // chartLink is a link to one kind of chart of the page's runs.
@@ -355,16 +337,16 @@ type chartLink struct {
 
 // queryChart builds the chart the request's query string names, with the
 // runs it was drawn from.
-func (s *Server) queryChart(c echo.Context) (ChartQuery, []RunData, *Chart, error) {
-	q, err := ParseChartQuery(c.QueryParams())
+func (s *Server) queryChart(c echo.Context) (chart.Query, []chart.Run, *chart.Chart, error) {
+	q, err := chart.ParseQuery(c.QueryParams())
 	if err != nil {
 		return q, nil, nil, err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs, chartStepLoad(q))
+	runs, err := s.loadRuns(c.Request().Context(), q.Runs, q.Load())
 	if err != nil {
 		return q, nil, nil, err
 	}
-	ch, err := BuildChart(q, runs)
+	ch, err := chart.Build(q, runs)
 	return q, runs, ch, err
 }
 
@@ -376,8 +358,8 @@ func (s *Server) chartPage(c echo.Context) error {
 	enc := q.Values().Encode()
 	data := chartPageData{pageBase: s.base(c, ch.Title), Runs: runs, Table: ch,
 		Charts: []chartView{{Kind: string(ch.Kind), Title: ch.Title, Option: string(ch.Option), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}}}
-	for _, k := range AvailableCharts(runs) {
-		data.Kinds = append(data.Kinds, chartLink{Kind: string(k), URL: "/charts?" + ChartQuery{Kind: k, Runs: q.Runs}.Values().Encode(), Current: k == q.Kind})
+	for _, k := range chart.Available(runs, chart.RunPage) {
+		data.Kinds = append(data.Kinds, chartLink{Kind: string(k.Name), URL: "/charts?" + chart.Query{Kind: k.Name, Runs: q.Runs}.Values().Encode(), Current: k.Name == q.Kind})
 	}
 	return s.render(c, http.StatusOK, "chart", &data)
 }
@@ -410,7 +392,7 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch := &Chart{Columns: []string{"step", "axes", "status", "IOPS", "bandwidth (MiB/s)", "clat p50 (µs)", "clat p99 (µs)",
+	ch := &chart.Chart{Columns: []string{"step", "axes", "status", "IOPS", "bandwidth (MiB/s)", "clat p50 (µs)", "clat p99 (µs)",
 		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util", "error"}}
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	us := func(d time.Duration) string { return g(float64(d) / 1e3) }

@@ -11,6 +11,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/handlers/chart"
 )
 
 // seedFullRun stores a finished run with everything a step can hold —
@@ -97,25 +98,25 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	return r
 }
 
-// The pages read only part of a run's steps (pageStepLoad, chartStepLoad);
+// The pages read only part of a run's steps (pageStepLoad, chart.Load);
 // what they show must be what the whole steps show.
 func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	ctx := context.Background()
 	ts := newTestServer(t, Config{})
 	r1 := seedFullRun(t, ts.store, "load-one", 3)
 	r2 := seedFullRun(t, ts.store, "load-two", 0)
-	whole := func(runs ...*db.Run) []RunData {
-		var out []RunData
+	whole := func(runs ...*db.Run) []chart.Run {
+		var out []chart.Run
 		for _, r := range runs {
 			steps, err := ts.store.Steps(ctx, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, RunData{Run: *r, Steps: steps})
+			out = append(out, chart.Run{Run: *r, Steps: steps})
 		}
 		return out
 	}
-	ids := func(runs []RunData) []int64 {
+	ids := func(runs []chart.Run) []int64 {
 		var out []int64
 		for _, r := range runs {
 			out = append(out, r.Run.ID)
@@ -126,7 +127,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	// The run page: its table, and every chart in its default view. The
 	// compare page: the same charts of both runs, in either order (the
 	// timeline's step comes from the first run with a done step).
-	for _, runs := range [][]RunData{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
+	for _, runs := range [][]chart.Run{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
 		page, err := ts.srv.loadRuns(ctx, ids(runs), pageStepLoad(firstDoneSamples()))
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +136,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 		want := chartViews(runs)
-		if len(want) != len(ChartKinds) {
+		if len(want) != len(chart.On(chart.RunPage)) {
 			t.Fatalf("runs %v: %d charts, want every kind", ids(runs), len(want))
 		}
 		for _, v := range want {
@@ -151,22 +152,49 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	}
 
 	// The chart pages, their CSV and the API: one chart, in other views.
-	for _, runs := range [][]RunData{whole(r1), whole(r1, r2)} {
-		for _, kind := range ChartKinds {
-			for _, q := range []ChartQuery{
-				{Kind: kind, Runs: ids(runs), Step: 7},
-				{Kind: kind, Runs: ids(runs), Step: 2, Dir: "write", X: sweep.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
+	for _, runs := range [][]chart.Run{whole(r1), whole(r1, r2)} {
+		for _, kind := range chart.Kinds() {
+			for _, q := range []chart.Query{
+				{Kind: kind.Name, Runs: ids(runs), Step: 7},
+				{Kind: kind.Name, Runs: ids(runs), Step: 2, Dir: "write", X: sweep.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
 			} {
-				want, wantErr := BuildChart(q, runs)
-				loaded, err := ts.srv.loadRuns(ctx, q.Runs, chartStepLoad(q))
+				want, wantErr := chart.Build(q, runs)
+				loaded, err := ts.srv.loadRuns(ctx, q.Runs, q.Load())
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := BuildChart(q, loaded)
+				got, err := chart.Build(q, loaded)
 				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(err, wantErr) {
 					t.Errorf("%s: chart differs:\n got %+v, %v\nwant %+v, %v", q.Values().Encode(), got, err, want, wantErr)
 				}
 			}
+		}
+	}
+
+	// The compare page reads what its kinds need: its charts, tables and
+	// warnings are those of the whole steps.
+	for _, runs := range [][]chart.Run{whole(r1, r2), whole(r2, r1)} {
+		page, err := ts.srv.loadRuns(ctx, ids(runs), chart.Load(0, chart.On(chart.ComparePage)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := chart.Available(runs, chart.ComparePage)
+		if len(kinds) != len(chart.On(chart.ComparePage)) {
+			t.Fatalf("runs %v: the compare page draws %d kinds, want every one", ids(runs), len(kinds))
+		}
+		for _, k := range kinds {
+			q := chart.Query{Kind: k.Name, Runs: ids(runs)}
+			want, wantErr := chart.Build(q, runs)
+			got, err := chart.Build(q, page)
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(err, wantErr) {
+				t.Errorf("compare %v: %s chart differs:\n got %+v, %v\nwant %+v, %v", ids(runs), k.Name, got, err, want, wantErr)
+			}
+		}
+		if got, want := schedulerTables(page, true), schedulerTables(runs, true); !reflect.DeepEqual(got, want) {
+			t.Errorf("compare %v: scheduler tables differ:\n got %+v\nwant %+v", ids(runs), got, want)
+		}
+		if got, want := CompareWarnings(page), CompareWarnings(runs); !reflect.DeepEqual(got, want) {
+			t.Errorf("compare %v: warnings differ:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/handlers/chart"
 )
 
 // schedTables is one run's scheduler tables on the compare page, from
@@ -17,13 +18,13 @@ import (
 type schedTables struct {
 	RunID  int64
 	Label  string
-	Totals *Chart
-	Jobs   *Chart // nil when the steps run a single job
+	Totals *chart.Chart
+	Jobs   *chart.Chart // nil when the steps run a single job
 }
 
 // needSchedTables reports whether the compare page shows the scheduler
 // tables: some run sweeps schedulers, or the runs' schedulers differ.
-func needSchedTables(runs []RunData) bool {
+func needSchedTables(runs []chart.Run) bool {
 	var first string
 	for i, r := range runs {
 		if slices.ContainsFunc(r.Run.Plan.Sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisScheduler }) {
@@ -43,7 +44,7 @@ func needSchedTables(runs []RunData) bool {
 
 // schedulerTables builds each run's tables; with prefix, each row starts
 // with the run's id (for the CSV, which holds every run).
-func schedulerTables(runs []RunData, prefix bool) []schedTables {
+func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 	const mib = 1 << 20
 	var out []schedTables
 	for i := range runs {
@@ -86,7 +87,7 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 			return row
 		}
 		t := schedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
-		t.Totals = &Chart{Columns: append(slices.Clone(head), "repeats", "failed",
+		t.Totals = &chart.Chart{Columns: append(slices.Clone(head), "repeats", "failed",
 			"iops_min", "iops_median", "iops_max", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
 		for _, c := range summary.Summarize(&r.Run.Plan, r.Steps) {
 			row := append(lead(c.Axes), strconv.Itoa(c.Repeats), strconv.Itoa(c.Failed))
@@ -106,7 +107,7 @@ func schedulerTables(runs []RunData, prefix bool) []schedTables {
 			}
 		}
 		if len(names) > 1 || prefix {
-			t.Jobs = &Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
+			t.Jobs = &chart.Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
 				"lat_mean_min_us", "lat_mean_median_us", "lat_mean_max_us", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
 			for _, j := range jobs {
 				row := append(lead(j.Axes), j.Job, strconv.Itoa(j.Repeats), strconv.Itoa(j.Failed))
@@ -137,8 +138,8 @@ func fmtFig(v float64) string {
 
 // schedulerCSV is every run's table of one kind (table=schedulers: totals,
 // table=jobs: per job) in one CSV, a run column first.
-func schedulerCSV(runs []RunData, jobs bool) *Chart {
-	out := &Chart{}
+func schedulerCSV(runs []chart.Run, jobs bool) *chart.Chart {
+	out := &chart.Chart{}
 	for _, t := range schedulerTables(runs, true) {
 		src := t.Totals
 		if jobs {

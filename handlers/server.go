@@ -35,6 +35,7 @@ import (
 	"iolab/bench"
 	"iolab/db"
 	"iolab/db/launch"
+	"iolab/handlers/chart"
 	"iolab/web"
 
 	"github.com/labstack/echo/v4"
@@ -208,15 +209,16 @@ type errorBody struct {
 }
 
 // handleError turns a handler's error into a status and a page (or JSON
-// under /api): db.ErrNotFound is 404, a ValidationError 400 with its
-// message and field, an echo.HTTPError its code; anything else is logged
-// and answered 500.
+// under /api): db.ErrNotFound is 404, a ValidationError (or a
+// chart.QueryError) 400 with its message and field, an echo.HTTPError its
+// code; anything else is logged and answered 500.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
 	status, msg, field := http.StatusInternalServerError, "internal error", ""
 	var ve *ValidationError
+	var qe *chart.QueryError
 	var he *echo.HTTPError
 	switch {
 	case errors.Is(err, db.ErrNotFound):
@@ -226,6 +228,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	case errors.As(err, &ve):
 		status, msg, field = http.StatusBadRequest, ve.Msg, ve.Field
+	case errors.As(err, &qe):
+		status, msg, field = http.StatusBadRequest, qe.Msg, qe.Field
 	case errors.As(err, &he):
 		status, msg = he.Code, fmt.Sprint(he.Message)
 	default:

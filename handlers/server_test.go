@@ -24,6 +24,7 @@ import (
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/db/launch"
+	"iolab/handlers/chart"
 
 	"github.com/labstack/echo/v4"
 )
@@ -407,12 +408,12 @@ func TestCSVMatchesStore(t *testing.T) {
 	}
 
 	// The chart CSV is exactly the chart's table.
-	q := ChartQuery{Kind: ChartIOPS, Runs: []int64{run.ID}}.Values()
-	pq, err := ParseChartQuery(q)
+	q := chart.Query{Kind: chart.IOPS, Runs: []int64{run.ID}}.Values()
+	pq, err := chart.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := BuildChart(pq, []RunData{{Run: *run, Steps: stored}})
+	ch, err := chart.Build(pq, []chart.Run{{Run: *run, Steps: stored}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/handlers/chart"
 )
 
 // Warning is one reason a comparison may not be fair: what differs
@@ -33,25 +34,6 @@ type runSetup struct {
 	hostname, kernel, cpu, sched string
 }
 
-// baseJob is the job that speaks for a run: the first step's first job,
-// else the plan's first job.
-func baseJob(rd *RunData) *bench.Job {
-	for i := range rd.Steps {
-		if jobs := rd.Steps[i].Step.Config.Jobs; len(jobs) > 0 {
-			return &jobs[0]
-		}
-	}
-	if len(rd.Run.Plan.Base.Jobs) > 0 {
-		return &rd.Run.Plan.Base.Jobs[0]
-	}
-	for _, g := range rd.Run.Plan.Base.Groups {
-		if len(g.Jobs) > 0 {
-			return &g.Jobs[0]
-		}
-	}
-	return nil
-}
-
 // sweepOr is the plan's sweep values on a (joined), else def.
 func sweepOr(p *sweep.Plan, a sweep.Axis, def string) string {
 	for _, s := range p.Sweeps {
@@ -62,7 +44,7 @@ func sweepOr(p *sweep.Plan, a sweep.Axis, def string) string {
 	return def
 }
 
-func setupOf(rd *RunData) runSetup {
+func setupOf(rd *chart.Run) runSetup {
 	r := &rd.Run
 	s := runSetup{label: "run " + strconv.FormatInt(r.ID, 10), iommu: r.Host.IOMMU.Mode, governor: r.Host.Governor,
 		hostname: r.Hostname, kernel: r.Kernel, cpu: r.Host.CPUModel, repeat: r.Plan.Repeat}
@@ -82,15 +64,11 @@ func setupOf(rd *RunData) runSetup {
 	s.model, s.driver, s.ioPoll = strings.Join(models, ", "), strings.Join(drivers, ", "), strings.Join(polls, ", ")
 	s.sched = sweepOr(&r.Plan, sweep.AxisScheduler, strings.Join(scheds, ", "))
 
-	job := baseJob(rd)
+	job := rd.BaseJob()
 	var variants []string
 	if job != nil {
-		s.bs = chartBlockSize(job.BS)
-		s.rw = job.RW
 		s.direct = strconv.FormatBool(job.Direct)
 		s.runtime, s.ramp = job.Runtime, job.RampTime
-		s.iodepths = strconv.Itoa(job.IODepth)
-		s.numjobs = strconv.Itoa(job.NumJobs)
 		variants = append(variants, bench.EngineVariant(job))
 	}
 	if r.Plan.Runtime > 0 {
@@ -99,10 +77,11 @@ func setupOf(rd *RunData) runSetup {
 	if r.Plan.RampTime > 0 {
 		s.ramp = r.Plan.RampTime
 	}
-	s.bs = sweepOr(&r.Plan, sweep.AxisBS, s.bs)
-	s.rw = sweepOr(&r.Plan, sweep.AxisRW, s.rw)
-	s.iodepths = sweepOr(&r.Plan, sweep.AxisIODepth, s.iodepths)
-	s.numjobs = sweepOr(&r.Plan, sweep.AxisNumJobs, s.numjobs)
+	// The swept values, else the base job's, through the axis table.
+	s.bs = sweepOr(&r.Plan, sweep.AxisBS, rd.JobValue(sweep.AxisBS))
+	s.rw = sweepOr(&r.Plan, sweep.AxisRW, rd.JobValue(sweep.AxisRW))
+	s.iodepths = sweepOr(&r.Plan, sweep.AxisIODepth, rd.JobValue(sweep.AxisIODepth))
+	s.numjobs = sweepOr(&r.Plan, sweep.AxisNumJobs, rd.JobValue(sweep.AxisNumJobs))
 	for _, sw := range r.Plan.Sweeps {
 		if sw.Axis == sweep.AxisEngine {
 			variants = slices.Clone(sw.Values)
@@ -160,7 +139,7 @@ func differs(setups []runSetup, get func(*runSetup) string) []string {
 // numbers besides what is being compared (kernel, engine, scheduler), and
 // which runs cannot be judged on their own (a single repeat). Runs with
 // nothing in doubt give none.
-func CompareWarnings(runs []RunData) []Warning {
+func CompareWarnings(runs []chart.Run) []Warning {
 	setups := make([]runSetup, len(runs))
 	for i := range runs {
 		setups[i] = setupOf(&runs[i])
@@ -246,7 +225,7 @@ type diffRow struct {
 
 // compareDiffs lists the environment and plan fields whose values are not
 // the same in every run.
-func compareDiffs(runs []RunData) []diffRow {
+func compareDiffs(runs []chart.Run) []diffRow {
 	setups := make([]runSetup, len(runs))
 	for i := range runs {
 		setups[i] = setupOf(&runs[i])
@@ -259,42 +238,42 @@ func compareDiffs(runs []RunData) []diffRow {
 	}
 	fields := []struct {
 		name string
-		get  func(*RunData, *runSetup) string
+		get  func(*chart.Run, *runSetup) string
 	}{
-		{"host", func(_ *RunData, s *runSetup) string { return s.hostname }},
-		{"kernel", func(_ *RunData, s *runSetup) string { return s.kernel }},
-		{"kernel version", func(r *RunData, _ *runSetup) string { return r.Run.Host.KernelVersion }},
-		{"arch", func(r *RunData, _ *runSetup) string { return r.Run.Host.Arch }},
-		{"CPU", func(_ *RunData, s *runSetup) string { return s.cpu }},
-		{"CPUs", func(r *RunData, _ *runSetup) string { return itoaNZ(r.Run.Host.CPUCount) }},
-		{"memory", func(r *RunData, _ *runSetup) string {
+		{"host", func(_ *chart.Run, s *runSetup) string { return s.hostname }},
+		{"kernel", func(_ *chart.Run, s *runSetup) string { return s.kernel }},
+		{"kernel version", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.KernelVersion }},
+		{"arch", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Arch }},
+		{"CPU", func(_ *chart.Run, s *runSetup) string { return s.cpu }},
+		{"CPUs", func(r *chart.Run, _ *runSetup) string { return itoaNZ(r.Run.Host.CPUCount) }},
+		{"memory", func(r *chart.Run, _ *runSetup) string {
 			if r.Run.Host.MemTotal == 0 {
 				return ""
 			}
 			return fmt.Sprintf("%.1f GiB", float64(r.Run.Host.MemTotal)/(1<<30))
 		}},
-		{"kernel command line", func(r *RunData, _ *runSetup) string { return r.Run.Host.Cmdline }},
-		{"IOMMU mode", func(_ *RunData, s *runSetup) string { return s.iommu }},
-		{"CPU governor", func(_ *RunData, s *runSetup) string { return s.governor }},
-		{"target", func(r *RunData, _ *runSetup) string { return r.Run.Target }},
-		{"device model", func(_ *RunData, s *runSetup) string { return s.model }},
-		{"driver", func(_ *RunData, s *runSetup) string { return s.driver }},
-		{"scheduler", func(_ *RunData, s *runSetup) string { return s.sched }},
-		{"io_poll", func(_ *RunData, s *runSetup) string { return s.ioPoll }},
-		{"preset", func(r *RunData, _ *runSetup) string { return r.Run.Plan.Preset }},
-		{"source", func(r *RunData, _ *runSetup) string { return r.Run.Source }},
-		{"block size", func(_ *RunData, s *runSetup) string { return s.bs }},
-		{"rw", func(_ *RunData, s *runSetup) string { return s.rw }},
-		{"direct", func(_ *RunData, s *runSetup) string { return s.direct }},
-		{"engines", func(_ *RunData, s *runSetup) string { return s.engines }},
-		{"engine options", func(_ *RunData, s *runSetup) string { return s.engineOpts }},
-		{"iodepth", func(_ *RunData, s *runSetup) string { return s.iodepths }},
-		{"numjobs", func(_ *RunData, s *runSetup) string { return s.numjobs }},
-		{"runtime", func(_ *RunData, s *runSetup) string { return dur(s.runtime) }},
-		{"ramp time", func(_ *RunData, s *runSetup) string { return dur(s.ramp) }},
-		{"repeats", func(_ *RunData, s *runSetup) string { return itoaNZ(s.repeat) }},
-		{"discard before steps", func(r *RunData, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
-		{"drop caches before steps", func(r *RunData, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
+		{"kernel command line", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Cmdline }},
+		{"IOMMU mode", func(_ *chart.Run, s *runSetup) string { return s.iommu }},
+		{"CPU governor", func(_ *chart.Run, s *runSetup) string { return s.governor }},
+		{"target", func(r *chart.Run, _ *runSetup) string { return r.Run.Target }},
+		{"device model", func(_ *chart.Run, s *runSetup) string { return s.model }},
+		{"driver", func(_ *chart.Run, s *runSetup) string { return s.driver }},
+		{"scheduler", func(_ *chart.Run, s *runSetup) string { return s.sched }},
+		{"io_poll", func(_ *chart.Run, s *runSetup) string { return s.ioPoll }},
+		{"preset", func(r *chart.Run, _ *runSetup) string { return r.Run.Plan.Preset }},
+		{"source", func(r *chart.Run, _ *runSetup) string { return r.Run.Source }},
+		{"block size", func(_ *chart.Run, s *runSetup) string { return s.bs }},
+		{"rw", func(_ *chart.Run, s *runSetup) string { return s.rw }},
+		{"direct", func(_ *chart.Run, s *runSetup) string { return s.direct }},
+		{"engines", func(_ *chart.Run, s *runSetup) string { return s.engines }},
+		{"engine options", func(_ *chart.Run, s *runSetup) string { return s.engineOpts }},
+		{"iodepth", func(_ *chart.Run, s *runSetup) string { return s.iodepths }},
+		{"numjobs", func(_ *chart.Run, s *runSetup) string { return s.numjobs }},
+		{"runtime", func(_ *chart.Run, s *runSetup) string { return dur(s.runtime) }},
+		{"ramp time", func(_ *chart.Run, s *runSetup) string { return dur(s.ramp) }},
+		{"repeats", func(_ *chart.Run, s *runSetup) string { return itoaNZ(s.repeat) }},
+		{"discard before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
+		{"drop caches before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
 	}
 	var out []diffRow
 	for _, f := range fields {

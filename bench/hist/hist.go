@@ -65,6 +65,22 @@ func BucketValue(idx int) uint64 {
 	return uint64(float64(base) + (float64(k)+0.5)*float64(int64(1)<<errorBits))
 }
 
+// BucketBounds is the inverse of BucketIndex: the latencies [lo, hi) in
+// ns that bucket idx counts. The last bucket also counts everything from
+// hi up, which BucketIndex clamps into it. It panics if idx is out of
+// range, as BucketValue does.
+func BucketBounds(idx int) (lo, hi uint64) {
+	if idx < 0 || idx >= HistBuckets {
+		panic(fmt.Sprintf("hist: histogram bucket %d out of range", idx))
+	}
+	if idx < 2*histVal {
+		return uint64(idx), uint64(idx) + 1
+	}
+	errorBits := idx>>histBits - 1
+	lo = 1<<(errorBits+histBits) + uint64(idx&(histVal-1))<<errorBits
+	return lo, lo + 1<<errorBits
+}
+
 // Add counts one latency. It runs once per I/O, so it stays tiny and
 // allocation-free.
 func (h *Histogram) Add(ns uint64) {

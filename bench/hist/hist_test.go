@@ -97,6 +97,40 @@ func TestHistBucketRoundTrip(t *testing.T) {
 	}
 }
 
+// Every bucket's bounds are where BucketIndex moves to it and on from it.
+func TestHistBucketBounds(t *testing.T) {
+	prevHi := uint64(0)
+	for idx := range HistBuckets {
+		lo, hi := BucketBounds(idx)
+		if lo != prevHi || hi <= lo {
+			t.Fatalf("BucketBounds(%d) = [%d, %d): want a range starting at %d, where bucket %d ends", idx, lo, hi, prevHi, idx-1)
+		}
+		if BucketIndex(lo) != idx || BucketIndex(hi-1) != idx {
+			t.Errorf("BucketBounds(%d) = [%d, %d): BucketIndex gives %d at lo, %d at hi-1", idx, lo, hi, BucketIndex(lo), BucketIndex(hi-1))
+		}
+		if idx < HistBuckets-1 && BucketIndex(hi) != idx+1 {
+			t.Errorf("BucketBounds(%d) = [%d, %d): BucketIndex(hi) = %d, want %d", idx, lo, hi, BucketIndex(hi), idx+1)
+		}
+		if v := BucketValue(idx); v < lo || v >= hi {
+			t.Errorf("BucketValue(%d) = %d is outside [%d, %d)", idx, v, lo, hi)
+		}
+		prevHi = hi
+	}
+	if prevHi != 1<<34 {
+		t.Errorf("the last bucket ends at %d, want 2^34 (fio's ~17 s)", prevHi)
+	}
+	for _, idx := range []int{-1, HistBuckets} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("BucketBounds(%d) did not panic", idx)
+				}
+			}()
+			BucketBounds(idx)
+		}()
+	}
+}
+
 func TestHistBucketRelativeError(t *testing.T) {
 	check := func(ns uint64) {
 		t.Helper()

@@ -623,6 +623,15 @@ func sameExcept(x, y []sweep.AxisValue, skip sweep.Axis) bool {
 	return true
 }
 
+// StepStatus is a step's outcome as the summaries count it: sweep.StepDone,
+// StepFailed (whatever its status says, when a job in it failed or it left
+// no result) or StepCancelled. Charts and tables that leave failed steps
+// out of their numbers ask it, so that they count what the summaries count.
+func StepStatus(r *sweep.StepResult) string {
+	status, _ := stepOutcome(r)
+	return status
+}
+
 // stepOutcome is a step's status for the summary and, when it failed, why. A
 // step counts as failed when a job in it failed or it left no result,
 // whatever its status says.

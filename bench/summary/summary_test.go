@@ -10,6 +10,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/stats"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 )
 
 // synthLoad is what a synthetic job did in one direction: ios I/Os of bs
@@ -38,37 +39,12 @@ func synthPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
 	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
 }
 
-// steps builds step results over every combination of the plan's sweeps
-// (the first axis outermost) and each repeat, in Seq order, with result
-// giving each one's stepOutcome.
-func synthSteps(plan *sweep.Plan, result func(s sweep.Step) sweep.StepResult) []sweep.StepResult {
-	var out []sweep.StepResult
-	var walk func(i int, axes []sweep.AxisValue)
-	walk = func(i int, axes []sweep.AxisValue) {
-		if i == len(plan.Sweeps) {
-			for rep := range plan.Repeat {
-				s := sweep.Step{Seq: len(out), Repeat: rep, Axes: append([]sweep.AxisValue(nil), axes...)}
-				r := result(s)
-				r.Step = s
-				out = append(out, r)
-			}
-			return
-		}
-		for _, v := range plan.Sweeps[i].Values {
-			walk(i+1, append(axes, sweep.AxisValue{Axis: plan.Sweeps[i].Axis, Value: v}))
-		}
-	}
-	walk(0, nil)
-	return out
-}
-
-func doneStep(jobs ...bench.JobResult) sweep.StepResult {
-	return sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: jobs}}}}
-}
-
-func failedStep(err string) sweep.StepResult {
-	return sweep.StepResult{Status: sweep.StepFailed, Error: err}
-}
+// The synthetic steps are sweeptest's, which the charts' tests share.
+var (
+	synthSteps = sweeptest.Steps
+	doneStep   = sweeptest.Done
+	failedStep = sweeptest.Failed
+)
 
 // randWrites is a one-second 4 KiB random-write job doing iops I/Os.
 func synthRandWrites(iops uint64) bench.JobResult {
@@ -179,6 +155,26 @@ func TestSummaryJobErrorFailsStep(t *testing.T) {
 	want := []string{"randwrite: pwrite: input/output error", "step left no result"}
 	if len(cells) != 1 || cells[0].Failed != 2 || !reflect.DeepEqual(cells[0].Errors, want) {
 		t.Errorf("Summarize = %+v, want 2 failed repeats with errors %q", cells, want)
+	}
+}
+
+func TestStepStatus(t *testing.T) {
+	jobFailed := doneStep(synthJob("a", time.Second, synthLoad{ios: 1, bs: 4096}, synthLoad{}))
+	jobFailed.Result.Groups[0].Jobs[0].Error = "EIO"
+	for _, tc := range []struct {
+		name string
+		r    sweep.StepResult
+		want string
+	}{
+		{"done", doneStep(synthJob("a", time.Second, synthLoad{ios: 1, bs: 4096}, synthLoad{})), sweep.StepDone},
+		{"failed", failedStep("boom"), sweep.StepFailed},
+		{"cancelled", sweep.StepResult{Status: sweep.StepCancelled}, sweep.StepCancelled},
+		{"done without a result", sweep.StepResult{Status: sweep.StepDone}, sweep.StepFailed},
+		{"done with a failed job", jobFailed, sweep.StepFailed},
+	} {
+		if got := StepStatus(&tc.r); got != tc.want {
+			t.Errorf("%s: StepStatus = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -1,0 +1,252 @@
+// Package chart draws the charts of stored runs: IOPS whiskers, latency
+// percentiles and distributions, IOPS per interval, CPU time, scaling,
+// fairness and max IOPS per kernel × engine. A chart is an echarts option
+// built with go-echarts and the exact table it plots, which pages embed,
+// the API returns and the CSV exports write.
+//
+// Every kind is one row of kindTable (Kinds, LookupKind): its name, the
+// pages that draw it, its x axis, what it needs read from the store,
+// which runs can draw it and its builder. Adding a kind is one file with
+// its builder and one row. A Query selects a view and round-trips through
+// a URL's query string, so a copied URL shows the same chart.
+package chart
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/db"
+)
+
+// Kind names a kind of chart: ?kind= in a chart's URL.
+type Kind string
+
+// KindSpec is everything about one kind of chart. Pages, queries, the
+// store's loading and the builders ask the table instead of comparing
+// names.
+type KindSpec struct {
+	Name Kind
+	// Pages are the pages that draw the kind for runs that can draw it.
+	Pages Page
+	// Needs is what the kind reads of a run's steps beyond what the store
+	// always reads.
+	Needs Needs
+
+	// x is the axis the kind keys its points by: its x axis (the default
+	// when the query may choose), or the iodepth of each distribution
+	// curve; "" when its x axis is time, steps or kernels.
+	x sweep.Axis
+	// xParam is what a query's x= does for the kind.
+	xParam xParam
+	// available reports whether runs, of which at least one has steps,
+	// can draw the kind; nil: any can.
+	available func(runs []*runView) bool
+	// build draws the chart and its table, from the query with Kind and
+	// X resolved (a kind without an x axis gets X "").
+	build func(q Query, runs []*runView) (*Chart, error)
+}
+
+// Page is a set of the pages that draw a kind.
+type Page uint8
+
+// The pages.
+const (
+	// RunPage is a run's page, and the kinds a chart's page links to.
+	RunPage Page = 1 << iota
+	// ComparePage is the page that compares runs.
+	ComparePage
+)
+
+// Needs is what a kind reads of a run's steps beyond what the store
+// always reads (db.StepLoad): the rest of a large run would take far
+// longer to read.
+type Needs struct {
+	Clat    bool // the clat histograms
+	Samples bool // the samples of the query's step (Query.Step)
+}
+
+// xParam is what a query's x= does for a kind.
+type xParam uint8
+
+const (
+	xIgnored xParam = iota // the kind has no axis to choose: x= is left out
+	xChosen                // x= picks the x axis; KindSpec.x is the default
+	xFixed                 // x= may only name KindSpec.x
+)
+
+// kindTable lists the kinds in the order pages show them.
+var kindTable = []KindSpec{
+	{Name: IOPS, Pages: RunPage | ComparePage, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
+	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, x: sweep.AxisIODepth, xParam: xChosen, build: buildLatency},
+	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, x: sweep.AxisIODepth, build: buildDistribution},
+	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true}, build: buildTimeline},
+	{Name: CPU, Pages: RunPage, build: buildCPU},
+	{Name: Scaling, Pages: RunPage | ComparePage, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
+	{Name: Fairness, Pages: RunPage | ComparePage, available: fairnessAvailable, build: buildFairness},
+	{Name: MaxIOPS, Pages: ComparePage, available: maxIOPSAvailable, build: buildMaxIOPS},
+}
+
+// Kinds lists every kind, in the order pages show them.
+func Kinds() []KindSpec { return slices.Clone(kindTable) }
+
+// LookupKind returns the kind called name.
+func LookupKind(name Kind) (KindSpec, bool) {
+	for _, k := range kindTable {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return KindSpec{}, false
+}
+
+// kindNames lists the kinds' names, for messages.
+func kindNames() string {
+	names := make([]string, len(kindTable))
+	for i, k := range kindTable {
+		names[i] = string(k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Run is one stored run with its steps, as the server reads them.
+type Run struct {
+	Run   db.Run
+	Steps []sweep.StepResult
+}
+
+// BaseJob is the job that speaks for a run: its first step's first job,
+// else its plan's first job; nil when it has none.
+func (r *Run) BaseJob() *bench.Job {
+	for i := range r.Steps {
+		if jobs := r.Steps[i].Step.Config.Jobs; len(jobs) > 0 {
+			return &jobs[0]
+		}
+	}
+	if len(r.Run.Plan.Base.Jobs) > 0 {
+		return &r.Run.Plan.Base.Jobs[0]
+	}
+	for _, g := range r.Run.Plan.Base.Groups {
+		if len(g.Jobs) > 0 {
+			return &g.Jobs[0]
+		}
+	}
+	return nil
+}
+
+// JobValue is axis a's value in the run's base job, read through the
+// axis table: the value of an axis the run does not sweep. It is "" for
+// Step axes, for a run without jobs and for a zero, which is a field the
+// job never set (jobs built by hand or imported), not a value.
+func (r *Run) JobValue(a sweep.Axis) string {
+	spec, ok := sweep.LookupAxis(a)
+	job := r.BaseJob()
+	if !ok || job == nil {
+		return ""
+	}
+	if v := spec.Value(job); v != "0" {
+		return v
+	}
+	return ""
+}
+
+// Chart is what a page embeds: an echarts option object built with
+// go-echarts, and the exact table it plots.
+type Chart struct {
+	Kind  Kind   `json:"kind"`
+	Title string `json:"title"`
+	// Option is the echarts option, for echarts.init(el).setOption. It
+	// names no asset or host: the page loads echarts itself.
+	Option json.RawMessage `json:"option"`
+	// Columns is the CSV header, with units; Rows are the plotted values,
+	// formatted for CSV (numbers in full precision, "" where nothing is
+	// plotted).
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// Build draws the chart q asks for from runs (in the order given; more
+// than one compares them). It returns a *QueryError when the query does
+// not fit the data — a timeline without a step or with one the runs do
+// not have, a scaling chart of a run that does not sweep numjobs. Runs
+// without steps give a chart without data, not an error. Failed and
+// cancelled steps are left out of the numbers; tables count the failed.
+func Build(q Query, runs []Run) (*Chart, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	spec := q.spec()
+	q.Kind, q.X = spec.Name, q.xAxis()
+	c, err := spec.build(q, views(runs))
+	if err != nil {
+		return nil, err
+	}
+	c.Kind = spec.Name
+	if c.Rows == nil {
+		c.Rows = [][]string{}
+	}
+	return c, nil
+}
+
+// Available lists the kinds page draws that runs can draw: none until a
+// run has steps; then those whose test passes.
+func Available(runs []Run, page Page) []KindSpec {
+	if !slices.ContainsFunc(runs, func(r Run) bool { return len(r.Steps) > 0 }) {
+		return nil
+	}
+	vs := views(runs)
+	var out []KindSpec
+	for _, k := range kindTable {
+		if k.Pages&page != 0 && (k.available == nil || k.available(vs)) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Load is what drawing kinds reads of each run's steps (db.StepsFor):
+// what their Needs add up to, the samples being those of step (1-based).
+func Load(step int, kinds ...KindSpec) db.StepLoad {
+	var load db.StepLoad
+	for _, k := range kinds {
+		if k.Needs.Clat {
+			load.Hists |= db.ClatHist
+		}
+		if k.Needs.Samples {
+			load.Samples = func(st *sweep.StepResult) bool { return st.Step.Seq == step-1 }
+		}
+	}
+	return load
+}
+
+// Load is what drawing the chart q asks for reads of each run's steps.
+func (q Query) Load() db.StepLoad {
+	spec, ok := LookupKind(q.kind())
+	if !ok {
+		return db.StepLoad{}
+	}
+	return Load(q.Step, spec)
+}
+
+// On lists the kinds page draws, whatever the runs.
+func On(page Page) []KindSpec {
+	var out []KindSpec
+	for _, k := range kindTable {
+		if k.Pages&page != 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// every reports whether ok holds for every run.
+func every(runs []*runView, ok func(*runView) bool) bool {
+	for _, r := range runs {
+		if !ok(r) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,176 @@
+package chart
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/db"
+)
+
+// testLoad is what a synthetic job did in one direction: ios I/Os of bs
+// bytes, each with completion (and total) latency lat.
+type testLoad struct {
+	ios uint64
+	bs  uint64
+	lat time.Duration
+}
+
+func testJob(name string, runtime time.Duration, read, write testLoad) bench.JobResult {
+	r := bench.JobResult{Name: name, Runtime: runtime, Jobs: 1}
+	for d, l := range [2]testLoad{read, write} {
+		r.Dirs[d].IOs = l.ios
+		r.Dirs[d].Bytes = l.ios * l.bs
+		for range l.ios {
+			r.Dirs[d].Clat.Add(uint64(l.lat))
+			r.Dirs[d].Lat.Add(uint64(l.lat))
+		}
+	}
+	return r
+}
+
+// testWrites is a one-second 4 KiB write job doing iops I/Os of 50µs.
+func testWrites(iops uint64) bench.JobResult {
+	return testJob("randwrite", time.Second, testLoad{}, testLoad{ios: iops, bs: 4096, lat: 50 * time.Microsecond})
+}
+
+func testPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
+	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
+}
+
+func testRun(id int64, plan *sweep.Plan, steps []sweep.StepResult) Run {
+	return Run{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
+}
+
+func sweepOf(a sweep.Axis, vals ...string) sweep.Sweep {
+	return sweep.Sweep{Axis: a, Values: vals}
+}
+
+// spread3 is min, median and max, computed here without bench.
+func spread3(vals ...float64) [3]float64 {
+	v := slices.Sorted(slices.Values(vals))
+	n := len(v)
+	med := v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
+	}
+	return [3]float64{v[0], med, v[n-1]}
+}
+
+func csvNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// optionDoc is the part of an echarts option the tests read.
+type optionDoc struct {
+	Title struct {
+		Text string `json:"text"`
+	} `json:"title"`
+	Toolbox struct {
+		Feature struct {
+			SaveAsImage *struct {
+				Type string `json:"type"`
+			} `json:"saveAsImage"`
+		} `json:"feature"`
+	} `json:"toolbox"`
+	XAxis []struct {
+		Name string   `json:"name"`
+		Type string   `json:"type"`
+		Data []string `json:"data"`
+	} `json:"xAxis"`
+	YAxis []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"yAxis"`
+	Series []struct {
+		Name       string `json:"name"`
+		Type       string `json:"type"`
+		Stack      string `json:"stack"`
+		XAxisIndex int    `json:"xAxisIndex"`
+		YAxisIndex int    `json:"yAxisIndex"`
+		Data       []struct {
+			Value any `json:"value"`
+			Label *struct {
+				Formatter string `json:"formatter"`
+			} `json:"label"`
+		} `json:"data"`
+	} `json:"series"`
+}
+
+// checkOption parses a chart's option and checks what every chart needs:
+// valid JSON, no URL, the title, a save-as-PNG control.
+func checkOption(t *testing.T, c *Chart) *optionDoc {
+	t.Helper()
+	if strings.Contains(string(c.Option), "http") {
+		t.Errorf("option names a URL: %s", c.Option)
+	}
+	if strings.Contains(string(c.Option), "__f__") {
+		t.Errorf("option holds a go-echarts JS function marker: %s", c.Option)
+	}
+	var doc optionDoc
+	if err := json.Unmarshal(c.Option, &doc); err != nil {
+		t.Fatalf("option is not JSON: %v\n%s", err, c.Option)
+	}
+	if doc.Title.Text != c.Title || c.Title == "" {
+		t.Errorf("option title %q, chart title %q", doc.Title.Text, c.Title)
+	}
+	if s := doc.Toolbox.Feature.SaveAsImage; s == nil || s.Type != "png" {
+		t.Errorf("option has no save-as-PNG control: %s", c.Option)
+	}
+	return &doc
+}
+
+func seriesNames(doc *optionDoc) []string {
+	var names []string
+	for _, s := range doc.Series {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// seriesValues are a series' data values as the chart has them: numbers, "-"
+// for none, or [x, y] pairs and boxes as lists.
+func seriesValues(doc *optionDoc, series int) []any {
+	var out []any
+	for _, d := range doc.Series[series].Data {
+		out = append(out, d.Value)
+	}
+	return out
+}
+
+func mustBuild(t *testing.T, q Query, runs ...Run) *Chart {
+	t.Helper()
+	c, err := Build(q, runs)
+	if err != nil {
+		t.Fatalf("Build(%+v): %v", q, err)
+	}
+	for i, r := range c.Rows {
+		if len(r) != len(c.Columns) {
+			t.Errorf("row %d has %d fields for columns %v: %v", i, len(r), c.Columns, r)
+		}
+	}
+	return c
+}
+
+func checkTable(t *testing.T, c *Chart, cols []string, rows [][]string) {
+	t.Helper()
+	if !slices.Equal(c.Columns, cols) {
+		t.Errorf("columns = %q\nwant      %q", c.Columns, cols)
+	}
+	if !reflect.DeepEqual(c.Rows, rows) {
+		t.Errorf("rows =\n%s\nwant\n%s", fmtRows(c.Rows), fmtRows(rows))
+	}
+}
+
+func fmtRows(rows [][]string) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %q\n", r)
+	}
+	return b.String()
+}

@@ -1,0 +1,95 @@
+package chart
+
+import (
+	"slices"
+
+	echarts "github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"iolab/bench/stats"
+	"iolab/bench/sweep"
+)
+
+// MaxIOPS is grouped bars of the best IOPS (the highest median over
+// repeats of any step) per kernel × engine.
+const MaxIOPS Kind = "maxiops"
+
+// maxIOPSAvailable: some step is done, so some kernel has a best.
+func maxIOPSAvailable(runs []*runView) bool {
+	return slices.ContainsFunc(runs, func(r *runView) bool {
+		return slices.ContainsFunc(r.steps, func(st sweep.StepResult) bool { return done(&st) })
+	})
+}
+
+// buildMaxIOPS finds each run's best IOPS per engine: the median over
+// repeats of each combination of the step's axes, the highest over the
+// combinations. Bars are grouped by kernel (by "kernel (run N)" when runs
+// share a kernel), one series per engine.
+func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
+	kernels := map[string]int{}
+	for _, r := range runs {
+		kernels[r.run.Kernel]++
+	}
+	type cell struct{ kernel, engine string }
+	best := map[cell]float64{}
+	bestAt := map[cell]string{}
+	var cats, engines []string
+	for _, r := range runs {
+		kernel := r.run.Kernel
+		if kernel == "" {
+			kernel = "unknown kernel"
+		}
+		if kernels[r.run.Kernel] > 1 {
+			kernel += " (" + r.label + ")"
+		}
+		points := map[string][]float64{}
+		pointEngine := map[string]string{}
+		var order []string
+		for i := range r.steps {
+			st := &r.steps[i]
+			if !done(st) {
+				continue
+			}
+			iops, _ := st.Result.Totals()
+			k := axesText(st.Step.Axes)
+			if _, seen := points[k]; !seen {
+				order = append(order, k)
+				pointEngine[k] = r.value(st.Step.Axes, sweep.AxisEngine)
+			}
+			points[k] = append(points[k], iops)
+		}
+		for _, k := range order {
+			c := cell{kernel, pointEngine[k]}
+			if m := stats.Median(points[k]); m > best[c] {
+				best[c], bestAt[c] = m, k
+			}
+			if !slices.Contains(cats, kernel) {
+				cats = append(cats, kernel)
+			}
+			if e := pointEngine[k]; e != "" && !slices.Contains(engines, e) {
+				engines = append(engines, e)
+			}
+		}
+	}
+	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "max_iops", "at"}}
+
+	bar := echarts.NewBar()
+	bar.SetGlobalOptions(plotOptions(ch.Title, describeRuns(runs)+" · the highest median over repeats of any step",
+		fileName(q.Kind, runs), "axis",
+		xAxisOpts("kernel", "category"), opts.YAxis{Name: "IOPS", Type: "value"})...)
+	bar.SetXAxis(cats)
+	for _, e := range engines {
+		data := make([]opts.BarData, len(cats))
+		for i, k := range cats {
+			data[i] = opts.BarData{Value: missing}
+			if v, ok := best[cell{k, e}]; ok {
+				data[i].Value = v
+				ch.Rows = append(ch.Rows, []string{k, e, num(v), bestAt[cell{k, e}]})
+			}
+		}
+		bar.AddSeries(e, data)
+	}
+	var err error
+	ch.Option, err = optionJSON(bar)
+	return ch, err
+}

@@ -1,0 +1,281 @@
+package chart
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+)
+
+// QueryError is a query that names something wrong or impossible: the
+// server answers it with 400, the parameter and the message.
+type QueryError struct {
+	Field string // the query parameter
+	Msg   string // "field: what is wrong and what is allowed"
+}
+
+func (e *QueryError) Error() string { return e.Msg }
+
+func queryError(field, format string, args ...any) error {
+	return &QueryError{Field: field, Msg: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// The views a query gets when it names no percentiles or iodepths: the
+// write-ups' percentiles, and the iodepths their distributions compare.
+var (
+	defaultPercentiles = []float64{50, 90, 99, 99.9, 99.99}
+	defaultIODepths    = []int{1, 4, 16}
+)
+
+// Bounds on list parameters, so that a URL cannot ask for thousands of
+// series.
+const (
+	maxPercentiles = 20
+	maxIODepths    = 20
+)
+
+// Query is everything that selects what a chart shows. It round-trips
+// through the URL query string, so a copied URL reproduces the view: zero
+// fields mean the defaults, and Values omits them.
+type Query struct {
+	Kind        Kind       // ?kind= (default iops)
+	Runs        []int64    // ?run=3&run=5 (several runs: compare; series are then per run as well)
+	Step        int        // ?step=N (1-based seq) for kinds that show one step
+	Series      sweep.Axis // ?series=ioengine|scheduler|… (default: the first swept axis that is not Numeric nor x, else none)
+	X           sweep.Axis // ?x=bs … for kinds whose x axis the query picks (default: the kind's)
+	Dir         string     // ?dir=read|write|all (default all)
+	Percentiles []float64  // ?p=50&p=99 … for latency (default 50, 90, 99, 99.9, 99.99)
+	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
+}
+
+// ParseQuery reads a chart query from a URL's query string. Unknown
+// parameters are ignored; empty ones count as absent. Explicit defaults
+// (dir=all, x=iodepth, the default percentile list, …) and parameters
+// the kind does not use (x= of a chart without an axis to choose) come
+// back as zero fields, so that Values of the result is the canonical URL.
+// A bad value is a *QueryError naming the parameter and what it allows.
+func ParseQuery(v url.Values) (Query, error) {
+	var q Query
+	list := func(name string) []string {
+		var out []string
+		for _, s := range v[name] {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	single := func(name string) (string, error) {
+		got := list(name)
+		switch len(got) {
+		case 0:
+			return "", nil
+		case 1:
+			return got[0], nil
+		}
+		return "", queryError(name, "given %d times (%s); give it once", len(got), strings.Join(got, ", "))
+	}
+
+	s, err := single("kind")
+	if err != nil {
+		return Query{}, err
+	}
+	q.Kind = Kind(s)
+	if q.Kind == "" {
+		q.Kind = IOPS
+	}
+	for _, s := range list("run") {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return Query{}, queryError("run", "%q is not a run id: want a whole number, 1 or more", s)
+		}
+		if !slices.Contains(q.Runs, id) {
+			q.Runs = append(q.Runs, id)
+		}
+	}
+	if s, err = single("step"); err != nil {
+		return Query{}, err
+	} else if s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return Query{}, queryError("step", "%q is not a step number: want a whole number, 1 or more (the step's place in the run)", s)
+		}
+		q.Step = n
+	}
+	if s, err = single("series"); err != nil {
+		return Query{}, err
+	}
+	q.Series = sweep.Axis(s)
+	if s, err = single("x"); err != nil {
+		return Query{}, err
+	}
+	q.X = sweep.Axis(s)
+	if s, err = single("dir"); err != nil {
+		return Query{}, err
+	}
+	q.Dir = s
+	for _, s := range list("p") {
+		p, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return Query{}, queryError("p", "%q is not a percentile: want a number above 0 and at most 100 (p=99.9)", s)
+		}
+		if !slices.Contains(q.Percentiles, p) {
+			q.Percentiles = append(q.Percentiles, p)
+		}
+	}
+	for _, s := range list("qd") {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return Query{}, queryError("qd", "%q is not an iodepth: want a whole number, 1 or more", s)
+		}
+		if !slices.Contains(q.IODepths, n) {
+			q.IODepths = append(q.IODepths, n)
+		}
+	}
+	if err := q.check(); err != nil {
+		return Query{}, err
+	}
+	return q.canonical(), nil
+}
+
+// canonical turns explicit defaults, and an x= the kind does not use,
+// into zero fields.
+func (q Query) canonical() Query {
+	if q.Dir == "all" {
+		q.Dir = ""
+	}
+	if spec, ok := LookupKind(q.kind()); ok && (spec.xParam != xChosen || q.X == spec.x) {
+		q.X = ""
+	}
+	if slices.Equal(q.Percentiles, defaultPercentiles) {
+		q.Percentiles = nil
+	}
+	if slices.Equal(q.IODepths, defaultIODepths) {
+		q.IODepths = nil
+	}
+	return q
+}
+
+// Values is the query's canonical encoding: defaults omitted, so that
+// ParseQuery(q.Values()) == q for any query ParseQuery returns.
+func (q Query) Values() url.Values {
+	q = q.canonical()
+	v := url.Values{}
+	if q.Kind != "" && q.Kind != IOPS {
+		v.Set("kind", string(q.Kind))
+	}
+	for _, id := range q.Runs {
+		v.Add("run", strconv.FormatInt(id, 10))
+	}
+	if q.Step > 0 {
+		v.Set("step", strconv.Itoa(q.Step))
+	}
+	if q.Series != "" {
+		v.Set("series", string(q.Series))
+	}
+	if q.X != "" {
+		v.Set("x", string(q.X))
+	}
+	if q.Dir != "" {
+		v.Set("dir", q.Dir)
+	}
+	for _, p := range q.Percentiles {
+		v.Add("p", strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	for _, d := range q.IODepths {
+		v.Add("qd", strconv.Itoa(d))
+	}
+	return v
+}
+
+func (q Query) kind() Kind {
+	if q.Kind == "" {
+		return IOPS
+	}
+	return q.Kind
+}
+
+// spec is the query's kind; call it on checked queries only.
+func (q Query) spec() KindSpec {
+	spec, _ := LookupKind(q.kind())
+	return spec
+}
+
+// xAxis is the axis the query's kind keys its points by (KindSpec.x, or
+// the one the query picks); "" for kinds whose x is time, steps or
+// kernels.
+func (q Query) xAxis() sweep.Axis {
+	spec := q.spec()
+	if spec.xParam == xChosen && q.X != "" {
+		return q.X
+	}
+	return spec.x
+}
+
+// dirIndex is the query's direction as bench.Read or bench.Write, or -1
+// for both.
+func (q Query) dirIndex() int {
+	switch q.Dir {
+	case "read":
+		return bench.Read
+	case "write":
+		return bench.Write
+	}
+	return -1
+}
+
+// check validates a query's values against each other, for queries parsed
+// or built by hand.
+func (q Query) check() error {
+	spec, ok := LookupKind(q.kind())
+	if !ok {
+		return queryError("kind", "%q is not a chart; use one of %s", q.Kind, kindNames())
+	}
+	for _, id := range q.Runs {
+		if id < 1 {
+			return queryError("run", "%d is not a run id: want a whole number, 1 or more", id)
+		}
+	}
+	if q.Step < 0 {
+		return queryError("step", "%d is not a step number: want a whole number, 1 or more", q.Step)
+	}
+	axes := strings.Join(sweep.AxisNames(), ", ")
+	if _, ok := sweep.LookupAxis(q.X); q.X != "" && !ok {
+		return queryError("x", "%q is not an axis; use one of %s", q.X, axes)
+	}
+	if spec.xParam == xFixed && q.X != "" && q.X != spec.x {
+		return queryError("x", "the %s chart's x axis is %s, not %s", spec.Name, spec.x, q.X)
+	}
+	if _, ok := sweep.LookupAxis(q.Series); q.Series != "" && !ok {
+		return queryError("series", "%q is not an axis; use one of %s", q.Series, axes)
+	}
+	if x := q.xAxis(); q.Series != "" && q.Series == x {
+		return queryError("series", "%s is the %s chart's x axis; pick another axis for the series", x, spec.Name)
+	}
+	switch q.Dir {
+	case "", "all", "read", "write":
+	default:
+		return queryError("dir", "%q is not a direction; use read, write or all", q.Dir)
+	}
+	if len(q.Percentiles) > maxPercentiles {
+		return queryError("p", "%d percentiles; at most %d", len(q.Percentiles), maxPercentiles)
+	}
+	for _, p := range q.Percentiles {
+		if !(p > 0 && p <= 100) {
+			return queryError("p", "%v is not a percentile: want a number above 0 and at most 100 (p=99.9)", p)
+		}
+	}
+	if len(q.IODepths) > maxIODepths {
+		return queryError("qd", "%d iodepths; at most %d", len(q.IODepths), maxIODepths)
+	}
+	for _, d := range q.IODepths {
+		if d < 1 {
+			return queryError("qd", "%d is not an iodepth: want a whole number, 1 or more", d)
+		}
+	}
+	return nil
+}

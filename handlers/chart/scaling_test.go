@@ -1,0 +1,51 @@
+package chart
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
+)
+
+// numjobsRun sweeps numjobs 1, 2, 4 with 2 repeats, IOPS from iops.
+func numjobsRun(id int64, iops map[string][2]uint64) Run {
+	plan := testPlan(2, sweepOf(sweep.AxisNumJobs, "1", "2", "4"))
+	return testRun(id, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		return sweeptest.Done(testWrites(iops[s.Value(sweep.AxisNumJobs)][s.Repeat]))
+	}))
+}
+
+func TestBuildChartScaling(t *testing.T) {
+	run := numjobsRun(6, map[string][2]uint64{"1": {100, 120}, "2": {200, 220}, "4": {300, 340}})
+	c := mustBuild(t, Query{Kind: Scaling}, run)
+	g2 := 100 * (210.0 - 110) / 110
+	g4 := 100 * (320.0 - 210) / 210
+	checkTable(t, c, []string{"numjobs", "repeats", "failed", "iops_min", "iops_median", "iops_max", "growth_pct"}, [][]string{
+		{"1", "2", "0", "100", "110", "120", ""},
+		{"2", "2", "0", "200", "210", "220", csvNum(g2)},
+		{"4", "2", "0", "300", "320", "340", csvNum(g4)},
+	})
+	doc := checkOption(t, c)
+	if !slices.Equal(seriesNames(doc), []string{"run 6"}) || !slices.Equal(doc.XAxis[0].Data, []string{"1", "2", "4"}) || doc.XAxis[0].Name != "numjobs" {
+		t.Errorf("series %q, x %+v", seriesNames(doc), doc.XAxis)
+	}
+	var labels []string
+	for _, d := range doc.Series[0].Data {
+		if d.Label != nil {
+			labels = append(labels, d.Label.Formatter)
+		}
+	}
+	if !slices.Equal(labels, []string{"+91%", "+52%"}) {
+		t.Errorf("growth labels = %q", labels)
+	}
+
+	// Not sweeping numjobs does not fit.
+	_, err := Build(Query{Kind: Scaling}, []Run{run, iodepthEngineRun(3, engineIOPS, [3]string{})})
+	var ve *QueryError
+	if !errors.As(err, &ve) || !strings.Contains(ve.Msg, "run 3 does not sweep numjobs") {
+		t.Errorf("scaling of a run without numjobs: %v", err)
+	}
+}

@@ -1,0 +1,70 @@
+package chart
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
+)
+
+func TestBuildChartTimeline(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
+	samples := func(ios ...uint64) []bench.Sample {
+		var out []bench.Sample
+		for i, n := range ios {
+			out = append(out, bench.Sample{At: time.Duration(i+1) * 500 * time.Millisecond, IOs: [2]uint64{n, 0}})
+		}
+		return out
+	}
+	run := testRun(4, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		if s.Seq == 1 {
+			return sweeptest.Failed("boom")
+		}
+		a := testJob("a", 1500*time.Millisecond, testLoad{ios: 600, bs: 4096}, testLoad{})
+		a.Samples = samples(100, 300, 600)
+		b := testJob("b", 1500*time.Millisecond, testLoad{ios: 150, bs: 4096}, testLoad{})
+		b.Samples = samples(50, 100, 150, 150) // one more interval than a: left out
+		return sweeptest.Done(a, b)
+	}))
+	c := mustBuild(t, Query{Kind: Timeline, Step: 1}, run)
+	// Per half second: a 100, 200, 300 I/Os; b 50 each; ×2 per second.
+	checkTable(t, c, []string{"time_s", "read_iops"}, [][]string{
+		{"0.5", "300"}, {"1", "500"}, {"1.5", "700"},
+	})
+	doc := checkOption(t, c)
+	if !slices.Equal(seriesNames(doc), []string{"read"}) || !reflect.DeepEqual(seriesValues(doc, 0)[1], []any{1.0, 500.0}) {
+		t.Errorf("series %q, data %v", seriesNames(doc), seriesValues(doc, 0))
+	}
+	if doc.XAxis[0].Name != "time (s)" || doc.YAxis[0].Name != "IOPS" {
+		t.Errorf("axes %+v %+v", doc.XAxis, doc.YAxis)
+	}
+	// Asked for, writes show even at zero.
+	c = mustBuild(t, Query{Kind: Timeline, Step: 1, Dir: "write"}, run)
+	checkTable(t, c, []string{"time_s", "write_iops"}, [][]string{{"0.5", "0"}, {"1", "0"}, {"1.5", "0"}})
+	// A failed step plots nothing.
+	c = mustBuild(t, Query{Kind: Timeline, Step: 2}, run)
+	if len(c.Rows) != 0 {
+		t.Errorf("failed step rows = %q", c.Rows)
+	}
+	checkOption(t, c)
+
+	for _, tc := range []struct {
+		q    Query
+		says string
+	}{
+		{Query{Kind: Timeline}, "add step=N with N from 1 to 2"},
+		{Query{Kind: Timeline, Step: 3}, "run 4 has no step 3; its steps are 1 to 2"},
+	} {
+		_, err := Build(tc.q, []Run{run})
+		var ve *QueryError
+		if !errors.As(err, &ve) || ve.Field != "step" || !strings.Contains(ve.Msg, tc.says) {
+			t.Errorf("Build(%+v) = %v, want a step error saying %q", tc.q, err, tc.says)
+		}
+	}
+}
