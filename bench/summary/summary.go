@@ -383,7 +383,7 @@ func writeJobsTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Swee
 		if j.Repeats > 0 {
 			bw = spreadText(j.BW, j.Repeats, units.Rate)
 		}
-		tw.row(append(line, j.Job, cellText(notes, c, j.LatMean, fmtNanos), bw)...)
+		tw.row(append(line, j.Job, cellText(notes, c, j.LatMean, units.Nanos), bw)...)
 	}
 	tw.flush()
 }
@@ -417,23 +417,6 @@ func spreadText(s stats.Spread, n int, format func(float64) string) string {
 		return format(s.Median)
 	}
 	return fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
-}
-
-// fmtNanos formats a latency in nanoseconds with three significant digits
-// in the largest unit that keeps it at least 1: 812µs, 12.3ms.
-func fmtNanos(ns float64) string {
-	v, unit := ns, "ns"
-	for _, u := range []string{"µs", "ms", "s"} {
-		if v < 1000 {
-			break
-		}
-		v, unit = v/1000, u
-	}
-	if unit == "ns" {
-		return fmt.Sprintf("%.0fns", v)
-	}
-	digits := max(0, 2-int(math.Floor(math.Log10(math.Max(v, 1)))))
-	return strconv.FormatFloat(v, 'f', digits, 64) + unit
 }
 
 // summaryNotes number the distinct errors of failed steps by their first

@@ -288,17 +288,3 @@ func TestSummaryLatencyWeightedByIOs(t *testing.T) {
 func TestSummaryEmpty(t *testing.T) {
 	checkSummary(t, summaryText(t, nil, nil), "No steps ran.\n")
 }
-
-func TestFmtNanos(t *testing.T) {
-	for _, tc := range []struct {
-		ns   float64
-		want string
-	}{
-		{0, "0ns"}, {812, "812ns"}, {1000, "1.00µs"}, {81234, "81.2µs"},
-		{812345, "812µs"}, {4.1e6, "4.10ms"}, {12.34e6, "12.3ms"}, {2.5e9, "2.50s"},
-	} {
-		if got := fmtNanos(tc.ns); got != tc.want {
-			t.Errorf("fmtNanos(%v) = %q, want %q", tc.ns, got, tc.want)
-		}
-	}
-}

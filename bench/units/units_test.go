@@ -132,3 +132,17 @@ func checkErr(t *testing.T, err error, wantErr string) {
 		t.Fatalf("error:\n got %s\nwant it to contain %s", err, wantErr)
 	}
 }
+
+func TestNanos(t *testing.T) {
+	for _, tc := range []struct {
+		ns   float64
+		want string
+	}{
+		{0, "0ns"}, {812, "812ns"}, {1000, "1.00µs"}, {81234, "81.2µs"},
+		{812345, "812µs"}, {4.1e6, "4.10ms"}, {12.34e6, "12.3ms"}, {2.5e9, "2.50s"},
+	} {
+		if got := Nanos(tc.ns); got != tc.want {
+			t.Errorf("Nanos(%v) = %q, want %q", tc.ns, got, tc.want)
+		}
+	}
+}
