@@ -99,7 +99,7 @@ func NewJob() Job {
 		RandSeed:                0x89,
 		IODepthBatchSubmit:      1,
 		IODepthBatchCompleteMin: 1,
-		PercentileList:          slices.Clone(hist.DefaultPercentiles),
+		PercentileList:          hist.DefaultPercentiles(),
 	}
 }
 

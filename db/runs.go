@@ -22,7 +22,7 @@ type Run struct {
 	UID      string    `json:"uid,omitempty"`
 	Name     string    `json:"name"`
 	Status   string    `json:"status"` // one of Statuses()
-	Source   string    `json:"source"` // one of Sources
+	Source   string    `json:"source"` // one of sources
 	Created  time.Time `json:"created_at"`
 	Started  time.Time `json:"started_at,omitzero"`
 	Finished time.Time `json:"finished_at,omitzero"`
@@ -136,8 +136,8 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	if !slices.Contains(statuses, r.Status) {
 		return 0, fmt.Errorf("status %q is not one of %s", r.Status, strings.Join(statuses, ", "))
 	}
-	if !slices.Contains(Sources, r.Source) {
-		return 0, fmt.Errorf("source %q is not one of %s", r.Source, strings.Join(Sources, ", "))
+	if !slices.Contains(sources, r.Source) {
+		return 0, fmt.Errorf("source %q is not one of %s", r.Source, strings.Join(sources, ", "))
 	}
 	var j jsonWriter
 	plan, host, targets := j.text(r.Plan), j.text(r.Host), j.text(r.Targets)

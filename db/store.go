@@ -58,8 +58,8 @@ const (
 	SourceFio    = "fio"    // imported from fio's JSON output
 )
 
-// Sources lists every run source.
-var Sources = []string{SourceLocal, SourcePush, SourceImport, SourceFio}
+// sources lists every run source.
+var sources = []string{SourceLocal, SourcePush, SourceImport, SourceFio}
 
 // Store is the run store. Its methods are safe for concurrent use.
 type Store struct {

@@ -206,7 +206,7 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 				for d := range j.Dirs {
 					w, g := &j.Dirs[d], &got[i].Result.Groups[gi].Jobs[ji].Dirs[d]
 					for _, pair := range [][2]*hist.Lat{{&w.Slat, &g.Slat}, {&w.Clat, &g.Clat}, {&w.Lat, &g.Lat}} {
-						wp, gp := pair[0].Hist.Percentiles(hist.DefaultPercentiles), pair[1].Hist.Percentiles(hist.DefaultPercentiles)
+						wp, gp := pair[0].Hist.Percentiles(hist.DefaultPercentiles()), pair[1].Hist.Percentiles(hist.DefaultPercentiles())
 						if !slices.Equal(wp, gp) || pair[0].Stat.Stddev() != pair[1].Stat.Stddev() {
 							t.Errorf("step %d group %d job %d dir %d: percentiles %v, want %v", i, gi, ji, d, gp, wp)
 						}

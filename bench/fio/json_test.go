@@ -247,7 +247,7 @@ func TestFioPercentileValuesJSON(t *testing.T) {
 }
 
 func TestLatReportFrom(t *testing.T) {
-	if r := LatReportFrom(&hist.Lat{}, hist.DefaultPercentiles, true); !reflect.DeepEqual(r, LatReport{}) {
+	if r := LatReportFrom(&hist.Lat{}, hist.DefaultPercentiles(), true); !reflect.DeepEqual(r, LatReport{}) {
 		t.Errorf("empty: %+v", r)
 	}
 	var l hist.Lat
@@ -312,8 +312,8 @@ func TestFioPercentiles(t *testing.T) {
 			for i, pv := range clat.Percentile {
 				list[i], want[i] = pv.Percentile, pv.Value
 			}
-			if !slices.Equal(list, hist.DefaultPercentiles) {
-				t.Errorf("fio's list %v, want the default %v", list, hist.DefaultPercentiles)
+			if !slices.Equal(list, hist.DefaultPercentiles()) {
+				t.Errorf("fio's list %v, want the default %v", list, hist.DefaultPercentiles())
 			}
 			if got := h.Percentiles(list); !slices.Equal(got, want) {
 				t.Errorf("Percentiles = %v\n fio printed  %v", got, want)

@@ -27,8 +27,11 @@ const (
 	HistBuckets = histGroups * histVal
 )
 
-// DefaultPercentiles is fio's default percentile_list.
-var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+// defaultPercentiles is fio's default percentile_list.
+var defaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// DefaultPercentiles returns fio's default percentile_list, a fresh copy.
+func DefaultPercentiles() []float64 { return slices.Clone(defaultPercentiles) }
 
 // Histogram is fio's log-linear latency histogram (io_u_plat in fio's
 // thread_stat). It holds no pointers so that it can live inside a job's

@@ -211,8 +211,8 @@ func TestHistPercentilesSorted(t *testing.T) {
 		h.Add(samples[i])
 	}
 	slices.Sort(samples)
-	got := h.Percentiles(DefaultPercentiles)
-	for i, p := range DefaultPercentiles {
+	got := h.Percentiles(DefaultPercentiles())
+	for i, p := range DefaultPercentiles() {
 		rank := new(big.Rat).Mul(new(big.Rat).SetFloat64(p), big.NewRat(n, 100))
 		k := new(big.Int).Quo(rank.Num(), rank.Denom()).Int64()
 		if !rank.IsInt() {
@@ -259,7 +259,7 @@ func TestHistogramMerge(t *testing.T) {
 	if !closeTo(m.Mean, a.Mean, 1e-12) || !closeTo(m.Stddev(), a.Stddev(), 1e-9) {
 		t.Errorf("merged mean/stddev = %v/%v, want %v/%v", m.Mean, m.Stddev(), a.Mean, a.Stddev())
 	}
-	if !slices.Equal(merged.Hist.Percentiles(DefaultPercentiles), all.Hist.Percentiles(DefaultPercentiles)) {
+	if !slices.Equal(merged.Hist.Percentiles(DefaultPercentiles()), all.Hist.Percentiles(DefaultPercentiles())) {
 		t.Error("merged percentiles differ")
 	}
 }
@@ -400,7 +400,7 @@ func BenchmarkHistogramPercentiles(b *testing.B) {
 	h := randomHist(rand.New(rand.NewPCG(11, 12)), 100000)
 	b.ReportAllocs()
 	for b.Loop() {
-		h.Percentiles(DefaultPercentiles)
+		h.Percentiles(DefaultPercentiles())
 	}
 }
 
