@@ -60,6 +60,23 @@ type JobResult struct {
 	Moved [2]uint64 `json:"moved_bytes"`
 }
 
+// SaturatedCPU is the share of a core a job thread may use before iolab
+// flags the load generator itself as the bottleneck.
+const SaturatedCPU = 0.90
+
+// CPUShare is the share of one core each of the result's job threads used
+// over the window (user + system time over runtime, per merged job).
+func (r *JobResult) CPUShare() float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.UsrCPU+r.SysCPU) / float64(r.Runtime) / float64(max(r.Jobs, 1))
+}
+
+// Saturated reports whether the job's thread was busy above SaturatedCPU
+// of a core: the numbers may measure iolab, not the device.
+func (r *JobResult) Saturated() bool { return r.CPUShare() > SaturatedCPU }
+
 // IOPS returns the I/Os per second of direction d over the window.
 func (r *JobResult) IOPS(d int) float64 {
 	if r.Runtime <= 0 {

@@ -311,3 +311,19 @@ func (l *Lat) Merge(o *Lat) {
 	l.Stat.Merge(&o.Stat)
 	l.Hist.Merge(&o.Hist)
 }
+
+// ReliableN is how many samples a percentile p (in percent) needs before
+// it is worth reading: 10/(1−p/100), so that at least ten samples lie above
+// it. p99 needs 1,000, p99.99 100,000.
+func ReliableN(p float64) uint64 {
+	if p >= 100 {
+		return math.MaxUint64
+	}
+	// Percentiles are written in decimal (99.9), so 100-p carries float
+	// error; a millionth of a sample is far below any count that matters.
+	return uint64(math.Ceil(1000/(100-p) - 1e-6))
+}
+
+// Reliable reports whether percentile p of n samples is backed by enough
+// of them (ReliableN).
+func Reliable(p float64, n uint64) bool { return n >= ReliableN(p) }

@@ -428,3 +428,14 @@ func TestHistogramJSON(t *testing.T) {
 		t.Fatal("a value that is no bucket midpoint was accepted")
 	}
 }
+
+func TestReliableN(t *testing.T) {
+	for p, want := range map[float64]uint64{50: 20, 99: 1000, 99.9: 10000, 99.99: 100000} {
+		if got := ReliableN(p); got != want {
+			t.Errorf("ReliableN(%v) = %d, want %d", p, got, want)
+		}
+	}
+	if Reliable(99.99, 15000) || !Reliable(99, 1000) {
+		t.Error("Reliable disagrees with ReliableN")
+	}
+}

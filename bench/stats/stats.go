@@ -5,6 +5,7 @@ package stats
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -42,4 +43,81 @@ func SpreadOf(vals []float64) Spread {
 		return Spread{}
 	}
 	return Spread{Min: slices.Min(vals), Median: Median(vals), Max: slices.Max(vals)}
+}
+
+// CV is the coefficient of variation of vals: the sample standard
+// deviation over the mean, 0 for fewer than two values or a zero mean. It
+// is the noise figure a spread of repeats is flagged by (NoisyCV).
+func CV(vals []float64) float64 {
+	n := float64(len(vals))
+	if n < 2 {
+		return 0
+	}
+	var sum float64
+	for _, v := range vals {
+		sum += v
+	}
+	mean := sum / n
+	if mean == 0 {
+		return 0
+	}
+	var ss float64
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(ss/(n-1)) / math.Abs(mean)
+}
+
+// NoisyCV is the coefficient of variation above which repeats disagree
+// too much for their median to stand alone: such cells are flagged noisy.
+const NoisyCV = 0.10
+
+// MedianCI returns a distribution-free confidence interval for the median
+// of vals at level conf (0.95), from order statistics: the widest pair
+// x(k), x(n+1-k) whose binomial coverage reaches conf. With too few values
+// for any pair to reach it (fewer than 6 at 95 %), it returns the whole
+// range and exact false.
+func MedianCI(vals []float64, conf float64) (lo, hi float64, exact bool) {
+	n := len(vals)
+	if n == 0 {
+		return 0, 0, false
+	}
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	// coverage(k) = P(k <= B <= n-k) for B ~ Binomial(n, 1/2), with the
+	// interval [x(k), x(n+1-k)] (1-based).
+	best := 0
+	for k := 1; k <= n/2; k++ {
+		var cov float64
+		for b := k; b <= n-k; b++ {
+			cov += binomHalf(n, b)
+		}
+		if cov >= conf {
+			best = k
+		} else {
+			break
+		}
+	}
+	if best == 0 {
+		return s[0], s[n-1], false
+	}
+	return s[best-1], s[n-best], true
+}
+
+// binomHalf is P(B = k) for B ~ Binomial(n, 1/2).
+func binomHalf(n, k int) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Exp(lg(n) - lg(k) - lg(n-k) - float64(n)*math.Ln2)
+}
+
+// MedianPrecision is the half-width of MedianCI at 95 % relative to the
+// median: 0.05 means the median is known within ±5 %. It is 1 (and exact
+// false) when there are too few values to say.
+func MedianPrecision(vals []float64) (float64, bool) {
+	lo, hi, exact := MedianCI(vals, 0.95)
+	m := Median(vals)
+	if m == 0 || !exact {
+		return 1, false
+	}
+	return math.Max(m-lo, hi-m) / math.Abs(m), true
 }

@@ -1,6 +1,9 @@
 package stats
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {
@@ -39,5 +42,37 @@ func TestSpreadOf(t *testing.T) {
 		if got := SpreadOf(tc.in); got != tc.want {
 			t.Errorf("SpreadOf(%v) = %+v, want %+v", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestCV(t *testing.T) {
+	if got := CV([]float64{5}); got != 0 {
+		t.Errorf("CV of one value = %v", got)
+	}
+	// mean 10, sample sd sqrt(((−2)²+0+2²)/2) = 2: CV 0.2.
+	if got := CV([]float64{8, 10, 12}); math.Abs(got-0.2) > 1e-12 {
+		t.Errorf("CV = %v, want 0.2", got)
+	}
+}
+
+func TestMedianCI(t *testing.T) {
+	// Five values cannot give a 95 % interval: the range, not exact.
+	if lo, hi, exact := MedianCI([]float64{5, 1, 4, 2, 3}, 0.95); lo != 1 || hi != 5 || exact {
+		t.Errorf("n=5: %v %v %v", lo, hi, exact)
+	}
+	// n=6: P(1 <= B <= 5) = 1 - 2/64 = 0.969: [x1, x6].
+	if lo, hi, exact := MedianCI([]float64{6, 1, 5, 2, 4, 3}, 0.95); lo != 1 || hi != 6 || !exact {
+		t.Errorf("n=6: %v %v %v", lo, hi, exact)
+	}
+	// n=20: the 95 % interval is [x6, x15] (P(6 <= B <= 14) = 0.959).
+	v := make([]float64, 20)
+	for i := range v {
+		v[i] = float64(20 - i)
+	}
+	if lo, hi, exact := MedianCI(v, 0.95); lo != 6 || hi != 15 || !exact {
+		t.Errorf("n=20: %v %v %v, want 6 15", lo, hi, exact)
+	}
+	if p, ok := MedianPrecision([]float64{100, 101, 99, 100, 102, 98, 100}); !ok || p > 0.021 {
+		t.Errorf("precision %v %v", p, ok)
 	}
 }
