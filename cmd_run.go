@@ -24,7 +24,7 @@ import (
 type runOptions struct {
 	sweeps             stringList
 	tags               stringList
-	repeat             int
+	repeat             string
 	preset             string
 	dbPath             string
 	noSave             bool
@@ -42,7 +42,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	fs.SetOutput(stderr)
 	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw")
 	fs.Var(&o.tags, "tag", "a tag for the stored run (repeatable)")
-	fs.IntVar(&o.repeat, "repeat", 0, "run every step N times")
+	fs.StringVar(&o.repeat, "repeat", "", "run every step N times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
 	fs.StringVar(&o.preset, "preset", "", "start from a preset (iolab presets)")
 	fs.StringVar(&o.dbPath, "db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
 	fs.BoolVar(&o.noSave, "no-save", false, "do not store the run")
@@ -133,11 +133,15 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 // buildPlan turns the command line into a plan: a preset's jobs, sweeps
 // and flags under the user's overrides, or the fio options as given.
 func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
-	if o.repeat < 0 {
-		return nil, usageError{"--repeat must be at least 1"}
-	}
-	spec := launch.Spec{Preset: o.preset, Args: fioArgs, Repeat: o.repeat,
+	spec := launch.Spec{Preset: o.preset, Args: fioArgs,
 		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible}
+	if o.repeat != "" {
+		n, auto, err := sweep.ParseRepeat(o.repeat)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		spec.Repeat, spec.AutoRepeat = n, auto
+	}
 	for _, s := range o.sweeps {
 		sw, err := sweep.ParseSweep(s)
 		if err != nil {

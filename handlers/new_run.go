@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"iolab/bench"
@@ -73,11 +72,9 @@ func splitList(s string) []string {
 func (f *runForm) request() (*PlanRequest, error) {
 	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, exact: true}
 	if f.Repeat != "" {
-		n, err := strconv.Atoi(f.Repeat)
-		if err != nil || n < 1 {
-			return nil, &ValidationError{Field: "repeat", Msg: "repeat: a whole number, 1 or more"}
+		if err := req.Repeat.set(f.Repeat); err != nil {
+			return nil, &ValidationError{Field: "repeat", Msg: err.Error()}
 		}
-		req.Repeat = n
 	}
 	opts := map[string]OptionValue{}
 	set := func(k, v string) {

@@ -32,7 +32,7 @@ type PlanRequest struct {
 	Jobs       []JobRequest           `json:"jobs,omitempty"`
 	JobFile    string                 `json:"jobfile,omitempty"`
 	Sweep      SweepList              `json:"sweep,omitempty"`
-	Repeat     int                    `json:"repeat,omitempty"`
+	Repeat     RepeatValue            `json:"repeat,omitempty"`
 	Discard    bool                   `json:"discard,omitempty"`
 	DropCaches bool                   `json:"drop_caches,omitempty"`
 	// SkipImpossible leaves out the steps the targets cannot run (they are
@@ -43,6 +43,36 @@ type PlanRequest struct {
 	// alone, not merged with the preset's (the form shows the preset's
 	// and sends back what the user kept).
 	exact bool
+}
+
+// RepeatValue is "repeat": a number of repeats, or "auto" (auto:5%:10)
+// for repeats until each median is known well enough.
+type RepeatValue struct {
+	N    int
+	Auto *sweep.AutoRepeat
+}
+
+// UnmarshalJSON takes a number or a string.
+func (r *RepeatValue) UnmarshalJSON(b []byte) error {
+	var v OptionValue
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return r.set(string(v))
+}
+
+func (r *RepeatValue) set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || v == "0" {
+		*r = RepeatValue{} // the preset's, or 1
+		return nil
+	}
+	n, auto, err := sweep.ParseRepeat(v)
+	if err != nil {
+		return errors.New(strings.Replace(err.Error(), "--repeat", "repeat", 1))
+	}
+	r.N, r.Auto = n, auto
+	return nil
 }
 
 // JobRequest is one job of a PlanRequest.
@@ -164,10 +194,10 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	if len(req.Name) > 200 {
 		return nil, &ValidationError{Field: "name", Msg: "name: at most 200 characters"}
 	}
-	if req.Repeat < 0 || req.Repeat > 100 {
-		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100"}
+	if req.Repeat.N < 0 || req.Repeat.N > 100 || (req.Repeat.Auto != nil && req.Repeat.Auto.Max > 100) {
+		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100, or auto (at most 100 repeats from the web)"}
 	}
-	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat, Discard: req.Discard, DropCaches: req.DropCaches,
+	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat.N, AutoRepeat: req.Repeat.Auto, Discard: req.Discard, DropCaches: req.DropCaches,
 		SkipImpossible: req.SkipImpossible, Exact: req.exact}
 	if req.JobFile != "" {
 		if req.Preset != "" || len(req.Options) > 0 || len(req.Jobs) > 0 {

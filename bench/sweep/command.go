@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -11,8 +12,8 @@ func (p *Plan) Command() string {
 	for _, sw := range p.Sweeps {
 		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
 	}
-	if p.Repeat > 1 {
-		parts = append(parts, fmt.Sprintf("--repeat=%d", p.Repeat))
+	if r := p.RepeatArg(); r != "" {
+		parts = append(parts, "--repeat="+r)
 	}
 	if p.Discard {
 		parts = append(parts, "--discard")
@@ -47,8 +48,8 @@ func (p *Plan) JobFile() string {
 	for _, sw := range p.Sweeps {
 		fmt.Fprintf(&b, "; iolab run --sweep=%s=%s\n", sw.Axis, strings.Join(sw.Values, ","))
 	}
-	if p.Repeat > 1 {
-		fmt.Fprintf(&b, "; iolab run --repeat=%d\n", p.Repeat)
+	if r := p.RepeatArg(); r != "" {
+		fmt.Fprintf(&b, "; iolab run --repeat=%s\n", r)
 	}
 	if p.Discard {
 		b.WriteString("; iolab run --discard\n")
@@ -69,4 +70,16 @@ func (p *Plan) JobFile() string {
 		}
 	}
 	return b.String()
+}
+
+// RepeatArg is --repeat's value for the plan: a count above 1, or auto
+// with its precision and cap; "" for one run of each step.
+func (p *Plan) RepeatArg() string {
+	if a := p.AutoRepeat; a != nil {
+		return fmt.Sprintf("auto:%s%%:%d", strconv.FormatFloat(a.Within*100, 'f', -1, 64), a.Max)
+	}
+	if p.Repeat > 1 {
+		return strconv.Itoa(p.Repeat)
+	}
+	return ""
 }

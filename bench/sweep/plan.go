@@ -28,6 +28,9 @@ type Plan struct {
 	Base   bench.Config `json:"base"`
 	Sweeps []Sweep      `json:"sweeps,omitempty"`
 	Repeat int          `json:"repeat"` // at least 1
+	// AutoRepeat, when set, repeats each combination until its median is
+	// known well enough (or a cap): Steps lists the first rounds only.
+	AutoRepeat *AutoRepeat `json:"auto_repeat,omitempty"`
 
 	// Before each step.
 	Discard    bool `json:"discard,omitempty"`     // BLKDISCARD the target block devices

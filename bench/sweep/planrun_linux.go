@@ -48,24 +48,46 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 		}()
 	}
 
-	for i := range steps {
-		st := &steps[i]
-		if ctx.Err() != nil {
-			break
-		}
-		if hooks.StepStarted != nil {
-			hooks.StepStarted(st, len(steps))
-		}
-		res := runStep(ctx, rn, plan, st, disks)
-		results = append(results, res)
-		if hooks.StepDone != nil {
-			if herr := hooks.StepDone(&results[len(results)-1]); herr != nil {
-				return results, fmt.Errorf("step %d: %w", st.Seq+1, herr)
+	// runAll runs steps in order; false when the plan must stop (cancel,
+	// or the store failed: err says which).
+	runAll := func(steps []Step, total int) bool {
+		for i := range steps {
+			st := &steps[i]
+			if ctx.Err() != nil {
+				return false
+			}
+			if hooks.StepStarted != nil {
+				hooks.StepStarted(st, total)
+			}
+			res := runStep(ctx, rn, plan, st, disks)
+			results = append(results, res)
+			if hooks.StepDone != nil {
+				if herr := hooks.StepDone(&results[len(results)-1]); herr != nil {
+					err = fmt.Errorf("step %d: %w", st.Seq+1, herr)
+					return false
+				}
+			}
+			if res.Status == StepCancelled {
+				return false
 			}
 		}
-		if res.Status == StepCancelled {
+		return true
+	}
+	more := runAll(steps, len(steps))
+	// With AutoRepeat, the combinations whose median is not yet known well
+	// enough run again, a round at a time, until it is or the cap is hit.
+	for round := plan.rounds(); more && plan.AutoRepeat != nil && round < plan.AutoRepeat.Max; round++ {
+		next, nerr := plan.nextRound(results, round, len(results))
+		if nerr != nil {
+			return results, nerr
+		}
+		if len(next) == 0 {
 			break
 		}
+		more = runAll(next, len(results)+len(next))
+	}
+	if err != nil {
+		return results, err
 	}
 	if ctx.Err() != nil {
 		return results, fmt.Errorf("run cancelled: %w", context.Cause(ctx))

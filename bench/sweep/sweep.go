@@ -72,6 +72,26 @@ func (p *Plan) Steps() ([]Step, error) {
 	if len(p.Base.Jobs) == 0 {
 		return nil, fmt.Errorf("plan %q has no jobs", p.Name)
 	}
+	combos := p.combos()
+	var steps []Step
+	for r := range p.rounds() {
+		for _, c := range combos {
+			if p.skipped(c) {
+				continue
+			}
+			st, err := p.step(len(steps), r, c)
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, st)
+		}
+	}
+	return steps, nil
+}
+
+// combos are every combination of the sweeps' values, the first sweep
+// varying slowest.
+func (p *Plan) combos() [][]AxisValue {
 	combos := [][]AxisValue{nil}
 	for _, sw := range p.Sweeps {
 		var next [][]AxisValue
@@ -82,46 +102,51 @@ func (p *Plan) Steps() ([]Step, error) {
 		}
 		combos = next
 	}
-	var steps []Step
-	for r := range max(p.Repeat, 1) {
-		for _, c := range combos {
-			if p.skipped(c) {
-				continue
-			}
-			st := Step{Seq: len(steps), Repeat: r, Axes: c}
-			jobs := make([]bench.Job, len(p.Base.Jobs))
-			for i, base := range p.Base.Jobs {
-				j := base.Clone()
-				for _, av := range c {
-					spec, ok := LookupAxis(av.Axis)
-					if !ok {
-						return nil, fmt.Errorf("step %d (%s): %q is not an axis", st.Seq+1, fmtAxes(c), av.Axis)
-					}
-					if spec.Step && av.Axis == AxisScheduler {
-						st.Scheduler = av.Value
-					}
-					if err := spec.applyValue(&j, av.Value); err != nil {
-						return nil, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
-					}
-				}
-				if p.Runtime > 0 {
-					j.Runtime = p.Runtime
-				}
-				if p.RampTime > 0 {
-					j.RampTime = p.RampTime
-				}
-				if err := fio.FinishJob(&j); err != nil {
-					return nil, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
-				}
-				jobs[i] = j
-			}
-			st.Config = p.Base
-			st.Config.Jobs = jobs
-			st.Config.Groups = bench.Expand(jobs)
-			steps = append(steps, st)
-		}
+	return combos
+}
+
+// rounds is how many times Steps runs every combination: Repeat, or with
+// AutoRepeat the rounds every combination runs before any is judged.
+func (p *Plan) rounds() int {
+	if a := p.AutoRepeat; a != nil {
+		return min(max(p.Repeat, MinAutoRepeat), max(a.Max, MinAutoRepeat))
 	}
-	return steps, nil
+	return max(p.Repeat, 1)
+}
+
+// step builds step seq: repeat r of the combination c.
+func (p *Plan) step(seq, r int, c []AxisValue) (Step, error) {
+	st := Step{Seq: seq, Repeat: r, Axes: c}
+	jobs := make([]bench.Job, len(p.Base.Jobs))
+	for i, base := range p.Base.Jobs {
+		j := base.Clone()
+		for _, av := range c {
+			spec, ok := LookupAxis(av.Axis)
+			if !ok {
+				return Step{}, fmt.Errorf("step %d (%s): %q is not an axis", st.Seq+1, fmtAxes(c), av.Axis)
+			}
+			if spec.Step && av.Axis == AxisScheduler {
+				st.Scheduler = av.Value
+			}
+			if err := spec.applyValue(&j, av.Value); err != nil {
+				return Step{}, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
+			}
+		}
+		if p.Runtime > 0 {
+			j.Runtime = p.Runtime
+		}
+		if p.RampTime > 0 {
+			j.RampTime = p.RampTime
+		}
+		if err := fio.FinishJob(&j); err != nil {
+			return Step{}, fmt.Errorf("step %d (%s): job %s: %w", st.Seq+1, fmtAxes(c), j.Name, err)
+		}
+		jobs[i] = j
+	}
+	st.Config = p.Base
+	st.Config.Jobs = jobs
+	st.Config.Groups = bench.Expand(jobs)
+	return st, nil
 }
 
 // FormatAxes writes axis values as "iodepth=8 ioengine=libaio".

@@ -23,6 +23,9 @@ type Spec struct {
 	// Sweeps replace a preset's sweep on the same axis, or add one.
 	Sweeps []sweep.Sweep
 	Repeat int // 0: the preset's, or 1
+	// AutoRepeat repeats each combination until its median is known well
+	// enough (it replaces Repeat and the preset's repeats).
+	AutoRepeat *sweep.AutoRepeat
 
 	Discard, DropCaches, AllowDiskScheduler bool
 	// SkipImpossible leaves out the steps the targets cannot run instead
@@ -81,6 +84,9 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	if spec.Repeat > 0 {
 		plan.Repeat = spec.Repeat
+	}
+	if spec.AutoRepeat != nil {
+		plan.Repeat, plan.AutoRepeat = 1, spec.AutoRepeat
 	}
 	plan.Args = args
 	plan.Base = *cfg

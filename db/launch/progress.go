@@ -104,7 +104,10 @@ func (p *Progress) loop(every time.Duration) {
 		}
 		t := Tick{Step: st, Total: len(p.steps), IOPS: iops, Elapsed: time.Since(since), Run: time.Since(p.started)}
 		var remaining time.Duration
-		t.LeftKnown = true
+		// Steps beyond the plan's are AutoRepeat's extra rounds: how many
+		// more there will be is not known.
+		t.LeftKnown = st.Seq < len(p.steps)
+		t.Total = max(t.Total, st.Seq+1)
 		for i := st.Seq; i < len(p.steps); i++ {
 			d, ok := StepLength(&p.steps[i])
 			if !ok {
