@@ -58,12 +58,16 @@ func (r *RepeatValue) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
+	if v == "0" {
+		*r = RepeatValue{} // as if left out: the preset's, or 1
+		return nil
+	}
 	return r.set(string(v))
 }
 
 func (r *RepeatValue) set(v string) error {
 	v = strings.TrimSpace(v)
-	if v == "" || v == "0" {
+	if v == "" {
 		*r = RepeatValue{} // the preset's, or 1
 		return nil
 	}
