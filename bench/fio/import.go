@@ -31,6 +31,12 @@ type FioImport struct {
 	// Digest is the SHA-256 of the imported document's bytes (hex), set by
 	// ParseFio: the same fio output gives the same digest.
 	Digest string
+	// Inferred are the value-less options fio did not print that the
+	// results show (time_based, stonewall, new_group, group_reporting);
+	// they are set on the jobs and in their Options.
+	Inferred []Inference
+	// Notes say what the import could not tell or keep.
+	Notes []string
 }
 
 // ParseFio reads fio's JSON output — one document or several from
@@ -144,7 +150,8 @@ func checkFioFields(doc json.RawMessage) error {
 // entry of "jobs", latencies from fio's min/max/mean/stddev/N, histograms
 // from json+ bins, CPU from usr_cpu and sys_cpu, and disk_util on the
 // first group. fio's percentiles are not kept: with json+ they follow from
-// the histograms.
+// the histograms. The value-less options an older fio does not print are
+// inferred where the results show them (Inferred).
 func ImportFio(reps []Report) (*FioImport, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("fio import: no documents")
@@ -166,8 +173,8 @@ func ImportFio(reps []Report) (*FioImport, error) {
 	res := out.Result
 	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
 
-	var start time.Time
-	groupIndex := map[int]int{}
+	results := make([]bench.JobResult, len(rep.Jobs))
+	var elapsed time.Duration
 	for i := range rep.Jobs {
 		jr := &rep.Jobs[i]
 		job := fioJob(jr.JobName, rep.GlobalOptions, jr.JobOptions)
@@ -176,58 +183,176 @@ func ImportFio(reps []Report) (*FioImport, error) {
 			return nil, fmt.Errorf("fio import: job %d (%s): %w", i+1, jr.JobName, err)
 		}
 		out.Plus = out.Plus || plus
-		if !r.Start.IsZero() && (start.IsZero() || r.Start.Before(start)) {
-			start = r.Start
-		}
-		gi, ok := groupIndex[jr.GroupID]
+		results[i] = *r
+		elapsed = max(elapsed, time.Duration(jr.Elapsed)*time.Second)
+	}
+	if rep.FioVersion != "" && !printsFlags(rep.FioVersion) {
+		out.Inferred = inferOptions(results, elapsed)
+		out.Notes = append(out.Notes, flagsNote(rep.FioVersion))
+	}
+
+	groupIndex := map[int]int{}
+	for i := range results {
+		r := &results[i]
+		gi, ok := groupIndex[r.GroupID]
 		if !ok {
 			gi = len(res.Groups)
-			groupIndex[jr.GroupID] = gi
-			res.Groups = append(res.Groups, bench.GroupResult{ID: jr.GroupID, Reporting: job.GroupReporting})
-			cfg.Groups = append(cfg.Groups, bench.Group{ID: jr.GroupID, Reporting: job.GroupReporting})
+			groupIndex[r.GroupID] = gi
+			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting})
+			cfg.Groups = append(cfg.Groups, bench.Group{ID: r.GroupID, Wait: gi > 0 && r.Job.Stonewall, Reporting: r.Job.GroupReporting})
 		}
-		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
-		cfg.Groups[gi].Jobs = append(cfg.Groups[gi].Jobs, job)
-		cfg.Jobs = append(cfg.Jobs, job)
-	}
-	if start.IsZero() && rep.TimestampMS > 0 {
-		// fio prints the time the report was made: the run started its
-		// longest job's runtime earlier.
-		var longest time.Duration
-		for _, g := range res.Groups {
-			for _, j := range g.Jobs {
-				longest = max(longest, j.Runtime+j.Job.RampTime)
-			}
-		}
-		start = time.UnixMilli(rep.TimestampMS).Add(-longest)
-	}
-	res.Start = start
-	// fio does not print group_reporting among the options: a group that
-	// ran numjobs > 1 clones but printed one entry was merged.
-	for gi := range res.Groups {
-		g := &res.Groups[gi]
-		if len(g.Jobs) == 1 && g.Jobs[0].Job.NumJobs > 1 {
-			g.Reporting, cfg.Groups[gi].Reporting = true, true
-			g.Jobs[0].Job.GroupReporting = true
-			cfg.Groups[gi].Jobs[0].GroupReporting = true
+		g := &cfg.Groups[gi]
+		if r.Job.GroupReporting {
+			res.Groups[gi].Reporting, g.Reporting = true, true
 		}
 		if g.Reporting {
-			for j := range g.Jobs {
-				g.Jobs[j].Jobs = max(g.Jobs[j].Job.NumJobs, 1)
-			}
+			r.Jobs = max(r.Job.NumJobs, 1)
 		}
+		// Without group_reporting fio prints each of numjobs clones:
+		// the job is one job of the config, numjobs entries of its group.
+		if n := len(g.Jobs); n == 0 || !isClone(&g.Jobs[n-1], &r.Job, g.Jobs) {
+			cfg.Jobs = append(cfg.Jobs, r.Job.Clone())
+		}
+		g.Jobs = append(g.Jobs, r.Job.Clone())
+		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
 	}
-	for i := range res.Groups {
-		for j := range res.Groups[i].Jobs {
-			if res.Groups[i].Jobs[j].Start.IsZero() {
-				res.Groups[i].Jobs[j].Start = start
-			}
-		}
+	res.Start = setStarts(res, cfg.Groups, rep.TimestampMS)
+	if len(rep.DiskUtil) > 0 && len(stepSpans(cfg.Groups)) > 1 {
+		out.Notes = append(out.Notes, "fio's disk_util covers the whole fio run, not one step of it: it is not kept")
 	}
 	for _, d := range rep.DiskUtil {
 		res.Groups[0].Disks = append(res.Groups[0].Disks, diskUtilization(d))
 	}
 	return out, nil
+}
+
+// isClone reports whether j is one more of numjobs copies of prev, the
+// last job of a group holding jobs.
+func isClone(prev, j *bench.Job, jobs []bench.Job) bool {
+	if j.NumJobs < 2 || prev.Name != j.Name || !slices.Equal(prev.Options, j.Options) {
+		return false
+	}
+	n := 0
+	for k := range jobs {
+		if jobs[k].Name == j.Name {
+			n++
+		}
+	}
+	return n%j.NumJobs != 0
+}
+
+// setStarts gives every job without a start time (fio before 3.34 prints
+// none) one, and returns the run's start. fio prints the time the report
+// was made, so the steps are laid back to back before it: a step (groups
+// started beside each other, see Steps) lasts its longest job's ramp and
+// runtime.
+func setStarts(res *bench.Result, groups []bench.Group, timestampMS int64) time.Time {
+	var start time.Time
+	for _, g := range res.Groups {
+		for _, j := range g.Jobs {
+			if !j.Start.IsZero() && (start.IsZero() || j.Start.Before(start)) {
+				start = j.Start
+			}
+		}
+	}
+	if !start.IsZero() || timestampMS <= 0 {
+		for gi := range res.Groups {
+			for j := range res.Groups[gi].Jobs {
+				if res.Groups[gi].Jobs[j].Start.IsZero() {
+					res.Groups[gi].Jobs[j].Start = start
+				}
+			}
+		}
+		return start
+	}
+	spans := stepSpans(groups)
+	end := time.UnixMilli(timestampMS)
+	for s := len(spans) - 1; s >= 0; s-- {
+		var longest time.Duration
+		for gi := spans[s][0]; gi < spans[s][1]; gi++ {
+			for _, j := range res.Groups[gi].Jobs {
+				longest = max(longest, j.Runtime+j.Job.RampTime)
+			}
+		}
+		begin := end.Add(-longest)
+		for gi := spans[s][0]; gi < spans[s][1]; gi++ {
+			for j := range res.Groups[gi].Jobs {
+				res.Groups[gi].Jobs[j].Start = begin
+			}
+		}
+		end = begin
+	}
+	return end
+}
+
+// stepSpans splits groups into steps: a group that waits (stonewall)
+// starts one; the others ran beside the group before them. Each span is
+// [first, last+1) of groups.
+func stepSpans(groups []bench.Group) [][2]int {
+	var spans [][2]int
+	for gi, g := range groups {
+		if gi == 0 || g.Wait {
+			spans = append(spans, [2]int{gi, gi})
+		}
+		spans[len(spans)-1][1] = gi + 1
+	}
+	return spans
+}
+
+// ImportedStep is one step of an import: a reporting group that waited
+// for the ones before it (stonewall), with any groups started beside it
+// (new_group). Its groups and jobs are renumbered from 0, as a step's are.
+type ImportedStep struct {
+	Config bench.Config
+	Result *bench.Result
+}
+
+// Steps splits the import into the steps it ran as. fio's disk_util covers
+// the whole fio run: it stays only when there is one step.
+func (imp *FioImport) Steps() []ImportedStep {
+	spans := stepSpans(imp.Config.Groups)
+	steps := make([]ImportedStep, len(spans))
+	for s, span := range spans {
+		st := &steps[s]
+		st.Config = bench.Config{OutputFormat: imp.Config.OutputFormat, Output: imp.Config.Output,
+			GlobalOptions: slices.Clone(imp.Config.GlobalOptions)}
+		st.Result = &bench.Result{Host: imp.Result.Host}
+		for gi := span[0]; gi < span[1]; gi++ {
+			id := gi - span[0]
+			g := imp.Config.Groups[gi]
+			g.ID, g.Wait = id, false
+			g.Jobs = cloneJobs(g.Jobs)
+			for k := range g.Jobs {
+				if k == 0 || !isClone(&g.Jobs[k-1], &g.Jobs[k], g.Jobs[:k]) {
+					st.Config.Jobs = append(st.Config.Jobs, g.Jobs[k].Clone())
+				}
+			}
+			st.Config.Groups = append(st.Config.Groups, g)
+
+			rg := imp.Result.Groups[gi]
+			rg.ID = id
+			rg.Jobs = slices.Clone(rg.Jobs)
+			for k := range rg.Jobs {
+				rg.Jobs[k].GroupID = id
+				if j := &rg.Jobs[k]; !j.Start.IsZero() && (st.Result.Start.IsZero() || j.Start.Before(st.Result.Start)) {
+					st.Result.Start = j.Start
+				}
+			}
+			if len(spans) > 1 {
+				rg.Disks = nil
+			}
+			st.Result.Groups = append(st.Result.Groups, rg)
+		}
+	}
+	return steps
+}
+
+func cloneJobs(jobs []bench.Job) []bench.Job {
+	out := make([]bench.Job, len(jobs))
+	for i := range jobs {
+		out[i] = jobs[i].Clone()
+	}
+	return out
 }
 
 // fioJob builds the job fio's options describe, starting from fio's
