@@ -17,9 +17,11 @@ import (
 // how each was made): fio 3.33 printed none of the value-less options they
 // ran with.
 
-func parseTestdata(t *testing.T, name string) (*FioImport, *Report) {
+// parseTestdata imports the fio output at path, and returns it with fio's
+// last document as read.
+func parseTestdata(t *testing.T, path string) (*FioImport, *Report) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata/import", name))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestImportInfersOptions(t *testing.T) {
 			[][]string{{"qd1"}, {"qd8"}}, nil},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
-			imp, rep := parseTestdata(t, tt.file)
+			imp, rep := parseTestdata(t, filepath.Join("testdata/import", tt.file))
 			checkImport(t, rep, imp, strings.Contains(tt.file, "jsonplus"))
 			var got []string
 			for _, in := range imp.Inferred {
@@ -147,7 +149,7 @@ func TestImportInfersOptions(t *testing.T) {
 }
 
 func TestImportNoInferenceWhenPrinted(t *testing.T) {
-	imp, _ := parseTestdata(t, "stonewall-qd.jsonplus.json")
+	imp, _ := parseTestdata(t, "testdata/import/stonewall-qd.jsonplus.json")
 	if len(imp.Inferred) == 0 {
 		t.Fatal("nothing inferred from fio 3.33's output")
 	}
