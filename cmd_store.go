@@ -121,9 +121,7 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "  error: %s\n", r.Error)
 	}
 	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
-	h := r.Host
-	fmt.Fprintf(stdout, "  host %s, kernel %s, %d× %s, %s memory, IOMMU %s\n", h.Hostname, h.KernelRelease, h.CPUCount, h.CPUModel,
-		fmtGiB(h.MemTotal), h.IOMMU.Mode)
+	fmt.Fprintf(stdout, "  %s\n", r.Host.Summary())
 	for _, t := range r.Targets {
 		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
 			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)

@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 )
 
 // Warning is one reason a comparison may not be fair: what differs
@@ -265,16 +266,11 @@ func compareDiffs(runs []RunData) []diffRow {
 		{"kernel", func(_ *RunData, s *runSetup) string { return s.kernel }},
 		{"kernel version", func(r *RunData, _ *runSetup) string { return r.Run.Host.KernelVersion }},
 		{"arch", func(r *RunData, _ *runSetup) string { return r.Run.Host.Arch }},
-		{"CPU", func(_ *RunData, s *runSetup) string { return s.cpu }},
-		{"CPUs", func(r *RunData, _ *runSetup) string { return itoaNZ(r.Run.Host.CPUCount) }},
-		{"memory", func(r *RunData, _ *runSetup) string {
-			if r.Run.Host.MemTotal == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%.1f GiB", float64(r.Run.Host.MemTotal)/(1<<30))
-		}},
+		{"CPU", func(_ *RunData, s *runSetup) string { return system.Known(s.cpu) }},
+		{"CPUs", func(r *RunData, _ *runSetup) string { return r.Run.Host.CPUs() }},
+		{"memory", func(r *RunData, _ *runSetup) string { return r.Run.Host.Memory() }},
 		{"kernel command line", func(r *RunData, _ *runSetup) string { return r.Run.Host.Cmdline }},
-		{"IOMMU mode", func(_ *RunData, s *runSetup) string { return s.iommu }},
+		{"IOMMU mode", func(r *RunData, _ *runSetup) string { return r.Run.Host.IOMMUMode() }},
 		{"CPU governor", func(_ *RunData, s *runSetup) string { return s.governor }},
 		{"target", func(r *RunData, _ *runSetup) string { return r.Run.Target }},
 		{"device model", func(_ *RunData, s *runSetup) string { return s.model }},
