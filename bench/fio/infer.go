@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,7 +65,11 @@ var optionsBounding = []string{"loops", "io_size", "io_limit", "number_ios"}
 func inferOptions(results []bench.JobResult, elapsed time.Duration) []Inference {
 	var out []Inference
 	set := func(r *bench.JobResult, option, reason string) {
-		if ApplyOption(&r.Job, option, "") == nil {
+		if ApplyOption(&r.Job, option, "") != nil {
+			return
+		}
+		// numjobs clones without group_reporting are entries of one job.
+		if !slices.ContainsFunc(out, func(in Inference) bool { return in.Job == r.Name && in.Option == option }) {
 			out = append(out, Inference{Job: r.Name, Option: option, Reason: reason})
 		}
 	}

@@ -65,6 +65,10 @@ func TestImportInfersOptions(t *testing.T) {
 			[]string{"a time_based", "b time_based", "b new_group", "c stonewall"},
 			[][]string{{"a", "b"}, {"c"}},
 			[]string{"", "", "cannot have waited", "fit one after another"}},
+		// Without group_reporting fio prints each clone: two entries, one job.
+		{"numjobs.json",
+			[]string{"nj1 time_based", "nj2 time_based", "nj2 stonewall"},
+			[][]string{{"nj1"}, {"nj2"}}, nil},
 		{"repeats/1.json",
 			[]string{"qd1 time_based", "qd8 time_based", "qd8 stonewall"},
 			[][]string{{"qd1"}, {"qd8"}}, nil},

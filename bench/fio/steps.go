@@ -12,9 +12,14 @@ import (
 // reports.
 
 // isClone reports whether j is one more of numjobs copies of prev, the
-// last job of a group holding jobs.
+// last job of a group holding jobs. As in fio, only the first copy
+// starts a group (stonewall, new_group).
 func isClone(prev, j *bench.Job, jobs []bench.Job) bool {
-	if j.NumJobs < 2 || prev.Name != j.Name || !slices.Equal(prev.Options, j.Options) {
+	placing := func(o bench.Option) bool {
+		return o.Name == "stonewall" || o.Name == "wait_for_previous" || o.Name == "new_group"
+	}
+	if j.NumJobs < 2 || prev.Name != j.Name ||
+		!slices.Equal(slices.DeleteFunc(slices.Clone(prev.Options), placing), slices.DeleteFunc(slices.Clone(j.Options), placing)) {
 		return false
 	}
 	n := 0

@@ -47,6 +47,7 @@ func TestRebuild(t *testing.T) {
 			[]string{"ioengine=psync #1", "ioengine=libaio #1", "ioengine=io_uring #1"}, 1, nil},
 		{"group reporting bs", []string{"group-reporting-bs.jsonplus.json"}, "bs=4k,64k",
 			[]string{"bs=4k #1", "bs=64k #1"}, 1, nil},
+		{"numjobs", []string{"numjobs.json"}, "numjobs=1,2", []string{"numjobs=1 #1", "numjobs=2 #1"}, 1, nil},
 		// One group, two unlike jobs at once: one step, nothing swept.
 		{"fairness", []string{"fairness.json"}, "", []string{"base #1"}, 1, nil},
 		{"repeats", []string{"repeats/1.json", "repeats/2.json", "repeats/3.json"}, "iodepth=1,8",
