@@ -83,6 +83,15 @@ func TestImportAsRun(t *testing.T) {
 		t.Errorf("steps %q, want %q", got, want)
 	}
 
+	// A directory without --as-run: a run per file, in name order.
+	if err := cmd("import", "--db", filepath.Join(t.TempDir(), "d.db"), fioImports+"repeats"); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "1\n2\n3\n" || !strings.Contains(stderr.String(), "1.json: imported as run 1 (fio, 2 steps)") ||
+		!strings.Contains(stderr.String(), "3.json: imported as run 3") {
+		t.Errorf("directory: stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+
 	notJSON := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notJSON, []byte("fio said hello\n"), 0o644); err != nil {
 		t.Fatal(err)
