@@ -20,8 +20,11 @@ import (
 )
 
 // importRuns is `iolab import [--db PATH] [--host H] [--kernel K]
-// [--label L]… [--name N] FILE…`: each file is an iolab export or fio's JSON
-// output, stored in one transaction each. It prints each run's id.
+// [--label L]… [--name N | --as-run NAME] FILE|DIR…`: each file is an iolab
+// export or fio's JSON output, stored in one transaction each; a directory
+// stands for its *.json files, sorted. With --as-run the files (fio's
+// outputs) are one run, each file's steps after the one before. It prints
+// each run's id.
 func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -31,26 +34,51 @@ func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.Hostname, "host", "", "the host fio ran on (fio's output does not say)")
 	fs.StringVar(&o.Kernel, "kernel", "", "the kernel release fio ran on (uname -r)")
 	fs.StringVar(&o.Name, "name", "", "the run's name (default: the first job's)")
+	asRun := fs.String("as-run", "", "import fio's outputs as one run of this name: each file's steps in turn, the same axis values again as repeats")
 	fs.Var(&labels, "label", "a label for the run (repeatable)")
 	// Flags may come after the files, as with iolab run.
-	own, files := splitOwn(args, map[string]bool{"db": true, "host": true, "kernel": true, "name": true, "label": true})
+	own, args := splitOwn(args, map[string]bool{"db": true, "host": true, "kernel": true, "name": true, "label": true, "as-run": true})
 	if err := fs.Parse(own); err != nil {
 		return usageError{err.Error()}
 	}
-	if len(files) == 0 {
-		return usageError{"usage: iolab import [--db PATH] [--host H] [--kernel K] [--label L]… FILE…"}
+	if len(args) == 0 {
+		return usageError{"usage: iolab import [--db PATH] [--host H] [--kernel K] [--label L]… [--name N | --as-run NAME] FILE|DIR…"}
+	}
+	if *asRun != "" && o.Name != "" {
+		return usageError{"import: --as-run names the run; give it or --name, not both"}
 	}
 	o.Labels = labels
+	files, err := importFiles(args)
+	if err != nil {
+		return err
+	}
 	// Read and check every file before opening the store.
-	docs := make([]*db.Export, len(files))
-	sources := make([]string, len(files))
-	for i, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("import %s: %w", f, err)
+	var docs []*db.Export
+	var sources []string
+	if *asRun != "" {
+		o.Name = *asRun
+		datas := make([][]byte, len(files))
+		for i, f := range files {
+			if datas[i], err = os.ReadFile(f); err != nil {
+				return fmt.Errorf("import %s: %w", f, err)
+			}
 		}
-		if docs[i], sources[i], err = db.ParseImport(data, o); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+		e, err := db.ParseFioRun(files, datas, o)
+		if err != nil {
+			return err
+		}
+		docs, sources = []*db.Export{e}, []string{db.SourceFio}
+	} else {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("import %s: %w", f, err)
+			}
+			e, source, err := db.ParseImport(data, o)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			docs, sources = append(docs, e), append(sources, source)
 		}
 	}
 	store, err := openStore(ctx, *dbPath, slog.New(slog.NewTextHandler(stderr, nil)))
@@ -58,19 +86,48 @@ func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer store.Close()
-	for i, f := range files {
-		id, existed, err := store.ImportRun(ctx, docs[i], sources[i])
+	for i, e := range docs {
+		what := filepath.Base(files[i])
+		if *asRun != "" {
+			what = fmt.Sprintf("%d files as %q", len(files), *asRun)
+		}
+		id, existed, err := store.ImportRun(ctx, e, sources[i])
 		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		if existed {
-			fmt.Fprintf(stderr, "iolab: %s: already imported as run %d\n", filepath.Base(f), id)
+			fmt.Fprintf(stderr, "iolab: %s: already imported as run %d\n", what, id)
 		} else {
-			fmt.Fprintf(stderr, "iolab: %s: imported as run %d (%s)\n", filepath.Base(f), id, sources[i])
+			fmt.Fprintf(stderr, "iolab: %s: imported as run %d (%s, %d steps)\n", what, id, sources[i], len(e.Steps))
 		}
 		fmt.Fprintln(stdout, id)
 	}
 	return nil
+}
+
+// importFiles expands the import's arguments: a directory stands for its
+// *.json files, sorted; a file stands for itself.
+func importFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("import: %w", err)
+		}
+		if !fi.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(a, "*.json"))
+		if err != nil {
+			return nil, fmt.Errorf("import %s: %w", a, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("import %s: no *.json files in the directory", a)
+		}
+		files = append(files, matches...) // Glob sorts them
+	}
+	return files, nil
 }
 
 // pushRunCmd is `iolab push [--db PATH] [--token T] ID URL`.

@@ -121,14 +121,19 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "  error: %s\n", r.Error)
 	}
 	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
-	h := r.Host
-	fmt.Fprintf(stdout, "  host %s, kernel %s, %d× %s, %s memory, IOMMU %s\n", h.Hostname, h.KernelRelease, h.CPUCount, h.CPUModel,
-		fmtGiB(h.MemTotal), h.IOMMU.Mode)
+	fmt.Fprintf(stdout, "  %s\n", r.Host.Summary())
 	for _, t := range r.Targets {
 		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
 			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)
 	}
-	fmt.Fprintf(stdout, "  plan: %s\n\n", r.Plan.Command())
+	fmt.Fprintf(stdout, "  plan: %s\n", r.Plan.Command())
+	for _, in := range r.Plan.Inferred {
+		fmt.Fprintf(stdout, "  inferred (not in fio's output): %s\n", in)
+	}
+	for _, n := range r.Plan.Notes {
+		fmt.Fprintf(stdout, "  note: %s\n", n)
+	}
+	fmt.Fprintln(stdout)
 
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\taxes\tstatus\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\t")

@@ -52,9 +52,10 @@ const usage = `usage:
   iolab runs [--db PATH]               stored runs, newest first
   iolab show [--db PATH] ID            a run's environment, steps and summary
   iolab export [--db PATH] ID          a run as a self-contained JSON document
-  iolab import [--db PATH] [--host H] [--kernel K] [--label L]… [--name N] FILE…
-                                       store iolab exports or fio JSON (json, json+) as runs;
-                                       prints each run's id (the existing one if already there)
+  iolab import [--db PATH] [--host H] [--kernel K] [--label L]… [--name N | --as-run NAME] FILE|DIR…
+                                       store iolab exports or fio JSON (json, json+) as runs (a
+                                       directory: its *.json files); --as-run makes fio's outputs
+                                       one run; prints each run's id (the existing one if already there)
   iolab push [--db PATH] [--token T] ID URL
                                        send a stored run to the dashboard at URL
   iolab presets                        the experiments' presets

@@ -3,6 +3,8 @@ package db
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,15 +35,9 @@ func ParseImport(data []byte, o ImportOptions) (*Export, string, error) {
 	if len(trimmed) == 0 {
 		return nil, "", errors.New("import: the input is empty")
 	}
-	var head struct {
-		Format  *string `json:"format"`
-		Version int     `json:"version"`
-	}
-	// Only a single valid JSON object can be an export; fio's output with
-	// warnings or several documents is not one.
-	if json.Valid(trimmed) && json.Unmarshal(trimmed, &head) == nil && head.Format != nil {
-		if *head.Format != ExportFormat {
-			return nil, "", fmt.Errorf("import: format %q is neither an iolab export (%q) nor fio's JSON output", *head.Format, ExportFormat)
+	if format, ok := exportFormat(trimmed); ok {
+		if format != ExportFormat {
+			return nil, "", fmt.Errorf("import: format %q is neither an iolab export (%q) nor fio's JSON output", format, ExportFormat)
 		}
 		var e Export
 		if err := json.Unmarshal(trimmed, &e); err != nil {
@@ -69,85 +65,159 @@ func ParseImport(data []byte, o ImportOptions) (*Export, string, error) {
 	return FioExport(imp, o), SourceFio, nil
 }
 
-// FioExport turns an imported fio output into a one-step run: the jobs'
-// options as the plan, the result as its only step. Its uid comes from the
-// fio document's digest, so importing the same output twice keeps one run.
-func FioExport(imp *fio.FioImport, o ImportOptions) *Export {
-	res := imp.Result
-	if o.Hostname != "" {
-		res.Host.Hostname = o.Hostname
+// exportFormat is the "format" of a document that is a single JSON object
+// with one: only such a document can be an export (fio's output with
+// warnings or several documents is not one).
+func exportFormat(trimmed []byte) (string, bool) {
+	var head struct {
+		Format *string `json:"format"`
 	}
-	if o.Kernel != "" {
-		res.Host.KernelRelease = o.Kernel
+	if !json.Valid(trimmed) || json.Unmarshal(trimmed, &head) != nil || head.Format == nil {
+		return "", false
 	}
-	start := res.Start
-	if start.IsZero() {
-		start = time.Now()
-	}
-	end := start
-	status := StatusDone
-	var errs []string
-	for _, g := range res.Groups {
-		for _, j := range g.Jobs {
-			if e := j.Start.Add(j.Runtime + j.Job.RampTime); e.After(end) {
-				end = e
-			}
-			if j.Error != "" {
-				status = StatusFailed
-				errs = append(errs, j.Name+": "+j.Error)
-			}
-		}
-	}
-	name := o.Name
-	if name == "" && len(imp.Config.Jobs) > 0 {
-		name = imp.Config.Jobs[0].Name
-	}
-	plan := sweep.Plan{Name: name, Base: imp.Config, Repeat: 1}
-	for _, opt := range imp.Config.GlobalOptions {
-		plan.Args = append(plan.Args, fioArg(opt))
-	}
-	for _, j := range imp.Config.Jobs {
-		plan.Args = append(plan.Args, "--name="+j.Name)
-		for _, opt := range j.Options {
-			plan.Args = append(plan.Args, fioArg(opt))
-		}
-	}
-	run := Run{
-		Name: name, Status: status, Source: SourceFio,
-		Created: start, Started: start, Finished: end,
-		Hostname: res.Host.Hostname, Kernel: res.Host.KernelRelease,
-		Tags: union(nil, o.Labels...),
-		Plan: plan, Host: res.Host,
-		Error: strings.Join(errs, "; "),
-	}
-	if imp.Digest != "" {
-		run.UID = "fio-" + imp.Digest[:32]
-	}
-	for _, j := range imp.Config.Jobs {
-		if run.Target == "" && j.Filename != "" {
-			run.Target = j.Filename
-		}
-		if j.IOEngine != "" && !slices.Contains(run.Engines, j.IOEngine) {
-			run.Engines = append(run.Engines, j.IOEngine)
-		}
-	}
-	stepStatus := sweep.StepDone
-	if status == StatusFailed {
-		stepStatus = sweep.StepFailed
-	}
-	step := sweep.StepResult{
-		Step:   sweep.Step{Seq: 0, Repeat: 0, Config: imp.Config},
-		Status: stepStatus, Error: run.Error,
-		Start: start, End: end, Result: res,
-	}
-	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: []sweep.StepResult{step}}
+	return *head.Format, true
 }
 
-func fioArg(o bench.Option) string {
-	if o.Value == "" {
-		return "--" + o.Name
+// ParseFioRun reads several of fio's JSON outputs as one run
+// (FioRunExport); names (the files') label its errors. iolab exports are
+// runs already and do not join.
+func ParseFioRun(names []string, docs [][]byte, o ImportOptions) (*Export, error) {
+	if len(docs) == 0 {
+		return nil, errors.New("import: no fio output to make a run of")
 	}
-	return "--" + o.Name + "=" + o.Value
+	imps := make([]*fio.FioImport, len(docs))
+	for i, data := range docs {
+		if _, ok := exportFormat(bytes.TrimSpace(data)); ok {
+			return nil, fmt.Errorf("%s: not fio's JSON output (an iolab export is a run of its own and does not join another)", names[i])
+		}
+		imp, err := fio.ParseFio(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: import: %w", names[i], err)
+		}
+		imps[i] = imp
+	}
+	return FioRunExport(imps, o), nil
+}
+
+// FioExport turns one imported fio output into a run (FioRunExport).
+func FioExport(imp *fio.FioImport, o ImportOptions) *Export {
+	return FioRunExport([]*fio.FioImport{imp}, o)
+}
+
+// FioRunExport turns imported fio outputs into one run that keeps fio's
+// structure: each output's steps (a reporting group that waited for the
+// ones before it, with any started beside it; see fio.FioImport.Steps), in
+// order, placed on the axes that differ between them (sweep.Rebuild), the
+// same axis values again being repeats. Every job keeps its own numbers:
+// nothing is summed across jobs. The plan carries the options fio did not
+// print but its results show (Inferred) and what could not be told
+// (Notes). The uid comes from the outputs' digests, so importing the same
+// outputs again keeps one run.
+func FioRunExport(imps []*fio.FioImport, o ImportOptions) *Export {
+	var (
+		configs  []bench.Config
+		results  []*bench.Result
+		inferred []fio.Inference
+		notes    []string
+		digests  []string
+	)
+	for _, imp := range imps {
+		for _, st := range imp.Steps() {
+			configs = append(configs, st.Config)
+			results = append(results, st.Result)
+		}
+		for _, in := range imp.Inferred {
+			if !slices.ContainsFunc(inferred, func(x fio.Inference) bool { return x.Job == in.Job && x.Option == in.Option }) {
+				inferred = append(inferred, in)
+			}
+		}
+		notes = union(notes, imp.Notes...)
+		digests = append(digests, imp.Digest)
+	}
+	host := imps[0].Result.Host
+	if o.Hostname != "" {
+		host.Hostname = o.Hostname
+	}
+	if o.Kernel != "" {
+		host.KernelRelease = o.Kernel
+	}
+	name := o.Name
+	if name == "" && len(configs) > 0 && len(configs[0].Jobs) > 0 {
+		name = configs[0].Jobs[0].Name
+	}
+	plan, steps := sweep.Rebuild(name, configs)
+	plan.Inferred = inferred
+	plan.Notes = append(notes, plan.Notes...)
+
+	run := Run{
+		Name: name, Status: StatusDone, Source: SourceFio,
+		Hostname: host.Hostname, Kernel: host.KernelRelease,
+		Tags: union(nil, o.Labels...),
+		Plan: plan, Host: host,
+		UID: fioUID(digests),
+	}
+	now := time.Now()
+	var errs []string
+	out := make([]sweep.StepResult, len(steps))
+	for s := range steps {
+		res := results[s]
+		res.Host = host
+		sr := sweep.StepResult{Step: steps[s], Status: sweep.StepDone, Start: res.Start, Result: res}
+		if sr.Start.IsZero() {
+			sr.Start = now
+		}
+		sr.End = sr.Start
+		var stepErrs []string
+		for _, g := range res.Groups {
+			for _, j := range g.Jobs {
+				if e := j.Start.Add(j.Runtime + j.Job.RampTime); e.After(sr.End) {
+					sr.End = e
+				}
+				if j.Error != "" {
+					stepErrs = append(stepErrs, j.Name+": "+j.Error)
+				}
+			}
+		}
+		if len(stepErrs) > 0 {
+			sr.Status, sr.Error = sweep.StepFailed, strings.Join(stepErrs, "; ")
+			run.Status = StatusFailed
+			errs = append(errs, stepErrs...)
+		}
+		for _, j := range steps[s].Config.Jobs {
+			if run.Target == "" && j.Filename != "" {
+				run.Target = j.Filename
+			}
+			run.Engines = union(run.Engines, bench.EngineVariant(&j))
+		}
+		if s == 0 || sr.Start.Before(run.Started) {
+			run.Started = sr.Start
+		}
+		if sr.End.After(run.Finished) {
+			run.Finished = sr.End
+		}
+		out[s] = sr
+	}
+	run.Created = run.Started
+	run.Error = strings.Join(errs, "; ")
+	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: out}
+}
+
+// fioUID is the uid of the run made of fio outputs with these digests:
+// one output's own, or for several one of them all, in order.
+func fioUID(digests []string) string {
+	if len(digests) == 1 {
+		if len(digests[0]) < 32 {
+			return ""
+		}
+		return "fio-" + digests[0][:32]
+	}
+	for _, d := range digests {
+		if d == "" {
+			return ""
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(digests, "\n")))
+	return "fio-" + hex.EncodeToString(sum[:16])
 }
 
 // ImportDocument parses data (see ParseImport) and stores it in one

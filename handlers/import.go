@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strings"
 
@@ -28,12 +29,9 @@ type importedRun struct {
 // form: it parses body (an iolab export or fio's JSON output) and stores
 // it, or stores nothing and returns a ValidationError (Field "file").
 func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions, push bool) (importedRun, error) {
-	body, err := io.ReadAll(io.LimitReader(r, maxImportBody+1))
+	body, err := readImport(r, maxImportBody)
 	if err != nil {
 		return importedRun{}, err
-	}
-	if len(body) > maxImportBody {
-		return importedRun{}, &ValidationError{Field: "file", Msg: fmt.Sprintf("the document is over %d bytes", maxImportBody)}
 	}
 	e, source, err := db.ParseImport(body, o)
 	if err != nil {
@@ -42,9 +40,59 @@ func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions,
 	if source == db.SourceImport && push {
 		source = db.SourcePush
 	}
+	return s.storeImport(ctx, e, source)
+}
+
+// importFiles imports uploaded files: one as importDoc does, several
+// (fio's outputs) as one run, each file's steps after the one before.
+func (s *Server) importFiles(ctx context.Context, files []*multipart.FileHeader, o db.ImportOptions) (importedRun, error) {
+	if len(files) == 1 {
+		f, err := files[0].Open()
+		if err != nil {
+			return importedRun{}, &ValidationError{Field: "file", Msg: "cannot read the upload: " + err.Error()}
+		}
+		defer f.Close()
+		return s.importDoc(ctx, f, o, false)
+	}
+	names := make([]string, len(files))
+	docs := make([][]byte, len(files))
+	left := int64(maxImportBody)
+	for i, fh := range files {
+		f, err := fh.Open()
+		if err != nil {
+			return importedRun{}, &ValidationError{Field: "file", Msg: "cannot read the upload: " + err.Error()}
+		}
+		docs[i], err = readImport(f, left)
+		f.Close()
+		if err != nil {
+			return importedRun{}, err
+		}
+		names[i], left = fh.Filename, left-int64(len(docs[i]))
+	}
+	e, err := db.ParseFioRun(names, docs, o)
+	if err != nil {
+		return importedRun{}, &ValidationError{Field: "file", Msg: err.Error()}
+	}
+	return s.storeImport(ctx, e, db.SourceFio)
+}
+
+// readImport reads an import document of at most limit bytes.
+func readImport(r io.Reader, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, &ValidationError{Field: "file", Msg: fmt.Sprintf("over %d bytes: too large to import", maxImportBody)}
+	}
+	return body, nil
+}
+
+// storeImport stores a parsed import; ImportRun's checks (status, steps)
+// are the document's fault.
+func (s *Server) storeImport(ctx context.Context, e *db.Export, source string) (importedRun, error) {
 	id, existed, err := s.store.ImportRun(ctx, e, source)
 	if err != nil {
-		// ImportRun's checks (status, steps) are the document's fault.
 		return importedRun{}, &ValidationError{Field: "file", Msg: err.Error()}
 	}
 	return importedRun{ID: id, URL: fmt.Sprintf("/runs/%d", id), Existing: existed}, nil
@@ -54,11 +102,22 @@ func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions,
 // json+): 201 {"id", "url"} for a new run, 200 with "existing" when a run
 // with the same uid is already stored, 400 {"error"} with nothing stored on
 // bad input. Query parameters host, kernel, name and label (repeatable) say
-// what fio's output does not.
+// what fio's output does not. A multipart/form-data body with several
+// "file" parts (fio's outputs) is one run of them all.
 func (s *Server) apiImport(c echo.Context) error {
 	q := c.QueryParams()
 	o := db.ImportOptions{Name: q.Get("name"), Hostname: q.Get("host"), Kernel: q.Get("kernel"), Labels: q["label"]}
-	res, err := s.importDoc(c.Request().Context(), c.Request().Body, o, c.Request().Header.Get("X-Iolab-Push") != "")
+	var res importedRun
+	var err error
+	if strings.HasPrefix(c.Request().Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+		form, ferr := c.MultipartForm()
+		if ferr != nil || len(form.File["file"]) == 0 {
+			return &ValidationError{Field: "file", Msg: "a multipart import wants one or more \"file\" parts"}
+		}
+		res, err = s.importFiles(c.Request().Context(), form.File["file"], o)
+	} else {
+		res, err = s.importDoc(c.Request().Context(), c.Request().Body, o, c.Request().Header.Get("X-Iolab-Push") != "")
+	}
 	if err != nil {
 		return err
 	}
@@ -116,17 +175,12 @@ func (s *Server) importSubmit(c echo.Context) error {
 			return again("name", err.Error())
 		}
 	}
-	fh, err := c.FormFile("file")
-	if err != nil {
-		return again("file", "choose a file: fio's --output-format=json or json+ output, or an iolab export")
+	form, err := c.MultipartForm()
+	if err != nil || len(form.File["file"]) == 0 {
+		return again("file", "choose a file: fio's --output-format=json or json+ output, or an iolab export (or several of fio's outputs, as one run)")
 	}
-	file, err := fh.Open()
-	if err != nil {
-		return again("file", "cannot read the upload: "+err.Error())
-	}
-	defer file.Close()
 	o := db.ImportOptions{Name: strings.TrimSpace(f.Name), Hostname: f.Host, Kernel: f.Kernel, Labels: labels}
-	res, err := s.importDoc(c.Request().Context(), file, o, false)
+	res, err := s.importFiles(c.Request().Context(), form.File["file"], o)
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		return again(ve.Field, ve.Msg)

@@ -3,10 +3,12 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,5 +204,166 @@ func TestRunPageLabelsForms(t *testing.T) {
 	}
 	if !strings.Contains(body, `name="name" value="renamed"`) {
 		t.Error("the rename is not on the page")
+	}
+}
+
+// fioImports are real fio 3.33 outputs (see the README there).
+const fioImports = "../bench/fio/testdata/import/"
+
+// multipartFiles is a multipart body with one "file" part per file and
+// the fields.
+func multipartFiles(t *testing.T, files []string, fields map[string]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw, err := mw.CreateFormFile("file", filepath.Base(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(data)
+	}
+	mw.Close()
+	return &body, mw.FormDataContentType()
+}
+
+// TestImportedRunPages: fio's output of three stonewalled iodepths shows
+// as three steps on the iodepth axis, with the options fio did not print,
+// and the host facts it does not record read "unknown" on the run page,
+// in the JSON API and in compare's differences — never as zeros.
+func TestImportedRunPages(t *testing.T) {
+	data, err := os.ReadFile(fioImports + "stonewall-qd.jsonplus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, Config{})
+	rec := ts.do(t, http.MethodPost, "/api/import?host=box7", string(data))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /api/import: %d %s", rec.Code, rec.Body)
+	}
+	var created importedRun
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.FormatInt(created.ID, 10)
+	page := ts.do(t, http.MethodGet, "/runs/"+id, "")
+	if page.Code != http.StatusOK {
+		t.Fatalf("run page: %d", page.Code)
+	}
+	body := page.Body.String()
+	for _, want := range []string{
+		"<dt>host</dt><dd>box7</dd>", "<dt>kernel</dt><dd>unknown</dd>", "<dt>CPU</dt><dd>unknown</dd>",
+		"<dt>memory</dt><dd>unknown</dd>", "<dt>IOMMU</dt><dd>unknown</dd>", "<dt>cmdline</dt><dd>unknown</dd>",
+		`<li><code>time_based</code> on qd1: it ran its whole runtime=1 and moved 29.5MiB, more than its size 16.0MiB`,
+		`<li><code>stonewall</code> on qd16: a new reporting group (groupid 2)`,
+		`id="plan-notes"`, "--sweep=iodepth=1,4,16", "iodepth=16 #1",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the run page lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"0 ×", "0.0 GiB", "<dd></dd>", "<dd> ()</dd>"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the run page shows %q for what is unknown", bad)
+		}
+	}
+
+	api := ts.do(t, http.MethodGet, "/api/runs/"+id, "")
+	var got struct {
+		Run struct {
+			Host map[string]any `json:"host"`
+			Plan struct {
+				Inferred []map[string]string `json:"inferred"`
+			} `json:"plan"`
+		} `json:"run"`
+	}
+	if err := json.Unmarshal(api.Body.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, api.Body)
+	}
+	for _, k := range []string{"cpu_count", "mem_total", "iommu", "cpu_model", "cmdline"} {
+		if v, ok := got.Run.Host[k]; ok {
+			t.Errorf("the API's host says %s: %v for what was not recorded", k, v)
+		}
+	}
+	if got.Run.Host["hostname"] != "box7" || len(got.Run.Plan.Inferred) != 5 || got.Run.Plan.Inferred[0]["option"] != "time_based" {
+		t.Errorf("API host %v, inferred %v", got.Run.Host, got.Run.Plan.Inferred)
+	}
+
+	// The IOPS chart plots each job at its own iodepth, with fio's IOPS.
+	csv := ts.do(t, http.MethodGet, "/charts/export.csv?kind=iops&run="+id, "").Body.String()
+	for _, want := range []string{"\n1,1,0,7547.45", "\n4,1,0,11279.72", "\n16,1,0,29256.74"} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("the IOPS chart's CSV lacks %q:\n%s", want, csv)
+		}
+	}
+
+	local, _ := seedRun(t, ts.store, "local", []string{"1", "4"}, 1)
+	cmp := ts.do(t, http.MethodGet, "/compare?runs="+strconv.FormatInt(local.ID, 10)+","+id, "")
+	if cmp.Code != http.StatusOK {
+		t.Fatalf("compare: %d %s", cmp.Code, cmp.Body)
+	}
+	for _, want := range []string{"<th>CPUs</th><td>4</td><td>unknown</td>", "<th>CPU</th><td>Test CPU</td><td>unknown</td>", "(box7, unknown)"} {
+		if !strings.Contains(cmp.Body.String(), want) {
+			t.Errorf("compare lacks %s", want)
+		}
+	}
+}
+
+// TestImportSeveralFiles: several of fio's outputs, through the form or
+// the API, are one run whose steps repeat.
+func TestImportSeveralFiles(t *testing.T) {
+	ctx := context.Background()
+	files := []string{fioImports + "repeats/1.json", fioImports + "repeats/2.json", fioImports + "repeats/3.json"}
+	ts := newTestServer(t, Config{})
+	body, ctype := multipartFiles(t, files, map[string]string{"name": "qd sweep", "host": "box7"})
+	req := httptest.NewRequest(http.MethodPost, "/import", body)
+	req.Header.Set("Content-Type", ctype)
+	rec := httptest.NewRecorder()
+	ts.e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("POST /import: %d %s", rec.Code, rec.Body)
+	}
+	runs, err := ts.store.ListRuns(ctx, db.RunFilter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	r := runs[0]
+	if r.Name != "qd sweep" || r.Hostname != "box7" || r.Plan.Repeat != 3 || r.Steps != 6 {
+		t.Errorf("run %q on %q: repeat %d, %d steps", r.Name, r.Hostname, r.Plan.Repeat, r.Steps)
+	}
+	// The API takes the same files, as the same run.
+	body, ctype = multipartFiles(t, files, nil)
+	req = httptest.NewRequest(http.MethodPost, "/api/import", body)
+	req.Header.Set("Content-Type", ctype)
+	rec = httptest.NewRecorder()
+	ts.e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"existing":true`) || !strings.Contains(rec.Body.String(), `"id":`+strconv.FormatInt(r.ID, 10)) {
+		t.Errorf("POST /api/import, several files: %d %s", rec.Code, rec.Body)
+	}
+	// An iolab export does not join fio's outputs.
+	exp, err := ts.store.Export(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := json.Marshal(exp)
+	run := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(run, doc, 0o644)
+	body, ctype = multipartFiles(t, []string{fioImports + "fairness.json", run}, nil)
+	req = httptest.NewRequest(http.MethodPost, "/api/import", body)
+	req.Header.Set("Content-Type", ctype)
+	rec = httptest.NewRecorder()
+	ts.e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "not fio's JSON output") {
+		t.Errorf("an export among fio's outputs: %d %s", rec.Code, rec.Body)
+	}
+	if runs, _ := ts.store.ListRuns(ctx, db.RunFilter{}); len(runs) != 1 {
+		t.Errorf("%d runs", len(runs))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/db"
 	"iolab/db/launch"
 	"iolab/handlers/chart"
@@ -25,6 +26,7 @@ var templateFuncs = template.FuncMap{
 	"inc":     func(n int) int { return n + 1 },
 	"time":    db.FormatTime,
 	"gib":     func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) },
+	"known":   system.Known,
 	"hasItem": func(list []string, s string) bool { return slices.Contains(list, s) },
 	"filterSel": func(name, label, current string, values []string) filterSelect {
 		return filterSelect{Name: name, Label: label, Current: current, Values: values}

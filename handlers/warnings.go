@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/handlers/chart"
 )
 
@@ -244,16 +245,11 @@ func compareDiffs(runs []chart.Run) []diffRow {
 		{"kernel", func(_ *chart.Run, s *runSetup) string { return s.kernel }},
 		{"kernel version", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.KernelVersion }},
 		{"arch", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Arch }},
-		{"CPU", func(_ *chart.Run, s *runSetup) string { return s.cpu }},
-		{"CPUs", func(r *chart.Run, _ *runSetup) string { return itoaNZ(r.Run.Host.CPUCount) }},
-		{"memory", func(r *chart.Run, _ *runSetup) string {
-			if r.Run.Host.MemTotal == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%.1f GiB", float64(r.Run.Host.MemTotal)/(1<<30))
-		}},
+		{"CPU", func(_ *chart.Run, s *runSetup) string { return system.Known(s.cpu) }},
+		{"CPUs", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.CPUs() }},
+		{"memory", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Memory() }},
 		{"kernel command line", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Cmdline }},
-		{"IOMMU mode", func(_ *chart.Run, s *runSetup) string { return s.iommu }},
+		{"IOMMU mode", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.IOMMUMode() }},
 		{"CPU governor", func(_ *chart.Run, s *runSetup) string { return s.governor }},
 		{"target", func(r *chart.Run, _ *runSetup) string { return r.Run.Target }},
 		{"device model", func(_ *chart.Run, s *runSetup) string { return s.model }},

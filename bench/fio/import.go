@@ -31,6 +31,12 @@ type FioImport struct {
 	// Digest is the SHA-256 of the imported document's bytes (hex), set by
 	// ParseFio: the same fio output gives the same digest.
 	Digest string
+	// Inferred are the value-less options fio did not print that the
+	// results show (time_based, stonewall, new_group, group_reporting);
+	// they are set on the jobs and in their Options.
+	Inferred []Inference
+	// Notes say what the import could not tell or keep.
+	Notes []string
 }
 
 // ParseFio reads fio's JSON output — one document or several from
@@ -144,7 +150,8 @@ func checkFioFields(doc json.RawMessage) error {
 // entry of "jobs", latencies from fio's min/max/mean/stddev/N, histograms
 // from json+ bins, CPU from usr_cpu and sys_cpu, and disk_util on the
 // first group. fio's percentiles are not kept: with json+ they follow from
-// the histograms.
+// the histograms. The value-less options an older fio does not print are
+// inferred where the results show them (Inferred).
 func ImportFio(reps []Report) (*FioImport, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("fio import: no documents")
@@ -166,8 +173,8 @@ func ImportFio(reps []Report) (*FioImport, error) {
 	res := out.Result
 	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
 
-	var start time.Time
-	groupIndex := map[int]int{}
+	results := make([]bench.JobResult, len(rep.Jobs))
+	var elapsed time.Duration
 	for i := range rep.Jobs {
 		jr := &rep.Jobs[i]
 		job := fioJob(jr.JobName, rep.GlobalOptions, jr.JobOptions)
@@ -176,53 +183,42 @@ func ImportFio(reps []Report) (*FioImport, error) {
 			return nil, fmt.Errorf("fio import: job %d (%s): %w", i+1, jr.JobName, err)
 		}
 		out.Plus = out.Plus || plus
-		if !r.Start.IsZero() && (start.IsZero() || r.Start.Before(start)) {
-			start = r.Start
-		}
-		gi, ok := groupIndex[jr.GroupID]
+		results[i] = *r
+		elapsed = max(elapsed, time.Duration(jr.Elapsed)*time.Second)
+	}
+	if rep.FioVersion != "" && !printsFlags(rep.FioVersion) {
+		out.Inferred = inferOptions(results, elapsed)
+		out.Notes = append(out.Notes, flagsNote(rep.FioVersion))
+	}
+
+	groupIndex := map[int]int{}
+	for i := range results {
+		r := &results[i]
+		gi, ok := groupIndex[r.GroupID]
 		if !ok {
 			gi = len(res.Groups)
-			groupIndex[jr.GroupID] = gi
-			res.Groups = append(res.Groups, bench.GroupResult{ID: jr.GroupID, Reporting: job.GroupReporting})
-			cfg.Groups = append(cfg.Groups, bench.Group{ID: jr.GroupID, Reporting: job.GroupReporting})
+			groupIndex[r.GroupID] = gi
+			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting})
+			cfg.Groups = append(cfg.Groups, bench.Group{ID: r.GroupID, Wait: gi > 0 && r.Job.Stonewall, Reporting: r.Job.GroupReporting})
 		}
-		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
-		cfg.Groups[gi].Jobs = append(cfg.Groups[gi].Jobs, job)
-		cfg.Jobs = append(cfg.Jobs, job)
-	}
-	if start.IsZero() && rep.TimestampMS > 0 {
-		// fio prints the time the report was made: the run started its
-		// longest job's runtime earlier.
-		var longest time.Duration
-		for _, g := range res.Groups {
-			for _, j := range g.Jobs {
-				longest = max(longest, j.Runtime+j.Job.RampTime)
-			}
-		}
-		start = time.UnixMilli(rep.TimestampMS).Add(-longest)
-	}
-	res.Start = start
-	// fio does not print group_reporting among the options: a group that
-	// ran numjobs > 1 clones but printed one entry was merged.
-	for gi := range res.Groups {
-		g := &res.Groups[gi]
-		if len(g.Jobs) == 1 && g.Jobs[0].Job.NumJobs > 1 {
-			g.Reporting, cfg.Groups[gi].Reporting = true, true
-			g.Jobs[0].Job.GroupReporting = true
-			cfg.Groups[gi].Jobs[0].GroupReporting = true
+		g := &cfg.Groups[gi]
+		if r.Job.GroupReporting {
+			res.Groups[gi].Reporting, g.Reporting = true, true
 		}
 		if g.Reporting {
-			for j := range g.Jobs {
-				g.Jobs[j].Jobs = max(g.Jobs[j].Job.NumJobs, 1)
-			}
+			r.Jobs = max(r.Job.NumJobs, 1)
 		}
+		// Without group_reporting fio prints each of numjobs clones:
+		// the job is one job of the config, numjobs entries of its group.
+		if n := len(g.Jobs); n == 0 || !isClone(&g.Jobs[n-1], &r.Job, g.Jobs) {
+			cfg.Jobs = append(cfg.Jobs, r.Job.Clone())
+		}
+		g.Jobs = append(g.Jobs, r.Job.Clone())
+		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
 	}
-	for i := range res.Groups {
-		for j := range res.Groups[i].Jobs {
-			if res.Groups[i].Jobs[j].Start.IsZero() {
-				res.Groups[i].Jobs[j].Start = start
-			}
-		}
+	res.Start = setStarts(res, cfg.Groups, rep.TimestampMS)
+	if len(rep.DiskUtil) > 0 && len(stepSpans(cfg.Groups)) > 1 {
+		out.Notes = append(out.Notes, "fio's disk_util covers the whole fio run, not one step of it: it is not kept")
 	}
 	for _, d := range rep.DiskUtil {
 		res.Groups[0].Disks = append(res.Groups[0].Disks, diskUtilization(d))

@@ -81,19 +81,8 @@ func checkImport(t *testing.T, rep *Report, imp *FioImport, plus bool) {
 }
 
 func TestImportFioTestdata(t *testing.T) {
-	data, err := os.ReadFile(fioTestdata)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imp, err := ParseFio(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reps, err := ParseReports(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkImport(t, &reps[0], imp, true)
+	imp, rep := parseTestdata(t, fioTestdata)
+	checkImport(t, rep, imp, true)
 	r := imp.Result.Groups[0].Jobs[0]
 	// Straight from the file.
 	if r.Dirs[bench.Read].IOs != 114485 || r.Runtime != 2001*time.Millisecond || math.Abs(r.IOPS(bench.Read)-57213.893053) > 1e-5 {

@@ -50,6 +50,8 @@ type AxisSpec struct {
 	// get reads a job's value back, written as a sweep value ("" for Step
 	// axes).
 	get func(j *bench.Job) string
+	// options are the fio options whose values the axis sets.
+	options []string
 }
 
 // axisTable lists the axes in the order help and the form show them.
@@ -57,7 +59,7 @@ var axisTable = []AxisSpec{
 	optionAxis(AxisIODepth, AxisSpec{Numeric: true, Form: "iodepth", Placeholder: "1,4,16 or 1..256",
 		Help: "I/Os in flight per job"}),
 	{Name: AxisEngine, Bare: true, Form: "engines", Placeholder: enginePlaceholder(), Help: "ioengine, with an engine's modes joined by + (io_uring+sqpoll+hipri)",
-		apply: bench.ApplyEngineVariant, get: bench.EngineVariant},
+		apply: bench.ApplyEngineVariant, get: bench.EngineVariant, options: append([]string{"ioengine"}, bench.EngineModeOptions()...)},
 	{Name: AxisScheduler, Bare: true, Step: true, Form: "schedulers", Placeholder: "none,mq-deadline,bfq,kyber",
 		Help: "the I/O scheduler of the targets' disks, switched before each step and restored after the run",
 		check: func(v string) error {
@@ -87,6 +89,7 @@ func enginePlaceholder() string {
 // option parser takes it, and reads it back through the option's Get.
 func optionAxis(name Axis, spec AxisSpec) AxisSpec {
 	spec.Name = name
+	spec.options = []string{string(name)}
 	spec.apply = func(j *bench.Job, v string) ([]bench.Option, error) {
 		if err := fio.ApplyOption(j, string(name), v); err != nil {
 			return nil, err

@@ -57,6 +57,15 @@ func (p *Plan) JobFile() string {
 	if p.DropCaches {
 		b.WriteString("; iolab run --drop-caches\n")
 	}
+	if len(p.Inferred) > 0 {
+		b.WriteString("; not in fio's output, inferred from its results:\n")
+		for _, in := range p.Inferred {
+			fmt.Fprintf(&b, ";   %s\n", in)
+		}
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "; note: %s\n", n)
+	}
 	if len(p.Base.GlobalOptions) > 0 {
 		b.WriteString("\n[global]\n")
 		for _, o := range p.Base.GlobalOptions {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fio"
 	"iolab/bench/system"
 	"iolab/bench/units"
 )
@@ -49,6 +50,12 @@ type Plan struct {
 	// Runtime and RampTime, when set, override every job's for each step.
 	Runtime  time.Duration `json:"runtime,omitempty"`
 	RampTime time.Duration `json:"ramp_time,omitempty"`
+
+	// What an imported plan's source did not say: Inferred are options its
+	// output left out that the results show, Notes what could not be told
+	// or reproduced.
+	Inferred []fio.Inference `json:"inferred,omitempty"`
+	Notes    []string        `json:"notes,omitempty"`
 }
 
 // AxisValue is one axis's value in a step.

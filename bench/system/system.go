@@ -227,17 +227,20 @@ func (p ProcCPU) Sub(before ProcCPU) ProcCPU {
 }
 
 // HostInfo describes the machine a run ran on: what must match, or at least be
-// shown, when runs from different hosts or kernels are compared.
+// shown, when runs from different hosts or kernels are compared. A run
+// imported from fio's output knows little of it: what was not recorded is
+// zero here, left out of the JSON, and reads Unknown through the methods
+// in host.go, never as a zero.
 type HostInfo struct {
 	Hostname      string    `json:"hostname"`
-	KernelRelease string    `json:"kernel_release"` // uname -r
-	KernelVersion string    `json:"kernel_version"` // uname -v
-	Arch          string    `json:"arch"`           // uname -m
-	CPUModel      string    `json:"cpu_model"`
-	CPUCount      int       `json:"cpu_count"`
-	MemTotal      int64     `json:"mem_total"` // bytes
-	Cmdline       string    `json:"cmdline"`
-	IOMMU         IOMMUInfo `json:"iommu"`
+	KernelRelease string    `json:"kernel_release"`           // uname -r
+	KernelVersion string    `json:"kernel_version,omitempty"` // uname -v
+	Arch          string    `json:"arch,omitempty"`           // uname -m
+	CPUModel      string    `json:"cpu_model,omitempty"`
+	CPUCount      int       `json:"cpu_count,omitempty"`
+	MemTotal      int64     `json:"mem_total,omitempty"` // bytes
+	Cmdline       string    `json:"cmdline,omitempty"`
+	IOMMU         IOMMUInfo `json:"iommu,omitzero"`
 	Governor      string    `json:"cpu_governor,omitempty"` // cpu0's scaling_governor, if cpufreq is there
 }
 
