@@ -55,11 +55,34 @@ func processStart(proc string, pid int) (uint64, bool) {
 	return v, err == nil
 }
 
-// alive reports whether o's process still runs: same boot, and the pid
-// started at the same time (so not a reused pid).
+// alive reports whether o's process still runs: same boot, the pid
+// started at the same time (so not a reused pid), and not a zombie — a
+// process killed with SIGKILL keeps its /proc entry, start time included,
+// until its parent reaps it, yet it will never finish its runs.
 func (o owner) alive(proc string) bool {
 	if o.Boot == "" || o.PID <= 0 {
 		return false
 	}
-	return processOwner(proc, o.PID) == o
+	if processOwner(proc, o.PID) != o {
+		return false
+	}
+	switch processState(proc, o.PID) {
+	case 'Z', 'X', 'x':
+		return false
+	}
+	return true
+}
+
+// processState is field 3 of /proc/PID/stat: R, S, D, Z (zombie), X
+// (dead)…; 0 when it cannot be read.
+func processState(proc string, pid int) byte {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
 }

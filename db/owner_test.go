@@ -3,7 +3,9 @@ package db
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestOwnerAliveOnFixtures(t *testing.T) {
@@ -55,5 +57,33 @@ func TestOwnerAliveLive(t *testing.T) {
 	}
 	if child.alive("/proc") {
 		t.Error("an exited child is alive")
+	}
+}
+
+// TestOwnerZombieIsDead: a child killed but not yet reaped keeps its /proc
+// entry and start time; it must not count as a live owner.
+func TestOwnerZombieIsDead(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child := processOwner("/proc", cmd.Process.Pid)
+	if !child.alive("/proc") {
+		t.Fatal("a running child is not alive")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	defer cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for processState("/proc", cmd.Process.Pid) != 'Z' {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed child never became a zombie")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if processOwner("/proc", cmd.Process.Pid) != child {
+		t.Fatal("the zombie's owner changed: the test no longer shows what it should")
+	}
+	if child.alive("/proc") {
+		t.Error("a zombie counts as a live owner")
 	}
 }

@@ -152,10 +152,12 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	if owned {
 		o = s.self
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (name, status, source, created_at, started_at, finished_at,
+	// The id is the next after the largest ever given (run_ids), never a
+	// deleted run's.
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (id, name, status, source, created_at, started_at, finished_at,
 		hostname, kernel, target, engines, schedulers, tags, plan, host, targets, error,
 		owner_boot, owner_pid, owner_start, uid)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES ((SELECT last + 1 FROM run_ids), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Status, r.Source, r.Created.UnixNano(), nsTime(r.Started), nsTime(r.Finished),
 		r.Hostname, r.Kernel, r.Target, engines, schedulers, tags, plan, host, targets, r.Error,
 		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID)

@@ -676,3 +676,35 @@ func TestSaveStepAddsEnginesAndSchedulers(t *testing.T) {
 		t.Errorf("filter on what the steps added: %d runs, %v", len(runs), err)
 	}
 }
+
+// TestRunIDsNeverReused: deleting the newest run does not give its id to
+// the next one, across a reopen too.
+func TestRunIDsNeverReused(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	var ids []int64
+	for range 3 {
+		r := &Run{Name: "r", Status: StatusDone, Host: testHost()}
+		id, err := s.CreateRun(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := s.DeleteRun(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	id, err := s2.CreateRun(ctx, &Run{Name: "next", Status: StatusDone, Host: testHost()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id <= ids[2] {
+		t.Fatalf("new run got id %d after run %d was deleted; ids must not be reused", id, ids[2])
+	}
+}
