@@ -28,7 +28,7 @@ import (
 func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	dbPath := dbFlag(fs)
 	var o db.ImportOptions
 	var labels stringList
 	fs.StringVar(&o.Hostname, "host", "", "the host fio ran on (fio's output does not say)")
@@ -134,7 +134,7 @@ func importFiles(args []string) ([]string, error) {
 func pushRunCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("push", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	dbPath := dbFlag(fs)
 	token := fs.String("token", os.Getenv("IOLAB_TOKEN"), "the dashboard's token (default $IOLAB_TOKEN)")
 	own, rest := splitOwn(args, map[string]bool{"db": true, "token": true})
 	if err := fs.Parse(own); err != nil {

@@ -44,7 +44,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	fs.Var(&o.tags, "tag", "a tag for the stored run (repeatable)")
 	fs.StringVar(&o.repeat, "repeat", "", "run every step N times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
 	fs.StringVar(&o.preset, "preset", "", "start from a preset (iolab presets)")
-	fs.StringVar(&o.dbPath, "db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not store the run")
 	fs.BoolVar(&o.discard, "discard", false, "BLKDISCARD block targets before each step")
 	fs.BoolVar(&o.dropCaches, "drop-caches", false, "drop the page cache before each step")
@@ -65,17 +65,6 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	cfg := &plan.Base
-	out := stdout
-	if cfg.Output != "" {
-		f, err := os.Create(cfg.Output)
-		if err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		defer f.Close()
-		out = f
-	}
-
 	var store *db.Store
 	if !o.noSave {
 		if store, err = openStore(ctx, o.dbPath, runner.Log); err != nil {
@@ -86,6 +75,18 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	// Nothing is stored for a plan that cannot run at all.
 	if err := sweep.Check(runner, plan); err != nil {
 		return err
+	}
+	// The output file is made only once the run can start, so a refused
+	// plan or a store that will not open leaves no empty file behind.
+	cfg := &plan.Base
+	out := stdout
+	if cfg.Output != "" {
+		f, err := os.Create(cfg.Output)
+		if err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		defer f.Close()
+		out = f
 	}
 	rec, err := launch.NewRecord(plan, runner, o.tags)
 	if err != nil {

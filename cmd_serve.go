@@ -32,7 +32,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	dbPath := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	dbPath := dbFlag(fs)
 	token := fs.String("token", "", "token for launching, cancelling and deleting (default: generated when not on loopback)")
 	readToken := fs.Bool("read-token", false, "require the token for reading too")
 	dataDir := fs.String("data-dir", "", "directory whose files web runs may use as targets (default: next to the store)")

@@ -45,7 +45,7 @@ func openStore(ctx context.Context, path string, logger *slog.Logger) (*db.Store
 func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Writer) (*db.Store, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("db", "", "the run store (default $XDG_DATA_HOME/iolab/iolab.db)")
+	path := dbFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, usageError{err.Error()}
 	}

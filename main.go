@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -166,4 +167,27 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// storePath is --db: a path, never empty (an empty --db would otherwise
+// quietly mean the default store).
+type storePath string
+
+const storePathUsage = "the run store (default $XDG_DATA_HOME/iolab/iolab.db)"
+
+func (p *storePath) String() string { return string(*p) }
+
+func (p *storePath) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("--db needs a path; leave --db out for the default store")
+	}
+	*p = storePath(v)
+	return nil
+}
+
+// dbFlag defines --db on fs.
+func dbFlag(fs *flag.FlagSet) *string {
+	var p string
+	fs.Var((*storePath)(&p), "db", storePathUsage)
+	return &p
 }

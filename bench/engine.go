@@ -15,6 +15,9 @@ type Engine struct {
 	Help string // one line, for help and the web form
 	// Flags are what the job loop and the checks before a run must know.
 	Flags EngineFlags
+	// MaxDepth is the largest iodepth the engine can set up (io_uring's
+	// IORING_MAX_ENTRIES); 0: iodepth's own limit.
+	MaxDepth int
 	// Options are the fio options only this engine takes: fio knows them
 	// only once the engine is loaded, and refuses them on other engines.
 	Options []OptionSpec

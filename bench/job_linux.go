@@ -65,6 +65,10 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 			return nil, openError(j, t, err)
 		}
 		r.fd = fd
+		if err := system.SameTarget(fd, t); err != nil {
+			r.close()
+			return nil, fmt.Errorf("job %s: %w", j.Name, err)
+		}
 	}
 	r.bufs, err = newBuffers(int(j.BS), r.depth, seed)
 	if err != nil {
@@ -112,6 +116,10 @@ func regionSize(j *Job, t system.Target) (int64, error) {
 			return 0, fmt.Errorf("job %s: ioengine=%s needs --size", j.Name, j.IOEngine)
 		}
 		return j.Size - j.Size%j.BS, nil
+	}
+	if j.Offset >= t.Size {
+		return 0, fmt.Errorf("job %s: offset %s is at or past the end of %s (%s); lower offset, or use a larger target",
+			j.Name, units.Bytes(float64(j.Offset)), t.Path, units.Bytes(float64(t.Size)))
 	}
 	size := j.Size
 	if size == 0 {

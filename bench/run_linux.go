@@ -29,15 +29,20 @@ func (rn *Runner) Prepare(cfg *Config) ([][]system.Target, error) {
 			if j.Diskless() {
 				continue
 			}
-			if t, ok := seen[j.Filename+"\x00"+fmt.Sprint(j.Writes(), j.Hipri, j.Direct)]; ok {
-				targets[g][i] = t
-				continue
+			key := j.Filename + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
+			t, ok := seen[key]
+			if !ok {
+				var err error
+				if t, err = rn.prepareTarget(j); err != nil {
+					return nil, err
+				}
+				seen[key] = t
 			}
-			t, err := rn.prepareTarget(j)
-			if err != nil {
+			// What the job covers is known now: a size beyond the device
+			// or an offset past its end fails here, before anything runs.
+			if _, err := regionSize(j, t); err != nil {
 				return nil, err
 			}
-			seen[j.Filename+"\x00"+fmt.Sprint(j.Writes(), j.Hipri, j.Direct)] = t
 			targets[g][i] = t
 		}
 	}
@@ -56,6 +61,11 @@ func (rn *Runner) prepareTarget(j *Job) (system.Target, error) {
 	t, err := rn.Sys.ResolveTarget(j.Filename)
 	if err != nil {
 		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	if rn.Policy != nil {
+		if err := rn.Policy(t); err != nil {
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		}
 	}
 	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
 		if err := rn.Sys.CheckWritable(t); err != nil {

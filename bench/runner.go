@@ -15,6 +15,10 @@ type Runner struct {
 	// Interval is the per-interval sampling period (default 1 s).
 	Interval time.Duration
 	Log      *slog.Logger
+	// Policy, when set, is asked about every target as each step prepares
+	// it (the dashboard's allow-list); an error refuses the step. The job
+	// then opens exactly the target Policy saw (system.SameTarget).
+	Policy func(t system.Target) error
 
 	// completed counts I/Os completed by the running jobs, for progress.
 	completed atomic.Uint64

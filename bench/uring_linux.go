@@ -113,6 +113,9 @@ type iovec struct {
 var ioURingEngine = Engine{
 	Name: "io_uring",
 	Help: "Linux io_uring: mmap'd submission and completion rings (IOPOLL, SQPOLL, fixed buffers and files)",
+	// IORING_MAX_ENTRIES (io_uring/io_uring.h): io_uring_setup refuses a
+	// larger ring with EINVAL.
+	MaxDepth: 32768,
 	Options: []OptionSpec{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",

@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
+	if err := checkForeign(ctx, path); err != nil {
+		return nil, fmt.Errorf("db: open %s: %w", path, err)
+	}
 	s := &Store{proc: "/proc", self: processOwner("/proc", os.Getpid()), path: path}
 
 	// Modernc runs the _pragma values on every new connection. An
@@ -143,6 +147,49 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// checkForeign refuses, before anything writes to it (journal mode
+// included), a file at path that is not iolab's store: not SQLite at all,
+// or a SQLite database of something else (no schema version, yet tables).
+// A missing or empty file is a new store.
+func checkForeign(ctx context.Context, path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file; give --db a file path")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 16)
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil || string(head) != "SQLite format 3\x00" {
+		return fmt.Errorf("not a SQLite database, so not an iolab store; give --db a new file or an iolab store")
+	}
+	probe, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer probe.Close()
+	var version, tables int
+	if err := probe.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if err := probe.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'").Scan(&tables); err != nil {
+		return fmt.Errorf("read schema: %w", err)
+	}
+	if version == 0 && tables > 0 {
+		return fmt.Errorf("a SQLite database of something else (%d tables, no iolab schema); give --db a new file or an iolab store", tables)
+	}
+	return nil
 }
 
 // Close closes the store's connections.

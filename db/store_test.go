@@ -1,7 +1,9 @@
 package db
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -706,5 +708,47 @@ func TestRunIDsNeverReused(t *testing.T) {
 	}
 	if id <= ids[2] {
 		t.Fatalf("new run got id %d after run %d was deleted; ids must not be reused", id, ids[2])
+	}
+}
+
+// TestOpenRefusesForeignFiles: a file that is not iolab's store is refused
+// and left exactly as it was (no WAL switch, no tables added).
+func TestOpenRefusesForeignFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("hello, not a database\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.db")
+	odb, err := sql.Open("sqlite", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := odb.Exec("CREATE TABLE contacts (name TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	odb.Close()
+	for _, tc := range []struct{ path, want string }{
+		{text, "not a SQLite database"},
+		{other, "a SQLite database of something else"},
+		{dir, "not a regular file"},
+	} {
+		before, _ := os.ReadFile(tc.path)
+		s, err := Open(ctx, tc.path)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: opened", tc.path)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
+		}
+		if after, _ := os.ReadFile(tc.path); !bytes.Equal(before, after) {
+			t.Errorf("%s changed on a refused open", tc.path)
+		}
+		if _, err := os.Stat(tc.path + "-wal"); err == nil {
+			t.Errorf("%s: a WAL file appeared", tc.path)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/bench/units"
 	"iolab/db/launch"
 )
@@ -382,6 +383,27 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 		return refuse("not under the data directory")
 	}
 	return nil
+}
+
+// targetPolicy is the runners' Policy: a target, resolved, must be an
+// allow-listed device or file (also resolved), or a regular file inside the
+// data directory.
+func (s *Server) targetPolicy(t system.Target) error {
+	for _, a := range s.allowTargets {
+		if r, err := filepath.EvalSymlinks(a); err == nil && r == t.Resolved {
+			return nil
+		}
+	}
+	if s.dataDir != "" && !t.IsBlock {
+		if dir, err := filepath.EvalSymlinks(s.dataDir); err == nil && within(dir, t.Resolved) {
+			return nil
+		}
+	}
+	name := t.Path
+	if t.Resolved != t.Path {
+		name += " (→ " + t.Resolved + ")"
+	}
+	return fmt.Errorf("%s is not on this server's allow-list (it may have changed since the run was queued)", name)
 }
 
 // within reports whether p is strictly inside dir (both clean, absolute).

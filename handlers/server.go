@@ -99,7 +99,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Runner != nil {
 		model.Sys, model.Interval, model.Log = cfg.Runner.Sys, cfg.Runner.Interval, cfg.Runner.Log
 	}
-	newRunner := func() *bench.Runner { return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log} }
+	var s *Server
+	// Every step checks its targets against the allow-list again as it
+	// prepares them, and opens exactly what it checked: a file swapped for
+	// a symlink to a device while its run was queued is refused then.
+	newRunner := func() *bench.Runner {
+		return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log, Policy: s.targetPolicy}
+	}
 	if cfg.RequireToken && cfg.Token == "" {
 		return nil, errors.New("handlers: a token is required but none is set")
 	}
@@ -107,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.RequireToken {
 		token = ""
 	}
-	s := &Server{store: cfg.Store, newRunner: newRunner, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
+	s = &Server{store: cfg.Store, newRunner: newRunner, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
 	if token != "" {
 		mac := hmac.New(sha256.New, []byte(token))

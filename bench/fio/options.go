@@ -206,6 +206,9 @@ func FinishJob(j *bench.Job) error {
 	if j.TimeBased && j.Runtime == 0 {
 		return fail("time_based", "time_based needs a runtime (e.g. runtime=30s)")
 	}
+	if eng.MaxDepth > 0 && j.IODepth > eng.MaxDepth {
+		return fail("iodepth", "iodepth=%d: ioengine=%s takes at most %d I/Os in flight", j.IODepth, eng.Name, eng.MaxDepth)
+	}
 	// fio knows an engine's options only once that engine is loaded and
 	// rejects them on any other.
 	for _, other := range bench.Engines() {

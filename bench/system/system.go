@@ -290,6 +290,10 @@ type Target struct {
 	NrRequests        int      `json:"nr_requests,omitempty"`
 	IOPoll            bool     `json:"io_poll"`
 	NUMANode          int      `json:"numa_node"` // -1: none or unknown
+	// Inode is a regular file's inode number (with Dev, its identity), so
+	// that the file opened for I/O can be checked to be the one resolved
+	// and checked; 0 for block devices and files not there yet.
+	Inode uint64 `json:"inode,omitempty"`
 	// DIOMemAlign and DIOOffsetAlign are statx's O_DIRECT alignment for
 	// buffers and for offsets/lengths; 0 when the kernel does not report it.
 	DIOMemAlign    uint32 `json:"dio_mem_align,omitempty"`

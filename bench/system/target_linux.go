@@ -56,6 +56,7 @@ func (s FS) ResolveTarget(path string) (Target, error) {
 	case !exists || mode == unix.S_IFREG:
 		if exists {
 			t.Size = st.Size
+			t.Inode = st.Ino
 		}
 		t.Dev = devNumString(st.Dev)
 		if err := s.fileDisk(&t); err != nil {
@@ -80,6 +81,33 @@ func (s FS) ResolveTarget(path string) (Target, error) {
 		}
 	}
 	return t, nil
+}
+
+// SameTarget checks that the descriptor fd, opened for t, is what t was
+// resolved and checked as: the same block device, or the same file (device
+// and inode). Between the check and the open a path can be swapped (a
+// symlink to another device in its place); this turns that into a refusal
+// instead of I/O on something nobody checked.
+func SameTarget(fd int, t Target) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("%s: %w", t.Path, err)
+	}
+	mode := st.Mode & unix.S_IFMT
+	switch {
+	case t.IsBlock && mode == unix.S_IFBLK && devNumString(st.Rdev) == t.Dev:
+		return nil
+	case !t.IsBlock && mode == unix.S_IFREG && devNumString(st.Dev) == t.Dev && (t.Inode == 0 || st.Ino == t.Inode):
+		return nil
+	}
+	return fmt.Errorf("%s changed between the check and the open (it is no longer the %s that was checked); refusing to do I/O on it", t.Path, kind(t))
+}
+
+func kind(t Target) string {
+	if t.IsBlock {
+		return "block device " + t.Dev
+	}
+	return "file"
 }
 
 // fileDisk finds the disk under the filesystem holding a regular file. Most
