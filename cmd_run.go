@@ -32,6 +32,7 @@ type runOptions struct {
 	dropCaches         bool
 	allowDiskScheduler bool
 	skipImpossible     bool
+	limits             sweep.Limits
 	push               string // dashboard URL to push the finished run to
 	pushToken          string
 }
@@ -49,11 +50,12 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	fs.BoolVar(&o.discard, "discard", false, "BLKDISCARD block targets before each step")
 	fs.BoolVar(&o.dropCaches, "drop-caches", false, "drop the page cache before each step")
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
+	limitFlags(fs, &o.limits)
 	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
 	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at URL")
 	fs.StringVar(&o.pushToken, "push-token", os.Getenv("IOLAB_TOKEN"), "the dashboard's token for --push")
 	own, fioArgs := splitOwn(args, map[string]bool{"sweep": true, "tag": true, "repeat": true, "preset": true, "db": true,
-		"no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false, "skip-impossible": false,
+		"max-steps": true, "max-jobs": true, "max-buffers": true, "no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false, "skip-impossible": false,
 		"push": true, "push-token": true})
 	if err := fs.Parse(own); err != nil {
 		return usageError{err.Error()}
@@ -135,7 +137,8 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 // and flags under the user's overrides, or the fio options as given.
 func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 	spec := launch.Spec{Preset: o.preset, Args: fioArgs,
-		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible}
+		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible,
+		Limits: o.limits}
 	if o.repeat != "" {
 		n, auto, err := sweep.ParseRepeat(o.repeat)
 		if err != nil {

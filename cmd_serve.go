@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers"
@@ -38,6 +39,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	dataDir := fs.String("data-dir", "", "directory whose files web runs may use as targets (default: next to the store)")
 	var allow stringList
 	fs.Var(&allow, "allow-target", "a device or file web runs may use (repeatable)")
+	var limits sweep.Limits
+	limitFlags(fs, &limits)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -70,7 +73,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	}
 	srv, err := handlers.New(handlers.Config{
 		Store: store, Runner: runner, Token: *token, RequireToken: !loopback, ReadNeedsToken: *readToken,
-		AllowTargets: allow, DataDir: *dataDir, Logger: logger,
+		AllowTargets: allow, DataDir: *dataDir, Logger: logger, Limits: limits,
 	})
 	if err != nil {
 		return err

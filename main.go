@@ -22,6 +22,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 )
 
 const usage = `usage:
@@ -190,4 +191,21 @@ func dbFlag(fs *flag.FlagSet) *string {
 	var p string
 	fs.Var((*storePath)(&p), "db", storePathUsage)
 	return &p
+}
+
+// limitFlags defines --max-steps, --max-jobs and --max-buffers, the plan
+// limits (sweep.Limits), on fs.
+func limitFlags(fs *flag.FlagSet, l *sweep.Limits) {
+	d := sweep.DefaultLimits()
+	*l = d
+	fs.IntVar(&l.Steps, "max-steps", d.Steps, "the most steps a plan may have (repeats included)")
+	fs.IntVar(&l.Jobs, "max-jobs", d.Jobs, "the most job threads one step may run at once")
+	fs.Func("max-buffers", fmt.Sprintf("the most bytes of I/O buffers one step may map, e.g. 8g (default %s)", units.FormatSize(d.Buffers)), func(v string) error {
+		n, err := units.ParseSize(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--max-buffers %q: a size such as 8g", v)
+		}
+		l.Buffers = n
+		return nil
+	})
 }

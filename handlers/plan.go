@@ -164,9 +164,6 @@ func (s *SweepList) UnmarshalJSON(b []byte) error {
 
 var optionName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
-// maxSteps bounds the steps of a plan from the web.
-const maxSteps = 10000
-
 // fieldOf names the request field an option error is about.
 func fieldOf(req *PlanRequest, option string) string {
 	if option == "" {
@@ -203,7 +200,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100, or auto (at most 100 repeats from the web)"}
 	}
 	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat.N, AutoRepeat: req.Repeat.Auto, Discard: req.Discard, DropCaches: req.DropCaches,
-		SkipImpossible: req.SkipImpossible, Exact: req.exact}
+		SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits}
 	if req.JobFile != "" {
 		if req.Preset != "" || len(req.Options) > 0 || len(req.Jobs) > 0 {
 			return nil, &ValidationError{Field: "jobfile", Msg: "give a job file or options (and a preset), not both"}
@@ -254,16 +251,12 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 			return nil, &ValidationError{Field: field, Msg: fmt.Sprintf("job %s: %v", j.Name, err)}
 		}
 	}
-	steps, err := plan.Steps()
-	if err != nil {
+	if _, err := plan.Steps(); err != nil {
 		var oe *bench.OptionError
 		if errors.As(err, &oe) {
 			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
 		}
 		return nil, validation("sweep", err)
-	}
-	if len(steps) > maxSteps {
-		return nil, &ValidationError{Field: "sweep", Msg: fmt.Sprintf("the plan has %d steps; at most %d from the web", len(steps), maxSteps)}
 	}
 	return plan, nil
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/db/launch"
 	"iolab/handlers/chart"
@@ -64,6 +65,9 @@ type Config struct {
 	// ProgressEvery is how often a running step's IOPS is published
 	// (default 1 s).
 	ProgressEvery time.Duration
+	// Limits bound the plans the dashboard takes (zero fields: the
+	// defaults, sweep.DefaultLimits).
+	Limits sweep.Limits
 }
 
 // Server serves the dashboard.
@@ -76,6 +80,7 @@ type Server struct {
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
+	limits         sweep.Limits
 	log            *slog.Logger
 	pages          map[string]*template.Template
 	static         fs.FS
@@ -113,7 +118,7 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.RequireToken {
 		token = ""
 	}
-	s = &Server{store: cfg.Store, newRunner: newRunner, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
+	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
 	if token != "" {
 		mac := hmac.New(sha256.New, []byte(token))

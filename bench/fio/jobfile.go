@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/units"
 )
 
 // ParseJobFile parses a fio job file (__parse_jobs_ini in fio's init.c), an
@@ -37,6 +38,18 @@ func ParseJobFile(r io.Reader, name string) (*bench.Config, error) {
 		return nil, &bench.OptionError{File: name, Msg: "no jobs: add a [job] section"}
 	}
 	return &bench.Config{Jobs: p.jobs, Groups: bench.Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
+}
+
+// Limits on what a job file or command line may hold: fio's own limit on
+// jobs (REAL_MAX_JOBS, --max-jobs' default), and a size far above any
+// real job file.
+const (
+	MaxJobs         = 4096
+	MaxJobFileBytes = 1 << 20
+)
+
+func tooLarge(file string) error {
+	return &bench.OptionError{File: file, Msg: fmt.Sprintf("the job file is larger than %s; iolab reads job files up to that size", units.Bytes(MaxJobFileBytes))}
 }
 
 // jobParser holds what fio keeps while it parses a command line and job
@@ -78,6 +91,9 @@ func (p *jobParser) startSection(name string, line int) error {
 	}
 	if strings.HasPrefix(name, "global") {
 		return nil
+	}
+	if len(p.jobs) >= MaxJobs {
+		return p.errorAt(line, &bench.OptionError{Option: "name", Msg: fmt.Sprintf("more than %d jobs; iolab takes at most %d (fio's --max-jobs default)", MaxJobs, MaxJobs)})
 	}
 	j := p.defaults.Clone()
 	j.Name = name
@@ -138,11 +154,15 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 	p.curFile = file
 	defer func() { p.curFile = "" }()
 	inSection := false
-	sc := bufio.NewScanner(r)
+	lr := &io.LimitedReader{R: r, N: MaxJobFileBytes + 1}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(nil, 1<<20)
 	line := 0
 	for sc.Scan() {
 		line++
+		if lr.N <= 0 {
+			return tooLarge(file)
+		}
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || text[0] == ';' || text[0] == '#' {
 			continue
@@ -175,6 +195,9 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 			}
 			return err
 		}
+	}
+	if lr.N <= 0 {
+		return tooLarge(file)
 	}
 	if err := sc.Err(); err != nil {
 		msg := "cannot read job file"

@@ -231,7 +231,8 @@ func TestParseJobFileErrors(t *testing.T) {
 		{"empty variable", "[a]\nfilename=${IOLAB_TEST_EMPTY}\n", "x.fio:2: option filename: needs a value (e.g. filename=/dev/nvme0n1)"},
 		{"no jobs", "[global]\nbs=4k\n", "x.fio: no jobs: add a [job] section"},
 		{"empty file", "", "x.fio: no jobs: add a [job] section"},
-		{"line too long", "[a]\nfilename=" + strings.Repeat("x", 1<<20) + "\n", "x.fio:2: a line is longer than 1 MiB"},
+		// A line longer than 1 MiB makes a file larger than the limit too.
+		{"line too long", "[a]\nfilename=" + strings.Repeat("x", 1<<20) + "\n", "x.fio: the job file is larger than 1.00MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseJobFile(strings.NewReader(tc.src), "x.fio")
@@ -421,5 +422,22 @@ func TestJobFileMatchesFio(t *testing.T) {
 				t.Errorf("global options: iolab %v, fio %v", cfg.GlobalOptions, report.Global)
 			}
 		})
+	}
+}
+
+// TestJobFileLimits: a job file beyond MaxJobFileBytes or with more than
+// MaxJobs jobs is refused, naming the limit, before anything is built.
+func TestJobFileLimits(t *testing.T) {
+	big := "[j]\nfilename=/dev/null\n; " + strings.Repeat("x", MaxJobFileBytes) + "\n"
+	if _, err := ParseJobFile(strings.NewReader(big), "big.fio"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a 1 MiB+ job file: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("[global]\nioengine=null\nsize=1m\n")
+	for i := range MaxJobs + 1 {
+		fmt.Fprintf(&b, "[j%d]\n", i)
+	}
+	if _, err := ParseJobFile(strings.NewReader(b.String()), "many.fio"); err == nil || !strings.Contains(err.Error(), "at most 4096") {
+		t.Errorf("%d jobs: %v", MaxJobs+1, err)
 	}
 }

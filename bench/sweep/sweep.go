@@ -24,6 +24,9 @@ func ParseSweep(s string) (Sweep, error) {
 		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep: %q is not an axis; use one of %s", name, axisNames())}
 	}
 	sw := Sweep{Axis: axis}
+	if n := strings.Count(list, ",") + 1; n > maxSweepValues {
+		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %d values; at most %d", axis, n, maxSweepValues)}
+	}
 	for _, v := range strings.Split(list, ",") {
 		v = strings.TrimSpace(v)
 		if v == "" {
@@ -48,6 +51,9 @@ func ParseSweep(s string) (Sweep, error) {
 
 func axisNames() string { return strings.Join(AxisNames(), ", ") }
 
+// maxSweepValues bounds one sweep's values.
+const maxSweepValues = 1000
+
 // powersOfTwo expands lo..hi into lo, 2·lo, 4·lo, … up to hi.
 func powersOfTwo(lo, hi string) ([]string, error) {
 	a, errA := strconv.Atoi(lo)
@@ -71,6 +77,9 @@ func powersOfTwo(lo, hi string) ([]string, error) {
 func (p *Plan) Steps() ([]Step, error) {
 	if len(p.Base.Jobs) == 0 {
 		return nil, fmt.Errorf("plan %q has no jobs", p.Name)
+	}
+	if n, ok := p.StepCount(); !ok || n > hardMaxSteps {
+		return nil, &bench.OptionError{Option: "sweep", Msg: fmt.Sprintf("the plan has too many steps (sweep values × repeats); at most %d", hardMaxSteps)}
 	}
 	combos := p.combos()
 	var steps []Step

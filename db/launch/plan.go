@@ -28,6 +28,8 @@ type Spec struct {
 	AutoRepeat *sweep.AutoRepeat
 
 	Discard, DropCaches, AllowDiskScheduler bool
+	// Limits bound the plan (zero fields: sweep.DefaultLimits).
+	Limits sweep.Limits
 	// SkipImpossible leaves out the steps the targets cannot run instead
 	// of refusing the plan (sweep.Check records them).
 	SkipImpossible bool
@@ -90,6 +92,9 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	plan.Args = args
 	plan.Base = *cfg
+	if err := plan.CheckLimits(spec.Limits); err != nil {
+		return nil, err
+	}
 	switch {
 	case spec.Name != "":
 		plan.Name = spec.Name
