@@ -37,6 +37,11 @@ func ParseSweep(s string) (Sweep, error) {
 			if err != nil {
 				return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %v", axis, err)}
 			}
+			for _, rv := range vals {
+				if err := spec.Check(rv); err != nil {
+					return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: range %s: %v", axis, v, err)}
+				}
+			}
 			sw.Values = append(sw.Values, vals...)
 			continue
 		}
