@@ -189,7 +189,7 @@ func TestComparePage(t *testing.T) {
 		{"bad runs", "/compare?runs=1,x", 400, []string{"not a run id"}},
 		{"missing run", "/compare?run=999", 404, []string{"run 999 not found"}},
 		{"diff csv", "/compare/export.csv?table=diff&run=" + id1 + "&run=" + id2, 200, []string{"field,run " + id1 + ",run " + id2, "IOMMU mode,passthrough,translated"}},
-		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,max_iops,at", "6.12.0-a,null,3000,iodepth=4", "6.1.0-b,null,2100,iodepth=4"}},
+		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,job,max_iops,at", "6.12.0-a,null,cmp-one,3000,iodepth=4", "6.1.0-b,null,cmp-two,2100,iodepth=4"}},
 		{"bad table", "/compare/export.csv?table=nope&run=" + id1, 400, []string{"use diff, maxiops"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
