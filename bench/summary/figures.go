@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"iolab/bench"
@@ -59,6 +61,20 @@ type JobFigures struct {
 // Reliable reports whether the job's percentile p is backed by enough
 // completions (hist.ReliableN).
 func (f *JobFigures) Reliable(p float64) bool { return hist.Reliable(p, f.IOs) }
+
+// IOPSText says each job's IOPS as a progress line ends a step: "1234
+// IOPS" for one job, "bg-writer 912 IOPS, fg-reader 162 IOPS" for several
+// (then "total …" when they are alike); "" without figures.
+func (f *StepFigures) IOPSText() string {
+	parts := make([]string, len(f.Jobs))
+	for i, j := range f.Jobs {
+		parts[i] = fmt.Sprintf("%.0f IOPS", j.IOPS)
+		if len(f.Jobs) > 1 {
+			parts[i] = j.Name + " " + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
+}
 
 // FiguresOf computes a step's figures.
 func FiguresOf(s *sweep.StepResult) StepFigures {

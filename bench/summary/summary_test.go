@@ -458,6 +458,9 @@ func TestFiguresOfPerJob(t *testing.T) {
 	if !fw.Saturated || fr.Saturated || math.Abs(fw.CPU-0.95) > 1e-9 {
 		t.Errorf("saturated: writer %v (%.2f), reader %v; want the writer's thread flagged", fw.Saturated, fw.CPU, fr.Saturated)
 	}
+	if got := f.IOPSText(); got != "bg-writer 400 IOPS, fg-reader 15000 IOPS" {
+		t.Errorf("IOPSText = %q, want each job's", got)
+	}
 	// 15,000 I/Os vouch for p99 (1,000 needed) but not p99.99 (100,000).
 	if !fr.Reliable(99) || fr.Reliable(99.99) || fw.Reliable(99) {
 		t.Errorf("reliable: reader p99 %v p99.99 %v, writer p99 %v; want true, false, false", fr.Reliable(99), fr.Reliable(99.99), fw.Reliable(99))
