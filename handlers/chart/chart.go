@@ -171,7 +171,8 @@ func jobValue(job *bench.Job, a sweep.Axis) string {
 
 // Jobs are the names of the run's jobs, in order: those of its plan,
 // else of its first step's config or results. Clones of a job (numjobs)
-// are one job.
+// are one job, and so is a group with group_reporting, which reports as
+// its first job (bench.MergeJobs).
 func (r *Run) Jobs() []string {
 	var names []string
 	add := func(n string) {
@@ -179,8 +180,18 @@ func (r *Run) Jobs() []string {
 			names = append(names, n)
 		}
 	}
-	for _, j := range r.Run.Plan.Base.Jobs {
-		add(j.Name)
+	for _, g := range r.Run.Plan.Base.Groups {
+		for _, j := range g.Jobs {
+			add(j.Name)
+			if g.Reporting {
+				break
+			}
+		}
+	}
+	if len(r.Run.Plan.Base.Groups) == 0 {
+		for _, j := range r.Run.Plan.Base.Jobs {
+			add(j.Name)
+		}
 	}
 	for i := 0; len(names) == 0 && i < len(r.Steps); i++ {
 		for _, j := range r.Steps[i].Step.Config.Jobs {
@@ -226,11 +237,13 @@ type Chart struct {
 }
 
 // Build draws the chart q asks for from runs (in the order given; more
-// than one compares them). It returns a *QueryError when the query does
-// not fit the data — a timeline without a step or with one the runs do
-// not have, a scaling chart of a run that does not sweep numjobs. Runs
-// without steps give a chart without data, not an error. Failed and
-// cancelled steps are left out of the numbers; tables count the failed.
+// than one compares them); a kind that draws one job draws q.Job of each
+// run, else the run's DefaultJob. It returns a *QueryError when the query
+// does not fit the data — a job a run does not have, a timeline without a
+// step or with one the runs do not have, a scaling chart of a run that
+// does not sweep numjobs. Runs without steps give a chart without data,
+// not an error. Failed and cancelled steps are left out of the numbers;
+// tables count the failed.
 func Build(q Query, runs []Run) (*Chart, error) {
 	if err := q.check(); err != nil {
 		return nil, err

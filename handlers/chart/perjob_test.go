@@ -196,3 +196,15 @@ func TestChartsOneValueSweep(t *testing.T) {
 		t.Errorf("CPU columns = %q, want no numjobs", c.Columns)
 	}
 }
+
+// A group with group_reporting reports as its first job: it is the one
+// job there is to pick.
+func TestRunJobsGroupReporting(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
+	jobs := []bench.Job{{Name: "a", GroupReporting: true, NumJobs: 2}, {Name: "b"}, {Name: "c", NewGroup: true}}
+	plan.Base.Jobs, plan.Base.Groups = jobs, bench.Expand(jobs)
+	r := testRun(1, plan, nil)
+	if got := r.Jobs(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("Jobs = %q, want a (reporting for a and b) and c", got)
+	}
+}
