@@ -16,7 +16,6 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
-	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 )
@@ -196,19 +195,9 @@ func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
 	return tw.Flush()
 }
 
-// showJob names a job with what it ran: "fg-reader randread 4k qd1".
+// showJob names a job with what it ran: "fg-reader randread 4k iodepth 1".
 func showJob(j *summary.JobFigures) string {
-	parts := []string{j.Name}
-	if j.RW != "" {
-		parts = append(parts, j.RW)
-	}
-	if j.BS > 0 {
-		parts = append(parts, units.FormatSize(j.BS))
-	}
-	if j.IODepth > 0 {
-		parts = append(parts, "qd"+strconv.Itoa(j.IODepth))
-	}
-	return strings.Join(parts, " ")
+	return strings.TrimSpace(j.Name + " " + j.Options())
 }
 
 // showPercentile writes a job's percentile p, marked ? when too few I/Os

@@ -293,7 +293,7 @@ func TestPresetsOnLoop(t *testing.T) {
 		t.Fatalf("show: %v\n%s", err, stderr.String())
 	}
 	shown := stdout.String()
-	for _, want := range []string{"bg-writer write 1m qd16", "fg-reader randread 4k qd1", "rests on too few I/Os"} {
+	for _, want := range []string{"bg-writer write 1m iodepth 16", "fg-reader randread 4k iodepth 1", "rests on too few I/Os"} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("iolab show lacks %q:\n%s", want, shown)
 		}

@@ -231,7 +231,7 @@ func stepRowOf(f stepFigures) stepRow {
 }
 
 func jobRowOf(j *summary.JobFigures) jobRow {
-	r := jobRow{Name: j.Name, Total: j.Total, Options: jobOptions(j),
+	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(),
 		IOPS: strconv.FormatFloat(j.IOPS, 'f', 0, 64), BW: strconv.FormatFloat(j.BWMiB, 'f', 1, 64),
 		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
 	for i, p := range stepPercentiles {
@@ -243,25 +243,6 @@ func jobRowOf(j *summary.JobFigures) jobRow {
 		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
 	}
 	return r
-}
-
-// jobOptions writes what a job ran as "randread 4k iodepth 1"; "" when
-// the step does not say.
-func jobOptions(j *summary.JobFigures) string {
-	var parts []string
-	if j.RW != "" {
-		parts = append(parts, j.RW)
-	}
-	if j.BS > 0 {
-		parts = append(parts, units.FormatSize(j.BS))
-	}
-	if j.IODepth > 0 {
-		parts = append(parts, "iodepth "+strconv.Itoa(j.IODepth))
-	}
-	if j.Threads > 1 && !j.Total {
-		parts = append(parts, "×"+strconv.Itoa(j.Threads))
-	}
-	return strings.Join(parts, " ")
 }
 
 // fmtLatency shows a duration in µs (ms above 10 ms).

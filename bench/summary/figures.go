@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 )
 
 // StepFigures are one step's numbers as the run page's step table, its
@@ -56,6 +58,25 @@ type JobFigures struct {
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
 	CPU       float64
 	Saturated bool
+}
+
+// Options writes what the job ran as "randread 4k iodepth 1", and "×4"
+// for the threads of its clones; "" when the step does not say.
+func (f *JobFigures) Options() string {
+	var parts []string
+	if f.RW != "" {
+		parts = append(parts, f.RW)
+	}
+	if f.BS > 0 {
+		parts = append(parts, units.FormatSize(f.BS))
+	}
+	if f.IODepth > 0 {
+		parts = append(parts, "iodepth "+strconv.Itoa(f.IODepth))
+	}
+	if f.Threads > 1 && !f.Total {
+		parts = append(parts, "×"+strconv.Itoa(f.Threads))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Reliable reports whether the job's percentile p is backed by enough
@@ -128,12 +149,11 @@ func FiguresOf(s *sweep.StepResult) StepFigures {
 // jobFigures adds up results: their rates, their clat histograms merged
 // for the percentiles, their busiest thread.
 func jobFigures(results []*bench.JobResult) JobFigures {
-	var f JobFigures
+	n := numbersOf(results)
+	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
 	var clat hist.Histogram
 	for _, r := range results {
 		for d := range 2 {
-			f.IOPS += r.IOPS(d)
-			f.BWMiB += r.BW(d) / (1 << 20)
 			clat.Merge(&r.Dirs[d].Clat.Hist)
 		}
 		f.Threads += max(r.Jobs, 1)

@@ -458,6 +458,9 @@ func TestFiguresOfPerJob(t *testing.T) {
 	if !fw.Saturated || fr.Saturated || math.Abs(fw.CPU-0.95) > 1e-9 {
 		t.Errorf("saturated: writer %v (%.2f), reader %v; want the writer's thread flagged", fw.Saturated, fw.CPU, fr.Saturated)
 	}
+	if fw.Options() != "write 1m iodepth 16" || fr.Options() != "randread 4k iodepth 1" {
+		t.Errorf("options: writer %q, reader %q", fw.Options(), fr.Options())
+	}
 	if got := f.IOPSText(); got != "bg-writer 400 IOPS, fg-reader 15000 IOPS" {
 		t.Errorf("IOPSText = %q, want each job's", got)
 	}
@@ -479,7 +482,7 @@ func TestFiguresOfPerJob(t *testing.T) {
 	clones := reader
 	clones.NumJobs = 2
 	step = withConfig(doneStep(clatJob("fg-reader", 100, 4096, time.Millisecond), clatJob("fg-reader", 100, 4096, time.Millisecond)), clones)
-	if f = FiguresOf(&step); len(f.Jobs) != 1 || f.Jobs[0].IOPS != 200 || f.Jobs[0].Threads != 2 {
+	if f = FiguresOf(&step); len(f.Jobs) != 1 || f.Jobs[0].IOPS != 200 || f.Jobs[0].Threads != 2 || f.Jobs[0].Options() != "randread 4k iodepth 1 ×2" {
 		t.Errorf("figures of two clones = %+v, want one job of 200 IOPS over 2 threads", f.Jobs)
 	}
 
