@@ -116,7 +116,7 @@ func TestImportAsRun(t *testing.T) {
 // stepRows are the step rows of `iolab show`: "axes IOPS", comma-separated.
 func stepRows(show string) string {
 	var rows []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+\d+\s+(\S+ #\d+)\s+done\s+(\d+)\s`).FindAllStringSubmatch(show, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+\d+\s+(\S+ #\d+)\s+done\s+.*?iodepth \d+\s+(\d+)\s`).FindAllStringSubmatch(show, -1) {
 		rows = append(rows, m[1]+" "+m[2])
 	}
 	return strings.Join(rows, ", ")

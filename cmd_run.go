@@ -223,9 +223,9 @@ func (p *progressLine) done(res *sweep.StepResult) {
 		return
 	}
 	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, len(p.steps), &res.Step, res.Status)
-	if res.Result != nil {
-		iops, _ := res.Result.Totals()
-		line += fmt.Sprintf(", %.0f IOPS", iops)
+	f := summary.FiguresOf(res)
+	if t := f.IOPSText(); t != "" {
+		line += ", " + t
 	}
 	if res.Error != "" {
 		line += ": " + res.Error

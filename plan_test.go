@@ -281,10 +281,25 @@ func TestPresetsOnLoop(t *testing.T) {
 		t.Fatalf("sched-fairness: %v\n%s", err, stderr.String())
 	}
 	summary := stdout.String()
-	for _, want := range []string{"bg-writer", "fg-reader", "none", "mq-deadline"} {
+	for _, want := range []string{"bg-writer", "fg-reader", "none", "mq-deadline", "IOPS and bandwidth per job by scheduler"} {
 		if !strings.Contains(summary, want) {
 			t.Fatalf("fairness summary lacks %q:\n%s", want, summary)
 		}
+	}
+	// iolab show: a row per job, each with its own options; the writer
+	// and the reader are never added up.
+	stdout.Reset()
+	if err := run([]string{"show", "--db", dbPath, "1"}, &stdout, &stderr); err != nil {
+		t.Fatalf("show: %v\n%s", err, stderr.String())
+	}
+	shown := stdout.String()
+	for _, want := range []string{"bg-writer write 1m iodepth 16", "fg-reader randread 4k iodepth 1", "rests on too few I/Os"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("iolab show lacks %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, " total ") {
+		t.Errorf("iolab show adds the writer to the reader:\n%s", shown)
 	}
 
 	stdout.Reset()

@@ -43,10 +43,11 @@ func compareIDs(v url.Values) ([]int64, error) {
 }
 
 // compareQuery is the chart query the compare page's view is: the runs and
-// the chart parameters that apply to every chart (dir, p, qd, series).
+// the chart parameters that apply to every chart (dir, p, qd, series, and
+// job for those that draw one).
 func compareQuery(v url.Values, ids []int64) url.Values {
 	out := url.Values{}
-	for _, k := range []string{"dir", "p", "qd", "series"} {
+	for _, k := range []string{"dir", "p", "qd", "series", "job"} {
 		if vs, ok := v[k]; ok {
 			out[k] = vs
 		}

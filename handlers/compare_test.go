@@ -105,6 +105,50 @@ func TestCompareWarnings(t *testing.T) {
 	}
 }
 
+// The poll-queue fallback is said of I/O that was done: hipri steps
+// that all failed did none, polled or not.
+func TestCompareWarningsHipriFailed(t *testing.T) {
+	withSteps := func(id int64, status string) chart.Run {
+		r := warnRun(id, func(r *db.Run, j *bench.Job) {
+			j.Hipri, r.Targets[0].IOPoll = true, false
+			r.Plan.Sweeps = nil
+		})
+		steps, err := r.Run.Plan.Steps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range steps {
+			res := sweep.StepResult{Step: st, Status: status}
+			if status == sweep.StepDone {
+				res.Result = &bench.Result{Groups: []bench.GroupResult{{Jobs: []bench.JobResult{{Name: "j", Runtime: time.Second, Jobs: 1}}}}}
+			} else {
+				res.Error = "io_uring+hipri: IORING_SETUP_IOPOLL: operation not supported"
+			}
+			r.Steps = append(r.Steps, res)
+		}
+		return r
+	}
+	ws := CompareWarnings([]chart.Run{withSteps(1, sweep.StepDone), withSteps(2, sweep.StepFailed)})
+	var fallback []string
+	for _, w := range ws {
+		if strings.Contains(w.Msg, "fell back to interrupts") {
+			fallback = append(fallback, w.Msg)
+		}
+	}
+	if len(fallback) != 1 || !strings.HasPrefix(fallback[0], "run 1 ") {
+		t.Errorf("fallback warnings = %q, want run 1's alone: run 2's hipri steps all failed", fallback)
+	}
+	// Nor does run 2 count as using hipri against run 1.
+	for _, w := range ws {
+		if w.Field == "engine options" && strings.Contains(w.Msg, "run 2 hipri") {
+			t.Errorf("run 2's failed hipri steps count as hipri: %s", w.Msg)
+		}
+	}
+	if ws := CompareWarnings([]chart.Run{withSteps(2, sweep.StepFailed)}); slices.ContainsFunc(ws, func(w Warning) bool { return strings.Contains(w.Msg, "fell back") }) {
+		t.Errorf("a run whose hipri steps all failed warns of a fallback: %+v", ws)
+	}
+}
+
 func TestCompareDiffs(t *testing.T) {
 	a := warnRun(1, nil)
 	b := warnRun(2, func(r *db.Run, j *bench.Job) { r.Kernel, r.Host.IOMMU.Mode, j.BS = "6.1.0", "translated", 8192 })
@@ -189,7 +233,7 @@ func TestComparePage(t *testing.T) {
 		{"bad runs", "/compare?runs=1,x", 400, []string{"not a run id"}},
 		{"missing run", "/compare?run=999", 404, []string{"run 999 not found"}},
 		{"diff csv", "/compare/export.csv?table=diff&run=" + id1 + "&run=" + id2, 200, []string{"field,run " + id1 + ",run " + id2, "IOMMU mode,passthrough,translated"}},
-		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,max_iops,at", "6.12.0-a,null,3000,iodepth=4", "6.1.0-b,null,2100,iodepth=4"}},
+		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,job,max_iops,at", "6.12.0-a,null,cmp-one,3000,iodepth=4", "6.1.0-b,null,cmp-two,2100,iodepth=4"}},
 		{"bad table", "/compare/export.csv?table=nope&run=" + id1, 400, []string{"use diff, maxiops"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

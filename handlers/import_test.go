@@ -298,7 +298,7 @@ func TestImportedRunPages(t *testing.T) {
 
 	// The IOPS chart plots each job at its own iodepth, with fio's IOPS.
 	csv := ts.do(t, http.MethodGet, "/charts/export.csv?kind=iops&run="+id, "").Body.String()
-	for _, want := range []string{"\n1,1,0,7547.45", "\n4,1,0,11279.72", "\n16,1,0,29256.74"} {
+	for _, want := range []string{"\nqd1,1,1,0,7547.45", "\nqd1,4,1,0,11279.72", "\nqd1,16,1,0,29256.74"} {
 		if !strings.Contains(csv, want) {
 			t.Errorf("the IOPS chart's CSV lacks %q:\n%s", want, csv)
 		}

@@ -36,9 +36,13 @@ func formAxes() []sweep.AxisSpec {
 	return slices.DeleteFunc(sweep.Axes(), func(a sweep.AxisSpec) bool { return a.Form == "" })
 }
 
-// defaultForm is what the form shows first: a small psync sweep.
+// defaultForm is what the form shows first: a small io_uring iodepth
+// sweep, a valid plan as it stands (a sync engine would make the iodepth
+// sweep measure iodepth 1 three times, which the check before the run
+// refuses). numjobs is left blank: a field that sets nothing sweeps
+// nothing.
 func defaultForm() runForm {
-	return runForm{RW: "randread", BS: "4k", Sweeps: map[string]string{"iodepth": "1,4,16", "ioengine": "psync", "numjobs": "1"},
+	return runForm{RW: "randread", BS: "4k", Sweeps: map[string]string{"iodepth": "1,4,16", "ioengine": "io_uring"},
 		Runtime: "10", Repeat: "1", Direct: true}
 }
 
@@ -67,8 +71,11 @@ func splitList(s string) []string {
 }
 
 // request turns the form into a plan request: an axis field with two
-// values or more (or an engine variant, a step axis such as the scheduler,
-// or anything with a job file) is a sweep, one value an option.
+// values or more is a sweep; one value is an option (an engine variant,
+// a step axis such as the scheduler, or anything with a job file is a
+// sweep of that one value: an override of every job, never an axis).
+// With a job file, an axis field still at the form's default is not
+// applied: the job file says what its jobs do.
 func (f *runForm) request() (*PlanRequest, error) {
 	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, exact: true}
 	if f.Repeat != "" {
@@ -83,10 +90,12 @@ func (f *runForm) request() (*PlanRequest, error) {
 		}
 	}
 	jobFile := strings.TrimSpace(f.JobFile) != ""
+	defaults := defaultForm().Sweeps
 	for _, a := range formAxes() {
 		vals := splitList(f.Sweeps[string(a.Name)])
 		switch {
 		case len(vals) == 0:
+		case jobFile && slices.Equal(vals, splitList(defaults[string(a.Name)])):
 		case len(vals) == 1 && !jobFile && !a.Step && !strings.Contains(vals[0], "+"):
 			set(string(a.Name), vals[0])
 		default:

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"html/template"
@@ -11,9 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench"
+	"iolab/bench/hist"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 	"iolab/handlers/chart"
@@ -133,6 +137,19 @@ type runPageData struct {
 	Command   string
 	JobFile   string
 	CanDelete bool
+	// JobLinks pick the job the charts draw, for a run of several jobs.
+	JobLinks []jobLink
+	// What the step table's legend says: how many I/Os p50 and p99 need,
+	// and the share of a core that flags a job's thread as saturated.
+	ReliableP50, ReliableP99 uint64
+	SaturatedPct             float64
+}
+
+// jobLink is a link to the run page with its charts of one job.
+type jobLink struct {
+	Name, URL string
+	Current   bool
+	Measured  bool // the job the run's preset measures
 }
 
 // chartView is one chart on a page.
@@ -145,13 +162,28 @@ type chartView struct {
 	Error  string
 }
 
-// stepRow is one line of the per-step table, formatted.
+// stepRow is one step of the per-step table, formatted: its jobs' rows
+// (one per job, then their total when they are alike; one empty row for
+// a step without figures) beside the step's own figures.
 type stepRow struct {
 	Seq                                 int
 	Label, Status, Error, Disturbed     string
-	IOPS, BW, P50, P99                  string
+	Jobs                                []jobRow
 	Busy, IRQ, IOWait, PerIO            string
 	RPS, WPS, RAwait, WAwait, AQU, Util string
+}
+
+// jobRow is one job of a step, formatted.
+type jobRow struct {
+	Name    string // the job's, or summary.TotalName
+	Total   bool
+	Options string // "randread 4k iodepth 1": what the job ran
+	// Saturated says why the job's thread may have been the bottleneck;
+	// "" when it was not.
+	Saturated  string
+	IOPS, BW   string
+	P50, P99   string
+	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
 }
 
 // stepRows formats the per-step table; the CSV at /runs/:id/steps.csv
@@ -169,14 +201,21 @@ type stepFigures = summary.StepFigures
 
 func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
 
+// stepPercentiles are the clat percentiles the step table shows, in the
+// order of JobFigures.P50 and P99.
+var stepPercentiles = [2]float64{50, 99}
+
 func stepRowOf(f stepFigures) stepRow {
 	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error, Disturbed: f.Disturbed}
+	for i := range f.Jobs {
+		r.Jobs = append(r.Jobs, jobRowOf(&f.Jobs[i]))
+	}
+	if len(r.Jobs) == 0 {
+		r.Jobs = []jobRow{{}}
+	}
 	if !f.HasResult {
 		return r
 	}
-	r.IOPS = strconv.FormatFloat(f.IOPS, 'f', 0, 64)
-	r.BW = strconv.FormatFloat(f.BWMiB, 'f', 1, 64)
-	r.P50, r.P99 = fmtLatency(f.P50), fmtLatency(f.P99)
 	r.Busy = strconv.FormatFloat(f.Busy, 'f', 1, 64)
 	r.IRQ = strconv.FormatFloat(f.IRQ, 'f', 1, 64)
 	r.IOWait = strconv.FormatFloat(f.IOWait, 'f', 1, 64)
@@ -189,6 +228,21 @@ func stepRowOf(f stepFigures) stepRow {
 		r.WAwait = strconv.FormatFloat(d.WriteAwait, 'f', 3, 64)
 		r.AQU = strconv.FormatFloat(d.AvgQueueSize, 'f', 2, 64)
 		r.Util = strconv.FormatFloat(d.Util, 'f', 1, 64)
+	}
+	return r
+}
+
+func jobRowOf(j *summary.JobFigures) jobRow {
+	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(),
+		IOPS: strconv.FormatFloat(j.IOPS, 'f', 0, 64), BW: strconv.FormatFloat(j.BWMiB, 'f', 1, 64),
+		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
+	for i, p := range stepPercentiles {
+		if j.IOs > 0 && !j.Reliable(p) {
+			r.Unreliable[i] = fmt.Sprintf("from %d I/Os: p%g needs %d to be worth reading", j.IOs, p, hist.ReliableN(p))
+		}
+	}
+	if j.Saturated {
+		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
 	}
 	return r
 }
@@ -228,15 +282,32 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Steps = stepRows(steps)
 	data.Errors = summary.GroupErrors(steps)
 	data.Notes = summary.Notes(steps)
+	data.ReliableP50, data.ReliableP99 = hist.ReliableN(stepPercentiles[0]), hist.ReliableN(stepPercentiles[1])
+	data.SaturatedPct = 100 * bench.SaturatedCPU
+	cr := chart.Run{Run: *run, Steps: steps}
+	job := strings.TrimSpace(c.QueryParam("job"))
+	names := cr.Jobs()
+	if job != "" && !slices.Contains(names, job) {
+		return &ValidationError{Field: "job", Msg: fmt.Sprintf("job %q: run %d has no such job; its jobs are %s", job, run.ID, strings.Join(names, ", "))}
+	}
+	if len(names) > 1 {
+		current := cmp.Or(job, cr.DefaultJob())
+		measured := run.Plan.MeasuredJob()
+		for _, n := range names {
+			data.JobLinks = append(data.JobLinks, jobLink{Name: n, URL: fmt.Sprintf("/runs/%d?job=%s", run.ID, url.QueryEscape(n)),
+				Current: n == current, Measured: n == measured})
+		}
+	}
 	if len(steps) > 0 {
-		data.Charts = chartViews([]chart.Run{{Run: *run, Steps: steps}})
+		data.Charts = chartViews([]chart.Run{cr}, job)
 	}
 	return s.render(c, http.StatusOK, "run", &data)
 }
 
 // chartViews builds every chart that the runs' steps can show, with its
-// default view.
-func chartViews(runs []chart.Run) []chartView {
+// default view; those that draw one job draw job ("" for each run's
+// default).
+func chartViews(runs []chart.Run, job string) []chartView {
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
 		ids[i] = r.Run.ID
@@ -245,7 +316,7 @@ func chartViews(runs []chart.Run) []chartView {
 	for _, k := range chart.Available(runs, chart.RunPage) {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
-		cq := chart.Query{Kind: k.Name, Runs: ids}
+		cq := chart.Query{Kind: k.Name, Runs: ids, Job: job}
 		if k.Needs.Samples {
 			cq.Step = firstDoneStep(runs)
 		}
@@ -361,7 +432,7 @@ func (s *Server) chartPage(c echo.Context) error {
 	data := chartPageData{pageBase: s.base(c, ch.Title), Runs: runs, Table: ch,
 		Charts: []chartView{{Kind: string(ch.Kind), Title: ch.Title, Option: string(ch.Option), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}}}
 	for _, k := range chart.Available(runs, chart.RunPage) {
-		data.Kinds = append(data.Kinds, chartLink{Kind: string(k.Name), URL: "/charts?" + chart.Query{Kind: k.Name, Runs: q.Runs}.Values().Encode(), Current: k.Name == q.Kind})
+		data.Kinds = append(data.Kinds, chartLink{Kind: string(k.Name), URL: "/charts?" + chart.Query{Kind: k.Name, Runs: q.Runs, Job: q.Job}.Values().Encode(), Current: k.Name == q.Kind})
 	}
 	return s.render(c, http.StatusOK, "chart", &data)
 }
@@ -394,16 +465,7 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch := &chart.Chart{Columns: []string{"step", "axes", "status", "IOPS", "bandwidth (MiB/s)", "clat p50 (µs)", "clat p99 (µs)",
-		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util", "error"}}
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
-	for i := range steps {
-		f := stepFiguresOf(&steps[i])
-		ch.Rows = append(ch.Rows, []string{strconv.Itoa(f.Seq), f.Label, f.Status, g(f.IOPS), g(f.BWMiB), us(f.P50), us(f.P99),
-			g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec), g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait),
-			g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util), f.Error})
-	}
+	ch := stepsTable(steps)
 	var buf strings.Builder
 	if err := WriteCSV(&buf, ch); err != nil {
 		return err
@@ -460,4 +522,42 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 		return err
 	}
 	return nil
+}
+
+// stepsTable is the per-step table as CSV: a row per job of each step
+// (and their total when they are alike), the step's own figures repeated
+// on each; one row without job figures for a step that has none.
+func stepsTable(steps []sweep.StepResult) *chart.Chart {
+	ch := &chart.Chart{Columns: []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+		"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
+		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
+		"disturbed", "error"}}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
+	for i := range steps {
+		f := stepFiguresOf(&steps[i])
+		jobs := f.Jobs
+		if len(jobs) == 0 {
+			jobs = []summary.JobFigures{{}}
+		}
+		for k := range jobs {
+			j := &jobs[k]
+			row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
+				us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
+				g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
+			if !f.HasResult {
+				row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
+			}
+			if j.BS > 0 {
+				row[5] = units.FormatSize(j.BS)
+			}
+			if j.IODepth > 0 {
+				row[6] = strconv.Itoa(j.IODepth)
+			}
+			ch.Rows = append(ch.Rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
+				g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
+				f.Disturbed, f.Error))
+		}
+	}
+	return ch
 }

@@ -135,7 +135,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		if got, want := stepRows(page[0].Steps), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
 			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
-		want := chartViews(runs)
+		want := chartViews(runs, "")
 		if len(want) != len(chart.On(chart.RunPage)) {
 			t.Fatalf("runs %v: %d charts, want every kind", ids(runs), len(want))
 		}
@@ -144,7 +144,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 				t.Fatalf("runs %v: %s chart: %q", ids(runs), v.Kind, v.Error)
 			}
 		}
-		for i, got := range chartViews(page) {
+		for i, got := range chartViews(page, "") {
 			if !reflect.DeepEqual(got, want[i]) {
 				t.Errorf("runs %v: %s chart differs:\n got %+v\nwant %+v", ids(runs), got.Kind, got, want[i])
 			}

@@ -12,14 +12,15 @@ import (
 )
 
 // schedTables is one run's scheduler tables on the compare page, from
-// summary.Summarize (total IOPS and bandwidth per combination of the swept
-// axes: the mixed-workload table) and summary.SummarizeJobs (each job's mean
-// latency and bandwidth: the fairness table).
+// summary.Summarize, per job (and the total of alike jobs): IOPS and
+// bandwidth per combination of the swept axes (the mixed-workload
+// table), and each job's mean latency and bandwidth (the fairness
+// table). Never a sum of unlike jobs.
 type schedTables struct {
-	RunID  int64
-	Label  string
-	Totals *chart.Chart
-	Jobs   *chart.Chart // nil when the steps run a single job
+	RunID int64
+	Label string
+	Rates *chart.Chart
+	Jobs  *chart.Chart // nil when the steps run a single job
 }
 
 // needSchedTables reports whether the compare page shows the scheduler
@@ -27,7 +28,7 @@ type schedTables struct {
 func needSchedTables(runs []chart.Run) bool {
 	var first string
 	for i, r := range runs {
-		if slices.ContainsFunc(r.Run.Plan.Sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisScheduler }) {
+		if r.Run.Plan.SweepsAxis(sweep.AxisScheduler) {
 			return true
 		}
 		s := slices.Clone(r.Run.Schedulers)
@@ -50,7 +51,7 @@ func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 	for i := range runs {
 		r := &runs[i]
 		var axes []sweep.Axis
-		for _, s := range r.Run.Plan.Sweeps {
+		for _, s := range r.Run.Plan.Swept() {
 			axes = append(axes, s.Axis)
 		}
 		if !slices.Contains(axes, sweep.AxisScheduler) {
@@ -87,35 +88,34 @@ func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 			return row
 		}
 		t := schedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
-		t.Totals = &chart.Chart{Columns: append(slices.Clone(head), "repeats", "failed",
-			"iops_min", "iops_median", "iops_max", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
-		for _, c := range summary.Summarize(&r.Run.Plan, r.Steps) {
-			row := append(lead(c.Axes), strconv.Itoa(c.Repeats), strconv.Itoa(c.Failed))
-			if c.Repeats == 0 {
-				row = append(row, "", "", "", "", "", "")
-			} else {
-				row = append(row, fmtFig(c.IOPS.Min), fmtFig(c.IOPS.Median), fmtFig(c.IOPS.Max),
-					fmtFig(c.BW.Min/mib), fmtFig(c.BW.Median/mib), fmtFig(c.BW.Max/mib))
-			}
-			t.Totals.Rows = append(t.Totals.Rows, row)
-		}
-		jobs := summary.SummarizeJobs(&r.Run.Plan, r.Steps)
+		cells := summary.Summarize(&r.Run.Plan, r.Steps)
+		t.Rates = &chart.Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
+			"iops_min", "iops_median", "iops_max", "iops_cv", "noisy", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s", "disturbed")}
 		var names []string
-		for _, j := range jobs {
-			if !slices.Contains(names, j.Job) {
-				names = append(names, j.Job)
+		for _, c := range cells {
+			if !slices.Contains(names, c.Name()) {
+				names = append(names, c.Name())
 			}
+			row := append(lead(c.Axes), c.Name(), strconv.Itoa(c.Repeats), strconv.Itoa(c.Failed))
+			if c.Repeats == 0 {
+				row = append(row, "", "", "", "", "", "", "", "", "")
+			} else {
+				row = append(row, fmtFig(c.IOPS.Min), fmtFig(c.IOPS.Median), fmtFig(c.IOPS.Max), fmtCV(c.IOPS.CV), strconv.FormatBool(c.IOPS.Noisy()),
+					fmtFig(c.BW.Min/mib), fmtFig(c.BW.Median/mib), fmtFig(c.BW.Max/mib), strconv.Itoa(c.Disturbed))
+			}
+			t.Rates.Rows = append(t.Rates.Rows, row)
 		}
 		if len(names) > 1 || prefix {
 			t.Jobs = &chart.Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
-				"lat_mean_min_us", "lat_mean_median_us", "lat_mean_max_us", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
-			for _, j := range jobs {
-				row := append(lead(j.Axes), j.Job, strconv.Itoa(j.Repeats), strconv.Itoa(j.Failed))
-				if j.Repeats == 0 {
-					row = append(row, "", "", "", "", "", "")
+				"lat_mean_min_us", "lat_mean_median_us", "lat_mean_max_us", "lat_mean_cv", "noisy", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s")}
+			for _, c := range cells {
+				row := append(lead(c.Axes), c.Name(), strconv.Itoa(c.Repeats), strconv.Itoa(c.Failed))
+				if c.Repeats == 0 {
+					row = append(row, "", "", "", "", "", "", "", "")
 				} else {
-					row = append(row, fmtFig(j.LatMean.Min/1000), fmtFig(j.LatMean.Median/1000), fmtFig(j.LatMean.Max/1000),
-						fmtFig(j.BW.Min/mib), fmtFig(j.BW.Median/mib), fmtFig(j.BW.Max/mib))
+					row = append(row, fmtFig(c.LatMean.Min/1000), fmtFig(c.LatMean.Median/1000), fmtFig(c.LatMean.Max/1000),
+						fmtCV(c.LatMean.CV), strconv.FormatBool(c.LatMean.Noisy()),
+						fmtFig(c.BW.Min/mib), fmtFig(c.BW.Median/mib), fmtFig(c.BW.Max/mib))
 				}
 				t.Jobs.Rows = append(t.Jobs.Rows, row)
 			}
@@ -124,6 +124,9 @@ func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 	}
 	return out
 }
+
+// fmtCV writes a coefficient of variation to three places.
+func fmtCV(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // fmtFig rounds a table's figure to what is worth reading.
 func fmtFig(v float64) string {
@@ -136,12 +139,13 @@ func fmtFig(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// schedulerCSV is every run's table of one kind (table=schedulers: totals,
-// table=jobs: per job) in one CSV, a run column first.
+// schedulerCSV is every run's table of one kind (table=schedulers: IOPS
+// and bandwidth, table=jobs: latency and bandwidth) in one CSV, a run
+// column first.
 func schedulerCSV(runs []chart.Run, jobs bool) *chart.Chart {
 	out := &chart.Chart{}
 	for _, t := range schedulerTables(runs, true) {
-		src := t.Totals
+		src := t.Rates
 		if jobs {
 			src = t.Jobs
 		}

@@ -20,7 +20,7 @@ import (
 func seedSchedRun(t testing.TB, store *db.Store, name string, schedulers []string) *db.Run {
 	t.Helper()
 	ctx := context.Background()
-	args := []string{"--name=" + name, "--ioengine=null", "--size=1m", "--rw=randread", "--bs=4k"}
+	args := []string{"--ioengine=null", "--size=1m", "--bs=4k", "--name=reader", "--rw=randread", "--name=writer", "--rw=randwrite"}
 	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func seedSchedRun(t testing.TB, store *db.Store, name string, schedulers []strin
 	for i, st := range steps {
 		var jobs []bench.JobResult
 		for k, jn := range []string{"reader", "writer"} {
-			job := bench.JobResult{Name: jn, Job: st.Config.Jobs[0], Start: start, Runtime: time.Second, Jobs: 1, Interval: time.Second}
+			job := bench.JobResult{Name: jn, Job: st.Config.Jobs[k], Start: start, Runtime: time.Second, Jobs: 1, Interval: time.Second}
 			d := bench.Read
 			if k == 1 {
 				d = bench.Write
@@ -73,19 +73,24 @@ func TestCompareSchedulerTables(t *testing.T) {
 		t.Fatalf("compare: %d %s", rec.Code, rec.Body)
 	}
 	body := rec.Body.String()
-	for _, want := range []string{`id="scheduler-tables"`, `class="grid sched-totals" data-run="` + id1 + `"`,
-		`class="grid sched-totals" data-run="` + id2 + `"`, `class="grid sched-jobs"`,
+	for _, want := range []string{`id="scheduler-tables"`, `class="grid sched-rates" data-run="` + id1 + `"`,
+		`class="grid sched-rates" data-run="` + id2 + `"`, `class="grid sched-jobs"`,
 		"<td>mq-deadline</td>", "<td>kyber</td>", "<td>reader</td>", "<td>writer</td>",
 		"table=schedulers", "table=jobs"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the compare page lacks %s", want)
 		}
 	}
-	// Run 1, scheduler none: reader 1000 IOPS, writer 2000; totals 3000.
-	if !strings.Contains(body, "<td>none</td><td>1</td><td>0</td><td>3000</td><td>3000</td><td>3000</td>") {
-		t.Error("the totals row of scheduler none is not 3000 IOPS")
+	// Run 1, scheduler none: reader 1000 IOPS, writer 2000, each on its
+	// own row; a reader and a writer are never added up.
+	if !strings.Contains(body, "<td>none</td><td>reader</td><td>1</td><td>0</td><td>1000</td><td>1000</td><td>1000</td>") ||
+		!strings.Contains(body, "<td>none</td><td>writer</td><td>1</td><td>0</td><td>2000</td><td>2000</td><td>2000</td>") {
+		t.Error("the rows of scheduler none are not the reader's 1000 IOPS and the writer's 2000")
 	}
-	if !strings.Contains(body, "<td>none</td><td>writer</td><td>1</td><td>0</td><td>100</td><td>100</td><td>100</td><td>7.8</td>") {
+	if strings.Contains(body, "3000") || strings.Contains(body, "<td>total</td>") {
+		t.Error("the compare page adds the reader's IOPS to the writer's")
+	}
+	if !strings.Contains(body, "<td>none</td><td>writer</td><td>1</td><td>0</td><td>100</td><td>100</td><td>100</td><td>0.000</td><td>false</td><td>7.8</td>") {
 		t.Errorf("the writer's mean latency under none is not 100 µs:\n%s", body[strings.Index(body, "sched-jobs"):][:900])
 	}
 
@@ -94,7 +99,7 @@ func TestCompareSchedulerTables(t *testing.T) {
 		t.Errorf("jobs CSV: %q", csv)
 	}
 	csv = readCSV(t, ts.do(t, http.MethodGet, "/compare/export.csv?table=schedulers&run="+id1+"&run="+id2, "").Body.String())
-	if len(csv) != 1+2*2 || csv[1][0] != id1 || csv[1][1] != "none" || csv[1][4] != "3000" {
+	if len(csv) != 1+2*2*2 || csv[1][0] != id1 || csv[1][1] != "none" || csv[1][2] != "reader" || csv[1][5] != "1000" {
 		t.Errorf("schedulers CSV: %q", csv)
 	}
 

@@ -529,6 +529,13 @@ func TestLaunchRealRun(t *testing.T) {
 		switch ev.Type {
 		case launch.EventStep:
 			steps++
+			// A finished step says its job's IOPS.
+			var st launch.StepEvent
+			if err := json.Unmarshal(ev.Data.(json.RawMessage), &st); err != nil {
+				t.Errorf("step %s: %v", ev.Data, err)
+			} else if st.Status == sweep.StepDone && (len(st.Jobs) != 1 || st.Jobs[0].Name != "real" || st.Jobs[0].IOPS <= 0) {
+				t.Errorf("step %s: want the job real's IOPS", ev.Data)
+			}
 		case launch.EventProgress:
 			progress++
 			var p launch.ProgressEvent

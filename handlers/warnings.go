@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/handlers/chart"
@@ -27,10 +28,10 @@ type runSetup struct {
 	iommu, governor              string
 	model, driver, ioPoll        string
 	bs, rw, direct               string
-	engineOpts                   string // hipri, sqpoll, fixedbufs used anywhere in the run
+	engineOpts                   string // hipri, sqpoll, fixedbufs used by a done step (the plan's before any step)
 	runtime, ramp                time.Duration
 	repeat                       int
-	hipri                        bool
+	hipri                        bool // a done step used hipri (or, without steps, the plan does)
 	engines, iodepths, numjobs   string
 	hostname, kernel, cpu, sched string
 }
@@ -89,15 +90,26 @@ func setupOf(rd *chart.Run) runSetup {
 		}
 	}
 	// Steps say what really ran: an imported run may have no plan sweeps.
+	// The engine options the warnings speak of are those of the done
+	// steps: a hipri step that failed did no I/O, polled or not.
+	var ran []string
 	for i := range rd.Steps {
-		for j := range rd.Steps[i].Step.Config.Jobs {
-			variants = appendNew(variants, bench.EngineVariant(&rd.Steps[i].Step.Config.Jobs[j]))
+		st := &rd.Steps[i]
+		for j := range st.Step.Config.Jobs {
+			v := bench.EngineVariant(&st.Step.Config.Jobs[j])
+			variants = appendNew(variants, v)
+			if summary.StepStatus(st) == sweep.StepDone {
+				ran = appendNew(ran, v)
+			}
 		}
-		if n := rd.Steps[i].Step.Repeat + 1; n > s.repeat {
+		if n := st.Step.Repeat + 1; n > s.repeat {
 			s.repeat = n
 		}
 	}
 	s.engines = strings.Join(variants, ", ")
+	if len(rd.Steps) > 0 {
+		variants = ran // "" when no step is done: nothing ran to compare
+	}
 	var opts []string
 	for _, v := range variants {
 		for _, o := range strings.Split(v, "+")[1:] {

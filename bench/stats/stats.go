@@ -30,11 +30,13 @@ func Median[T Number](v []T) T {
 }
 
 // Spread is one figure's minimum, median and maximum over repeats: the
-// whiskers of the write-ups' charts.
+// whiskers of the write-ups' charts; and its coefficient of variation,
+// which says whether the median can stand alone (Noisy).
 type Spread struct {
 	Min    float64 `json:"min"`
 	Median float64 `json:"median"`
 	Max    float64 `json:"max"`
+	CV     float64 `json:"cv"` // CV of the values; 0 for fewer than two
 }
 
 // SpreadOf returns the spread of vals; the zero Spread for none.
@@ -42,7 +44,17 @@ func SpreadOf(vals []float64) Spread {
 	if len(vals) == 0 {
 		return Spread{}
 	}
-	return Spread{Min: slices.Min(vals), Median: Median(vals), Max: slices.Max(vals)}
+	return Spread{Min: slices.Min(vals), Median: Median(vals), Max: slices.Max(vals), CV: CV(vals)}
+}
+
+// Noisy reports whether the values disagree by more than NoisyCV: their
+// median must be read with their range.
+func (s Spread) Noisy() bool { return s.CV > NoisyCV }
+
+// Scale is the spread of the values times f (a change of unit): the CV,
+// a ratio, stays.
+func (s Spread) Scale(f float64) Spread {
+	return Spread{Min: s.Min * f, Median: s.Median * f, Max: s.Max * f, CV: s.CV}
 }
 
 // CV is the coefficient of variation of vals: the sample standard

@@ -1,67 +1,168 @@
 package summary
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 )
 
 // StepFigures are one step's numbers as the run page's step table, its
-// CSV and `iolab show` print them: totals over the step's jobs, clat
-// percentiles of their merged histograms, the machine's CPU and the first
-// disk of the first group that measured one.
+// CSV and `iolab show` print them: each job's figures (Jobs), the
+// machine's CPU and the first disk of the first group that measured one.
 type StepFigures struct {
 	Seq                  int
 	Label, Status, Error string
-	IOPS, BWMiB          float64
-	P50, P99             time.Duration
-	Busy, IRQ, IOWait    float64
-	Idle                 float64
-	PerIO                time.Duration
-	HasDisk              bool
-	Disk                 system.DiskUtilization
-	HasResult            bool
+	// Jobs are the figures of each job of the step, in order, then their
+	// total when the jobs are alike (see Summarize); none when the step
+	// did not finish.
+	Jobs              []JobFigures
+	Busy, IRQ, IOWait float64
+	Idle              float64
+	PerIO             time.Duration
+	HasDisk           bool
+	Disk              system.DiskUtilization
+	HasResult         bool
 	// Disturbed says which disk did I/O beside the step's jobs (see
 	// sweep.StepResult.Disturbed); "" when none did.
 	Disturbed string
 }
 
+// JobFigures are one job's numbers in one step: its clones (numjobs)
+// added up, or its reporting group's merged result; or, with Total, the
+// step's alike jobs added up.
+type JobFigures struct {
+	Name  string // the job's, or TotalName
+	Total bool
+	// RW, BS and IODepth are the job's options, as the step ran it; RW ""
+	// when the step does not say, IODepth 0 for a total of jobs that
+	// differ in it.
+	RW      string
+	BS      int64
+	IODepth int
+	// Threads counts the job threads the figures add up.
+	Threads     int
+	IOPS, BWMiB float64
+	// IOs are the completions the clat percentiles come from: a
+	// percentile is worth reading only with enough of them (Reliable).
+	IOs      uint64
+	P50, P99 time.Duration
+	// CPU is the largest share of a core any of the job's threads used
+	// over the window (bench.JobResult.CPUShare); Saturated when that is
+	// above bench.SaturatedCPU: the numbers may measure iolab itself.
+	CPU       float64
+	Saturated bool
+}
+
+// Options writes what the job ran as "randread 4k iodepth 1", and "×4"
+// for the threads of its clones; "" when the step does not say.
+func (f *JobFigures) Options() string {
+	var parts []string
+	if f.RW != "" {
+		parts = append(parts, f.RW)
+	}
+	if f.BS > 0 {
+		parts = append(parts, units.FormatSize(f.BS))
+	}
+	if f.IODepth > 0 {
+		parts = append(parts, "iodepth "+strconv.Itoa(f.IODepth))
+	}
+	if f.Threads > 1 && !f.Total {
+		parts = append(parts, "×"+strconv.Itoa(f.Threads))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Reliable reports whether the job's percentile p is backed by enough
+// completions (hist.ReliableN).
+func (f *JobFigures) Reliable(p float64) bool { return hist.Reliable(p, f.IOs) }
+
+// IOPSText says each job's IOPS as a progress line ends a step: "1234
+// IOPS" for one job, "bg-writer 912 IOPS, fg-reader 162 IOPS" for several
+// (then "total …" when they are alike); "" without figures.
+func (f *StepFigures) IOPSText() string {
+	parts := make([]string, len(f.Jobs))
+	for i, j := range f.Jobs {
+		parts[i] = fmt.Sprintf("%.0f IOPS", j.IOPS)
+		if len(f.Jobs) > 1 {
+			parts[i] = j.Name + " " + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // FiguresOf computes a step's figures.
 func FiguresOf(s *sweep.StepResult) StepFigures {
 	f := StepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
-	var ios uint64
-	var clat hist.Histogram
 	// Only a done step has figures to show: a failed or cancelled one's
 	// are not numbers anyone can vouch for.
-	if s.Result != nil && s.Status == sweep.StepDone {
-		f.HasResult = true
-		for _, g := range s.Result.Groups {
-			for j := range g.Jobs {
-				job := &g.Jobs[j]
-				for d := range 2 {
-					f.IOPS += job.IOPS(d)
-					f.BWMiB += job.BW(d) / (1 << 20)
-					ios += job.Dirs[d].IOs
-					clat.Merge(&job.Dirs[d].Clat.Hist)
-				}
-			}
-			if len(g.Disks) > 0 && !f.HasDisk {
-				f.Disk, f.HasDisk = g.Disks[0], true
+	if s.Result == nil || s.Status != sweep.StepDone {
+		return f
+	}
+	f.HasResult = true
+	jobs := stepJobs(nil, s)
+	var ios uint64
+	for _, j := range jobs {
+		if len(j.results) == 0 {
+			continue
+		}
+		jf := jobFigures(j.results)
+		jf.Name = j.name
+		if j.job != nil {
+			jf.RW, jf.BS, jf.IODepth = j.job.RW, j.job.BS, j.job.IODepth
+		}
+		f.Jobs = append(f.Jobs, jf)
+		ios += numbersOf(j.results).ios
+	}
+	if alikeJobs(jobs) {
+		t := jobFigures(allResults(jobs))
+		t.Name, t.Total = TotalName, true
+		t.RW, t.BS = jobs[0].job.RW, jobs[0].job.BS
+		t.IODepth = jobs[0].job.IODepth
+		for _, j := range jobs {
+			if j.job.IODepth != t.IODepth {
+				t.IODepth = 0
 			}
 		}
+		f.Jobs = append(f.Jobs, t)
 	}
-	if clat.N() > 0 {
-		p := clat.Percentiles([]float64{50, 99})
-		f.P50, f.P99 = time.Duration(p[0]), time.Duration(p[1])
+	for _, g := range s.Result.Groups {
+		if len(g.Disks) > 0 {
+			f.Disk, f.HasDisk = g.Disks[0], true
+			break
+		}
 	}
 	if ios > 0 {
 		f.PerIO = time.Duration(float64(s.Proc.User+s.Proc.System) / float64(ios))
 	}
-	if f.HasResult {
-		f.Busy, f.IRQ, f.IOWait, f.Idle = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait, s.CPU.Idle
-		f.Disturbed = s.Disturbed()
+	f.Busy, f.IRQ, f.IOWait, f.Idle = s.CPU.User+s.CPU.System, s.CPU.IRQ+s.CPU.SoftIRQ, s.CPU.IOWait, s.CPU.Idle
+	f.Disturbed = s.Disturbed()
+	return f
+}
+
+// jobFigures adds up results: their rates, their clat histograms merged
+// for the percentiles, their busiest thread.
+func jobFigures(results []*bench.JobResult) JobFigures {
+	n := numbersOf(results)
+	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
+	var clat hist.Histogram
+	for _, r := range results {
+		for d := range 2 {
+			clat.Merge(&r.Dirs[d].Clat.Hist)
+		}
+		f.Threads += max(r.Jobs, 1)
+		f.CPU = max(f.CPU, r.CPUShare())
+		f.Saturated = f.Saturated || r.Saturated()
+	}
+	if f.IOs = clat.N(); f.IOs > 0 {
+		p := clat.Percentiles([]float64{50, 99})
+		f.P50, f.P99 = time.Duration(p[0]), time.Duration(p[1])
 	}
 	return f
 }

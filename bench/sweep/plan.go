@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,55 @@ type Plan struct {
 	// or reproduced.
 	Inferred []fio.Inference `json:"inferred,omitempty"`
 	Notes    []string        `json:"notes,omitempty"`
+}
+
+// Swept is the plan's sweeps that take more than one value: its axes. A
+// sweep of one value sets that value in every job (an override, as an
+// option would) and is not an axis: summaries, charts and legends leave
+// it out.
+func (p *Plan) Swept() []Sweep {
+	if p == nil {
+		return nil
+	}
+	var out []Sweep
+	for _, s := range p.Sweeps {
+		if distinct(s.Values) > 1 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SweepsAxis reports whether the plan sweeps axis a over more than one value.
+func (p *Plan) SweepsAxis(a Axis) bool {
+	return slices.ContainsFunc(p.Swept(), func(s Sweep) bool { return s.Axis == a })
+}
+
+func distinct(vals []string) int {
+	var seen []string
+	for _, v := range vals {
+		if !slices.Contains(seen, v) {
+			seen = append(seen, v)
+		}
+	}
+	return len(seen)
+}
+
+// MeasuredJob is the job the plan measures, as its preset names it
+// (Preset.Measured), when the plan's jobs include it; "" otherwise (then
+// the first job speaks for the run).
+func (p *Plan) MeasuredJob() string {
+	if p == nil || p.Preset == "" {
+		return ""
+	}
+	pr, err := PresetByName(p.Preset)
+	if err != nil || pr.Measured == "" {
+		return ""
+	}
+	if slices.ContainsFunc(p.Base.Jobs, func(j bench.Job) bool { return j.Name == pr.Measured }) {
+		return pr.Measured
+	}
+	return ""
 }
 
 // AxisValue is one axis's value in a step.

@@ -24,6 +24,10 @@ type Preset struct {
 	Repeat int
 	// Before each step.
 	Discard, DropCaches bool
+	// Measured is the job the experiment measures, which charts draw
+	// first (the foreground reader of sched-fairness; the others load the
+	// device); "" is the first job.
+	Measured string
 }
 
 // Presets returns the presets in the order `iolab presets` lists them: the
@@ -77,6 +81,7 @@ func Presets() []Preset {
 			Sweeps:     schedulers(),
 			Repeat:     3,
 			DropCaches: true,
+			Measured:   "fg-reader",
 		},
 		{
 			// The base job holds the first value of each axis, so that it

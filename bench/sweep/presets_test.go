@@ -141,6 +141,10 @@ func TestPresetContents(t *testing.T) {
 	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 3 || !p.DropCaches {
 		t.Errorf("sched-fairness plan: %+v", p)
 	}
+	// The write-up measures the reader; the writer is the load.
+	if p.Measured != "fg-reader" {
+		t.Errorf("sched-fairness measures %q, want fg-reader", p.Measured)
+	}
 
 	p, cfg = parse("engines-randwrite")
 	j = cfg.Groups[0].Jobs[0]
@@ -274,5 +278,32 @@ func TestPresetArgsOverridesParse(t *testing.T) {
 	}
 	if _, err := fio.ParseArgs(p.Args("/dev/sdb", []string{"--iodepht=4"})); err == nil || !strings.Contains(err.Error(), `did you mean "iodepth"`) {
 		t.Errorf("a misspelt override: err = %v, want ParseArgs to name it", err)
+	}
+}
+
+// A plan names the job its preset measures, when it still has it.
+func TestPlanMeasuredJob(t *testing.T) {
+	plan := func(preset string, jobs ...string) *Plan {
+		p := &Plan{Preset: preset}
+		for _, j := range jobs {
+			p.Base.Jobs = append(p.Base.Jobs, bench.Job{Name: j})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		plan *Plan
+		want string
+	}{
+		{"sched-fairness", plan("sched-fairness", "bg-writer", "fg-reader"), "fg-reader"},
+		{"a preset without one", plan("sched-mixed", "randrw-70-30"), ""},
+		{"no preset", plan("", "bg-writer", "fg-reader"), ""},
+		{"the job renamed away", plan("sched-fairness", "bg-writer", "reader"), ""},
+		{"an unknown preset", plan("gone", "fg-reader"), ""},
+		{"no plan", nil, ""},
+	} {
+		if got := tc.plan.MeasuredJob(); got != tc.want {
+			t.Errorf("%s: MeasuredJob = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

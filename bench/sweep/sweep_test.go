@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +128,28 @@ func TestPlanStepsNumJobs(t *testing.T) {
 	}
 	if !steps[1].Config.Groups[0].Reporting {
 		t.Fatal("group_reporting lost")
+	}
+}
+
+// A sweep of one value overrides every job; it is not an axis.
+func TestPlanSwept(t *testing.T) {
+	p := &Plan{Sweeps: []Sweep{
+		{Axis: AxisNumJobs, Values: []string{"1"}},
+		{Axis: AxisIODepth, Values: []string{"1", "4"}},
+		{Axis: AxisEngine, Values: []string{"libaio", "libaio"}},
+		{Axis: AxisScheduler, Values: []string{"none", "bfq"}},
+	}}
+	var axes []Axis
+	for _, s := range p.Swept() {
+		axes = append(axes, s.Axis)
+	}
+	if want := []Axis{AxisIODepth, AxisScheduler}; !slices.Equal(axes, want) {
+		t.Errorf("Swept axes = %q, want %q", axes, want)
+	}
+	if p.SweepsAxis(AxisNumJobs) || !p.SweepsAxis(AxisIODepth) {
+		t.Errorf("SweepsAxis: numjobs %v, iodepth %v; want false, true", p.SweepsAxis(AxisNumJobs), p.SweepsAxis(AxisIODepth))
+	}
+	if (*Plan)(nil).Swept() != nil {
+		t.Error("a nil plan sweeps something")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
 )
@@ -37,7 +38,17 @@ type StepEvent struct {
 	Label  string            `json:"label"`
 	Status string            `json:"status,omitempty"`
 	Error  string            `json:"error,omitempty"`
-	IOPS   float64           `json:"iops,omitempty"` // the finished step's, read and write
+	// Jobs are a done step's IOPS (read and write) per job, then the
+	// total of alike jobs (summary.FiguresOf); none for a step that did
+	// not finish.
+	Jobs []JobIOPS `json:"jobs,omitempty"`
+}
+
+// JobIOPS is one job's IOPS in a finished step.
+type JobIOPS struct {
+	Name  string  `json:"name"`
+	Total bool    `json:"total,omitempty"` // the step's alike jobs added up
+	IOPS  float64 `json:"iops"`
 }
 
 // ProgressEvent is the running step's IOPS over the last interval.
@@ -291,9 +302,12 @@ func (l *Launcher) run(t *task) {
 				Repeat: st.Repeat + 1, Label: st.String()}})
 		},
 		StepDone: func(res *sweep.StepResult) error {
-			iops, _ := res.Result.Totals()
+			var jobs []JobIOPS
+			for _, j := range summary.FiguresOf(res).Jobs {
+				jobs = append(jobs, JobIOPS{Name: j.Name, Total: j.Total, IOPS: j.IOPS})
+			}
 			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: res.Step.Seq + 1, Total: len(steps), Axes: res.Step.Axes,
-				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, IOPS: iops}})
+				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, Jobs: jobs}})
 			return nil
 		},
 	}

@@ -34,6 +34,10 @@ type KindSpec struct {
 	// Needs is what the kind reads of a run's steps beyond what the store
 	// always reads.
 	Needs Needs
+	// PerJob kinds draw one job of each run (Query.Job, else the run's
+	// DefaultJob): results are per job, and a writer's IOPS added to a
+	// reader's describe neither. The others draw every job, or none.
+	PerJob bool
 
 	// x is the axis the kind keys its points by: its x axis (the default
 	// when the query may choose), or the iodepth of each distribution
@@ -79,14 +83,14 @@ const (
 
 // kindTable lists the kinds in the order pages show them.
 var kindTable = []KindSpec{
-	{Name: IOPS, Pages: RunPage | ComparePage, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
-	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, x: sweep.AxisIODepth, xParam: xChosen, build: buildLatency},
-	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, x: sweep.AxisIODepth, build: buildDistribution},
-	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true}, build: buildTimeline},
+	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
+	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildLatency},
+	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, build: buildDistribution},
+	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
-	{Name: Scaling, Pages: RunPage | ComparePage, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
+	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, available: fairnessAvailable, build: buildFairness},
-	{Name: MaxIOPS, Pages: ComparePage, available: maxIOPSAvailable, build: buildMaxIOPS},
+	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
 }
 
 // Kinds lists every kind, in the order pages show them.
@@ -119,18 +123,30 @@ type Run struct {
 
 // BaseJob is the job that speaks for a run: its first step's first job,
 // else its plan's first job; nil when it has none.
-func (r *Run) BaseJob() *bench.Job {
+func (r *Run) BaseJob() *bench.Job { return r.job("") }
+
+// job is the run's job called name ("": its first), as its first step
+// ran it, else as its plan has it; nil when it has none.
+func (r *Run) job(name string) *bench.Job {
+	find := func(jobs []bench.Job) *bench.Job {
+		for i := range jobs {
+			if name == "" || jobs[i].Name == name {
+				return &jobs[i]
+			}
+		}
+		return nil
+	}
 	for i := range r.Steps {
-		if jobs := r.Steps[i].Step.Config.Jobs; len(jobs) > 0 {
-			return &jobs[0]
+		if j := find(r.Steps[i].Step.Config.Jobs); j != nil {
+			return j
 		}
 	}
-	if len(r.Run.Plan.Base.Jobs) > 0 {
-		return &r.Run.Plan.Base.Jobs[0]
+	if j := find(r.Run.Plan.Base.Jobs); j != nil {
+		return j
 	}
 	for _, g := range r.Run.Plan.Base.Groups {
-		if len(g.Jobs) > 0 {
-			return &g.Jobs[0]
+		if j := find(g.Jobs); j != nil {
+			return j
 		}
 	}
 	return nil
@@ -140,14 +156,76 @@ func (r *Run) BaseJob() *bench.Job {
 // axis table: the value of an axis the run does not sweep. It is "" for
 // Step axes, for a run without jobs and for a zero, which is a field the
 // job never set (jobs built by hand or imported), not a value.
-func (r *Run) JobValue(a sweep.Axis) string {
+func (r *Run) JobValue(a sweep.Axis) string { return jobValue(r.BaseJob(), a) }
+
+func jobValue(job *bench.Job, a sweep.Axis) string {
 	spec, ok := sweep.LookupAxis(a)
-	job := r.BaseJob()
 	if !ok || job == nil {
 		return ""
 	}
 	if v := spec.Value(job); v != "0" {
 		return v
+	}
+	return ""
+}
+
+// Jobs are the names of the run's jobs, in order: those of its plan,
+// else of its first step's config or results. Clones of a job (numjobs)
+// are one job, and so is a group with group_reporting, which reports as
+// its first job (bench.MergeJobs).
+func (r *Run) Jobs() []string {
+	names := configJobs(&r.Run.Plan.Base)
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(r.Run.Plan.Base.Groups) == 0 {
+		for _, j := range r.Run.Plan.Base.Jobs {
+			add(j.Name)
+		}
+	}
+	for i := 0; len(names) == 0 && i < len(r.Steps); i++ {
+		for _, j := range r.Steps[i].Step.Config.Jobs {
+			add(j.Name)
+		}
+		if res := r.Steps[i].Result; len(names) == 0 && res != nil {
+			for _, g := range res.Groups {
+				for k := range g.Jobs {
+					add(g.Jobs[k].Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// configJobs names a config's jobs in order, each once: clones share a
+// name, and a group with group_reporting is one job (its first's name).
+func configJobs(cfg *bench.Config) []string {
+	var names []string
+	for _, g := range cfg.Groups {
+		for _, j := range g.Jobs {
+			if !slices.Contains(names, j.Name) {
+				names = append(names, j.Name)
+			}
+			if g.Reporting {
+				break
+			}
+		}
+	}
+	return names
+}
+
+// DefaultJob is the job charts draw of the run when the query names
+// none: the one its preset measures (sweep.Plan.MeasuredJob), else its
+// first; "" for a run without jobs.
+func (r *Run) DefaultJob() string {
+	if m := r.Run.Plan.MeasuredJob(); m != "" {
+		return m
+	}
+	if names := r.Jobs(); len(names) > 0 {
+		return names[0]
 	}
 	return ""
 }
@@ -168,18 +246,28 @@ type Chart struct {
 }
 
 // Build draws the chart q asks for from runs (in the order given; more
-// than one compares them). It returns a *QueryError when the query does
-// not fit the data — a timeline without a step or with one the runs do
-// not have, a scaling chart of a run that does not sweep numjobs. Runs
-// without steps give a chart without data, not an error. Failed and
-// cancelled steps are left out of the numbers; tables count the failed.
+// than one compares them); a kind that draws one job draws q.Job of each
+// run, else the run's DefaultJob. It returns a *QueryError when the query
+// does not fit the data — a job a run does not have, a timeline without a
+// step or with one the runs do not have, a scaling chart of a run that
+// does not sweep numjobs. Runs without steps give a chart without data,
+// not an error. Failed and cancelled steps are left out of the numbers;
+// tables count the failed.
 func Build(q Query, runs []Run) (*Chart, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
 	spec := q.spec()
-	q.Kind, q.X = spec.Name, q.xAxis()
-	c, err := spec.build(q, views(runs))
+	q.Kind, q.X, q.perJob = spec.Name, q.xAxis(), spec.PerJob
+	vs := views(runs)
+	if spec.PerJob {
+		for _, r := range vs {
+			if err := r.selectJob(q.Job); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c, err := spec.build(q, vs)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 	var axes []sweep.Axis
 	var xs []int
 	for _, r := range runs {
-		for _, s := range r.plan.Sweeps {
+		for _, s := range r.plan.Swept() {
 			if !slices.Contains(axes, s.Axis) {
 				axes = append(axes, s.Axis)
 			}

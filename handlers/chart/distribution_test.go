@@ -41,7 +41,7 @@ func TestBuildChartDistribution(t *testing.T) {
 	if doc.XAxis[0].Type != "log" || !strings.Contains(doc.XAxis[0].Name, "µs") || !strings.Contains(doc.YAxis[0].Name, "%") {
 		t.Errorf("axes = %+v %+v", doc.XAxis, doc.YAxis)
 	}
-	if !slices.Equal(c.Columns, []string{"iodepth", "repeats", "failed", "clat_us", "ios", "percent_ios"}) {
+	if !slices.Equal(c.Columns, []string{"job", "iodepth", "repeats", "failed", "clat_us", "ios", "percent_ios"}) {
 		t.Errorf("columns = %q", c.Columns)
 	}
 
@@ -59,7 +59,7 @@ func TestBuildChartDistribution(t *testing.T) {
 		case lo100:
 			ios, pct = "20", "25"
 		}
-		want = append(want, []string{"1", "2", "0", csvNum(float64(lo+hi) / 2 / 1000), ios, pct})
+		want = append(want, []string{"r", "1", "2", "0", csvNum(float64(lo+hi) / 2 / 1000), ios, pct})
 		lo = hi
 	}
 	if hi10-lo10 != 1024 || hi100-lo100 != 8192 || len(want) != 7+8+8+5 {

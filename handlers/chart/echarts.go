@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -51,11 +52,21 @@ func globalOptions(title, subtitle, file, trigger string) []echarts.GlobalOpts {
 // one group one colour.
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
 
+// symbols are the point symbols of the lines within a group; each has an
+// "empty" (hollow) form, which marks a point not to be trusted.
+var symbols = []string{"circle", "rect", "triangle", "diamond", "roundRect", "pin", "arrow"}
+
+// pointSymbol is the symbol of line k of a group, as echarts names it
+// ("Rect" after "empty"): see lineStyle.
+func pointSymbol(k int) string {
+	s := symbols[k%len(symbols)]
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 // lineStyle draws line k of group g: the group's colour, and a symbol and
 // dash of its own for each line within the group.
 func lineStyle(g, k int, showSymbol bool) []echarts.SeriesOpts {
 	color := palette[g%len(palette)]
-	symbols := []string{"circle", "rect", "triangle", "diamond", "roundRect", "pin", "arrow"}
 	dashes := []string{"solid", "dashed", "dotted"}
 	return []echarts.SeriesOpts{
 		echarts.WithLineChartOpts(opts.LineChart{Symbol: symbols[k%len(symbols)], SymbolSize: 7, ShowSymbol: opts.Bool(showSymbol)}),

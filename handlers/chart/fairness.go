@@ -9,7 +9,6 @@ import (
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"iolab/bench/stats"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 )
@@ -20,12 +19,12 @@ const Fairness Kind = "fairness"
 // fairnessAvailable: every run sweeps schedulers and runs more than one
 // job per step.
 func fairnessAvailable(runs []*runView) bool {
-	return every(runs, func(r *runView) bool { return r.sweeps(sweep.AxisScheduler) && len(r.jobNames()) > 1 })
+	return every(runs, func(r *runView) bool { return r.sweeps(sweep.AxisScheduler) && len(r.src.Jobs()) > 1 })
 }
 
 // buildFairness draws, per scheduler (per combination of the swept axes),
 // each job's median mean latency above and median bandwidth below, from
-// summary.SummarizeJobs: the fairness write-up, where a background writer
+// summary.Summarize: the fairness write-up, where a background writer
 // and a foreground reader share a disk.
 func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	l := newLayout(q, runs, "")
@@ -51,7 +50,10 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 			steps = append(steps, cell.steps...)
 		}
 		slices.SortFunc(steps, func(a, b sweep.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
-		for _, js := range summary.SummarizeJobs(s.run.plan, dirSteps(steps, q.dirIndex())) {
+		for _, js := range summary.Summarize(s.run.plan, dirSteps(steps, q.dirIndex())) {
+			if js.Total {
+				continue // each job, side by side: the chart is about their difference
+			}
 			if !slices.Contains(jobs, js.Job) {
 				jobs = append(jobs, js.Job)
 			}
@@ -66,8 +68,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 				c.Rows = append(c.Rows, append(row, "", "", "", "", "", ""))
 				continue
 			}
-			lat := stats.Spread{Min: js.LatMean.Min / 1000, Median: js.LatMean.Median / 1000, Max: js.LatMean.Max / 1000}
-			bw := stats.Spread{Min: js.BW.Min / mib, Median: js.BW.Median / mib, Max: js.BW.Max / mib}
+			lat, bw := js.LatMean.Scale(1e-3), js.BW.Scale(1.0/mib)
 			points[js.Job][i] = point{lat.Median, bw.Median}
 			c.Rows = append(c.Rows, append(row, num(lat.Min), num(lat.Median), num(lat.Max),
 				num(bw.Min), num(bw.Median), num(bw.Max)))

@@ -3,6 +3,7 @@ package chart
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -62,6 +63,19 @@ func spread3(vals ...float64) [3]float64 {
 		med = (v[n/2-1] + v[n/2]) / 2
 	}
 	return [3]float64{v[0], med, v[n-1]}
+}
+
+// cv is the coefficient of variation, computed here without bench.
+func cv(vals ...float64) float64 {
+	var sum, ss float64
+	for _, v := range vals {
+		sum += v
+	}
+	mean := sum / float64(len(vals))
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(ss/float64(len(vals)-1)) / mean
 }
 
 func csvNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -22,10 +22,10 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	col, dirTitle := dirPrefix(q)
 	c := &Chart{Title: fmt.Sprintf("%sIOPS vs %s", dirTitle, l.x)}
-	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max")
+	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy")
 
 	box := echarts.NewBoxPlot()
-	box.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · median, whiskers min–max over repeats",
+	box.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · median, whiskers min–max over repeats; bold: noisy repeats",
 		fileName(q.Kind, runs), "item",
 		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value"})...)
 	box.SetXAxis(g.xs)
@@ -37,15 +37,23 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 			if cell == nil {
 				continue
 			}
-			sum := summary.Summarize(s.run.plan, dirSteps(cell.steps, q.dirIndex()))[0]
+			sum, ok := jobCell(summary.Summarize(s.run.plan, dirSteps(cell.steps, q.dirIndex())))
+			if !ok {
+				continue
+			}
 			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(sum.Repeats), strconv.Itoa(sum.Failed))
 			if sum.Repeats == 0 {
-				c.Rows = append(c.Rows, append(row, "", "", ""))
+				c.Rows = append(c.Rows, append(row, "", "", "", "", ""))
 				continue
 			}
 			sp := sum.IOPS
-			data[i] = opts.BoxPlotData{Value: []float64{sp.Min, sp.Median, sp.Median, sp.Median, sp.Max}}
-			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max)))
+			data[i] = opts.BoxPlotData{Name: x, Value: []float64{sp.Min, sp.Median, sp.Median, sp.Median, sp.Max}}
+			if sp.Noisy() {
+				// The tooltip names the box; a bold outline marks it.
+				data[i].Name = fmt.Sprintf("%s · noisy: CV %.0f %% over %d repeats", x, 100*sp.CV, sum.Repeats)
+				data[i].ItemStyle = &opts.ItemStyle{BorderWidth: 3}
+			}
+			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy())))
 		}
 		box.AddSeries(cmp.Or(s.name, s.run.label), data)
 	}

@@ -39,14 +39,15 @@ func TestBuildChartIOPS(t *testing.T) {
 	run := iodepthEngineRun(3, engineIOPS, [3]string{"16", "libaio", "1"})
 	c := mustBuild(t, Query{Kind: IOPS, Runs: []int64{3}}, run)
 
-	s := func(k [2]string, reps ...int) [3]float64 {
+	s := func(k [2]string, reps ...int) [4]float64 {
 		var v []float64
 		for _, r := range reps {
 			v = append(v, float64(engineIOPS[k][r]))
 		}
-		return spread3(v...)
+		s := spread3(v...)
+		return [4]float64{s[0], s[1], s[2], cv(v...)}
 	}
-	want := map[[2]string][3]float64{
+	want := map[[2]string][4]float64{
 		{"1", "io_uring"}:  s([2]string{"1", "io_uring"}, 0, 1, 2),
 		{"1", "libaio"}:    s([2]string{"1", "libaio"}, 0, 1, 2),
 		{"16", "io_uring"}: s([2]string{"16", "io_uring"}, 0, 1, 2),
@@ -54,9 +55,9 @@ func TestBuildChartIOPS(t *testing.T) {
 	}
 	row := func(qd, engine, repeats, failed string) []string {
 		w := want[[2]string{qd, engine}]
-		return []string{qd, engine, repeats, failed, csvNum(w[0]), csvNum(w[1]), csvNum(w[2])}
+		return []string{"randwrite", qd, engine, repeats, failed, csvNum(w[0]), csvNum(w[1]), csvNum(w[2]), csvNum(w[3]), "false"}
 	}
-	checkTable(t, c, []string{"iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max"}, [][]string{
+	checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max", "iops_cv", "noisy"}, [][]string{
 		row("1", "io_uring", "3", "0"),
 		row("16", "io_uring", "3", "0"),
 		row("1", "libaio", "3", "0"),
@@ -116,13 +117,13 @@ func TestBuildChartIOPSCompare(t *testing.T) {
 	if got := seriesValues(doc, 0)[1]; !reflect.DeepEqual(got, none) {
 		t.Errorf("run 3 at iodepth 4 = %v", got)
 	}
-	if !slices.Equal(c.Columns[:3], []string{"run", "iodepth", "ioengine"}) {
+	if !slices.Equal(c.Columns[:4], []string{"run", "job", "iodepth", "ioengine"}) {
 		t.Errorf("columns = %q", c.Columns)
 	}
 	last := c.Rows[len(c.Rows)-2:]
 	if !reflect.DeepEqual(last, [][]string{
-		{"5", "1", "io_uring", "2", "0", "7000", "7500", "8000"},
-		{"5", "4", "io_uring", "0", "2", "", "", ""},
+		{"5", "randwrite", "1", "io_uring", "2", "0", "7000", "7500", "8000", csvNum(cv(7000, 8000)), "false"},
+		{"5", "randwrite", "4", "io_uring", "0", "2", "", "", "", "", ""},
 	}) {
 		t.Errorf("run 5 rows = %q", last)
 	}
@@ -140,9 +141,9 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 	c := mustBuild(t, Query{Kind: IOPS, Dir: "read"}, run)
 	n, b := spread3(7000, 7100, 6900), spread3(5000, 5600, 5200)
 	// iodepth is not swept: the base job's 8 is the one category.
-	checkTable(t, c, []string{"iodepth", "scheduler", "repeats", "failed", "read_iops_min", "read_iops_median", "read_iops_max"}, [][]string{
-		{"8", "none", "3", "0", csvNum(n[0]), csvNum(n[1]), csvNum(n[2])},
-		{"8", "bfq", "3", "0", csvNum(b[0]), csvNum(b[1]), csvNum(b[2])},
+	checkTable(t, c, []string{"job", "iodepth", "scheduler", "repeats", "failed", "read_iops_min", "read_iops_median", "read_iops_max", "read_iops_cv", "noisy"}, [][]string{
+		{"mixed", "8", "none", "3", "0", csvNum(n[0]), csvNum(n[1]), csvNum(n[2]), csvNum(cv(7000, 7100, 6900)), "false"},
+		{"mixed", "8", "bfq", "3", "0", csvNum(b[0]), csvNum(b[1]), csvNum(b[2]), csvNum(cv(5000, 5600, 5200)), "false"},
 	})
 	doc := checkOption(t, c)
 	if !slices.Equal(seriesNames(doc), []string{"none", "bfq"}) || !slices.Equal(doc.XAxis[0].Data, []string{"8"}) {
@@ -155,7 +156,7 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 	all := mustBuild(t, Query{Kind: IOPS}, run)
 	total := func(r uint64) float64 { return float64(r) + float64(2*r*3/7)/2 }
 	wantAll := spread3(total(7000), total(7100), total(6900))
-	if got := all.Rows[0][4:]; !slices.Equal(got, []string{csvNum(wantAll[0]), csvNum(wantAll[1]), csvNum(wantAll[2])}) {
+	if got := all.Rows[0][5:8]; !slices.Equal(got, []string{csvNum(wantAll[0]), csvNum(wantAll[1]), csvNum(wantAll[2])}) {
 		t.Errorf("total IOPS = %q, want %v", got, wantAll)
 	}
 }
@@ -170,10 +171,15 @@ func TestBuildIOPSFullPrecision(t *testing.T) {
 		}
 		return sweeptest.Done(testJob("w", 3*time.Second, testLoad{}, testLoad{ios: 1000*uint64(s.Seq) + 1, bs: 4096}))
 	}))
-	checkTable(t, mustBuild(t, Query{Kind: IOPS}, run), []string{"iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max"}, [][]string{
-		{"1", "io_uring", "3", "0", "0.3333333333333333", "333.6666666666667", "667"},
-		{"16", "io_uring", "3", "0", "2000.3333333333333", "2333.6666666666665", "2667"},
-		{"1", "libaio", "3", "0", "1000.3333333333334", "1333.6666666666667", "1667"},
-		{"16", "libaio", "2", "1", "3000.3333333333335", "3333.666666666667", "3667"},
+	c := mustBuild(t, Query{Kind: IOPS}, run)
+	for i := range c.Rows {
+		c.Rows[i] = c.Rows[i][:len(c.Rows[i])-2] // the CV and noise, tested elsewhere
+	}
+	c.Columns = c.Columns[:len(c.Columns)-2]
+	checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "iops_min", "iops_median", "iops_max"}, [][]string{
+		{"w", "1", "io_uring", "3", "0", "0.3333333333333333", "333.6666666666667", "667"},
+		{"w", "16", "io_uring", "3", "0", "2000.3333333333333", "2333.6666666666665", "2667"},
+		{"w", "1", "libaio", "3", "0", "1000.3333333333334", "1333.6666666666667", "1667"},
+		{"w", "16", "libaio", "2", "1", "3000.3333333333335", "3333.666666666667", "3667"},
 	})
 }

@@ -58,12 +58,14 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	c := &Chart{Title: fmt.Sprintf("%sCompletion latency percentiles vs %s", dirTitle, l.x)}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
-		c.Columns = append(c.Columns, col+"clat_"+percentileName(p)+"_us")
+		c.Columns = append(c.Columns, col+"clat_"+percentileName(p)+"_us", col+"clat_"+percentileName(p)+"_reliable")
 	}
 
+	// The tooltip is per point, so that it can say when one is not worth
+	// reading.
 	line := echarts.NewLine()
-	line.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · clat histograms of all repeats merged",
-		fileName(q.Kind, runs), "axis",
+	line.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · clat histograms of all repeats merged; hollow: too few I/Os for the percentile",
+		fileName(q.Kind, runs), "item",
 		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log"})...)
 	line.SetXAxis(g.xs)
 	for si, s := range g.series {
@@ -84,12 +86,19 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(done), strconv.Itoa(failed), strconv.FormatUint(n, 10))
 			for k, ns := range h.Percentiles(ps) {
 				if n == 0 {
-					row = append(row, "")
+					row = append(row, "", "")
 					continue
 				}
 				us := float64(ns) / 1000
-				data[k][i] = opts.LineData{Value: us}
-				row = append(row, num(us))
+				data[k][i] = opts.LineData{Name: string(l.x) + " " + x, Value: us}
+				reliable := hist.Reliable(ps[k], n)
+				if !reliable {
+					// Fewer than ten I/Os lie above it: drawn hollow, and
+					// the tooltip says why.
+					data[k][i].Name += fmt.Sprintf(" · unreliable: %d I/Os, %s needs %d", n, percentileName(ps[k]), hist.ReliableN(ps[k]))
+					data[k][i].Symbol = "empty" + pointSymbol(k)
+				}
+				row = append(row, num(us), strconv.FormatBool(reliable))
 			}
 			c.Rows = append(c.Rows, row)
 		}

@@ -45,12 +45,14 @@ func TestBuildChartLatency(t *testing.T) {
 
 	c := mustBuild(t, Query{Kind: Latency, Percentiles: []float64{50, 90, 99.9}}, run)
 	us := func(d time.Duration) string { return csvNum(usBucket(d)) }
-	checkTable(t, c, []string{"iodepth", "ioengine", "repeats", "failed", "ios", "clat_p50_us", "clat_p90_us", "clat_p99.9_us"}, [][]string{
-		{"1", "libaio", "2", "0", "200", us(50 * time.Microsecond), us(time.Millisecond), us(time.Millisecond)},
-		{"4", "libaio", "2", "0", "200", us(200 * time.Microsecond), us(4 * time.Millisecond), us(4 * time.Millisecond)},
-		{"1", "io_uring", "2", "0", "200", us(25 * time.Microsecond), us(500 * time.Microsecond), us(500 * time.Microsecond)},
+	// 200 I/Os vouch for p50 and p90 (20 and 100 needed), not p99.9.
+	checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "ios",
+		"clat_p50_us", "clat_p50_reliable", "clat_p90_us", "clat_p90_reliable", "clat_p99.9_us", "clat_p99.9_reliable"}, [][]string{
+		{"r", "1", "libaio", "2", "0", "200", us(50 * time.Microsecond), "true", us(time.Millisecond), "true", us(time.Millisecond), "false"},
+		{"r", "4", "libaio", "2", "0", "200", us(200 * time.Microsecond), "true", us(4 * time.Millisecond), "true", us(4 * time.Millisecond), "false"},
+		{"r", "1", "io_uring", "2", "0", "200", us(25 * time.Microsecond), "true", us(500 * time.Microsecond), "true", us(500 * time.Microsecond), "false"},
 		// The failed repeat is left out: only the fast one remains.
-		{"4", "io_uring", "1", "1", "100", us(100 * time.Microsecond), us(100 * time.Microsecond), us(100 * time.Microsecond)},
+		{"r", "4", "io_uring", "1", "1", "100", us(100 * time.Microsecond), "true", us(100 * time.Microsecond), "true", us(100 * time.Microsecond), "false"},
 	})
 	if v := usBucket(50 * time.Microsecond); math.Abs(v-50)/50 > 0.01 {
 		t.Fatalf("bucket of 50µs is %vµs", v)
@@ -68,10 +70,10 @@ func TestBuildChartLatency(t *testing.T) {
 
 	// Default percentiles; the write direction has no I/O: nothing plotted.
 	w := mustBuild(t, Query{Kind: Latency, Dir: "write"}, run)
-	if len(w.Columns) != 5+len(defaultPercentiles) || w.Columns[5] != "write_clat_p50_us" || w.Columns[9] != "write_clat_p99.99_us" {
+	if len(w.Columns) != 6+2*len(defaultPercentiles) || w.Columns[6] != "write_clat_p50_us" || w.Columns[14] != "write_clat_p99.99_us" {
 		t.Errorf("columns = %q", w.Columns)
 	}
-	if got := w.Rows[0]; !slices.Equal(got, []string{"1", "libaio", "2", "0", "0", "", "", "", "", ""}) {
+	if got := w.Rows[0]; !slices.Equal(got, []string{"r", "1", "libaio", "2", "0", "0", "", "", "", "", "", "", "", "", "", ""}) {
 		t.Errorf("write row = %q", got)
 	}
 	if got := seriesValues(checkOption(t, w), 0); !reflect.DeepEqual(got, []any{"-", "-"}) {

@@ -15,6 +15,7 @@ import (
 // series mixes steps that differ in anything but their repeat).
 type layout struct {
 	compare bool
+	job     bool // the kind draws one job of each run: the table names it
 	x       sweep.Axis
 	series  sweep.Axis
 	group   []sweep.Axis
@@ -24,11 +25,11 @@ type layout struct {
 // the series follow the first swept axis that is not Numeric (Numeric
 // axes are drawn along x) nor x.
 func newLayout(q Query, runs []*runView, x sweep.Axis) *layout {
-	l := &layout{compare: len(runs) > 1, x: x, series: q.Series}
+	l := &layout{compare: len(runs) > 1, job: q.perJob, x: x, series: q.Series}
 	if l.series == "" {
 	find:
 		for _, r := range runs {
-			for _, s := range r.plan.Sweeps {
+			for _, s := range r.plan.Swept() {
 				if spec, ok := sweep.LookupAxis(s.Axis); ok && !spec.Numeric && s.Axis != x {
 					l.series = s.Axis
 					break find
@@ -40,7 +41,7 @@ func newLayout(q Query, runs []*runView, x sweep.Axis) *layout {
 		l.group = append(l.group, l.series)
 	}
 	for _, r := range runs {
-		for _, s := range r.plan.Sweeps {
+		for _, s := range r.plan.Swept() {
 			if s.Axis != x && !slices.Contains(l.group, s.Axis) {
 				l.group = append(l.group, s.Axis)
 			}
@@ -100,12 +101,15 @@ func (l *layout) name(r *runView, group []string) string {
 	return strings.Join(parts, " ")
 }
 
-// columns is the CSV header of the key: run (when comparing), the group
-// axes and x (when withX).
+// columns is the CSV header of the key: run (when comparing), the job
+// (for a kind that draws one), the group axes and x (when withX).
 func (l *layout) columns(withX bool) []string {
 	var cols []string
 	if l.compare {
 		cols = append(cols, "run")
+	}
+	if l.job {
+		cols = append(cols, "job")
 	}
 	if withX && l.x != "" {
 		cols = append(cols, string(l.x))
@@ -120,6 +124,9 @@ func (l *layout) row(r *runView, x string, group []string, withX bool) []string 
 	var row []string
 	if l.compare {
 		row = append(row, strconv.FormatInt(r.id, 10))
+	}
+	if l.job {
+		row = append(row, r.job)
 	}
 	if withX && l.x != "" {
 		row = append(row, x)

@@ -21,7 +21,7 @@ func maxIOPSAvailable(runs []*runView) bool {
 	})
 }
 
-// buildMaxIOPS finds each run's best IOPS per engine: the median over
+// buildMaxIOPS finds each run's best IOPS per engine, of the job drawn: the median over
 // repeats of each combination of the step's axes, the highest over the
 // combinations. Bars are grouped by kernel (by "kernel (run N)" when runs
 // share a kernel), one series per engine.
@@ -32,6 +32,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 	}
 	type cell struct{ kernel, engine string }
 	best := map[cell]float64{}
+	jobOf := map[string]string{} // by kernel category: the job drawn of its run
 	bestAt := map[cell]string{}
 	var cats, engines []string
 	for _, r := range runs {
@@ -42,6 +43,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 		if kernels[r.run.Kernel] > 1 {
 			kernel += " (" + r.label + ")"
 		}
+		jobOf[kernel] = r.job
 		points := map[string][]float64{}
 		pointEngine := map[string]string{}
 		var order []string
@@ -71,7 +73,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 			}
 		}
 	}
-	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "max_iops", "at"}}
+	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "job", "max_iops", "at"}}
 
 	bar := echarts.NewBar()
 	bar.SetGlobalOptions(plotOptions(ch.Title, describeRuns(runs)+" · the highest median over repeats of any step",
@@ -84,7 +86,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 			data[i] = opts.BarData{Value: missing}
 			if v, ok := best[cell{k, e}]; ok {
 				data[i].Value = v
-				ch.Rows = append(ch.Rows, []string{k, e, num(v), bestAt[cell{k, e}]})
+				ch.Rows = append(ch.Rows, []string{k, e, jobOf[k], num(v), bestAt[cell{k, e}]})
 			}
 		}
 		bar.AddSeries(e, data)

@@ -36,6 +36,7 @@ var (
 const (
 	maxPercentiles = 20
 	maxIODepths    = 20
+	maxJobName     = 200
 )
 
 // Query is everything that selects what a chart shows. It round-trips
@@ -50,6 +51,13 @@ type Query struct {
 	Dir         string     // ?dir=read|write|all (default all)
 	Percentiles []float64  // ?p=50&p=99 … for latency (default 50, 90, 99, 99.9, 99.99)
 	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
+	// Job is ?job=NAME: the job the kinds that draw one job draw
+	// (KindSpec.PerJob); default each run's measured job
+	// (sweep.Plan.MeasuredJob), else its first.
+	Job string
+
+	// perJob is the kind's PerJob, set by Build for the builders.
+	perJob bool
 }
 
 // ParseQuery reads a chart query from a URL's query string. Unknown
@@ -127,6 +135,10 @@ func ParseQuery(v url.Values) (Query, error) {
 			q.Percentiles = append(q.Percentiles, p)
 		}
 	}
+	if s, err = single("job"); err != nil {
+		return Query{}, err
+	}
+	q.Job = s
 	for _, s := range list("qd") {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -142,14 +154,17 @@ func ParseQuery(v url.Values) (Query, error) {
 	return q.canonical(), nil
 }
 
-// canonical turns explicit defaults, and an x= the kind does not use,
-// into zero fields.
+// canonical turns explicit defaults, and an x= or job= the kind does not
+// use, into zero fields.
 func (q Query) canonical() Query {
 	if q.Dir == "all" {
 		q.Dir = ""
 	}
 	if spec, ok := LookupKind(q.kind()); ok && (spec.xParam != xChosen || q.X == spec.x) {
 		q.X = ""
+	}
+	if spec, ok := LookupKind(q.kind()); ok && !spec.PerJob {
+		q.Job = ""
 	}
 	if slices.Equal(q.Percentiles, defaultPercentiles) {
 		q.Percentiles = nil
@@ -188,6 +203,9 @@ func (q Query) Values() url.Values {
 	}
 	for _, d := range q.IODepths {
 		v.Add("qd", strconv.Itoa(d))
+	}
+	if q.Job != "" {
+		v.Set("job", q.Job)
 	}
 	return v
 }
@@ -268,6 +286,9 @@ func (q Query) check() error {
 		if !(p > 0 && p <= 100) {
 			return queryError("p", "%v is not a percentile: want a number above 0 and at most 100 (p=99.9)", p)
 		}
+	}
+	if len(q.Job) > maxJobName || strings.ContainsAny(q.Job, "\x00\n") {
+		return queryError("job", "%.40q is not a job name", q.Job)
 	}
 	if len(q.IODepths) > maxIODepths {
 		return queryError("qd", "%d iodepths; at most %d", len(q.IODepths), maxIODepths)

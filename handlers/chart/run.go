@@ -15,14 +15,17 @@ import (
 )
 
 // runView is one run as the charts see it: its steps in order and the
-// values of the axes it does not sweep.
+// values of the axes it does not sweep; for a kind that draws one job,
+// that job's results alone (selectJob).
 type runView struct {
 	id    int64
 	label string // "run 3"
+	src   *Run
 	run   *db.Run
 	plan  *sweep.Plan
 	steps []sweep.StepResult // by Seq
 	fixed map[sweep.Axis]string
+	job   string // the job drawn; "" when the kind draws every job
 }
 
 func views(runs []Run) []*runView {
@@ -37,6 +40,7 @@ func newRunView(rd *Run) *runView {
 	r := &runView{
 		id:    rd.Run.ID,
 		label: "run " + strconv.FormatInt(rd.Run.ID, 10),
+		src:   rd,
 		run:   &rd.Run,
 		plan:  &rd.Run.Plan,
 		steps: slices.Clone(rd.Steps),
@@ -69,9 +73,86 @@ func newRunView(rd *Run) *runView {
 	return r
 }
 
-func (r *runView) sweeps(a sweep.Axis) bool {
-	return slices.ContainsFunc(r.plan.Sweeps, func(s sweep.Sweep) bool { return s.Axis == a })
+// selectJob makes the view draw one job of the run: name, or the run's
+// DefaultJob for "". Its steps keep that job's results alone, and the
+// axes the run does not sweep take that job's values (the reader's
+// iodepth 1, not the writer's 16).
+func (r *runView) selectJob(name string) error {
+	names := r.src.Jobs()
+	if name == "" {
+		name = r.src.DefaultJob()
+	} else if len(names) > 0 && !slices.Contains(names, name) {
+		return queryError("job", "%s has no job %q; its jobs are %s", r.label, name, strings.Join(names, ", "))
+	}
+	if name == "" {
+		return nil
+	}
+	r.job = name
+	r.steps = onlyJob(r.steps, slices.Index(names, name), name)
+	job := r.src.job(name)
+	for _, spec := range sweep.Axes() {
+		if spec.Step {
+			continue
+		}
+		if v := jobValue(job, spec.Name); v != "" {
+			r.fixed[spec.Name] = v
+		} else {
+			delete(r.fixed, spec.Name)
+		}
+	}
+	return nil
 }
+
+// multiJob reports whether the run has more than one job, so that what
+// a chart draws of it must say which.
+func (r *runView) multiJob() bool { return len(r.src.Jobs()) > 1 }
+
+// onlyJob returns steps whose results hold one job's alone: its clones,
+// or its reporting group's merged result. The job is the run's job at
+// position pos (Run.Jobs), which in each step is the step's job at that
+// position: steps of an iolab sweep name it alike, but steps imported
+// from fio carry fio's names, one per section (qd1, qd4, qd16). name is
+// the job when pos is unknown. Clones sit side by side in their group,
+// so the copies share the results' memory where they can.
+func onlyJob(steps []sweep.StepResult, pos int, name string) []sweep.StepResult {
+	out := slices.Clone(steps)
+	for i := range out {
+		src := out[i].Result
+		if src == nil {
+			continue
+		}
+		name := name
+		if roles := configJobs(&out[i].Step.Config); pos >= 0 && pos < len(roles) {
+			name = roles[pos]
+		}
+		res := &bench.Result{Start: src.Start, Host: src.Host, Groups: make([]bench.GroupResult, 0, len(src.Groups))}
+		for _, g := range src.Groups {
+			first := slices.IndexFunc(g.Jobs, func(j bench.JobResult) bool { return j.Name == name })
+			if first < 0 {
+				continue
+			}
+			last := first
+			for last < len(g.Jobs) && g.Jobs[last].Name == name {
+				last++
+			}
+			jobs := g.Jobs[first:last:last]
+			if slices.ContainsFunc(g.Jobs[last:], func(j bench.JobResult) bool { return j.Name == name }) {
+				jobs = nil
+				for k := range g.Jobs {
+					if g.Jobs[k].Name == name {
+						jobs = append(jobs, g.Jobs[k])
+					}
+				}
+			}
+			g.Jobs = jobs
+			res.Groups = append(res.Groups, g)
+		}
+		out[i].Result = res
+	}
+	return out
+}
+
+func (r *runView) sweeps(a sweep.Axis) bool { return r.plan.SweepsAxis(a) }
 
 // value is a's value among axes (a step's or a summary cell's), or the
 // run's fixed value when the run does not sweep a.
@@ -97,35 +178,27 @@ func (r *runView) rank(a sweep.Axis, v string) int {
 	return math.MaxInt
 }
 
-// jobNames are the distinct job names of a step: from the plan's base
-// jobs, else from the first step's configuration or result.
-func (r *runView) jobNames() []string {
-	var names []string
-	add := func(n string) {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
+// describeRuns is a subtitle naming the runs, and the job drawn of those
+// that have several.
+func describeRuns(runs []*runView) string {
+	var jobs []string
+	for _, r := range runs {
+		if r.job != "" && r.multiJob() && !slices.Contains(jobs, r.job) {
+			jobs = append(jobs, r.job)
 		}
 	}
-	for _, j := range r.plan.Base.Jobs {
-		add(j.Name)
+	text := describeRunsOnly(runs)
+	switch len(jobs) {
+	case 0:
+	case 1:
+		text += " · job " + jobs[0]
+	default:
+		text += " · jobs " + strings.Join(jobs, ", ")
 	}
-	for i := 0; len(names) == 0 && i < len(r.steps); i++ {
-		for _, j := range r.steps[i].Step.Config.Jobs {
-			add(j.Name)
-		}
-		if res := r.steps[i].Result; len(names) == 0 && res != nil {
-			for _, g := range res.Groups {
-				for k := range g.Jobs {
-					add(g.Jobs[k].Name)
-				}
-			}
-		}
-	}
-	return names
+	return text
 }
 
-// describeRuns is a subtitle naming the runs.
-func describeRuns(runs []*runView) string {
+func describeRunsOnly(runs []*runView) string {
 	if len(runs) == 1 {
 		r := runs[0]
 		parts := []string{r.label}
@@ -156,6 +229,31 @@ func axesText(axes []sweep.AxisValue) string {
 		parts[i] = string(a.Axis) + "=" + a.Value
 	}
 	return strings.Join(parts, " ")
+}
+
+// jobCell is the drawn job's cell among the cells of steps the view has
+// narrowed to that one job (selectJob): the cell, not a total, that counts
+// any repeat (the plan's other jobs have cells with none). The job's name
+// may differ from step to step (fio's sections), so the cell is not found
+// by name.
+func jobCell(cells []summary.SummaryCell) (summary.SummaryCell, bool) {
+	var first *summary.SummaryCell
+	for i := range cells {
+		c := &cells[i]
+		if c.Total {
+			continue
+		}
+		if c.Repeats+c.Failed+c.Cancelled > 0 {
+			return *c, true
+		}
+		if first == nil {
+			first = c
+		}
+	}
+	if first != nil {
+		return *first, true
+	}
+	return summary.SummaryCell{}, false
 }
 
 // done reports whether a step counts in the numbers, by the summaries'

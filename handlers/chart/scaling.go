@@ -46,7 +46,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	l := newLayout(q, runs, q.X)
 	col, dirTitle := dirPrefix(q)
 	c := &Chart{Title: dirTitle + "Aggregate IOPS vs " + string(l.x)}
-	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", "growth_pct")
+	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy", "growth_pct")
 
 	// The x values and series in the order gridOf gives them; the numbers
 	// from SummarizeScaling, keyed the same way.
@@ -58,6 +58,9 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	points := map[*series]map[string]point{}
 	for _, r := range runs {
 		for _, st := range summary.SummarizeScaling(r.plan, dirSteps(r.steps, q.dirIndex())) {
+			if st.Total || (r.job != "" && st.Job != r.job) {
+				continue
+			}
 			x, group := l.key(r, st.Axes)
 			k := slices.IndexFunc(g.series, func(s *series) bool { return s.run == r && slices.Equal(s.group, group) })
 			if k < 0 {
@@ -85,11 +88,11 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 			}
 			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(p.step.Repeats), strconv.Itoa(p.step.Failed))
 			if p.step.Repeats == 0 {
-				c.Rows = append(c.Rows, append(row, "", "", "", ""))
+				c.Rows = append(c.Rows, append(row, "", "", "", "", "", ""))
 				continue
 			}
 			sp := p.step.IOPS
-			row = append(row, num(sp.Min), num(sp.Median), num(sp.Max), "")
+			row = append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy()), "")
 			data[i] = opts.BarData{Value: sp.Median}
 			if p.step.Growth != nil {
 				row[len(row)-1] = num(*p.step.Growth)

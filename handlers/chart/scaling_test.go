@@ -23,10 +23,10 @@ func TestBuildChartScaling(t *testing.T) {
 	c := mustBuild(t, Query{Kind: Scaling}, run)
 	g2 := 100 * (210.0 - 110) / 110
 	g4 := 100 * (320.0 - 210) / 210
-	checkTable(t, c, []string{"numjobs", "repeats", "failed", "iops_min", "iops_median", "iops_max", "growth_pct"}, [][]string{
-		{"1", "2", "0", "100", "110", "120", ""},
-		{"2", "2", "0", "200", "210", "220", csvNum(g2)},
-		{"4", "2", "0", "300", "320", "340", csvNum(g4)},
+	checkTable(t, c, []string{"job", "numjobs", "repeats", "failed", "iops_min", "iops_median", "iops_max", "iops_cv", "noisy", "growth_pct"}, [][]string{
+		{"randwrite", "1", "2", "0", "100", "110", "120", csvNum(cv(100, 120)), "true", ""},
+		{"randwrite", "2", "2", "0", "200", "210", "220", csvNum(cv(200, 220)), "false", csvNum(g2)},
+		{"randwrite", "4", "2", "0", "300", "320", "340", csvNum(cv(300, 340)), "false", csvNum(g4)},
 	})
 	doc := checkOption(t, c)
 	if !slices.Equal(seriesNames(doc), []string{"run 6"}) || !slices.Equal(doc.XAxis[0].Data, []string{"1", "2", "4"}) || doc.XAxis[0].Name != "numjobs" {

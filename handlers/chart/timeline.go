@@ -14,7 +14,8 @@ import (
 	"iolab/bench/sweep"
 )
 
-// Timeline is the IOPS per interval of one step, read and write.
+// Timeline is the IOPS per interval of one step, read and write, of
+// one job.
 const Timeline Kind = "timeline"
 
 // interval is one interval of a step: when it ended and the IOPS over it
@@ -24,7 +25,8 @@ type interval struct {
 	iops [2]float64
 }
 
-// stepIntervals is the step's IOPS per interval, all jobs added. Jobs are
+// stepIntervals is the step's IOPS per interval, its results added (the
+// clones of the job drawn: see runView.selectJob). Results are
 // lined up interval by interval, as bench.JobResult.Merge lines up
 // samples, up to the shortest job; a job without samples (one that ended
 // within its first interval) has nothing to add.
@@ -139,7 +141,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 	if len(runs) > 1 {
 		c.Columns = append(c.Columns, "run")
 	}
-	c.Columns = append(c.Columns, "time_s")
+	c.Columns = append(c.Columns, "job", "time_s")
 	for _, d := range dirs {
 		c.Columns = append(c.Columns, dirName[d]+"_iops")
 	}
@@ -158,6 +160,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 			if len(runs) > 1 {
 				row = append(row, strconv.FormatInt(r.id, 10))
 			}
+			row = append(row, r.job)
 			t := iv.at.Seconds()
 			row = append(row, num(t))
 			for k, d := range dirs {

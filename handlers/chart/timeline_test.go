@@ -26,16 +26,23 @@ func TestBuildChartTimeline(t *testing.T) {
 		if s.Seq == 1 {
 			return sweeptest.Failed("boom")
 		}
+		// Job a runs as two clones; job b beside them.
 		a := testJob("a", 1500*time.Millisecond, testLoad{ios: 600, bs: 4096}, testLoad{})
 		a.Samples = samples(100, 300, 600)
-		b := testJob("b", 1500*time.Millisecond, testLoad{ios: 150, bs: 4096}, testLoad{})
-		b.Samples = samples(50, 100, 150, 150) // one more interval than a: left out
-		return sweeptest.Done(a, b)
+		a2 := testJob("a", 1500*time.Millisecond, testLoad{ios: 150, bs: 4096}, testLoad{})
+		a2.Samples = samples(50, 100, 150, 150) // one more interval than a: left out
+		b := testJob("b", 1500*time.Millisecond, testLoad{ios: 9000, bs: 1 << 20}, testLoad{})
+		b.Samples = samples(3000, 6000, 9000)
+		return sweeptest.Done(a, a2, b)
 	}))
 	c := mustBuild(t, Query{Kind: Timeline, Step: 1}, run)
-	// Per half second: a 100, 200, 300 I/Os; b 50 each; ×2 per second.
-	checkTable(t, c, []string{"time_s", "read_iops"}, [][]string{
-		{"0.5", "300"}, {"1", "500"}, {"1.5", "700"},
+	// The first job, its clones added: per half second 100, 200, 300 I/Os
+	// and 50 each; ×2 per second. Never b's.
+	checkTable(t, c, []string{"job", "time_s", "read_iops"}, [][]string{
+		{"a", "0.5", "300"}, {"a", "1", "500"}, {"a", "1.5", "700"},
+	})
+	checkTable(t, mustBuild(t, Query{Kind: Timeline, Step: 1, Job: "b"}, run), []string{"job", "time_s", "read_iops"}, [][]string{
+		{"b", "0.5", "6000"}, {"b", "1", "6000"}, {"b", "1.5", "6000"},
 	})
 	doc := checkOption(t, c)
 	if !slices.Equal(seriesNames(doc), []string{"read"}) || !reflect.DeepEqual(seriesValues(doc, 0)[1], []any{1.0, 500.0}) {
@@ -46,7 +53,7 @@ func TestBuildChartTimeline(t *testing.T) {
 	}
 	// Asked for, writes show even at zero.
 	c = mustBuild(t, Query{Kind: Timeline, Step: 1, Dir: "write"}, run)
-	checkTable(t, c, []string{"time_s", "write_iops"}, [][]string{{"0.5", "0"}, {"1", "0"}, {"1.5", "0"}})
+	checkTable(t, c, []string{"job", "time_s", "write_iops"}, [][]string{{"a", "0.5", "0"}, {"a", "1", "0"}, {"a", "1.5", "0"}})
 	// A failed step plots nothing.
 	c = mustBuild(t, Query{Kind: Timeline, Step: 2}, run)
 	if len(c.Rows) != 0 {

@@ -56,8 +56,12 @@
         stepEl.textContent = "step " + d.step + "/" + d.total + " · " + d.label;
         chart.setOption({ series: [{ data: points }] });
       } else {
+        // Each job's IOPS, never a writer's added to a reader's.
+        var jobs = (d.jobs || []).map(function (j) {
+          return (d.jobs.length > 1 ? j.name + " " : "") + Math.round(j.iops) + " IOPS";
+        }).join(", ");
         stepEl.textContent = "step " + d.step + "/" + d.total + " · " + d.label + ": " + d.status +
-          (d.iops ? ", " + Math.round(d.iops) + " IOPS" : "") + (d.error ? " (" + d.error + ")" : "");
+          (jobs ? ", " + jobs : "") + (d.error ? " (" + d.error + ")" : "");
       }
     });
     es.addEventListener("progress", function (e) {

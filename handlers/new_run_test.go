@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"iolab/bench/sweep"
+	"iolab/db"
+)
+
+// The form's first view is a plan the check before a run takes: an
+// io_uring iodepth sweep (psync would measure iodepth 1 three times), and
+// no numjobs to sweep.
+func TestDefaultFormIsValid(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	f := defaultForm()
+	f.Target, f.Size = "x.dat", "1m"
+	req, err := f.request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := ts.srv.BuildPlan(req)
+	if err != nil {
+		t.Fatalf("BuildPlan of the default form: %v", err)
+	}
+	if err := sweep.CheckOffline(plan); err != nil {
+		t.Errorf("the default form's plan is refused: %v", err)
+	}
+	var axes []sweep.Axis
+	for _, s := range plan.Swept() {
+		axes = append(axes, s.Axis)
+	}
+	if len(axes) != 1 || axes[0] != sweep.AxisIODepth {
+		t.Errorf("the default form sweeps %q, want iodepth alone", axes)
+	}
+	body := ts.do(t, http.MethodGet, "/runs/new", "").Body.String()
+	if !strings.Contains(body, `name="ioengine" value="io_uring"`) || !strings.Contains(body, `name="numjobs" value=""`) {
+		t.Errorf("the form does not show io_uring and a blank numjobs")
+	}
+}
+
+// With a job file, sweep fields still at the form's defaults are not
+// applied; one the user sets is: a list sweeps, one value overrides every
+// job without being an axis.
+func TestFormJobFileSkipsDefaults(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	jobFile := "[global]\nfilename=" + ts.dataDir + "/jf.dat\nsize=1m\nioengine=null\nruntime=100ms\ntime_based\n[reader]\nrw=randread\nbs=4k\n"
+	for _, tc := range []struct {
+		name   string
+		fields map[string]string // sweep fields changed from the defaults
+		sweeps map[sweep.Axis][]string
+		axes   int // of them, swept over more than one value
+	}{
+		{"defaults", nil, map[sweep.Axis][]string{}, 0},
+		{"numjobs set", map[string]string{"numjobs": "2"}, map[sweep.Axis][]string{sweep.AxisNumJobs: {"2"}}, 0},
+		{"iodepth changed", map[string]string{"iodepth": "1,8"}, map[sweep.Axis][]string{sweep.AxisIODepth: {"1", "8"}}, 1},
+		{"engine changed", map[string]string{"ioengine": "libaio"}, map[sweep.Axis][]string{sweep.AxisEngine: {"libaio"}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := defaultForm()
+			f.JobFile = jobFile
+			for k, v := range tc.fields {
+				f.Sweeps[k] = v
+			}
+			req, err := f.request()
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := ts.srv.BuildPlan(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[sweep.Axis][]string{}
+			for _, s := range plan.Sweeps {
+				got[s.Axis] = s.Values
+			}
+			if len(got) != len(tc.sweeps) {
+				t.Fatalf("sweeps = %v, want %v", got, tc.sweeps)
+			}
+			for a, v := range tc.sweeps {
+				if strings.Join(got[a], ",") != strings.Join(v, ",") {
+					t.Errorf("sweep %s = %q, want %q", a, got[a], v)
+				}
+			}
+			if n := len(plan.Swept()); n != tc.axes {
+				t.Errorf("%d axes, want %d", n, tc.axes)
+			}
+		})
+	}
+
+	// Through the form: the stored plan sweeps nothing.
+	form := url.Values{"jobfile": {jobFile}, "iodepth": {"1,4,16"}, "ioengine": {"io_uring"}, "numjobs": {""},
+		"rw": {"randread"}, "bs": {"4k"}, "runtime": {"10"}, "repeat": {"1"}, "direct": {"on"}}
+	rec := ts.do(t, http.MethodPost, "/runs", form.Encode())
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("form: %d %.1000s", rec.Code, rec.Body)
+	}
+	id, _ := strconv.ParseInt(strings.TrimPrefix(rec.Header().Get("Location"), "/runs/"), 10, 64)
+	waitStatus(t, ts.store, id, db.StatusDone)
+	run, err := ts.store.GetRun(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Plan.Sweeps) != 0 {
+		t.Errorf("a job file with the form's defaults sweeps %+v", run.Plan.Sweeps)
+	}
+}
