@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,5 +162,44 @@ func TestProgressTicks(t *testing.T) {
 	}
 	if busy == 0 {
 		t.Error("no tick saw I/Os complete")
+	}
+}
+
+// TestExecuteStoreFailsMidRun: when saving a step fails (a full disk, say)
+// the plan stops and the run is partial, not done, with the reason.
+func TestExecuteStoreFailsMidRun(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "iolab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	plan, err := NewPlan(Spec{Args: []string{"--name=n", "--ioengine=null", "--size=4m", "--runtime=50ms", "--time_based"},
+		Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: []string{"1", "2", "4", "8"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := &bench.Runner{Sys: system.FS{}}
+	rec, err := NewRecord(plan, runner, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	saved := 0
+	_, status, err := Execute(ctx, store, runner, rec.ID, plan, Hooks{PlanHooks: sweep.PlanHooks{
+		StepDone: func(*sweep.StepResult) error {
+			if saved++; saved == 2 {
+				return errors.New("database or disk is full")
+			}
+			return nil
+		}}})
+	if status != db.StatusPartial || err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Fatalf("status %s, err %v; want partial with the store's error", status, err)
+	}
+	run, err := store.GetRun(ctx, rec.ID)
+	if err != nil || run.Status != db.StatusPartial || !strings.Contains(run.Error, "disk is full") {
+		t.Fatalf("stored run %s %q, %v", run.Status, run.Error, err)
 	}
 }
