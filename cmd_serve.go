@@ -22,6 +22,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/db/launch"
 	"iolab/handlers"
 )
 
@@ -50,6 +51,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 		return err
 	}
 	defer store.Close()
+	go launch.KeepRecovering(ctx, store, system.FS{}, logger, 2*time.Second)
 	if *dataDir == "" {
 		path := *dbPath
 		if path == "" {

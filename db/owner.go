@@ -70,7 +70,40 @@ func (o owner) alive(proc string) bool {
 	case 'Z', 'X', 'x':
 		return false
 	}
-	return true
+	return !dying(proc, o.PID)
+}
+
+// dying reports whether pid is on its way out though not yet a zombie:
+// SIGKILL pending (kill(2) queues it on every thread before it returns) or
+// PF_EXITING set (do_exit has begun). A restart right after a kill -9 must
+// not take the dying process for a live owner.
+func dying(proc string, pid int) bool {
+	const pfExiting = 0x4 // include/linux/sched.h PF_EXITING
+	if b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat")); err == nil {
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+			// After ')': state (field 3) … flags is field 9, the 7th.
+			if f := strings.Fields(string(b[i+1:])); len(f) > 6 {
+				if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil && flags&pfExiting != 0 {
+					return true
+				}
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "status"))
+	if err != nil {
+		return false
+	}
+	const sigkill = uint64(1) << (9 - 1)
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "SigPnd" && k != "ShdPnd") {
+			continue
+		}
+		if mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && mask&sigkill != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // processState is field 3 of /proc/PID/stat: R, S, D, Z (zombie), X

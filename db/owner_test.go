@@ -73,6 +73,10 @@ func TestOwnerZombieIsDead(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	defer cmd.Wait()
+	// At once, before it is even a zombie: SIGKILL pending, or exiting.
+	if child.alive("/proc") {
+		t.Error("a process just sent SIGKILL counts as a live owner")
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for processState("/proc", cmd.Process.Pid) != 'Z' {
 		if time.Now().After(deadline) {

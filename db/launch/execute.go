@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"iolab/bench"
 	"iolab/bench/sweep"
@@ -119,4 +120,31 @@ func RestoreSchedulers(ctx context.Context, store *db.Store, sys system.FS, log 
 		}
 	}
 	return nil
+}
+
+// KeepRecovering marks interrupted, every interval until ctx ends, the runs
+// whose process died, and puts back the schedulers they left switched. A
+// dashboard started right after another was killed may find the dead one
+// still exiting; it catches up here instead of at its next restart.
+func KeepRecovering(ctx context.Context, store *db.Store, sys system.FS, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ids, err := store.MarkInterrupted(ctx)
+		if err != nil {
+			log.Warn("mark interrupted runs", "err", err)
+			continue
+		}
+		for _, id := range ids {
+			log.Info("a run's process is gone: marked interrupted", "run", id)
+		}
+		if err := RestoreSchedulers(ctx, store, sys, log); err != nil {
+			log.Warn("restore schedulers", "err", err)
+		}
+	}
 }
