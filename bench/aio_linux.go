@@ -57,6 +57,11 @@ type aioRing struct {
 var libaioEngine = Engine{
 	Name: "libaio",
 	Help: "Linux native asynchronous I/O (io_submit, io_getevents)",
+	Options: []OptionSpec{
+		{Name: "userspace_reap", Flag: true, Unit: "bool", Default: "0",
+			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",
+			Set:  BoolField(func(j *Job) *bool { return &j.UserspaceReap }), Get: GetBool(func(j *Job) *bool { return &j.UserspaceReap })},
+	},
 	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
 		a, err := newAIO(j, fd, bufs, depth)
 		if err != nil {
@@ -79,13 +84,14 @@ type aio struct {
 	queued int
 	done   int // prefix of ptrs already submitted
 
-	fd   uint32
-	bufs *buffers
-	bs   uint64
+	fd        uint32
+	bufs      *buffers
+	bs        uint64
+	userspace bool // userspace_reap
 }
 
 func newAIO(j *Job, fd int, bufs *buffers, depth int) (*aio, error) {
-	a := &aio{depth: depth, fd: uint32(fd), bufs: bufs, bs: uint64(j.BS)}
+	a := &aio{depth: depth, fd: uint32(fd), bufs: bufs, bs: uint64(j.BS), userspace: j.UserspaceReap}
 	mem, err := newArena(depth * (int(unsafe.Sizeof(iocb{})) + 8 + int(unsafe.Sizeof(ioEvent{}))))
 	if err != nil {
 		return nil, err
@@ -123,7 +129,7 @@ func aioRingAt(ctx uintptr) *aioRing {
 	return *(**aioRing)(unsafe.Pointer(&ctx))
 }
 
-func (a *aio) prep(slot int, write bool, off int64) {
+func (a *aio) queue(slot int, write bool, off int64) {
 	cb := (*iocb)(unsafe.Add(a.iocbs, slot*int(unsafe.Sizeof(iocb{}))))
 	var op uint16 = iocbCmdPread
 	if write {
@@ -135,24 +141,27 @@ func (a *aio) prep(slot int, write bool, off int64) {
 	a.queued++
 }
 
-func (a *aio) submit(int) error {
+// commit is fio's fio_libaio_commit: one io_submit of every queued iocb.
+// When the context is full (EAGAIN) the rest stay queued for the next
+// commit, after the job has reaped.
+func (a *aio) commit() (int, error) {
+	total := 0
 	for a.done < a.queued {
 		n, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(a.queued-a.done), uintptr(unsafe.Add(a.ptrs, a.done*8)))
 		switch {
 		case errno == unix.EINTR:
 			continue
 		case errno == unix.EAGAIN:
-			// The context is full: leave the rest queued, the job reaps
-			// and submits again (fio engines/libaio.c fio_libaio_commit).
 			a.compact()
-			return nil
+			return total, nil
 		case errno != 0:
-			return fmt.Errorf("libaio: io_submit: %w", errno)
+			return total, fmt.Errorf("libaio: io_submit: %w", errno)
 		}
 		a.done += int(n)
+		total += int(n)
 	}
 	a.queued, a.done = 0, 0
-	return nil
+	return total, nil
 }
 
 // compact moves iocb pointers not yet submitted to the front.
@@ -167,12 +176,11 @@ func (a *aio) compact() {
 	a.done = 0
 }
 
-// reap copies completions from the user-space ring: acquire-load the tail,
-// copy, release-store the head (fs/aio.c clamps a head userland wrote).
-func (a *aio) reap(c []completion) int {
-	if a.ring == nil {
-		return 0
-	}
+// userReap copies completions from the user-space ring without a system
+// call (fio's user_io_getevents, with userspace_reap): acquire-load the
+// tail, copy, release-store the head (fs/aio.c clamps a head userland
+// wrote).
+func (a *aio) userReap(c []completion) int {
 	nr := a.ring.nr
 	head := atomic.LoadUint32(&a.ring.head)
 	tail := atomic.LoadUint32(&a.ring.tail)
@@ -192,11 +200,22 @@ func (a *aio) reap(c []completion) int {
 	return n
 }
 
-func (a *aio) wait(want int, c []completion) (int, error) {
-	got := a.reap(c)
+// getevents is fio's fio_libaio_getevents: io_getevents(ctx, min, max)
+// blocks for min, once; without block it asks for 0 and spins. With
+// userspace_reap, a spin reads the aio ring in user space instead of
+// calling io_getevents (fio does so only when it does not block).
+func (a *aio) getevents(want, most int, block bool, c []completion) (int, error) {
+	got := 0
 	for got < want {
-		most := min(len(c)-got, a.depth)
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(want-got), uintptr(most), uintptr(a.out), 0, 0)
+		if !block && a.userspace && a.ring != nil {
+			got += a.userReap(c[got:most])
+			continue
+		}
+		wait := 0
+		if block {
+			wait = want - got
+		}
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(wait), uintptr(most-got), uintptr(a.out), 0, 0)
 		if errno == unix.EINTR {
 			continue
 		}

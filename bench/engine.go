@@ -37,7 +37,27 @@ const (
 	// Diskless engines open no file; their jobs need a size and no
 	// filename (fio's FIO_DISKLESSIO).
 	Diskless
+	// PowerOfTwoDepth engines run iodepth rounded up to a power of two, as
+	// fio's io_uring engine does (its ring has that many entries).
+	PowerOfTwoDepth
 )
+
+// Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a
+// sync engine, iodepth rounded up to a power of two where the engine does
+// that, else iodepth.
+func (e *Engine) Depth(iodepth int) int {
+	switch {
+	case e.Has(SyncIO):
+		return 1
+	case e.Has(PowerOfTwoDepth):
+		d := 1
+		for d < iodepth {
+			d <<= 1
+		}
+		return d
+	}
+	return iodepth
+}
 
 // EngineMode is one sweep variant of an engine: Name after a '+' in a sweep
 // value (io_uring+sqpoll) sets Option (sqthread_poll) to 1.

@@ -17,21 +17,24 @@ type completion struct {
 // GOMAXPROCS by the number of job threads for the run: the rest of the
 // program keeps as many Ps as before.
 
-// engine is the per-job I/O backend. One goroutine, locked to its OS thread,
-// owns an engine for its whole life: no method is safe for concurrent use,
-// and none allocates, so the job loop stays allocation-free.
+// engine is the per-job I/O backend, fio's ioengine_ops ->queue, ->commit
+// and ->getevents. One goroutine, locked to its OS thread, owns an engine
+// for its whole life: no method is safe for concurrent use, and none
+// allocates, so the job loop stays allocation-free.
 type engine interface {
-	// prep queues an I/O of the job's block size on slot's buffer.
-	prep(slot int, write bool, off int64)
-	// submit hands every prepped I/O to the kernel. When wait > 0 and the
-	// engine can, the same system call also waits until wait completions
-	// are ready; otherwise the job calls wait itself.
-	submit(wait int) error
-	// reap stores ready completions in c without blocking.
-	reap(c []completion) int
-	// wait blocks until at least want completions are ready and stores up
-	// to len(c) of them in c.
-	wait(want int, c []completion) (int, error)
+	// queue prepares an I/O of the job's block size on slot's buffer,
+	// without a system call.
+	queue(slot int, write bool, off int64)
+	// commit hands the queued I/Os to the kernel in order — one
+	// io_uring_enter or io_submit; a sync engine does each one's read or
+	// write — and returns how many it handed over: fewer when the kernel
+	// took only some (libaio's EAGAIN), the rest staying queued.
+	commit() (int, error)
+	// getevents stores at least min and at most max completions in c
+	// (len(c) >= max). With block it waits in the kernel for what is
+	// missing; without (fio's iodepth_batch_complete_min=0) it asks the
+	// kernel without waiting, over and over, until min are there.
+	getevents(min, max int, block bool, c []completion) (int, error)
 	close() error
 }
 

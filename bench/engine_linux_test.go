@@ -138,15 +138,14 @@ func doAll(t *testing.T, eng engine, order []int, depth int, bufs *buffers, writ
 				clear(b)
 			}
 			slotBlock[slot] = blk
-			eng.prep(slot, write, int64(blk*bufs.bs))
-			// psync does one I/O per submit.
-			if err := eng.submit(0); err != nil {
-				t.Fatal(err)
-			}
+			eng.queue(slot, write, int64(blk*bufs.bs))
+		}
+		if n, err := eng.commit(); err != nil || n != len(chunk) {
+			t.Fatalf("commit: %d of %d, %v", n, len(chunk), err)
 		}
 		done := 0
 		for done < len(chunk) {
-			n, err := eng.wait(1, comps)
+			n, err := eng.getevents(1, len(chunk)-done, true, comps)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,9 +72,11 @@ type Job struct {
 
 	CPUsAllowed []int `json:"cpus_allowed"` // nil: no affinity
 
-	IODepthBatchSubmit      int `json:"iodepth_batch_submit"`       // default 1
-	IODepthBatchCompleteMin int `json:"iodepth_batch_complete_min"` // default 1
-	IODepthBatchCompleteMax int `json:"iodepth_batch_complete_max"` // default 0: same as IODepth
+	IODepthBatchSubmit      int  `json:"iodepth_batch_submit"`       // default 1
+	IODepthBatchCompleteMin int  `json:"iodepth_batch_complete_min"` // default 1
+	IODepthBatchCompleteMax int  `json:"iodepth_batch_complete_max"` // default 0: same as iodepth_batch_complete_min
+	IODepthLow              int  `json:"iodepth_low,omitempty"`      // default 0: same as IODepth
+	UserspaceReap           bool `json:"userspace_reap,omitempty"`   // libaio: reap from the user ring when not waiting
 
 	PercentileList []float64 `json:"percentile_list"` // default fio's list
 

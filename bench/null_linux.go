@@ -13,22 +13,28 @@ var nullEngine = Engine{
 // null does no I/O: every request completes at once with its full size. It
 // measures the harness's own ceiling, like fio's null engine.
 type null struct {
-	bs   int32
-	done completions
+	bs     int32
+	queued int
+	done   completions
 }
 
 func newNull(bs int64, depth int) *null {
 	return &null{bs: int32(bs), done: newCompletions(depth)}
 }
 
-func (e *null) prep(slot int, _ bool, _ int64) {
+func (e *null) queue(slot int, _ bool, _ int64) {
 	e.done.push(completion{slot: int32(slot), res: e.bs})
+	e.queued++
 }
 
-func (e *null) submit(int) error { return nil }
+func (e *null) commit() (int, error) {
+	n := e.queued
+	e.queued = 0
+	return n, nil
+}
 
-func (e *null) reap(c []completion) int { return e.done.pop(c) }
-
-func (e *null) wait(want int, c []completion) (int, error) { return e.done.popWait(want, c) }
+func (e *null) getevents(min, max int, _ bool, c []completion) (int, error) {
+	return e.done.popWait(min, c[:max])
+}
 
 func (e *null) close() error { return nil }

@@ -33,11 +33,12 @@ func newPsync(fd int, bufs *buffers, depth int) *psync {
 	return &psync{fd: fd, bufs: bufs, pending: make([]psyncReq, 0, depth), done: newCompletions(depth)}
 }
 
-func (p *psync) prep(slot int, write bool, off int64) {
+func (p *psync) queue(slot int, write bool, off int64) {
 	p.pending = append(p.pending, psyncReq{slot, write, off})
 }
 
-func (p *psync) submit(int) error {
+func (p *psync) commit() (int, error) {
+	n := len(p.pending)
 	for _, r := range p.pending {
 		nr := uintptr(unix.SYS_PREAD64)
 		if r.write {
@@ -58,11 +59,11 @@ func (p *psync) submit(int) error {
 		p.done.push(completion{slot: int32(r.slot), res: res})
 	}
 	p.pending = p.pending[:0]
-	return nil
+	return n, nil
 }
 
-func (p *psync) reap(c []completion) int { return p.done.pop(c) }
-
-func (p *psync) wait(want int, c []completion) (int, error) { return p.done.popWait(want, c) }
+func (p *psync) getevents(min, max int, _ bool, c []completion) (int, error) {
+	return p.done.popWait(min, c[:max])
+}
 
 func (p *psync) close() error { return nil }

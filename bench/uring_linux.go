@@ -116,6 +116,9 @@ var ioURingEngine = Engine{
 	// IORING_MAX_ENTRIES (io_uring/io_uring.h): io_uring_setup refuses a
 	// larger ring with EINVAL.
 	MaxDepth: 32768,
+	// fio's io_uring engine rounds iodepth up to its ring's size, a power
+	// of two, and keeps that many I/Os in flight: iodepth=3 runs 4.
+	Flags: PowerOfTwoDepth,
 	Options: []OptionSpec{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",
@@ -210,7 +213,9 @@ func newURing(j *Job, fd int, bufs *buffers, depth int) (*uring, error) {
 	var ringFD int
 	var err error
 	for _, flags := range tries {
-		p = uringParams{sqEntries: uint32(depth), cqEntries: uint32(2 * depth), flags: flags}
+		// fio sizes the CQ to the SQ (CQSIZE with cq_entries = depth): at
+		// most depth I/Os are ever in flight.
+		p = uringParams{sqEntries: uint32(depth), cqEntries: uint32(depth), flags: flags}
 		if flags&ioringSetupSQAff != 0 {
 			p.sqThreadCPU = uint32(j.SQThreadPollCPU)
 		}
@@ -318,7 +323,7 @@ func (r *uring) mapRings(p *uringParams) error {
 	return nil
 }
 
-func (r *uring) prep(slot int, write bool, off int64) {
+func (r *uring) queue(slot int, write bool, off int64) {
 	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr(r.tail&r.sqMask)*unsafe.Sizeof(sqe{})))
 	var op uint8 = ioringOpRead
 	switch {
@@ -354,9 +359,15 @@ func (r *uring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 	}
 }
 
-func (r *uring) submit(wait int) error {
-	if r.toSubmit == 0 && wait == 0 {
-		return nil
+// commit is fio's fio_ioring_commit: publish the queued SQEs and submit
+// them with io_uring_enter(fd, n, 0, IORING_ENTER_GETEVENTS) — GETEVENTS
+// so that, with DEFER_TASKRUN, completions already done are posted — until
+// the kernel took them all. Under SQPOLL the kernel's thread takes them:
+// no system call unless it sleeps (NEED_WAKEUP).
+func (r *uring) commit() (int, error) {
+	n := int(r.toSubmit)
+	if n == 0 {
+		return 0, nil
 	}
 	// Store-release of the tail publishes the SQEs (liburing
 	// __io_uring_flush_sq); Go's atomic store is a full fence on amd64, which
@@ -366,38 +377,25 @@ func (r *uring) submit(wait int) error {
 		r.toSubmit = 0
 		if atomic.LoadUint32(r.sqFlags)&ioringSQNeedWakeup != 0 {
 			if _, err := r.enter(0, 0, ioringEnterSQWakeup); err != nil {
-				return uringEnterError(err)
+				return n, uringEnterError(err)
 			}
 		}
-		if wait > 0 && r.ready() < uint32(wait) {
-			_, err := r.enter(0, uint32(wait), ioringEnterGetEvents)
-			return uringEnterError(err)
-		}
-		return nil
+		return n, nil
 	}
-	flags := uint32(0)
-	if wait > 0 || r.iopoll() || r.setup&ioringSetupDeferTaskrun != 0 {
-		flags = ioringEnterGetEvents
-	}
-	minComplete := uint32(wait)
 	for r.toSubmit > 0 {
-		n, err := r.enter(r.toSubmit, minComplete, flags)
-		if err != nil {
-			if err == unix.EAGAIN || err == unix.EBUSY {
-				// The kernel is short of resources or the CQ is full: the
-				// caller reaps and calls again.
-				return nil
-			}
-			return uringEnterError(err)
+		k, err := r.enter(r.toSubmit, 0, ioringEnterGetEvents)
+		if err == unix.EAGAIN || err == unix.EBUSY {
+			// Short of resources: the SQEs stay published and are taken
+			// by the next try (fio retries after a microsecond).
+			unix.Nanosleep(&unix.Timespec{Nsec: 1000}, nil)
+			continue
 		}
-		r.toSubmit -= uint32(n)
-		minComplete = 0
+		if err != nil {
+			return n - int(r.toSubmit), uringEnterError(err)
+		}
+		r.toSubmit -= uint32(k)
 	}
-	if minComplete > 0 {
-		_, err := r.enter(0, minComplete, ioringEnterGetEvents)
-		return uringEnterError(err)
-	}
-	return nil
+	return n, nil
 }
 
 func uringEnterError(err error) error {
@@ -412,12 +410,9 @@ func uringEnterError(err error) error {
 	return fmt.Errorf("io_uring_enter: %w", err)
 }
 
-// ready counts the CQEs waiting to be reaped.
-func (r *uring) ready() uint32 {
-	return atomic.LoadUint32(r.cqTail) - *r.cqHead
-}
-
-func (r *uring) reap(c []completion) int {
+// reapRing takes ready completions from the CQ ring, without a system
+// call, into c.
+func (r *uring) reapRing(c []completion) int {
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
 	n := 0
@@ -433,25 +428,28 @@ func (r *uring) reap(c []completion) int {
 	return n
 }
 
-func (r *uring) wait(want int, c []completion) (int, error) {
+// getevents is fio's fio_ioring_getevents: take what the CQ ring holds;
+// only when that is fewer than want, io_uring_enter(fd, 0, missing,
+// GETEVENTS) — or, without block, with 0 to wait for, spinning. Under
+// SQPOLL fio makes no call and spins on the ring.
+func (r *uring) getevents(want, most int, block bool, c []completion) (int, error) {
 	got := 0
-	for got < want {
-		n := r.reap(c[got:])
-		got += n
-		if got >= want || got == len(c) {
-			break
+	for {
+		got += r.reapRing(c[got:most])
+		if got >= want {
+			return got, nil
 		}
-		if n == 0 {
-			// IOPOLL may return with fewer completions than asked for: loop.
-			if _, err := r.enter(0, uint32(want-got), ioringEnterGetEvents); err != nil {
-				if err == unix.EAGAIN || err == unix.EBUSY {
-					continue
-				}
-				return got, uringEnterError(err)
-			}
+		if r.sqpoll() {
+			continue // the kernel's thread completes them (and polls, with hipri)
+		}
+		wait := uint32(0)
+		if block {
+			wait = uint32(want - got)
+		}
+		if _, err := r.enter(0, wait, ioringEnterGetEvents); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+			return got, uringEnterError(err)
 		}
 	}
-	return got, nil
 }
 
 func (r *uring) close() error {

@@ -98,8 +98,10 @@ var jobOptions = []bench.OptionSpec{
 	{Name: "iodepth_batch_complete_min", Aliases: []string{"iodepth_batch_complete"}, Example: "1", Unit: "int", Default: "1",
 		Help: "completions to wait for when reaping",
 		Set:  bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthBatchCompleteMin })},
-	{Name: "iodepth_batch_complete_max", Example: "8", Unit: "int", Help: "completions reaped at most per call",
+	{Name: "iodepth_batch_complete_max", Example: "8", Unit: "int", Help: "completions reaped at most per call (0: iodepth_batch_complete_min)",
 		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthBatchCompleteMax })},
+	{Name: "iodepth_low", Example: "4", Unit: "int", Help: "once the queue is full, reap down to this many in flight before queueing again (0: iodepth)",
+		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthLow })},
 	{Name: "percentile_list", Example: "50:99:99.9", Unit: "list", Help: "the latency percentiles to report",
 		Set: func(j *bench.Job, v string) error {
 			p, err := parsePercentiles(v)

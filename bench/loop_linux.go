@@ -1,0 +1,355 @@
+package bench
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The job loop follows fio 3.33's do_io (backend.c) and its helpers
+// (io_u.c get_io_u, io_u_queued_complete; ioengines.c td_io_queue,
+// td_io_commit, td_io_getevents), so that the same options make the same
+// system calls per I/O as fio:
+//
+//   - an I/O is queued on the engine without a system call, and committed
+//     (io_uring_enter / io_submit) once iodepth_batch of them are queued —
+//     with fio's default of 1, each I/O is submitted on its own;
+//   - completions are reaped only once every slot is taken (fio never
+//     reaps while the queue is not full, unless polling), at least
+//     iodepth_batch_complete_min of them and at most
+//     iodepth_batch_complete_max (both 1 by default), reaping again while
+//     more than iodepth_low are in flight; a reap first commits what is
+//     queued;
+//   - with iodepth_batch_complete_min=0 and no max, fio polls: it reaps
+//     after every I/O, spinning without blocking, which keeps one I/O in
+//     flight;
+//   - at the end, what is in flight is reaped in one call.
+//
+// Timestamps are fio's: an I/O is created (start_time) when it is queued,
+// issued when the commit that submits it returns (one clock read per
+// commit; sync engines: just before their read or write), and completed
+// when the reap that returns it does (one read per reap). slat is issue −
+// create, clat complete − issue, lat complete − create.
+//
+// Nothing here allocates per I/O: slots, timestamps and completions live
+// in slices sized once, and the engines write into mmap'd memory.
+
+// loop is one job's I/O loop state, on the job's locked thread.
+type loop struct {
+	r    *jobRun
+	j    *Job
+	eng  engine
+	info engineInfo
+	live *atomic.Uint64
+
+	base time.Time
+
+	// Per slot (fio's io_u): when it was created and issued, its direction
+	// and offset.
+	created, issued []int64
+	dirOf           []uint8
+	offOf           []int64
+
+	free       []int32 // slots not checked out (fio's io_u_freelist)
+	queued     []int32 // slots queued on the engine, not yet committed
+	checkedOut int     // slots taken: queued, in flight, or done but not reaped (fio's cur_depth)
+	pending    int     // I/Os queued since the last commit by count (fio's td->io_u_queued)
+	comps      []completion
+
+	batch, cmin, cmax, low int
+
+	measuring    bool
+	measureStart int64
+	cur          [2]DirResult
+	res          *JobResult
+	nextSample   int64
+	interval     int64
+	err          error
+}
+
+func (l *loop) now() int64 { return int64(time.Since(l.base)) }
+
+// run is the job's I/O loop; see the comment at the top of this file.
+func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uint64) JobResult {
+	j := r.j
+	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1}
+	depth := r.depth
+	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, base: time.Now(), res: &res, interval: int64(interval),
+		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), offOf: make([]int64, depth),
+		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]completion, depth)}
+	for i := range l.free {
+		l.free[i] = int32(depth - 1 - i)
+	}
+	// fio's fixup_options: iodepth_batch 0 (or above iodepth) is iodepth;
+	// complete_max below complete_min is complete_min; iodepth_low 0 (or
+	// above iodepth) is iodepth.
+	l.batch = j.IODepthBatchSubmit
+	if l.batch <= 0 || l.batch > depth {
+		l.batch = depth
+	}
+	l.cmin = j.IODepthBatchCompleteMin
+	l.cmax = max(j.IODepthBatchCompleteMax, l.cmin)
+	l.low = j.IODepthLow
+	if l.low <= 0 || l.low > j.IODepth {
+		l.low = j.IODepth
+	}
+	polling := l.cmin == 0 && l.cmax == 0
+	res.Samples = make([]Sample, 0, int((j.Runtime+j.RampTime)/interval)+2)
+
+	seed := j.RandSeed + uint64(r.index)*0x9e3779b97f4a7c15
+	if !j.RandRepeat {
+		seed = uint64(time.Now().UnixNano())
+	}
+	dirRand := newRand(seed ^ 0xd1)
+	offRand := newRand(seed ^ 0x0ff)
+	perm := newBlockPerm(r.blocks, seed)
+	var seqNext [2]uint64 // next sequential block per direction
+	random := j.Random()
+	reads, writes := j.Reads(), j.Writes()
+	mix := uint64(j.RWMixRead)
+	bs := j.BS
+	var writeSeq, issuedB uint64
+
+	ramp := int64(j.RampTime)
+	l.measuring = ramp == 0
+	if l.measuring {
+		res.Start = time.Now()
+	}
+	var end int64 = -1
+	if j.Runtime > 0 {
+		end = ramp + int64(j.Runtime)
+	}
+	l.nextSample = l.interval
+	ru0 := threadUsage()
+	timeEnded := false
+	for l.err == nil {
+		t := l.now()
+		if !l.measuring && t >= ramp {
+			l.cur = [2]DirResult{}
+			l.measureStart = t
+			l.measuring = true
+			res.Start = time.Now()
+			l.nextSample = t + l.interval
+			ru0 = threadUsage()
+		}
+		if (end >= 0 && t >= end) || stop.Load() {
+			timeEnded = true
+			break
+		}
+		if !j.TimeBased && issuedB >= r.total {
+			break
+		}
+		// get_io_u: a slot is free here, since a full queue was reaped
+		// below before coming round again.
+		slot := l.free[len(l.free)-1]
+		l.free = l.free[:len(l.free)-1]
+		l.checkedOut++
+		d := Read
+		if !reads || (writes && dirRand.below(100) >= mix) {
+			d = Write
+		}
+		var blk uint64
+		switch {
+		case !random:
+			blk = seqNext[d]
+			seqNext[d]++
+			if seqNext[d] >= r.blocks {
+				seqNext[d] = 0
+			}
+		case j.NoRandomMap:
+			blk = offRand.below(r.blocks)
+		default:
+			blk = perm.next()
+		}
+		off := r.regionStart + int64(blk)*bs
+		if d == Write {
+			writeSeq++
+			r.bufs.stamp(int(slot), off, writeSeq)
+		}
+		l.eng.queue(int(slot), d == Write, off)
+		l.created[slot] = t
+		l.dirOf[slot] = uint8(d)
+		l.offOf[slot] = off
+		l.queued = append(l.queued, slot)
+		l.pending++
+		issuedB += uint64(bs)
+		if l.info.sync {
+			// A sync engine does the I/O in the commit and completes it
+			// there (fio's FIO_Q_COMPLETED): it is reaped at once.
+			l.commit()
+			l.reap(1, true)
+			continue
+		}
+		if l.pending >= l.batch {
+			l.commit()
+			l.pending = 0
+		}
+		// fio's wait_for_completions, only once every slot is taken (or
+		// when polling).
+		if len(l.free) == 0 || polling {
+			full := len(l.free) == 0
+			want := min(l.cmin, l.checkedOut)
+			if l.cmin == 0 || (full && want == 0) {
+				want = 1
+			}
+			for {
+				l.reap(want, true)
+				if l.err != nil || !(full && l.checkedOut > l.low) {
+					break
+				}
+			}
+		}
+	}
+	// What is still in flight is reaped in one call (fio's
+	// io_u_queued_complete(cur_depth)) before its buffer goes away. At the
+	// end of a size-based job it is part of the job: the window ends after
+	// it. After the runtime (or a cancel) it completed after the window and
+	// is not counted.
+	var stopAt int64
+	if timeEnded {
+		stopAt = l.now()
+	}
+	ru1 := threadUsage()
+	measured := l.measuring
+	if timeEnded {
+		l.measuring = false
+		l.closeInterval(stopAt, measured)
+	}
+	for l.checkedOut > 0 {
+		before := l.checkedOut
+		l.reap(l.checkedOut, true)
+		if l.checkedOut == before {
+			break // the engine failed; its error is kept
+		}
+	}
+	if !timeEnded {
+		stopAt = l.now()
+		ru1 = threadUsage()
+		l.closeInterval(stopAt, measured)
+	}
+	if !measured {
+		// The ramp never ended: nothing was measured.
+		l.measureStart = stopAt
+		res.Start = time.Now()
+	}
+	res.Runtime = time.Duration(stopAt - l.measureStart)
+	res.Dirs = l.cur
+	res.UsrCPU = tvDuration(ru1.Utime) - tvDuration(ru0.Utime)
+	res.SysCPU = tvDuration(ru1.Stime) - tvDuration(ru0.Stime)
+	res.Ctx = uint64((ru1.Nvcsw - ru0.Nvcsw) + (ru1.Nivcsw - ru0.Nivcsw))
+	res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
+	res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+	if l.err != nil {
+		res.Error = l.err.Error()
+	}
+	return res
+}
+
+// closeInterval keeps the last interval, cut short by the end of the
+// window, when it is at least half an interval long: a job shorter than
+// one interval still has a point to draw, and rates are per its length.
+func (l *loop) closeInterval(stopAt int64, measured bool) {
+	if measured && stopAt-(l.nextSample-l.interval) >= l.interval/2 {
+		l.res.Samples = append(l.res.Samples, Sample{
+			At:    time.Duration(stopAt - l.measureStart),
+			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
+			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
+		})
+	}
+}
+
+// commit submits the queued I/Os (fio's td_io_commit and ->commit) and
+// stamps their issue time: after the call for async engines (slat then
+// spans the submission, as in fio), before it for sync engines (which do
+// the I/O in it and have no slat), at publication for SQPOLL.
+func (l *loop) commit() {
+	if len(l.queued) == 0 || l.err != nil {
+		return
+	}
+	var tp int64
+	if l.info.sync {
+		tp = l.now()
+	}
+	if _, err := l.eng.commit(); err != nil {
+		l.err = err
+		return
+	}
+	if !l.info.sync && !l.info.published {
+		tp = l.now()
+	}
+	for _, s := range l.queued {
+		l.issued[s] = tp
+		if l.info.published {
+			// SQPOLL's kernel thread picks the I/O up as it is published:
+			// timed from there, with no slat (fio has none either).
+			l.issued[s] = l.created[s]
+		}
+		if l.measuring && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart {
+			l.cur[l.dirOf[s]].Slat.Add(uint64(tp - l.created[s]))
+		}
+	}
+	l.queued = l.queued[:0]
+}
+
+// reap is fio's io_u_queued_complete: commit what is queued, then take at
+// least want and at most iodepth_batch_complete_max completions (never
+// more than are checked out), blocking for want unless polling, and
+// account them with one clock read.
+func (l *loop) reap(want int, block bool) {
+	want = min(want, l.checkedOut)
+	most := min(l.cmax, l.checkedOut)
+	if want > most {
+		most = want
+	}
+	if want > 0 {
+		l.commit()
+	}
+	if l.err != nil || most == 0 {
+		return
+	}
+	n, err := l.eng.getevents(want, most, block && l.cmin > 0, l.comps[:most])
+	if err != nil {
+		l.err = err
+	}
+	if n == 0 {
+		return
+	}
+	tc := l.now()
+	bs := l.j.BS
+	for _, c := range l.comps[:n] {
+		s := c.slot
+		d := l.dirOf[s]
+		l.free = append(l.free, s)
+		if c.res < 0 {
+			if l.err == nil {
+				l.err = ioError(l.j, l.r.target, d, l.offOf[s], unix.Errno(-c.res))
+			}
+			continue
+		}
+		l.res.Moved[d] += uint64(c.res)
+		if l.measuring && l.created[s] >= l.measureStart {
+			dr := &l.cur[d]
+			dr.IOs++
+			dr.Bytes += uint64(c.res)
+			if int64(c.res) != bs {
+				dr.Short++
+			}
+			dr.Clat.Add(uint64(tc - l.issued[s]))
+			dr.Lat.Add(uint64(tc - l.created[s]))
+		}
+	}
+	l.checkedOut -= n
+	l.live.Add(uint64(n))
+	if l.measuring && tc >= l.nextSample {
+		l.res.Samples = append(l.res.Samples, Sample{
+			At:    time.Duration(tc - l.measureStart),
+			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
+			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
+		})
+		l.nextSample += l.interval
+		if l.nextSample <= tc {
+			l.nextSample = tc + l.interval
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// straceCounts runs a command under strace -f -c and returns the calls
+// counted for each of the system calls named.
+func straceCounts(t *testing.T, calls []string, env []string, name string, args ...string) map[string]int {
+	t.Helper()
+	out := t.TempDir() + "/strace"
+	cmd := exec.Command("strace", append([]string{"-f", "-c", "-e", "trace=" + strings.Join(calls, ","), "-o", out, name}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	// strace -c rows: % time, seconds, usecs/call, calls, [errors,] syscall
+	row := regexp.MustCompile(`(?m)^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$`)
+	for _, m := range row.FindAllStringSubmatch(string(text), -1) {
+		n, _ := strconv.Atoi(m[1])
+		counts[m[2]] = n
+	}
+	return counts
+}
+
+// TestSyscallsMatchFio runs fio and iolab with the same options on one loop
+// device under strace and compares the submit and reap system calls per
+// I/O: with fio's defaults each I/O is submitted on its own
+// (iodepth_batch_submit=1) and reaped one at a time once the queue is
+// full, and the batch options batch the same way.
+func TestSyscallsMatchFio(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Fatal("strace is not installed (the test command installs it)")
+	}
+	fio := lookFio(t)
+	dev := testLoop(t, 256<<20)
+	const ios = 16 << 20 / 4096
+	for _, tc := range []struct {
+		engine string
+		depth  int
+		extra  []string
+	}{
+		{"io_uring", 1, nil}, {"io_uring", 8, nil}, {"io_uring", 32, nil},
+		{"libaio", 1, nil}, {"libaio", 8, nil}, {"libaio", 32, nil},
+		{"libaio", 8, []string{"--iodepth_batch_submit=0", "--iodepth_batch_complete_min=4"}},
+		{"libaio", 32, []string{"--iodepth_batch_submit=0", "--iodepth_batch_complete_min=16"}},
+	} {
+		name := fmt.Sprintf("%s/iodepth=%d%s", tc.engine, tc.depth, strings.Join(tc.extra, ""))
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"--name=t", "--filename=" + dev, "--rw=randread", "--bs=4k", "--size=16m", "--direct=1",
+				"--ioengine=" + tc.engine, fmt.Sprintf("--iodepth=%d", tc.depth)}, tc.extra...)
+			calls := []string{"io_uring_enter", "io_submit", "io_getevents"}
+			want := straceCounts(t, calls, nil, fio, args...)
+			got := straceCounts(t, calls, []string{"IOLAB_TEST_MAIN=1"}, os.Args[0], append([]string{"run", "--no-save"}, args...)...)
+			for _, c := range calls {
+				w, g := float64(want[c])/ios, float64(got[c])/ios
+				if w == 0 && g == 0 {
+					continue
+				}
+				if math.Abs(g-w) > 0.05*w {
+					t.Errorf("%s: %.3f per I/O, fio %.3f", c, g, w)
+				}
+			}
+			t.Logf("fio %v, iolab %v", want, got)
+		})
+	}
+}
+
+// lookFio returns fio's path; the test command installs it.
+func lookFio(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("fio")
+	if err != nil {
+		t.Fatal("fio is not installed (the test command installs it)")
+	}
+	return p
+}
