@@ -13,6 +13,8 @@ import (
 const (
 	iocbCmdPread  = 0
 	iocbCmdPwrite = 1
+	iocbCmdFsync  = 2
+	iocbCmdFdsync = 3
 
 	aioRingMagic = 0xa10a10a1
 )
@@ -62,8 +64,8 @@ var libaioEngine = Engine{
 			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",
 			Set:  BoolField(func(j *Job) *bool { return &j.UserspaceReap }), Get: GetBool(func(j *Job) *bool { return &j.UserspaceReap })},
 	},
-	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		a, err := newAIO(j, fd, bufs, depth)
+	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		a, err := newAIO(j, fds, bufs, depth)
 		if err != nil {
 			return nil, engineInfo{}, err
 		}
@@ -84,14 +86,16 @@ type aio struct {
 	queued int
 	done   int // prefix of ptrs already submitted
 
-	fd        uint32
+	fds       []uint32 // per job file
 	bufs      *buffers
-	bs        uint64
 	userspace bool // userspace_reap
 }
 
-func newAIO(j *Job, fd int, bufs *buffers, depth int) (*aio, error) {
-	a := &aio{depth: depth, fd: uint32(fd), bufs: bufs, bs: uint64(j.BS), userspace: j.UserspaceReap}
+func newAIO(j *Job, fds []int, bufs *buffers, depth int) (*aio, error) {
+	a := &aio{depth: depth, bufs: bufs, userspace: j.UserspaceReap}
+	for _, fd := range fds {
+		a.fds = append(a.fds, uint32(fd))
+	}
 	mem, err := newArena(depth * (int(unsafe.Sizeof(iocb{})) + 8 + int(unsafe.Sizeof(ioEvent{}))))
 	if err != nil {
 		return nil, err
@@ -129,13 +133,21 @@ func aioRingAt(ctx uintptr) *aioRing {
 	return *(**aioRing)(unsafe.Pointer(&ctx))
 }
 
-func (a *aio) queue(slot int, write bool, off int64) {
+func (a *aio) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	cb := (*iocb)(unsafe.Add(a.iocbs, slot*int(unsafe.Sizeof(iocb{}))))
-	var op uint16 = iocbCmdPread
-	if write {
-		op = iocbCmdPwrite
+	*cb = iocb{data: uint64(slot), fildes: a.fds[file]}
+	switch op {
+	case opRead, opWrite:
+		cb.lioOpcode = iocbCmdPread
+		if op == opWrite {
+			cb.lioOpcode = iocbCmdPwrite
+		}
+		cb.buf, cb.nbytes, cb.offset = uint64(a.bufs.addr(slot)), uint64(n), off
+	case opFsync:
+		cb.lioOpcode = iocbCmdFsync
+	case opFdatasync:
+		cb.lioOpcode = iocbCmdFdsync
 	}
-	*cb = iocb{data: uint64(slot), lioOpcode: op, fildes: a.fd, buf: uint64(a.bufs.addr(slot)), nbytes: a.bs, offset: off}
 	p := (*uintptr)(unsafe.Add(a.ptrs, a.queued*8))
 	*p = uintptr(unsafe.Pointer(cb))
 	a.queued++

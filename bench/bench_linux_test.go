@@ -73,7 +73,7 @@ func benchEngineFile(b *testing.B, engine string) {
 	var stop atomic.Bool
 	// Exactly b.N I/Os: size-based, wrapping over the file.
 	run.j.TimeBased = false
-	run.total = uint64(b.N) * uint64(j.BS)
+	run.j.IOSize = int64(b.N) * j.BS
 	b.ReportAllocs()
 	b.ResetTimer()
 	res := run.run(&stop, time.Hour, new(atomic.Uint64))

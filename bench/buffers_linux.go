@@ -44,9 +44,9 @@ const stampSize = 512
 // of every 512-byte sector of slot's buffer before it is written, so no two
 // written sectors are alike (deduplicating or compressing devices cannot
 // cheat) and a sector read back names where it was written.
-func (b *buffers) stamp(slot int, off int64, seq uint64) {
+func (b *buffers) stamp(slot, n int, off int64, seq uint64) {
 	p := unsafe.Add(b.base, slot*b.stride)
-	for i := 0; i < b.bs; i += stampSize {
+	for i := 0; i+16 <= n; i += stampSize {
 		*(*uint64)(unsafe.Add(p, i)) = uint64(off) + uint64(i)
 		*(*uint64)(unsafe.Add(p, i+8)) = seq
 	}

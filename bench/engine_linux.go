@@ -22,9 +22,9 @@ type completion struct {
 // for its whole life: no method is safe for concurrent use, and none
 // allocates, so the job loop stays allocation-free.
 type engine interface {
-	// queue prepares an I/O of the job's block size on slot's buffer,
-	// without a system call.
-	queue(slot int, write bool, off int64)
+	// queue prepares an I/O of n bytes on slot's buffer, on the job's
+	// file number file, without a system call.
+	queue(slot int, op ioOp, file int, off int64, n uint32)
 	// commit hands the queued I/Os to the kernel in order — one
 	// io_uring_enter or io_submit; a sync engine does each one's read or
 	// write — and returns how many it handed over: fewer when the kernel
@@ -48,9 +48,9 @@ type engineInfo struct {
 	published bool
 }
 
-// engineOpener sets up an engine for job j on fd, with one buffer per slot
-// of depth.
-type engineOpener func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error)
+// engineOpener sets up an engine for job j on its files' descriptors fds,
+// with one buffer per slot of depth.
+type engineOpener func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error)
 
 // completions is a fixed ring of finished requests, for engines that
 // complete inside submit.

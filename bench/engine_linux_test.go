@@ -90,7 +90,7 @@ func TestEngineWriteReadBack(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer bufs.free()
-				eng, _, err := newEngine(&j, fd, bufs, depth)
+				eng, _, err := newEngine(&j, []int{fd}, bufs, depth)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,7 +138,11 @@ func doAll(t *testing.T, eng engine, order []int, depth int, bufs *buffers, writ
 				clear(b)
 			}
 			slotBlock[slot] = blk
-			eng.queue(slot, write, int64(blk*bufs.bs))
+			op := opRead
+			if write {
+				op = opWrite
+			}
+			eng.queue(slot, op, 0, int64(blk*bufs.bs), uint32(bufs.bs))
 		}
 		if n, err := eng.commit(); err != nil || n != len(chunk) {
 			t.Fatalf("commit: %d of %d, %v", n, len(chunk), err)

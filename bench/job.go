@@ -46,6 +46,9 @@ type Job struct {
 	BS     int64 `json:"bs"`     // bytes
 	Size   int64 `json:"size"`   // bytes; 0 means the whole file or device
 	Offset int64 `json:"offset"` // bytes
+	// IOSize is fio's io_size (io_limit): the bytes a size-based job moves,
+	// over its region as many times as it takes; 0: the region once.
+	IOSize int64 `json:"io_size,omitempty"`
 
 	IODepth  int    `json:"iodepth"`
 	IOEngine string `json:"ioengine"` // io_uring, libaio, psync, null

@@ -17,22 +17,44 @@ import (
 type jobRun struct {
 	j      *Job
 	index  int // clone index, for distinct random sequences
-	fd     int
+	files  []jobFile
 	eng    engine
 	info   engineInfo
 	bufs   *buffers
 	depth  int
-	target system.Target
+	target system.Target // the first file's, for messages
+}
 
-	regionStart int64
-	blocks      uint64 // region size in blocks
-	total       uint64 // bytes the job moves unless time_based
+// jobFile is one file (or device) a job does I/O on.
+type jobFile struct {
+	fd     int // -1 for a diskless engine
+	target system.Target
+	start  int64  // the region's first byte
+	blocks uint64 // the region's size in bs-blocks
+}
+
+// genFiles is the job's files as its I/O generator sees them.
+func (r *jobRun) genFiles() []genFile {
+	out := make([]genFile, len(r.files))
+	for i, f := range r.files {
+		out[i] = genFile{start: f.start, blocks: f.blocks}
+	}
+	return out
+}
+
+// fds are the job's files' descriptors, in order.
+func (r *jobRun) fds() []int {
+	out := make([]int, len(r.files))
+	for i, f := range r.files {
+		out[i] = f.fd
+	}
+	return out
 }
 
 // openJob runs on the job's locked thread: io_uring's SINGLE_ISSUER and
 // DEFER_TASKRUN tie a ring to the thread that created it.
 func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error) {
-	r := &jobRun{j: j, index: index, target: t, fd: -1}
+	r := &jobRun{j: j, index: index, target: t}
 	if err := setAffinity(j.CPUsAllowed); err != nil {
 		return nil, fmt.Errorf("job %s: cpus_allowed: %w", j.Name, err)
 	}
@@ -40,9 +62,7 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 	if err != nil {
 		return nil, err
 	}
-	r.regionStart = j.Offset
-	r.blocks = uint64(size / j.BS)
-	r.total = r.blocks * uint64(j.BS)
+	f := jobFile{fd: -1, target: t, start: j.Offset, blocks: uint64(size / j.BS)}
 	r.depth = j.Engine().Depth(j.IODepth)
 	seed := j.RandSeed + uint64(index)
 	if !j.RandRepeat {
@@ -60,18 +80,19 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 		if err != nil {
 			return nil, openError(j, t, err)
 		}
-		r.fd = fd
+		f.fd = fd
 		if err := system.SameTarget(fd, t); err != nil {
-			r.close()
+			unix.Close(fd)
 			return nil, fmt.Errorf("job %s: %w", j.Name, err)
 		}
 	}
+	r.files = append(r.files, f)
 	r.bufs, err = newBuffers(int(j.BS), r.depth, seed)
 	if err != nil {
 		r.close()
 		return nil, err
 	}
-	r.eng, r.info, err = newEngine(j, r.fd, r.bufs, r.depth)
+	r.eng, r.info, err = newEngine(j, r.fds(), r.bufs, r.depth)
 	if err != nil {
 		r.close()
 		return nil, fmt.Errorf("job %s: %w", j.Name, err)
@@ -80,12 +101,12 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 }
 
 // newEngine sets up j's engine on fd with one buffer per slot.
-func newEngine(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
+func newEngine(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
 	e := j.Engine()
 	if e == nil {
 		return nil, engineInfo{}, fmt.Errorf("ioengine %q is not supported (use one of %s)", j.IOEngine, strings.Join(EngineNames(), ", "))
 	}
-	eng, info, err := e.open(j, fd, bufs, depth)
+	eng, info, err := e.open(j, fds, bufs, depth)
 	info.sync = e.Has(SyncIO)
 	return eng, info, err
 }
@@ -151,9 +172,11 @@ func (r *jobRun) close() {
 		r.bufs.free()
 		r.bufs = nil
 	}
-	if r.fd >= 0 {
-		unix.Close(r.fd)
-		r.fd = -1
+	for i := range r.files {
+		if r.files[i].fd >= 0 {
+			unix.Close(r.files[i].fd)
+			r.files[i].fd = -1
+		}
 	}
 }
 
@@ -168,7 +191,7 @@ func tvDuration(tv unix.Timeval) time.Duration {
 	return time.Duration(tv.Sec)*time.Second + time.Duration(tv.Usec)*time.Microsecond
 }
 
-func ioError(j *Job, t system.Target, d uint8, off int64, errno unix.Errno) error {
+func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.Errno) error {
 	op := "read"
 	if d == Write {
 		op = "write"
@@ -176,7 +199,7 @@ func ioError(j *Job, t system.Target, d uint8, off int64, errno unix.Errno) erro
 	if errno == unix.EOPNOTSUPP && j.Hipri {
 		return fmt.Errorf("job %s: %s at offset %d: %v: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)
 	}
-	return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %v", j.Name, op, j.BS, off, t.Path, errno)
+	return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %v", j.Name, op, n, off, t.Path, errno)
 }
 
 // lockThread pins the calling goroutine to its OS thread for the rest of

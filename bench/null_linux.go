@@ -5,25 +5,28 @@ var nullEngine = Engine{
 	Name:  "null",
 	Help:  "no I/O: every request completes at once (measures iolab itself)",
 	Flags: SyncIO | Diskless,
-	open: func(j *Job, _ int, _ *buffers, depth int) (engine, engineInfo, error) {
-		return newNull(j.BS, depth), engineInfo{}, nil
+	open: func(j *Job, _ []int, _ *buffers, depth int) (engine, engineInfo, error) {
+		return newNull(depth), engineInfo{}, nil
 	},
 }
 
 // null does no I/O: every request completes at once with its full size. It
 // measures the harness's own ceiling, like fio's null engine.
 type null struct {
-	bs     int32
 	queued int
 	done   completions
 }
 
-func newNull(bs int64, depth int) *null {
-	return &null{bs: int32(bs), done: newCompletions(depth)}
+func newNull(depth int) *null {
+	return &null{done: newCompletions(depth)}
 }
 
-func (e *null) queue(slot int, _ bool, _ int64) {
-	e.done.push(completion{slot: int32(slot), res: e.bs})
+func (e *null) queue(slot int, op ioOp, _ int, _ int64, n uint32) {
+	res := int32(n)
+	if op == opFsync || op == opFdatasync {
+		res = 0
+	}
+	e.done.push(completion{slot: int32(slot), res: res})
 	e.queued++
 }
 

@@ -9,50 +9,62 @@ var psyncEngine = Engine{
 	Name:  "psync",
 	Help:  "pread/pwrite, one I/O at a time",
 	Flags: SyncIO,
-	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		return newPsync(fd, bufs, depth), engineInfo{}, nil
+	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		return newPsync(fds, bufs, depth), engineInfo{}, nil
 	},
 }
 
 // psync does each I/O with pread/pwrite inside submit, as raw system calls
 // on the mmap'd buffer (no allocation, unlike unix.Preadv2). Jobs run sync engines at depth 1, like fio.
 type psync struct {
-	fd      int
+	fds     []int
 	bufs    *buffers
 	pending []psyncReq
 	done    completions
 }
 
 type psyncReq struct {
-	slot  int
-	write bool
-	off   int64
+	slot int
+	op   ioOp
+	file int
+	off  int64
+	n    uint32
 }
 
-func newPsync(fd int, bufs *buffers, depth int) *psync {
-	return &psync{fd: fd, bufs: bufs, pending: make([]psyncReq, 0, depth), done: newCompletions(depth)}
+func newPsync(fds []int, bufs *buffers, depth int) *psync {
+	return &psync{fds: fds, bufs: bufs, pending: make([]psyncReq, 0, depth), done: newCompletions(depth)}
 }
 
-func (p *psync) queue(slot int, write bool, off int64) {
-	p.pending = append(p.pending, psyncReq{slot, write, off})
+func (p *psync) queue(slot int, op ioOp, file int, off int64, n uint32) {
+	p.pending = append(p.pending, psyncReq{slot, op, file, off, n})
 }
 
+// commit does each queued I/O with one raw pread, pwrite, fsync or
+// fdatasync, as fio's psync engine does.
 func (p *psync) commit() (int, error) {
 	n := len(p.pending)
 	for _, r := range p.pending {
-		nr := uintptr(unix.SYS_PREAD64)
-		if r.write {
-			nr = unix.SYS_PWRITE64
+		fd := uintptr(p.fds[r.file])
+		var args [4]uintptr
+		switch r.op {
+		case opRead:
+			args = [4]uintptr{unix.SYS_PREAD64, fd, p.bufs.addr(r.slot), uintptr(r.n)}
+		case opWrite:
+			args = [4]uintptr{unix.SYS_PWRITE64, fd, p.bufs.addr(r.slot), uintptr(r.n)}
+		case opFsync:
+			args = [4]uintptr{unix.SYS_FSYNC, fd}
+		case opFdatasync:
+			args = [4]uintptr{unix.SYS_FDATASYNC, fd}
 		}
-		var n uintptr
+		var done uintptr
 		var errno unix.Errno
 		for {
-			n, _, errno = unix.RawSyscall6(nr, uintptr(p.fd), p.bufs.addr(r.slot), uintptr(p.bufs.bs), uintptr(r.off), 0, 0)
+			done, _, errno = unix.RawSyscall6(args[0], args[1], args[2], args[3], uintptr(r.off), 0, 0)
 			if errno != unix.EINTR {
 				break
 			}
 		}
-		res := int32(n)
+		res := int32(done)
 		if errno != 0 {
 			res = -int32(errno)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -93,10 +94,15 @@ func (rn *Runner) prepareTarget(j *Job) (system.Target, error) {
 // reads hit real blocks (fio does the same: "Laying out IO file").
 func (rn *Runner) layOut(path string, size int64) error {
 	rn.log().Info("laying out IO file", "path", path, "size", size)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	// Written beside it and linked into place whole, so nothing ever sees
+	// a file only partly laid out (another run checking its size, say),
+	// and a run that dies halfway leaves no short file behind.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
 	buf := make([]byte, 1<<20)
 	rng := newRand(uint64(size))
 	for i := 0; i+8 <= len(buf); i += 8 {
@@ -109,7 +115,6 @@ func (rn *Runner) layOut(path string, size int64) error {
 		n := min(int64(len(buf)), size-done)
 		if _, err := f.Write(buf[:n]); err != nil {
 			f.Close()
-			os.Remove(path)
 			return fmt.Errorf("lay out %s: %w", path, err)
 		}
 		done += n
@@ -118,7 +123,19 @@ func (rn *Runner) layOut(path string, size int64) error {
 		f.Close()
 		return fmt.Errorf("lay out %s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("lay out %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("lay out %s: %w", path, err)
+	}
+	// link(2) does not replace: if another run laid the file out
+	// meanwhile, its file stands.
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("lay out %s: %w", path, err)
+	}
+	return nil
 }
 
 // Run runs cfg's groups in order: a group that does not wait (new_group)

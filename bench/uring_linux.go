@@ -34,6 +34,10 @@ const (
 
 	ioringOpReadFixed  = 4
 	ioringOpWriteFixed = 5
+	ioringOpFsync      = 3
+	// ioringFsyncDatasync is IORING_FSYNC_DATASYNC, in an FSYNC SQE's
+	// fsync_flags (the rw_flags union).
+	ioringFsyncDatasync = 1
 	ioringOpRead       = 22
 	ioringOpWrite      = 23
 
@@ -143,8 +147,8 @@ var ioURingEngine = Engine{
 			Set:  BoolField(func(j *Job) *bool { return &j.RegisterFiles }), Get: GetBool(func(j *Job) *bool { return &j.RegisterFiles })},
 	},
 	Modes: []EngineMode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
-	open: func(j *Job, fd int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		u, err := newURing(j, fd, bufs, depth)
+	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
+		u, err := newURing(j, fds, bufs, depth)
 		if err != nil {
 			return nil, engineInfo{}, err
 		}
@@ -174,11 +178,10 @@ type uring struct {
 	tail     uint32 // local SQ tail, published by submit
 	toSubmit uint32
 
-	file      int32 // fd or fixed-file index for SQEs
+	files     []int32 // fd, or fixed-file index, for SQEs: per job file
 	sqeFlags  uint8
 	fixedBufs bool
 	bufs      *buffers
-	bs        uint32
 }
 
 func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
@@ -187,7 +190,7 @@ func (r *uring) iopoll() bool { return r.setup&ioringSetupIOPoll != 0 }
 // newURing sets up a ring of depth entries for fd, trying the fastest setup
 // the kernel takes first and falling back on EINVAL the way fio's engine
 // does (engines/io_uring.c fio_ioring_queue_init).
-func newURing(j *Job, fd int, bufs *buffers, depth int) (*uring, error) {
+func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 	var base uint32 = ioringSetupCQSize
 	if j.Hipri {
 		base |= ioringSetupIOPoll
@@ -232,7 +235,10 @@ func newURing(j *Job, fd int, bufs *buffers, depth int) (*uring, error) {
 	if err != nil {
 		return nil, uringSetupError(err, j)
 	}
-	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs, bs: uint32(j.BS), file: int32(fd)}
+	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs}
+	for _, fd := range fds {
+		r.files = append(r.files, int32(fd))
+	}
 	if err := r.mapRings(&p); err != nil {
 		r.close()
 		return nil, err
@@ -244,19 +250,20 @@ func newURing(j *Job, fd int, bufs *buffers, depth int) (*uring, error) {
 		r.fd = int(up.offset)
 		r.enterFlags = ioringEnterRegisteredRing
 	}
-	if j.RegisterFiles || j.SQThreadPoll {
-		fds := [1]int32{int32(fd)}
-		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterFiles, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0); errno != 0 {
+	if (j.RegisterFiles || j.SQThreadPoll) && len(r.files) > 0 {
+		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterFiles, uintptr(unsafe.Pointer(&r.files[0])), uintptr(len(r.files)), 0, 0); errno != 0 {
 			r.close()
-			return nil, fmt.Errorf("io_uring: register file: %w", errno)
+			return nil, fmt.Errorf("io_uring: register files: %w", errno)
 		}
-		r.file = 0
+		for i := range r.files {
+			r.files[i] = int32(i)
+		}
 		r.sqeFlags = iosqeFixedFile
 	}
 	if j.FixedBufs {
 		iov := make([]iovec, depth)
 		for i := range iov {
-			iov[i] = iovec{base: uint64(bufs.addr(i)), len: uint64(j.BS)}
+			iov[i] = iovec{base: uint64(bufs.addr(i)), len: uint64(bufs.bs)}
 		}
 		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterBuffers, uintptr(unsafe.Pointer(&iov[0])), uintptr(depth), 0, 0); errno != 0 {
 			r.close()
@@ -323,25 +330,30 @@ func (r *uring) mapRings(p *uringParams) error {
 	return nil
 }
 
-func (r *uring) queue(slot int, write bool, off int64) {
+func (r *uring) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr(r.tail&r.sqMask)*unsafe.Sizeof(sqe{})))
-	var op uint8 = ioringOpRead
-	switch {
-	case write && r.fixedBufs:
-		op = ioringOpWriteFixed
-	case write:
-		op = ioringOpWrite
-	case r.fixedBufs:
-		op = ioringOpReadFixed
+	*s = sqe{flags: r.sqeFlags, fd: r.files[file], userData: uint64(slot)}
+	switch op {
+	case opRead, opWrite:
+		s.opcode = ioringOpRead
+		switch {
+		case op == opWrite && r.fixedBufs:
+			s.opcode = ioringOpWriteFixed
+		case op == opWrite:
+			s.opcode = ioringOpWrite
+		case r.fixedBufs:
+			s.opcode = ioringOpReadFixed
+		}
+		s.off = uint64(off)
+		s.addr = uint64(r.bufs.addr(slot))
+		s.len = n
+		s.bufIndex = uint16(slot)
+	case opFsync, opFdatasync:
+		s.opcode = ioringOpFsync
+		if op == opFdatasync {
+			s.rwFlags = ioringFsyncDatasync
+		}
 	}
-	s.opcode = op
-	s.flags = r.sqeFlags
-	s.fd = r.file
-	s.off = uint64(off)
-	s.addr = uint64(r.bufs.addr(slot))
-	s.len = r.bs
-	s.userData = uint64(slot)
-	s.bufIndex = uint16(slot)
 	r.tail++
 	r.toSubmit++
 }

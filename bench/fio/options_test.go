@@ -167,6 +167,8 @@ func TestApplyOption(t *testing.T) {
 		{"iodepth_batch_complete_min", "0", func(j *bench.Job) any { return j.IODepthBatchCompleteMin }, 0, ""},
 		{"iodepth_batch_complete", "4", func(j *bench.Job) any { return j.IODepthBatchCompleteMin }, 4, "iodepth_batch_complete_min"},
 		{"iodepth_batch_complete_max", "16", func(j *bench.Job) any { return j.IODepthBatchCompleteMax }, 16, ""},
+		{"io_size", "1m", func(j *bench.Job) any { return j.IOSize }, int64(1 << 20), ""},
+		{"io_limit", "2m", func(j *bench.Job) any { return j.IOSize }, int64(2 << 20), "io_size"},
 		{"iodepth_low", "4", func(j *bench.Job) any { return j.IODepthLow }, 4, ""},
 		{"userspace_reap", "", func(j *bench.Job) any { return j.UserspaceReap }, true, ""},
 		{"percentile_list", "50:99", func(j *bench.Job) any { return j.PercentileList }, []float64{50, 99}, ""},
