@@ -38,8 +38,8 @@ const (
 	// ioringFsyncDatasync is IORING_FSYNC_DATASYNC, in an FSYNC SQE's
 	// fsync_flags (the rw_flags union).
 	ioringFsyncDatasync = 1
-	ioringOpRead       = 22
-	ioringOpWrite      = 23
+	ioringOpRead        = 22
+	ioringOpWrite       = 23
 
 	iosqeFixedFile = 1 << 0
 
