@@ -85,6 +85,13 @@ type Job struct {
 
 	AllowMountedWrite bool `json:"allow_mounted_write"`
 
+	// The option families, each in its own file (job_*.go); their fields
+	// sit at the top level of the job's JSON.
+	FileOptions
+	PatternOptions
+	PacingOptions
+	BufferOptions
+
 	// Options are the options set in this job's own section (or, on the
 	// command line, after its --name), as written.
 	Options []Option `json:"options"`

@@ -139,13 +139,19 @@ var jobOptions = []bench.OptionSpec{
 		}},
 }
 
+// optionTables are the general options, a table per family of options
+// (options_*.go); each engine has its own (bench.Engine.Options).
+var optionTables = []*[]bench.OptionSpec{&jobOptions, &fileOptions, &patternOptions, &pacingOptions, &bufferOptions}
+
 // LookupOption finds a supported option by its fio name or alias: a
 // general one, or one of an engine's own.
 func LookupOption(name string) (*bench.OptionSpec, bool) {
-	for i := range jobOptions {
-		o := &jobOptions[i]
-		if o.Name == name || slices.Contains(o.Aliases, name) {
-			return o, true
+	for _, table := range optionTables {
+		for i := range *table {
+			o := &(*table)[i]
+			if o.Name == name || slices.Contains(o.Aliases, name) {
+				return o, true
+			}
 		}
 	}
 	for _, e := range bench.Engines() {
@@ -159,7 +165,10 @@ func LookupOption(name string) (*bench.OptionSpec, bool) {
 // AllOptions lists every option iolab takes: the general ones, then each
 // engine's, for help.
 func AllOptions() []bench.OptionSpec {
-	out := slices.Clone(jobOptions)
+	var out []bench.OptionSpec
+	for _, table := range optionTables {
+		out = append(out, *table...)
+	}
 	for _, e := range bench.Engines() {
 		out = append(out, e.Options...)
 	}
@@ -531,7 +540,7 @@ func unknownOption(name, value string) error {
 		return e
 	}
 	var names []string
-	for _, o := range jobOptions {
+	for _, o := range AllOptions() {
 		names = append(names, o.Name)
 		names = append(names, o.Aliases...)
 	}

@@ -203,7 +203,7 @@ func TestApplyOptionEveryOptionTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range jobOptions {
+	for _, o := range AllOptions() {
 		for _, name := range append([]string{o.Name}, o.Aliases...) {
 			if !strings.Contains(string(src), "{\""+name+"\", ") {
 				t.Errorf("TestApplyOption does not set %s", name)
