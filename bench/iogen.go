@@ -7,10 +7,10 @@ type ioOp uint8
 
 // The operations a job issues.
 const (
-	opRead  ioOp = iota // = Read
-	opWrite             // = Write
-	opFsync             // fsync(2) of the file (fio's fsync=N, end_fsync)
-	opFdatasync         // fdatasync(2) (fio's fdatasync=N)
+	opRead      ioOp = iota // = Read
+	opWrite                 // = Write
+	opFsync                 // fsync(2) of the file (fio's fsync=N, end_fsync)
+	opFdatasync             // fdatasync(2) (fio's fdatasync=N)
 )
 
 // genFile is one file (or device) a job does I/O on, as the generator sees

@@ -35,8 +35,9 @@ func (o Option) Line() string {
 // their units. Zero values are not defaults: NewJob returns fio's defaults,
 // and the parsers start from it.
 type Job struct {
-	Name     string `json:"name"`
-	Filename string `json:"filename"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Filename    string `json:"filename"`
 
 	// RW is fio's rw: read, write, randread, randwrite, rw (readwrite is
 	// normalised to rw) or randrw.

@@ -206,4 +206,15 @@ func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.E
 // its life: rings, AIO contexts and CPU affinity belong to that thread, and
 // the thread exits with the goroutine instead of returning to the pool with
 // its affinity changed.
-func lockThread() { runtime.LockOSThread() }
+//
+// The thread also blocks SIGURG, Go's asynchronous-preemption signal: a
+// job thread spends its time in raw I/O system calls, and a SIGURG would
+// interrupt io_getevents or io_uring_enter (EINTR), making the same
+// options cost more system calls than in fio. The goroutine never gives
+// its thread back, so the mask dies with it.
+func lockThread() {
+	runtime.LockOSThread()
+	var set unix.Sigset_t
+	set.Val[(unix.SIGURG-1)/64] |= 1 << ((uint(unix.SIGURG) - 1) % 64)
+	unix.PthreadSigmask(unix.SIG_BLOCK, &set, nil)
+}

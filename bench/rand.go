@@ -29,7 +29,7 @@ func (r *rng) below(n uint64) uint64 {
 // full-period LCG over the next power of two through a bijective mixer.
 type blockPerm struct {
 	n, mask uint64
-	x       uint64
+	x, key  uint64
 	shift   uint
 }
 
@@ -38,14 +38,18 @@ func newBlockPerm(n, seed uint64) blockPerm {
 	if n <= 1 {
 		k = 0
 	}
-	return blockPerm{n: n, mask: 1<<k - 1, x: seed, shift: k/2 + 1}
+	// The seed picks the walk's start and, mixed, a key XORed in before
+	// the mixer (a bijection too): different seeds give different orders,
+	// not rotations of one.
+	key := newRand(seed ^ 0x6b6579)
+	return blockPerm{n: n, mask: 1<<k - 1, x: seed, key: key.next(), shift: k/2 + 1}
 }
 
 func (p *blockPerm) next() uint64 {
 	for {
 		// a ≡ 1 (mod 4) and odd c give period 2^k (Hull–Dobell).
 		p.x = (p.x*6364136223846793005 + 1442695040888963407) & p.mask
-		y := p.x
+		y := (p.x ^ p.key) & p.mask
 		y ^= y >> p.shift
 		y = (y * 0x9e3779b97f4a7c15) & p.mask
 		y ^= y >> p.shift

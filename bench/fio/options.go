@@ -26,8 +26,11 @@ var jobOptions = []bench.OptionSpec{
 			j.Name = v
 			return nil
 		}},
-	{Name: "description", Example: "text", Unit: "text", Help: "a label fio prints before the job starts",
-		Set: func(*bench.Job, string) error { return nil }},
+	{Name: "description", Example: "text", Unit: "text", Help: "a note on the job, shown with its results",
+		Set: func(j *bench.Job, v string) error {
+			j.Description = v
+			return nil
+		}},
 	{Name: "filename", Example: "/dev/nvme0n1", Unit: "path", Help: "the device or file to do I/O on", Set: setFilename,
 		Get: func(j *bench.Job) string { return j.Filename }},
 	{Name: "rw", Aliases: []string{"readwrite"}, Example: "randread", Unit: "mode", Default: "read",
@@ -118,9 +121,12 @@ var jobOptions = []bench.OptionSpec{
 		Set: bench.BoolField(func(j *bench.Job) *bool { return &j.AllowMountedWrite })},
 
 	// Accepted without effect: each asks for what iolab does anyway.
-	{Name: "thread", Flag: true, Unit: "bool", Help: "run jobs as threads (iolab always does)",
+	{Name: "thread", Flag: true, Unit: "bool", Help: "run jobs as threads (iolab always does; thread=0, processes, is refused)",
 		Set: func(_ *bench.Job, v string) error {
-			_, err := units.ParseFlag(v)
+			on, err := units.ParseFlag(v)
+			if err == nil && !on {
+				return fmt.Errorf("iolab runs every job as a thread; it cannot run jobs as processes (thread=0)")
+			}
 			return err
 		}},
 	{Name: "kb_base", Example: "1024", Unit: "int", Default: "1024", Help: "k, m, g are powers of 1024 (the only base iolab takes)",

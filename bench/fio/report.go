@@ -176,6 +176,9 @@ func writeJobNormal(b *strings.Builder, r *bench.JobResult) {
 	}
 	fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: %s (%s, iodepth=%d, bs=%s, %s)\n",
 		r.Name, r.GroupID, r.Jobs, errno, r.Job.RW, r.Job.IOEngine, r.Job.IODepth, units.Bytes(float64(r.Job.BS)), r.Job.Filename)
+	if r.Job.Description != "" {
+		fmt.Fprintf(b, "  Description  : [%s]\n", r.Job.Description)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(b, "  error: %s\n", r.Error)
 	}
