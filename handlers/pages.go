@@ -442,12 +442,25 @@ func (s *Server) chartCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var buf strings.Builder
-	if err := WriteCSV(&buf, ch); err != nil {
-		return err
+	return s.serveCSV(c, fmt.Sprintf("iolab-%s.csv", q.Kind), ch)
+}
+
+// serveCSV writes a table as a CSV download, straight to the client.
+func (s *Server) serveCSV(c echo.Context, filename string, ch *chart.Chart) error {
+	startCSV(c, filename)
+	if err := WriteCSV(c.Response(), ch); err != nil {
+		s.log.Warn("csv cut short", "path", c.Request().URL.Path, "err", err)
 	}
-	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-%s.csv"`, q.Kind))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+	return nil
+}
+
+// startCSV sends a CSV download's headers: from here on, the rows go to
+// the client as they are made.
+func startCSV(c echo.Context, filename string) {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, filename))
+	c.Response().WriteHeader(http.StatusOK)
 }
 
 // stepsCSV is the run page's per-step table as CSV, unformatted, with
@@ -461,17 +474,36 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if _, err := s.getRun(ctx, id); err != nil {
 		return err
 	}
-	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(nil))
+	// Step by step: a run of any length is a few steps' memory.
+	var cw *csvWriter
+	err = s.store.EachStep(ctx, id, pageStepLoad(nil), func(st *sweep.StepResult) error {
+		if cw == nil {
+			startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
+			cw = newCSVWriter(c.Response(), stepsColumns)
+			if err := cw.header(); err != nil {
+				return err
+			}
+		}
+		for _, row := range stepsTableRows(st) {
+			if err := cw.row(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if cw == nil { // no step, or the store failed before the first
+		if err != nil {
+			return err
+		}
+		return s.serveCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id), &chart.Chart{Columns: stepsColumns})
+	}
+	if err == nil {
+		err = cw.flush()
+	}
 	if err != nil {
-		return err
+		s.log.Warn("steps csv cut short", "run", id, "err", err)
 	}
-	ch := stepsTable(steps)
-	var buf strings.Builder
-	if err := WriteCSV(&buf, ch); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-run-%d-steps.csv"`, id))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+	return nil
 }
 
 // cancel cancels run id, queued or running; 409 when it is neither.
@@ -524,40 +556,39 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 	return nil
 }
 
-// stepsTable is the per-step table as CSV: a row per job of each step
-// (and their total when they are alike), the step's own figures repeated
-// on each; one row without job figures for a step that has none.
-func stepsTable(steps []sweep.StepResult) *chart.Chart {
-	ch := &chart.Chart{Columns: []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
-		"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
-		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
-		"disturbed", "error"}}
+// stepsColumns are the per-step CSV's columns.
+var stepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
+	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
+	"disturbed", "error"}
+
+// stepsTableRows are one step's rows of the per-step CSV.
+func stepsTableRows(st *sweep.StepResult) [][]string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
-	for i := range steps {
-		f := stepFiguresOf(&steps[i])
-		jobs := f.Jobs
-		if len(jobs) == 0 {
-			jobs = []summary.JobFigures{{}}
-		}
-		for k := range jobs {
-			j := &jobs[k]
-			row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
-				us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
-				g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
-			if !f.HasResult {
-				row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
-			}
-			if j.BS > 0 {
-				row[5] = units.FormatSize(j.BS)
-			}
-			if j.IODepth > 0 {
-				row[6] = strconv.Itoa(j.IODepth)
-			}
-			ch.Rows = append(ch.Rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
-				g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
-				f.Disturbed, f.Error))
-		}
+	var rows [][]string
+	f := stepFiguresOf(st)
+	jobs := f.Jobs
+	if len(jobs) == 0 {
+		jobs = []summary.JobFigures{{}}
 	}
-	return ch
+	for k := range jobs {
+		j := &jobs[k]
+		row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
+			us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
+			g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
+		if !f.HasResult {
+			row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
+		}
+		if j.BS > 0 {
+			row[5] = units.FormatSize(j.BS)
+		}
+		if j.IODepth > 0 {
+			row[6] = strconv.Itoa(j.IODepth)
+		}
+		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
+			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
+			f.Disturbed, f.Error))
+	}
+	return rows
 }
