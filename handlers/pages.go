@@ -3,6 +3,7 @@ package handlers
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -506,16 +507,44 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	return nil
 }
 
-// cancel cancels run id, queued or running; 409 when it is neither.
+// cancel cancels run id, queued or running here; 409 when it is neither,
+// saying which process holds it when another one does.
 func (s *Server) cancel(c echo.Context, id int64) error {
-	if _, err := s.getRun(c.Request().Context(), id); err != nil {
+	ctx := c.Request().Context()
+	run, err := s.getRun(ctx, id)
+	if err != nil {
 		return err
 	}
-	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
-		if err == launch.ErrNotActive {
-			return echo.NewHTTPError(http.StatusConflict, err.Error())
-		}
+	err = s.launcher.Cancel(ctx, id)
+	if err != launch.ErrNotActive {
 		return err
+	}
+	if err := s.heldElsewhere(ctx, id, "cancel it there"); err != nil {
+		return err
+	}
+	if run.Status == db.StatusQueued || run.Status == db.StatusRunning {
+		// Its process is gone: it is not running, whatever it says.
+		if _, err := s.store.MarkInterrupted(ctx); err != nil {
+			return err
+		}
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is not running: the process that ran it has ended, so it is now marked interrupted", id))
+	}
+	return echo.NewHTTPError(http.StatusConflict, launch.ErrNotActive.Error())
+}
+
+// heldElsewhere is a 409 when another live process queues or runs run id:
+// the run is that process's to end (what tells the user how), and its
+// next step's save needs the run still there.
+func (s *Server) heldElsewhere(ctx context.Context, id int64, what string) error {
+	pid, alive, err := s.store.RunOwnedElsewhere(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return notFoundError{what: fmt.Sprintf("run %d", id)}
+	}
+	if err != nil {
+		return err
+	}
+	if alive {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is queued or running in another iolab process (pid %d): %s", id, pid, what))
 	}
 	return nil
 }
@@ -546,6 +575,9 @@ func (s *Server) deleteRun(c echo.Context) error {
 func (s *Server) removeRun(ctx context.Context, id int64) error {
 	if s.launcher.Active(id) {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is queued or running: cancel it first", id))
+	}
+	if err := s.heldElsewhere(ctx, id, "stop it there (Ctrl-C, or kill -INT the pid) before deleting it"); err != nil {
+		return err
 	}
 	if err := s.store.DeleteRun(ctx, id); err != nil {
 		if _, gerr := s.getRun(ctx, id); gerr != nil {
