@@ -30,7 +30,7 @@ type createdRun struct {
 func (s *Server) apiCreateRun(c echo.Context) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxPlanBody+1))
 	if err != nil {
-		return err
+		return formError(err, &ValidationError{Msg: "cannot read the plan: " + err.Error()})
 	}
 	if len(body) > maxPlanBody {
 		return &ValidationError{Field: "", Msg: fmt.Sprintf("the plan is over %d bytes", maxPlanBody)}
@@ -187,11 +187,17 @@ func (s *Server) apiEvents(c echo.Context) error {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	// The stream has no deadline of its own (its route's class), but each
+	// event must reach the client within WriteTimeout: a client that
+	// stops reading is dropped.
+	rc := http.NewResponseController(w)
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.httpLimits.WriteTimeout)) }
 	send := func(ev launch.Event) error {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return err
 		}
+		extend()
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data); err != nil {
 			return err
 		}
@@ -219,6 +225,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-beat.C:
+			extend()
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
 				return nil
 			}
