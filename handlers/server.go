@@ -136,9 +136,9 @@ func New(cfg Config) (*Server, error) {
 		token = ""
 	}
 	hl := cfg.HTTP.withDefaults()
+	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
-		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, listen: cfg.Listen,
-		turns: map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)},
+		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
 		host, _, _ := net.SplitHostPort(cfg.Listen)
