@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,7 +51,8 @@ type HTTPLimits struct {
 }
 
 // DefaultHTTPLimits are sized for a small machine (2 cores): a dashboard
-// for a few people and their scripts, not a public site.
+// for a few people and their scripts, not a public site. The heavy
+// requests get all cores but one, so the light ones always have one.
 func DefaultHTTPLimits() HTTPLimits {
 	return HTTPLimits{
 		ReadHeaderTimeout: 10 * time.Second,
@@ -60,7 +62,7 @@ func DefaultHTTPLimits() HTTPLimits {
 		HeavyWriteTimeout: 2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxConns:          512,
-		MaxHeavy:          2,
+		MaxHeavy:          max(1, runtime.GOMAXPROCS(0)-1),
 		MaxUploads:        2,
 		HeavyWait:         5 * time.Second,
 		MaxBody:           1 << 20,

@@ -73,14 +73,37 @@ func (s *Server) importFiles(ctx context.Context, files []*multipart.FileHeader,
 }
 
 // readImport reads an import document of at most limit bytes; a larger
-// one is a 413.
+// one is a 413. It reads in chunks and copies them once into a slice of
+// the exact size: an over-large body costs its chunks and no more, where
+// io.ReadAll's doubling would hold twice the limit at the end.
 func readImport(r io.Reader, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+	const chunk = 1 << 20
+	var (
+		chunks [][]byte
+		total  int64
+	)
+	for {
+		buf := make([]byte, chunk)
+		n, err := io.ReadFull(r, buf)
+		total += int64(n)
+		if total > limit {
+			return nil, tooLarge(limit)
+		}
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(body)) > limit {
-		return nil, tooLarge(limit)
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	body := make([]byte, 0, total)
+	for i, c := range chunks {
+		body = append(body, c...)
+		chunks[i] = nil
 	}
 	return body, nil
 }
