@@ -78,26 +78,21 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 		{&l.UploadReadTimeout, &d.UploadReadTimeout}, {&l.WriteTimeout, &d.WriteTimeout},
 		{&l.HeavyWriteTimeout, &d.HeavyWriteTimeout}, {&l.IdleTimeout, &d.IdleTimeout}, {&l.HeavyWait, &d.HeavyWait},
 	} {
-		if *f.v <= 0 {
-			*f.v = *f.d
-		}
+		orDefault(f.v, *f.d)
 	}
-	if l.MaxConns <= 0 {
-		l.MaxConns = d.MaxConns
-	}
-	if l.MaxHeavy <= 0 {
-		l.MaxHeavy = d.MaxHeavy
-	}
-	if l.MaxUploads <= 0 {
-		l.MaxUploads = d.MaxUploads
-	}
-	if l.MaxBody <= 0 {
-		l.MaxBody = d.MaxBody
-	}
-	if l.MaxImport <= 0 {
-		l.MaxImport = d.MaxImport
-	}
+	orDefault(&l.MaxConns, d.MaxConns)
+	orDefault(&l.MaxHeavy, d.MaxHeavy)
+	orDefault(&l.MaxUploads, d.MaxUploads)
+	orDefault(&l.MaxBody, d.MaxBody)
+	orDefault(&l.MaxImport, d.MaxImport)
 	return l
+}
+
+// orDefault sets *v to d when it is not positive.
+func orDefault[T ~int | ~int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // HTTPServer is the dashboard as an http.Server with the limits' timeouts:
