@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
@@ -64,7 +62,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
-	loopback := isLoopback(*listen)
+	loopback := handlers.IsLoopback(*listen)
 	if *token == "" && !loopback {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
@@ -75,23 +73,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	}
 	srv, err := handlers.New(handlers.Config{
 		Store: store, Runner: runner, Token: *token, RequireToken: !loopback, ReadNeedsToken: *readToken,
-		AllowTargets: allow, DataDir: *dataDir, Logger: logger, Limits: limits,
+		AllowTargets: allow, DataDir: *dataDir, Logger: logger, Limits: limits, Listen: *listen,
 	})
 	if err != nil {
 		return err
 	}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	srv.Register(e)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", *listen, err)
 	}
-	e.Listener = ln
+	hs := srv.HTTPServer()
 	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s and files under %s)\n",
 		ln.Addr(), store.Path(), strings.Join(allow, ", "), *dataDir)
 	errc := make(chan error, 1)
-	go func() { errc <- e.Start("") }()
+	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
@@ -102,17 +97,5 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger 
 	}
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return errors.Join(e.Shutdown(shutdown), srv.Shutdown(shutdown))
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return errors.Join(hs.Shutdown(shutdown), srv.Shutdown(shutdown))
 }

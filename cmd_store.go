@@ -16,6 +16,7 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 )
@@ -86,7 +87,7 @@ func listRuns(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for _, r := range runs {
 		for i, c := range cols {
-			fmt.Fprint(tw, c.Value(r), sep(i, len(cols)))
+			fmt.Fprint(tw, units.Printable(c.Value(r)), sep(i, len(cols)))
 		}
 	}
 	return tw.Flush()
@@ -118,22 +119,25 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// Names, hosts and errors may come from other machines (imports,
+	// pushes): nothing of theirs reaches the terminal unescaped.
+	p := units.Printable
 	fmt.Fprintf(stdout, "run %d %q: %s\n", r.ID, r.Name, r.Status)
 	if r.Error != "" {
-		fmt.Fprintf(stdout, "  error: %s\n", r.Error)
+		fmt.Fprintf(stdout, "  error: %s\n", p(r.Error))
 	}
 	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
-	fmt.Fprintf(stdout, "  %s\n", r.Host.Summary())
+	fmt.Fprintf(stdout, "  %s\n", p(r.Host.Summary()))
 	for _, t := range r.Targets {
-		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", t.Path, t.Disk, t.Driver, t.Model,
-			fmtGiB(t.Size), t.Scheduler, strings.Join(t.Schedulers, " "), t.IOPoll)
+		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", p(t.Path), p(t.Disk), p(t.Driver), p(t.Model),
+			fmtGiB(t.Size), p(t.Scheduler), p(strings.Join(t.Schedulers, " ")), t.IOPoll)
 	}
-	fmt.Fprintf(stdout, "  plan: %s\n", r.Plan.Command())
+	fmt.Fprintf(stdout, "  plan: %s\n", p(r.Plan.Command()))
 	for _, in := range r.Plan.Inferred {
-		fmt.Fprintf(stdout, "  inferred (not in fio's output): %s\n", in)
+		fmt.Fprintf(stdout, "  inferred (not in fio's output): %s\n", p(in.String()))
 	}
 	for _, n := range r.Plan.Notes {
-		fmt.Fprintf(stdout, "  note: %s\n", n)
+		fmt.Fprintf(stdout, "  note: %s\n", p(n))
 	}
 	fmt.Fprintln(stdout)
 
@@ -141,13 +145,13 @@ func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	for _, g := range summary.GroupErrors(steps) {
-		fmt.Fprintf(stdout, "%s failed: %s\n", g.StepList(), g.Error)
+		fmt.Fprintf(stdout, "%s failed: %s\n", g.StepList(), p(g.Error))
 	}
 	for _, n := range summary.Notes(steps) {
-		fmt.Fprintf(stdout, "step %d: %s\n", n.Step, n.Text)
+		fmt.Fprintf(stdout, "step %d: %s\n", n.Step, p(n.Text))
 	}
 	for _, sk := range r.Plan.Skipped {
-		fmt.Fprintf(stdout, "left out before the run: %s: %s\n", sweep.FormatAxes(sk.Axes), sk.Reason)
+		fmt.Fprintf(stdout, "left out before the run: %s: %s\n", p(sweep.FormatAxes(sk.Axes)), p(sk.Reason))
 	}
 	fmt.Fprintln(stdout, "\nEach job's figures are its own (its clones added up); \"total\" adds up jobs that do the same I/O at the same time.")
 	fmt.Fprintf(stdout, "A percentile marked ? rests on too few I/Os to be worth reading (p50 needs %d, p99 %d); a saturated job's thread used over %.0f%% of a core, so iolab itself may be the bottleneck.\n",
@@ -170,7 +174,7 @@ func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
 		f := summary.FiguresOf(&steps[i])
 		if !f.HasResult {
 			// A step that did not finish has no figures to show.
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seq, f.Label, f.Status, strings.Repeat("-\t", 17))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seq, units.Printable(f.Label), f.Status, strings.Repeat("-\t", 17))
 			continue
 		}
 		perIO := "-"
@@ -189,7 +193,7 @@ func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
 			if k == 0 && f.Disturbed != "" {
 				flags = append(flags, "disturbed")
 			}
-			lead, cols := fmt.Sprintf("%d\t%s\t%s", f.Seq, f.Label, f.Status), stepCols
+			lead, cols := fmt.Sprintf("%d\t%s\t%s", f.Seq, units.Printable(f.Label), f.Status), stepCols
 			if k > 0 {
 				lead, cols = "\t\t", strings.Repeat("\t", 10)
 			}
@@ -202,7 +206,7 @@ func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
 
 // showJob names a job with what it ran: "fg-reader randread 4k iodepth 1".
 func showJob(j *summary.JobFigures) string {
-	return strings.TrimSpace(j.Name + " " + j.Options())
+	return units.Printable(strings.TrimSpace(j.Name + " " + j.Options()))
 }
 
 // showPercentile writes a job's percentile p, marked ? when too few I/Os

@@ -63,6 +63,12 @@ func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int
 	}
 	r := e.Run
 	r.Source = source
+	if err := CheckRun(&r); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
+	if err := checkFinal(r.Status); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
 	if r.Created.IsZero() {
 		return 0, false, fmt.Errorf("db: import: run has no created_at")
 	}

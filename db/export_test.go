@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -114,7 +115,9 @@ func TestImportRejects(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t)
 	good := func() *Export {
-		return &Export{Format: ExportFormat, Version: ExportVersion, Run: *testRun(),
+		r := *testRun()
+		r.Status = StatusDone
+		return &Export{Format: ExportFormat, Version: ExportVersion, Run: r,
 			Steps: []sweep.StepResult{failedStep(0)}}
 	}
 	tests := []struct {
@@ -126,6 +129,23 @@ func TestImportRejects(t *testing.T) {
 		{"format", func(e *Export) { e.Format = "fio" }, SourceImport, "format"},
 		{"version", func(e *Export) { e.Version = 99 }, SourceImport, "version 99"},
 		{"status", func(e *Export) { e.Run.Status = "weird" }, SourceImport, "status"},
+		{"still running", func(e *Export) { e.Run.Status = StatusRunning }, SourceImport, "must have ended"},
+		{"queued", func(e *Export) { e.Run.Status = StatusQueued }, SourceImport, "must have ended"},
+		{"long name", func(e *Export) { e.Run.Name = strings.Repeat("n", 10000) }, SourceImport, "longer than 200"},
+		{"escape in name", func(e *Export) { e.Run.Name = "a\x1b[2Jb" }, SourceImport, "control characters"},
+		{"NUL in name", func(e *Export) { e.Run.Name = "a\x00b" }, SourceImport, "control characters"},
+		{"bidi override in name", func(e *Export) { e.Run.Name = "a\u202eb" }, SourceImport, "control characters"},
+		{"500 labels", func(e *Export) {
+			for i := range 500 {
+				e.Run.Tags = append(e.Run.Tags, fmt.Sprint("l", i))
+			}
+		}, SourceImport, "at most 50"},
+		{"control in label", func(e *Export) { e.Run.Tags = []string{"a\x07"} }, SourceImport, "control characters"},
+		{"huge hostname", func(e *Export) { e.Run.Hostname = strings.Repeat("h", 1<<20) }, SourceImport, "hostname is longer than 255"},
+		{"huge host's hostname", func(e *Export) { e.Run.Host.Hostname = strings.Repeat("h", 256) }, SourceImport, "longer than 255"},
+		{"control in kernel", func(e *Export) { e.Run.Kernel = "6.1\x1b]0;x\x07" }, SourceImport, "control characters"},
+		{"control in target", func(e *Export) { e.Run.Target = "/dev/\x00" }, SourceImport, "control characters"},
+		{"too many engines", func(e *Export) { e.Run.Engines = make([]string, 65) }, SourceImport, "at most 64"},
 		{"source", func(e *Export) {}, "email", "source"},
 		{"bad uid", func(e *Export) { e.Run.UID = "x'; DROP TABLE runs" }, SourceImport, "uid"},
 		{"duplicate seq", func(e *Export) { e.Steps = append(e.Steps, failedStep(0)) }, SourceImport, "seq 0"},
@@ -164,6 +184,9 @@ func TestExportImportFieldByField(t *testing.T) {
 		if err := s.SaveStep(ctx, id, &steps[i]); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := s.SetRunStatus(ctx, id, StatusDone, ""); err != nil {
+		t.Fatal(err)
 	}
 	exp, err := s.Export(ctx, id)
 	if err != nil {

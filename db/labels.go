@@ -25,13 +25,13 @@ func CleanLabel(l string) (string, error) {
 		return "", fmt.Errorf("a label cannot be empty")
 	case utf8.RuneCountInString(l) > MaxLabelLen:
 		return "", fmt.Errorf("label %q is longer than %d characters", l, MaxLabelLen)
+	case !utf8.ValidString(l):
+		return "", fmt.Errorf("label %q is not valid UTF-8", l)
 	case strings.ContainsFunc(l, isControl):
 		return "", fmt.Errorf("label %q has control characters", l)
 	}
 	return l, nil
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // CleanLabels cleans every label, drops duplicates (keeping the first
 // place) and checks the count.
@@ -61,6 +61,8 @@ func CleanName(name string) (string, error) {
 		return "", fmt.Errorf("the name cannot be empty")
 	case utf8.RuneCountInString(name) > MaxNameLen:
 		return "", fmt.Errorf("the name is longer than %d characters", MaxNameLen)
+	case !utf8.ValidString(name):
+		return "", fmt.Errorf("the name is not valid UTF-8")
 	case strings.ContainsFunc(name, isControl):
 		return "", fmt.Errorf("the name has control characters")
 	}

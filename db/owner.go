@@ -1,6 +1,9 @@
 package db
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,4 +121,30 @@ func processState(proc string, pid int) byte {
 		return 0
 	}
 	return b[i+2]
+}
+
+// RunOwnedElsewhere tells whether run id is queued or running in another
+// process that still lives — another dashboard, or `iolab run` — and that
+// process's pid: such a run is that process's to cancel or to finish, and
+// deleting it would fail its next step's save. alive is false for a run
+// that has ended, for one of this process, and for one whose process is
+// gone (Open and MarkInterrupted mark those interrupted); pid is then the
+// recorded owner's, if any.
+func (s *Store) RunOwnedElsewhere(ctx context.Context, id int64) (pid int, alive bool, err error) {
+	var (
+		status string
+		boot   sql.NullString
+		opid   sql.NullInt64
+		start  sql.NullInt64
+	)
+	err = s.read.QueryRowContext(ctx, `SELECT status, owner_boot, owner_pid, owner_start FROM runs WHERE id = ?`, id).
+		Scan(&status, &boot, &opid, &start)
+	if err != nil {
+		return 0, false, fmt.Errorf("db: owner of run %d: %w", id, notFound(err))
+	}
+	o := owner{Boot: boot.String, PID: int(opid.Int64), Start: uint64(start.Int64)}
+	if (status != StatusQueued && status != StatusRunning) || o == s.self {
+		return o.PID, false, nil
+	}
+	return o.PID, o.alive(s.proc), nil
 }

@@ -130,14 +130,11 @@ func union(list []string, values ...string) []string {
 	return list
 }
 
-// insertRun writes r as a new row; owned records this process as the one
-// running it (not for imports).
+// insertRun checks r (CheckRun) and writes it as a new row; owned records
+// this process as the one running it (not for imports).
 func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (int64, error) {
-	if !slices.Contains(statuses, r.Status) {
-		return 0, fmt.Errorf("status %q is not one of %s", r.Status, strings.Join(statuses, ", "))
-	}
-	if !slices.Contains(sources, r.Source) {
-		return 0, fmt.Errorf("source %q is not one of %s", r.Source, strings.Join(sources, ", "))
+	if err := CheckRun(r); err != nil {
+		return 0, err
 	}
 	var j jsonWriter
 	plan, host, targets := j.text(r.Plan), j.text(r.Host), j.text(r.Targets)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -428,22 +429,82 @@ func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]swe
 	return steps, nil
 }
 
-// readSteps reads run runID's steps in tx, and what load asks for of them.
-func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]sweep.StepResult, error) {
+// eachStepBatch is how many steps EachStep reads at a time: a few MB of
+// job results at most, however long the run.
+const eachStepBatch = 8
+
+// EachStep calls fn with each of a run's steps in order, read as StepsFor
+// reads them but a few at a time, so that a run of any length costs a few
+// steps' memory: the export document and the CSVs of a long run are
+// written as they are read. The steps are read in one read transaction
+// (the ones a runner adds meanwhile are not seen); an error from fn stops
+// the walk and is returned as it is.
+func (s *Store) EachStep(ctx context.Context, runID int64, load StepLoad, fn func(*sweep.StepResult) error) error {
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("db: run %d steps: %w", runID, err)
+	}
+	defer tx.Rollback()
+	if err := runExists(ctx, tx, runID); err != nil {
+		return fmt.Errorf("db: run %d steps: %w", runID, err)
+	}
+	w := stepWindow{after: math.MinInt64, limit: eachStepBatch}
+	for {
+		steps, err := readStepWindow(ctx, tx, runID, load, w)
+		if err != nil {
+			return fmt.Errorf("db: run %d steps: %w", runID, err)
+		}
+		for i := range steps {
+			if err := fn(&steps[i]); err != nil {
+				return err
+			}
+		}
+		if len(steps) < eachStepBatch {
+			return nil
+		}
+		w.after = int64(steps[len(steps)-1].Step.Seq)
+	}
+}
+
+// stepWindow selects the steps readStepWindow reads: the first limit
+// (-1: all) whose seq is above after.
+type stepWindow struct {
+	after int64
+	limit int
+}
+
+// allSteps is the window of every step.
+var allSteps = stepWindow{after: math.MinInt64, limit: -1}
+
+func runExists(ctx context.Context, tx *sql.Tx, runID int64) error {
 	var exists bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
-		return nil, err
+		return err
 	}
 	if !exists {
-		return nil, fmt.Errorf("run %w", ErrNotFound)
+		return fmt.Errorf("run %w", ErrNotFound)
 	}
+	return nil
+}
+
+// readSteps reads run runID's steps in tx, and what load asks for of them.
+func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]sweep.StepResult, error) {
+	if err := runExists(ctx, tx, runID); err != nil {
+		return nil, err
+	}
+	return readStepWindow(ctx, tx, runID, load, allSteps)
+}
+
+// readStepWindow reads the steps of run runID in window w, and what load
+// asks for of them.
+func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, w stepWindow) ([]sweep.StepResult, error) {
 
 	dec := repeatDecoder{}
 	steps := []sweep.StepResult{}
 	var stepIDs []int64              // steps.id of each of steps
 	stepIndex := make(map[int64]int) // steps.id → index in steps
 	rows, err := tx.QueryContext(ctx, `SELECT id, `+strings.Join(stepColumns, ", ")+`
-		FROM steps WHERE run_id = ? ORDER BY seq`, runID)
+		FROM steps WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, w.after, w.limit)
 	if err != nil {
 		return nil, err
 	}
@@ -497,13 +558,15 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]s
 	if len(steps) == 0 {
 		return steps, nil
 	}
+	// The job results and samples of the steps read: seq in (after, last].
+	last := int64(steps[len(steps)-1].Step.Seq)
 
 	// Every job result of the run in one allocation: each holds six
 	// fixed-size histograms (~90 KB), and one large allocation is much
 	// cheaper than hundreds.
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM step_results r JOIN steps st ON st.id = r.step_id
-		WHERE st.run_id = ?`, runID).Scan(&n); err != nil {
+		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ?`, runID, w.after, last).Scan(&n); err != nil {
 		return nil, err
 	}
 	jobs := make([]bench.JobResult, 0, n)
@@ -513,7 +576,7 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]s
 	// does not sort: each group's jobs come together, in order.
 	rows, err = tx.QueryContext(ctx, `SELECT r.id, r.step_id, `+load.resultSelect()+`
 		FROM steps st JOIN step_results r ON r.step_id = st.id
-		WHERE st.run_id = ? ORDER BY st.seq, r.group_index, r.job_index`, runID)
+		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ? ORDER BY st.seq, r.group_index, r.job_index`, runID, w.after, last)
 	if err != nil {
 		return nil, err
 	}
@@ -574,9 +637,9 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]s
 	}
 	if len(picked) > 0 {
 		if len(picked) == len(steps) {
-			picked = nil // all of the run's: no list to check
+			picked = nil // all of the window's: no list to check
 		}
-		if err := readSamples(ctx, tx, runID, picked, jobs, byID); err != nil {
+		if err := readSamples(ctx, tx, runID, w.after, last, picked, jobs, byID); err != nil {
 			return nil, err
 		}
 	}
@@ -615,10 +678,11 @@ func (load StepLoad) reads(c string) bool {
 var latNames = [...]string{"slat", "clat", "lat"}
 
 // readSamples reads the samples of a run's job results into jobs, whose
-// indexes byID gives by step_results id: of the steps whose ids only
-// lists, or all when only is nil.
-func readSamples(ctx context.Context, tx *sql.Tx, runID int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
-	where, args := "st.run_id = ?", []any{runID}
+// indexes byID gives by step_results id: of the steps whose seq is in
+// (after, last] and whose ids only lists, or all of those when only is
+// nil.
+func readSamples(ctx context.Context, tx *sql.Tx, runID, after, last int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
+	where, args := "st.run_id = ? AND st.seq > ? AND st.seq <= ?", []any{runID, after, last}
 	if only != nil {
 		ids, err := json.Marshal(only)
 		if err != nil {

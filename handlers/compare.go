@@ -168,10 +168,5 @@ func (s *Server) compareCSV(c echo.Context) error {
 	default:
 		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, maxiops, schedulers or jobs", t)}
 	}
-	var buf strings.Builder
-	if err := WriteCSV(&buf, ch); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="iolab-compare.csv"`)
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+	return s.serveCSV(c, "iolab-compare.csv", ch)
 }

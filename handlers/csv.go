@@ -9,23 +9,112 @@ import (
 )
 
 // WriteCSV writes the chart's table: its header row (with units), then
-// the rows it plots.
+// the rows it plots, each cell through safeCell.
 func WriteCSV(w io.Writer, c *chart.Chart) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(c.Columns); err != nil {
+	cw := newCSVWriter(w, c.Columns)
+	if err := cw.header(); err != nil {
 		return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)
 	}
 	for i, row := range c.Rows {
-		if len(row) != len(c.Columns) {
-			return fmt.Errorf("handlers: write %s csv: row %d has %d fields for %d columns", c.Kind, i+1, len(row), len(c.Columns))
-		}
-		if err := cw.Write(row); err != nil {
-			return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)
+		if err := cw.row(row); err != nil {
+			return fmt.Errorf("handlers: write %s csv: row %d has %w", c.Kind, i+1, err)
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	if err := cw.flush(); err != nil {
 		return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)
 	}
 	return nil
 }
+
+// csvWriter writes a table's rows as they come, each checked against the
+// header's width and each cell neutralised (safeCell): every CSV the
+// dashboard serves goes through one.
+type csvWriter struct {
+	cw      *csv.Writer
+	columns []string
+	cells   []string
+}
+
+func newCSVWriter(w io.Writer, columns []string) *csvWriter {
+	return &csvWriter{cw: csv.NewWriter(w), columns: columns}
+}
+
+func (w *csvWriter) header() error { return w.write(w.columns) }
+
+// row writes one row, which must have a cell per column.
+func (w *csvWriter) row(cells []string) error {
+	if len(cells) != len(w.columns) {
+		return fmt.Errorf("%d fields for %d columns", len(cells), len(w.columns))
+	}
+	return w.write(cells)
+}
+
+func (w *csvWriter) write(cells []string) error {
+	w.cells = w.cells[:0]
+	for _, c := range cells {
+		w.cells = append(w.cells, safeCell(c))
+	}
+	return w.cw.Write(w.cells)
+}
+
+func (w *csvWriter) flush() error {
+	w.cw.Flush()
+	return w.cw.Error()
+}
+
+// safeCell keeps a spreadsheet from running a cell as a formula (CSV
+// injection, OWASP): a cell that starts with =, +, -, @, a tab or a
+// carriage return gets a leading single quote — unless it is a plain
+// number, so that negative figures stay numbers. Job names, kernels and
+// hosts come from other machines' imports; they must not become formulas
+// in whoever opens the export.
+func safeCell(v string) string {
+	if v == "" {
+		return v
+	}
+	switch v[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if plainNumber(v) {
+			return v
+		}
+		return "'" + v
+	}
+	return v
+}
+
+// plainNumber reports whether v is a decimal number: an optional sign,
+// digits with at most one point, an optional exponent. Not Inf, NaN or
+// hexadecimal, which a spreadsheet reads otherwise.
+func plainNumber(v string) bool {
+	i := 0
+	if i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	digits, point := 0, false
+	for ; i < len(v) && (isDigit(v[i]) || v[i] == '.' && !point); i++ {
+		if v[i] == '.' {
+			point = true
+		} else {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(v) && isDigit(v[i]) {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	return i == len(v)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -46,3 +46,42 @@ func TestWriteCSV(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestSafeCell: what a spreadsheet would run as a formula is quoted;
+// numbers, negative ones included, stay numbers.
+func TestSafeCell(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"io_uring", "io_uring"},
+		{"=HYPERLINK(\"http://evil.example\",\"x\")", "'=HYPERLINK(\"http://evil.example\",\"x\")"},
+		{"+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\tx", "'\tx"},
+		{"\rx", "'\rx"},
+		{"-Inf", "'-Inf"},
+		{"-0x10", "'-0x10"},
+		{"-", "'-"},
+		{"-.", "'-."},
+		{"-1e", "'-1e"},
+		{"-12", "-12"},
+		{"-12.5", "-12.5"},
+		{"+3", "+3"},
+		{"-1.5e-07", "-1.5e-07"},
+		{"-.5", "-.5"},
+		{"12", "12"},
+		{"a=b", "a=b"},
+	} {
+		if got := safeCell(tt.in); got != tt.want {
+			t.Errorf("safeCell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	var b strings.Builder
+	c := chart.Chart{Kind: chart.Fairness, Columns: []string{"job", "lat"}, Rows: [][]string{{"=1+1", "-3.5"}}}
+	if err := WriteCSV(&b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if want := "job,lat\n'=1+1,-3.5\n"; b.String() != want {
+		t.Errorf("WriteCSV = %q, want %q", b.String(), want)
+	}
+}

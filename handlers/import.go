@@ -14,10 +14,6 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// maxImportBody bounds a POST /api/import body: a long run's export with
-// samples and histograms, or fio's json+ with several documents.
-const maxImportBody = 256 << 20
-
 // importedRun is POST /api/import's answer.
 type importedRun struct {
 	ID       int64  `json:"id"`
@@ -29,7 +25,7 @@ type importedRun struct {
 // form: it parses body (an iolab export or fio's JSON output) and stores
 // it, or stores nothing and returns a ValidationError (Field "file").
 func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions, push bool) (importedRun, error) {
-	body, err := readImport(r, maxImportBody)
+	body, err := readImport(r, s.httpLimits.MaxImport)
 	if err != nil {
 		return importedRun{}, err
 	}
@@ -56,7 +52,7 @@ func (s *Server) importFiles(ctx context.Context, files []*multipart.FileHeader,
 	}
 	names := make([]string, len(files))
 	docs := make([][]byte, len(files))
-	left := int64(maxImportBody)
+	left := s.httpLimits.MaxImport
 	for i, fh := range files {
 		f, err := fh.Open()
 		if err != nil {
@@ -76,16 +72,50 @@ func (s *Server) importFiles(ctx context.Context, files []*multipart.FileHeader,
 	return s.storeImport(ctx, e, db.SourceFio)
 }
 
-// readImport reads an import document of at most limit bytes.
+// readImport reads an import document of at most limit bytes; a larger
+// one is a 413. It reads in chunks and copies them once into a slice of
+// the exact size: an over-large body costs its chunks and no more, where
+// io.ReadAll's doubling would hold twice the limit at the end.
 func readImport(r io.Reader, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+	const chunk = 1 << 20
+	var (
+		chunks [][]byte
+		total  int64
+	)
+	for {
+		buf := make([]byte, chunk)
+		n, err := io.ReadFull(r, buf)
+		total += int64(n)
+		if total > limit {
+			return nil, tooLarge(limit)
+		}
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(body)) > limit {
-		return nil, &ValidationError{Field: "file", Msg: fmt.Sprintf("over %d bytes: too large to import", maxImportBody)}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	body := make([]byte, 0, total)
+	for i, c := range chunks {
+		body = append(body, c...)
+		chunks[i] = nil
 	}
 	return body, nil
+}
+
+// formError is a form or multipart body that could not be read: a 413 when
+// it was over the route's limit, else the ValidationError bad.
+func formError(err error, bad *ValidationError) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(mbe.Limit)
+	}
+	return bad
 }
 
 // storeImport stores a parsed import; ImportRun's checks (status, steps)
@@ -110,9 +140,13 @@ func (s *Server) apiImport(c echo.Context) error {
 	var res importedRun
 	var err error
 	if strings.HasPrefix(c.Request().Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+		bad := &ValidationError{Field: "file", Msg: "a multipart import wants one or more \"file\" parts"}
 		form, ferr := c.MultipartForm()
-		if ferr != nil || len(form.File["file"]) == 0 {
-			return &ValidationError{Field: "file", Msg: "a multipart import wants one or more \"file\" parts"}
+		if ferr != nil {
+			return formError(ferr, bad)
+		}
+		if len(form.File["file"]) == 0 {
+			return bad
 		}
 		res, err = s.importFiles(c.Request().Context(), form.File["file"], o)
 	} else {
@@ -155,6 +189,13 @@ func (s *Server) importPage(c echo.Context) error {
 // kernel, labels comma-separated): 303 to the run's page, or the form again
 // with the error next to its field.
 func (s *Server) importSubmit(c echo.Context) error {
+	form, err := c.MultipartForm()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge(mbe.Limit)
+		}
+	}
 	f := importForm{Name: c.FormValue("name"), Host: strings.TrimSpace(c.FormValue("host")),
 		Kernel: strings.TrimSpace(c.FormValue("kernel")), Labels: c.FormValue("labels")}
 	again := func(field, msg string) error {
@@ -175,7 +216,6 @@ func (s *Server) importSubmit(c echo.Context) error {
 			return again("name", err.Error())
 		}
 	}
-	form, err := c.MultipartForm()
 	if err != nil || len(form.File["file"]) == 0 {
 		return again("file", "choose a file: fio's --output-format=json or json+ output, or an iolab export (or several of fio's outputs, as one run)")
 	}

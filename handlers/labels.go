@@ -98,7 +98,7 @@ func (s *Server) apiPatchRun(c echo.Context) error {
 	dec := json.NewDecoder(http.MaxBytesReader(c.Response(), c.Request().Body, 1<<20))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return &ValidationError{Msg: "bad JSON: " + err.Error() + ` (want {"name": "…", "labels": ["…"]})`}
+		return formError(err, &ValidationError{Msg: "bad JSON: " + err.Error() + ` (want {"name": "…", "labels": ["…"]})`})
 	}
 	if p.Name == nil && p.Labels == nil {
 		return &ValidationError{Msg: `nothing to change: give "name", "labels" or both`}

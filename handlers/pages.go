@@ -3,6 +3,7 @@ package handlers
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -442,12 +443,25 @@ func (s *Server) chartCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var buf strings.Builder
-	if err := WriteCSV(&buf, ch); err != nil {
-		return err
+	return s.serveCSV(c, fmt.Sprintf("iolab-%s.csv", q.Kind), ch)
+}
+
+// serveCSV writes a table as a CSV download, straight to the client.
+func (s *Server) serveCSV(c echo.Context, filename string, ch *chart.Chart) error {
+	startCSV(c, filename)
+	if err := WriteCSV(c.Response(), ch); err != nil {
+		s.log.Warn("csv cut short", "path", c.Request().URL.Path, "err", err)
 	}
-	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-%s.csv"`, q.Kind))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+	return nil
+}
+
+// startCSV sends a CSV download's headers: from here on, the rows go to
+// the client as they are made.
+func startCSV(c echo.Context, filename string) {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, filename))
+	c.Response().WriteHeader(http.StatusOK)
 }
 
 // stepsCSV is the run page's per-step table as CSV, unformatted, with
@@ -461,29 +475,76 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if _, err := s.getRun(ctx, id); err != nil {
 		return err
 	}
-	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(nil))
+	// Step by step: a run of any length is a few steps' memory.
+	var cw *csvWriter
+	err = s.store.EachStep(ctx, id, pageStepLoad(nil), func(st *sweep.StepResult) error {
+		if cw == nil {
+			startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
+			cw = newCSVWriter(c.Response(), stepsColumns)
+			if err := cw.header(); err != nil {
+				return err
+			}
+		}
+		for _, row := range stepsTableRows(st) {
+			if err := cw.row(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if cw == nil { // no step, or the store failed before the first
+		if err != nil {
+			return err
+		}
+		return s.serveCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id), &chart.Chart{Columns: stepsColumns})
+	}
+	if err == nil {
+		err = cw.flush()
+	}
+	if err != nil {
+		s.log.Warn("steps csv cut short", "run", id, "err", err)
+	}
+	return nil
+}
+
+// cancel cancels run id, queued or running here; 409 when it is neither,
+// saying which process holds it when another one does.
+func (s *Server) cancel(c echo.Context, id int64) error {
+	ctx := c.Request().Context()
+	run, err := s.getRun(ctx, id)
 	if err != nil {
 		return err
 	}
-	ch := stepsTable(steps)
-	var buf strings.Builder
-	if err := WriteCSV(&buf, ch); err != nil {
+	err = s.launcher.Cancel(ctx, id)
+	if err != launch.ErrNotActive {
 		return err
 	}
-	c.Response().Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="iolab-run-%d-steps.csv"`, id))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(buf.String()))
+	if err := s.heldElsewhere(ctx, id, "cancel it there"); err != nil {
+		return err
+	}
+	if run.Status == db.StatusQueued || run.Status == db.StatusRunning {
+		// Its process is gone: it is not running, whatever it says.
+		if _, err := s.store.MarkInterrupted(ctx); err != nil {
+			return err
+		}
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is not running: the process that ran it has ended, so it is now marked interrupted", id))
+	}
+	return echo.NewHTTPError(http.StatusConflict, launch.ErrNotActive.Error())
 }
 
-// cancel cancels run id, queued or running; 409 when it is neither.
-func (s *Server) cancel(c echo.Context, id int64) error {
-	if _, err := s.getRun(c.Request().Context(), id); err != nil {
+// heldElsewhere is a 409 when another live process queues or runs run id:
+// the run is that process's to end (what tells the user how), and its
+// next step's save needs the run still there.
+func (s *Server) heldElsewhere(ctx context.Context, id int64, what string) error {
+	pid, alive, err := s.store.RunOwnedElsewhere(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return notFoundError{what: fmt.Sprintf("run %d", id)}
+	}
+	if err != nil {
 		return err
 	}
-	if err := s.launcher.Cancel(c.Request().Context(), id); err != nil {
-		if err == launch.ErrNotActive {
-			return echo.NewHTTPError(http.StatusConflict, err.Error())
-		}
-		return err
+	if alive {
+		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is queued or running in another iolab process (pid %d): %s", id, pid, what))
 	}
 	return nil
 }
@@ -515,6 +576,9 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 	if s.launcher.Active(id) {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("run %d is queued or running: cancel it first", id))
 	}
+	if err := s.heldElsewhere(ctx, id, "stop it there (Ctrl-C, or kill -INT the pid) before deleting it"); err != nil {
+		return err
+	}
 	if err := s.store.DeleteRun(ctx, id); err != nil {
 		if _, gerr := s.getRun(ctx, id); gerr != nil {
 			return gerr
@@ -524,40 +588,39 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 	return nil
 }
 
-// stepsTable is the per-step table as CSV: a row per job of each step
-// (and their total when they are alike), the step's own figures repeated
-// on each; one row without job figures for a step that has none.
-func stepsTable(steps []sweep.StepResult) *chart.Chart {
-	ch := &chart.Chart{Columns: []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
-		"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
-		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
-		"disturbed", "error"}}
+// stepsColumns are the per-step CSV's columns.
+var stepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
+	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
+	"disturbed", "error"}
+
+// stepsTableRows are one step's rows of the per-step CSV.
+func stepsTableRows(st *sweep.StepResult) [][]string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
-	for i := range steps {
-		f := stepFiguresOf(&steps[i])
-		jobs := f.Jobs
-		if len(jobs) == 0 {
-			jobs = []summary.JobFigures{{}}
-		}
-		for k := range jobs {
-			j := &jobs[k]
-			row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
-				us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
-				g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
-			if !f.HasResult {
-				row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
-			}
-			if j.BS > 0 {
-				row[5] = units.FormatSize(j.BS)
-			}
-			if j.IODepth > 0 {
-				row[6] = strconv.Itoa(j.IODepth)
-			}
-			ch.Rows = append(ch.Rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
-				g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
-				f.Disturbed, f.Error))
-		}
+	var rows [][]string
+	f := stepFiguresOf(st)
+	jobs := f.Jobs
+	if len(jobs) == 0 {
+		jobs = []summary.JobFigures{{}}
 	}
-	return ch
+	for k := range jobs {
+		j := &jobs[k]
+		row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
+			us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
+			g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
+		if !f.HasResult {
+			row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
+		}
+		if j.BS > 0 {
+			row[5] = units.FormatSize(j.BS)
+		}
+		if j.IODepth > 0 {
+			row[6] = strconv.Itoa(j.IODepth)
+		}
+		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
+			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
+			f.Disturbed, f.Error))
+	}
+	return rows
 }

@@ -6,26 +6,32 @@
 // Access: with Config.RequireToken (main sets it on any non-loopback
 // address, with a token given or generated), launching, cancelling and deleting need it, as
 // "Authorization: Bearer TOKEN" or as the session cookie that the /login
-// form sets (an HMAC of the token, HttpOnly, SameSite=Strict). Forms are
+// form sets (a random id per login, kept here for 12 hours or until
+// /logout; HttpOnly, SameSite=Strict). Wrong tokens are counted per client
+// address and lock it out for a while (429). Forms are
 // protected against cross-site requests with net/http's
 // CrossOriginProtection (Sec-Fetch-Site, else Origin against Host) on
 // every non-GET request: it needs no token in the forms, and scripts
 // without those headers (curl, iolab --push) still pass with the bearer
-// token.
+// token. On a loopback address only requests for localhost or a loopback
+// IP are answered, so a page of another site cannot reach the dashboard
+// by DNS rebinding.
+//
+// Limits (HTTPLimits): timeouts for slow clients, a cap on connections, a
+// few turns for the requests that read whole runs, bounded bodies; the
+// run document and the steps CSV are written a step at a time.
 package handlers
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -68,6 +74,12 @@ type Config struct {
 	// Limits bound the plans the dashboard takes (zero fields: the
 	// defaults, sweep.DefaultLimits).
 	Limits sweep.Limits
+	// HTTP bounds what clients may hold of the server (zero fields: the
+	// defaults, DefaultHTTPLimits).
+	HTTP HTTPLimits
+	// Listen is the address the server listens on (host:port); on a
+	// loopback one, requests for other hosts are refused (checkHost).
+	Listen string
 }
 
 // Server serves the dashboard.
@@ -76,11 +88,16 @@ type Server struct {
 	newRunner      func() *bench.Runner
 	launcher       *launch.Launcher
 	token          string
-	session        string // the login cookie's value
+	sessions       *sessions
+	logins         *loginLimiter
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
 	limits         sweep.Limits
+	httpLimits     HTTPLimits
+	turns          map[routeClass]chan struct{} // heavy requests', uploads'
+	listen         string
+	loopbackHost   string // the listen address's host when it is loopback, else ""
 	log            *slog.Logger
 	pages          map[string]*template.Template
 	static         fs.FS
@@ -118,12 +135,14 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.RequireToken {
 		token = ""
 	}
+	hl := cfg.HTTP.withDefaults()
+	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
+		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
-	if token != "" {
-		mac := hmac.New(sha256.New, []byte(token))
-		mac.Write([]byte("iolab dashboard session"))
-		s.session = hex.EncodeToString(mac.Sum(nil))
+	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
+		host, _, _ := net.SplitHostPort(cfg.Listen)
+		s.loopbackHost = host
 	}
 	for _, t := range cfg.AllowTargets {
 		if !filepath.IsAbs(t) {
@@ -161,46 +180,82 @@ func New(cfg Config) (*Server, error) {
 // middleware.
 func (s *Server) Register(e *echo.Echo) {
 	e.HTTPErrorHandler = s.handleError
+	// The client's address is the connection's: X-Forwarded-For is the
+	// client's to write, and the login limit goes by address.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.Pre(s.checkHost)
 	e.Use(s.logRequests, s.checkCrossOrigin)
-	read, write := s.requireRead, s.requireWrite
+	for _, r := range s.routes() {
+		mw := []echo.MiddlewareFunc{s.classify(r.class)}
+		switch r.access {
+		case readAccess:
+			mw = append(mw, s.requireRead)
+		case writeAccess:
+			mw = append(mw, s.requireWrite)
+		}
+		e.Add(r.method, r.path, r.handler, mw...)
+	}
+	e.Group("/static", s.classify(light)).StaticFS("/", s.static)
+}
 
-	// Pages.
-	e.GET("/", s.runsPage, read)
-	e.GET("/runs", s.runsPage, read)
-	e.GET("/runs/new", s.newRunPage, read)
-	e.POST("/runs", s.createRun, write)
-	e.GET("/runs/:id", s.runPage, read)
-	e.GET("/runs/:id/steps.csv", s.stepsCSV, read)
-	e.POST("/runs/:id/cancel", s.cancelRun, write)
-	e.POST("/runs/:id/delete", s.deleteRun, write)
-	e.GET("/charts", s.chartPage, read)
-	e.GET("/charts/export.csv", s.chartCSV, read)
-	e.GET("/login", s.loginPage)
-	e.POST("/login", s.login)
-	e.POST("/logout", s.logout)
-	e.StaticFS("/static", s.static)
+// access is who may use a route: anyone, readers (everyone unless
+// ReadNeedsToken), or only with the token.
+type access int
 
-	// JSON API.
-	e.GET("/api/runs", s.apiListRuns, read)
-	e.POST("/api/runs", s.apiCreateRun, write)
-	e.GET("/api/runs/:id", s.apiGetRun, read)
-	e.DELETE("/api/runs/:id", s.apiDeleteRun, write)
-	e.POST("/api/runs/:id/cancel", s.apiCancelRun, write)
-	e.GET("/api/runs/:id/events", s.apiEvents, read)
-	e.GET("/api/charts", s.apiChart, read)
-	e.GET("/api/presets", s.apiPresets, read)
+const (
+	openAccess access = iota
+	readAccess
+	writeAccess
+)
 
-	// Import and push: iolab exports and fio JSON, token-protected.
-	e.POST("/api/import", s.apiImport, write)
-	e.GET("/import", s.importPage, read)
-	e.POST("/import", s.importSubmit, write)
+// route is one row of the route table: everything about one route.
+type route struct {
+	method, path string
+	handler      echo.HandlerFunc
+	access       access
+	class        routeClass
+}
 
-	// Compare page, labels and rename (handlers/compare.go, labels.go).
-	e.GET("/compare", s.compareView, read)
-	e.GET("/compare/export.csv", s.compareCSV, read)
-	e.POST("/runs/:id/rename", s.renameRun, write)
-	e.POST("/runs/:id/labels", s.editLabels, write)
-	e.PATCH("/api/runs/:id", s.apiPatchRun, write)
+// routes lists every route: pages, the JSON API, imports and compares.
+func (s *Server) routes() []route {
+	return []route{
+		// Pages.
+		{"GET", "/", s.runsPage, readAccess, light},
+		{"GET", "/runs", s.runsPage, readAccess, light},
+		{"GET", "/runs/new", s.newRunPage, readAccess, light},
+		{"POST", "/runs", s.createRun, writeAccess, light},
+		{"GET", "/runs/:id", s.runPage, readAccess, heavy},
+		{"GET", "/runs/:id/steps.csv", s.stepsCSV, readAccess, heavy},
+		{"POST", "/runs/:id/cancel", s.cancelRun, writeAccess, light},
+		{"POST", "/runs/:id/delete", s.deleteRun, writeAccess, light},
+		{"GET", "/charts", s.chartPage, readAccess, heavy},
+		{"GET", "/charts/export.csv", s.chartCSV, readAccess, heavy},
+		{"GET", "/login", s.loginPage, openAccess, light},
+		{"POST", "/login", s.login, openAccess, light},
+		{"POST", "/logout", s.logout, openAccess, light},
+
+		// JSON API.
+		{"GET", "/api/runs", s.apiListRuns, readAccess, light},
+		{"POST", "/api/runs", s.apiCreateRun, writeAccess, light},
+		{"GET", "/api/runs/:id", s.apiGetRun, readAccess, heavy},
+		{"DELETE", "/api/runs/:id", s.apiDeleteRun, writeAccess, light},
+		{"POST", "/api/runs/:id/cancel", s.apiCancelRun, writeAccess, light},
+		{"GET", "/api/runs/:id/events", s.apiEvents, readAccess, stream},
+		{"GET", "/api/charts", s.apiChart, readAccess, heavy},
+		{"GET", "/api/presets", s.apiPresets, readAccess, light},
+
+		// Import and push: iolab exports and fio JSON, token-protected.
+		{"POST", "/api/import", s.apiImport, writeAccess, upload},
+		{"GET", "/import", s.importPage, readAccess, light},
+		{"POST", "/import", s.importSubmit, writeAccess, upload},
+
+		// Compare page, labels and rename (handlers/compare.go, labels.go).
+		{"GET", "/compare", s.compareView, readAccess, heavy},
+		{"GET", "/compare/export.csv", s.compareCSV, readAccess, heavy},
+		{"POST", "/runs/:id/rename", s.renameRun, writeAccess, light},
+		{"POST", "/runs/:id/labels", s.editLabels, writeAccess, light},
+		{"PATCH", "/api/runs/:id", s.apiPatchRun, writeAccess, light},
+	}
 }
 
 // Shutdown cancels the runs: the running step ends cancelled, schedulers
@@ -231,7 +286,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	var ve *ValidationError
 	var qe *chart.QueryError
 	var he *echo.HTTPError
+	var be *busyError
+	var mbe *http.MaxBytesError
 	switch {
+	case errors.As(err, &be):
+		status, msg = http.StatusTooManyRequests, be.Error()
+		c.Response().Header().Set("Retry-After", retryAfter(be.retry))
+	case errors.As(err, &mbe):
+		status, msg = http.StatusRequestEntityTooLarge, tooLargeMsg(mbe.Limit)
 	case errors.Is(err, db.ErrNotFound):
 		status, msg = http.StatusNotFound, "not found"
 		if he, ok := err.(notFoundError); ok {
@@ -300,19 +362,23 @@ func (s *Server) checkCrossOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// authorized reports whether the request carries the token (or the
-// session cookie), or none is needed.
+// authorized reports whether the request carries the token (or a live
+// session's cookie), or none is needed.
 func (s *Server) authorized(c echo.Context) bool {
 	if s.token == "" {
 		return true
 	}
 	if h := c.Request().Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimPrefix(h, "Bearer ")), []byte(s.token)) == 1
+		return s.tokenMatches(strings.TrimPrefix(h, "Bearer "))
 	}
 	if ck, err := c.Cookie(sessionCookie); err == nil {
-		return subtle.ConstantTimeCompare([]byte(ck.Value), []byte(s.session)) == 1
+		return s.sessions.valid(ck.Value, time.Now())
 	}
 	return false
+}
+
+func (s *Server) tokenMatches(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
 const sessionCookie = "iolab_session"
@@ -320,10 +386,44 @@ const sessionCookie = "iolab_session"
 var errNeedToken = echo.NewHTTPError(http.StatusUnauthorized,
 	"this needs the server's token: send Authorization: Bearer TOKEN, or log in at /login")
 
+// checkAccess is requireWrite's and requireRead's test: a wrong bearer
+// token counts against the client's address like a wrong login, and an
+// address locked out gets 429 before its token is looked at.
+func (s *Server) checkAccess(c echo.Context) error {
+	h := c.Request().Header.Get("Authorization")
+	if !strings.HasPrefix(h, "Bearer ") || s.token == "" {
+		if s.authorized(c) {
+			return nil
+		}
+		return errNeedToken
+	}
+	addr, now := clientAddr(c.Request().RemoteAddr), time.Now()
+	if wait := s.logins.wait(addr, now); wait > 0 {
+		return lockedOut(c, wait)
+	}
+	if s.tokenMatches(strings.TrimPrefix(h, "Bearer ")) {
+		return nil
+	}
+	if wait := s.logins.failed(addr, now); wait > 0 {
+		return lockedOut(c, wait)
+	}
+	return errNeedToken
+}
+
+// lockedOut is the 429 of an address with too many wrong tokens.
+func lockedOut(c echo.Context, wait time.Duration) error {
+	c.Response().Header().Set("Retry-After", retryAfter(wait))
+	return echo.NewHTTPError(http.StatusTooManyRequests, lockedOutMsg(wait))
+}
+
+func lockedOutMsg(wait time.Duration) string {
+	return fmt.Sprintf("too many wrong tokens from your address: try again in %s", wait.Round(time.Second))
+}
+
 func (s *Server) requireWrite(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !s.authorized(c) {
-			return errNeedToken
+		if err := s.checkAccess(c); err != nil {
+			return err
 		}
 		return next(c)
 	}
@@ -331,11 +431,14 @@ func (s *Server) requireWrite(next echo.HandlerFunc) echo.HandlerFunc {
 
 func (s *Server) requireRead(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.readNeedsToken && !s.authorized(c) {
-			if !isAPI(c) && c.Request().Method == http.MethodGet {
+		if !s.readNeedsToken {
+			return next(c)
+		}
+		if err := s.checkAccess(c); err != nil {
+			if err == errNeedToken && !isAPI(c) && c.Request().Method == http.MethodGet {
 				return c.Redirect(http.StatusSeeOther, "/login?next="+urlQueryEscape(c.Request().URL.RequestURI()))
 			}
-			return errNeedToken
+			return err
 		}
 		return next(c)
 	}
@@ -414,22 +517,48 @@ func (s *Server) loginPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, "login", &data)
 }
 
-// login checks the token once and sets the session cookie.
+// login checks the token and starts a session: a new random id in the
+// cookie, valid for sessionTTL or until logout. Wrong tokens from one
+// address lock it out for a while (429).
 func (s *Server) login(c echo.Context) error {
 	next := safeNext(c.FormValue("next"))
 	if s.token == "" {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	if subtle.ConstantTimeCompare([]byte(c.FormValue("token")), []byte(s.token)) != 1 {
-		data := loginPageData{pageBase: s.base(c, "Log in"), Next: next, Error: "wrong token"}
-		return s.render(c, http.StatusUnauthorized, "login", &data)
+	addr, now := clientAddr(c.Request().RemoteAddr), time.Now()
+	again := func(status int, msg string) error {
+		data := loginPageData{pageBase: s.base(c, "Log in"), Next: next, Error: msg}
+		return s.render(c, status, "login", &data)
 	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: s.session, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: 30 * 24 * 3600})
+	if wait := s.logins.wait(addr, now); wait > 0 {
+		c.Response().Header().Set("Retry-After", retryAfter(wait))
+		return again(http.StatusTooManyRequests, lockedOutMsg(wait))
+	}
+	if !s.tokenMatches(c.FormValue("token")) {
+		if wait := s.logins.failed(addr, now); wait > 0 {
+			c.Response().Header().Set("Retry-After", retryAfter(wait))
+			return again(http.StatusTooManyRequests, lockedOutMsg(wait))
+		}
+		return again(http.StatusUnauthorized, "wrong token")
+	}
+	s.logins.succeeded(addr)
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		s.sessions.revoke(ck.Value) // a new login, a new id
+	}
+	id, err := s.sessions.create(now)
+	if err != nil {
+		return err
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: int(sessionTTL / time.Second)})
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
+// logout ends the session: its id no longer works, whoever holds it.
 func (s *Server) logout(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		s.sessions.revoke(ck.Value)
+	}
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	return c.Redirect(http.StatusSeeOther, "/")
 }
