@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // owner identifies a process across pid reuse and reboots: the boot's
@@ -74,6 +75,27 @@ func (o owner) alive(proc string) bool {
 		return false
 	}
 	return !dying(proc, o.PID)
+}
+
+// settle waits, up to limit, for a dying owner (SIGKILL pending, or
+// exiting) to finish dying: a process killed in the middle of a write to
+// a disk's scheduler file finishes that write in the kernel first, and the
+// scheduler must be put back after it, not before.
+func (o owner) settle(proc string, limit time.Duration) {
+	if o.PID <= 0 {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && processOwner(proc, o.PID) == o {
+		switch processState(proc, o.PID) {
+		case 'Z', 'X', 'x', 0:
+			return
+		}
+		if !dying(proc, o.PID) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // dying reports whether pid is on its way out though not yet a zombie:

@@ -344,6 +344,7 @@ func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 		}
 		o := owner{Boot: boot.String, PID: int(pid.Int64), Start: uint64(start.Int64)}
 		if !o.alive(s.proc) {
+			o.settle(s.proc, 2*time.Second)
 			dead = append(dead, u)
 		}
 	}
