@@ -61,3 +61,47 @@ func listedRuns(t *testing.T, dbPath string) int {
 	}
 	return strings.Count(strings.TrimSpace(out.String()), "\n") // lines after the header
 }
+
+// TestErrorsKnownBeforeTheRun: what can be known before anything runs is
+// refused then — exit 2 or 1 with the reason, no run stored, no output
+// file left behind — and a job file's bytes are never printed raw.
+func TestErrorsKnownBeforeTheRun(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "t.dat")
+	if err := os.WriteFile(target, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	escFile := filepath.Join(dir, "esc.fio")
+	if err := os.WriteFile(escFile, []byte("[\x1b[31mred\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"offset past the end", []string{"--name=x", "--filename=" + target, "--offset=10g", "--size=4k"}, "at or past the end"},
+		{"size beyond the target", []string{"--name=x", "--filename=" + target, "--size=2m"}, "but the job needs"},
+		{"iodepth beyond io_uring's ring", []string{"--name=x", "--filename=" + target, "--ioengine=io_uring", "--iodepth=65536"}, "at most 32768"},
+		{"escapes in a job file", []string{escFile}, `\x1b[31m`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dbPath := filepath.Join(t.TempDir(), "iolab.db")
+			out := filepath.Join(t.TempDir(), "out.json")
+			var stdout, stderr bytes.Buffer
+			err := run(append([]string{"run", "--db", dbPath, "--output=" + out}, tc.args...), &stdout, &stderr)
+			if err == nil || !strings.Contains(printableLines(err.Error()), tc.want) {
+				t.Fatalf("err %v, want it to say %q", err, tc.want)
+			}
+			if strings.ContainsRune(printableLines(err.Error()), 0x1b) {
+				t.Error("the error as printed holds a raw escape")
+			}
+			if _, serr := os.Stat(out); serr == nil {
+				t.Error("a refused run left its --output file")
+			}
+			if _, serr := os.Stat(dbPath); serr == nil && listedRuns(t, dbPath) != 0 {
+				t.Error("a refused run was stored")
+			}
+		})
+	}
+}

@@ -69,7 +69,7 @@ const usage = `usage:
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "iolab: %v\n", err)
+		fmt.Fprintf(os.Stderr, "iolab: %s\n", printableLines(err.Error()))
 	}
 	os.Exit(exitCode(err))
 }
@@ -208,4 +208,15 @@ func limitFlags(fs *flag.FlagSet, l *sweep.Limits) {
 		l.Buffers = n
 		return nil
 	})
+}
+
+// printableLines escapes the control characters of each line of s (an
+// error may quote a job file's or a stored name's bytes) and keeps the
+// line breaks.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = units.Printable(l)
+	}
+	return strings.Join(lines, "\n")
 }
