@@ -55,7 +55,7 @@ func TestAutoRepeatStopsWhenSettled(t *testing.T) {
 		want   int
 	}{
 		{within: 10, max: 9, want: MinAutoRepeat}, // any median is known within ±1000 %
-		{within: 1e-9, max: 8, want: 8},             // nothing is within a billionth
+		{within: 1e-9, max: 8, want: 8},           // nothing is within a billionth
 	} {
 		plan := &Plan{Name: "n", Base: *cfg, Repeat: 1, AutoRepeat: &AutoRepeat{Within: tc.within, Max: tc.max},
 			Sweeps: []Sweep{{Axis: AxisIODepth, Values: []string{"1", "2"}}}}
