@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/stats"
 	"iolab/bench/units"
 )
 
@@ -167,23 +167,11 @@ func side(reps []Report, d int) (Side, bool, error) {
 		s.RoundsP99 = append(s.RoundsP99, p[1])
 		s.RoundsLat = append(s.RoundsLat, latSum/float64(max(latN, 1)))
 	}
-	s.LatMeanNS = median(s.RoundsLat)
-	s.IOPS = median(s.RoundsIOPS)
-	s.ClatP50NS = median(s.RoundsP50)
-	s.ClatP99NS = median(s.RoundsP99)
+	s.LatMeanNS = stats.Median(s.RoundsLat)
+	s.IOPS = stats.Median(s.RoundsIOPS)
+	s.ClatP50NS = stats.Median(s.RoundsP50)
+	s.ClatP99NS = stats.Median(s.RoundsP99)
 	return s, any, nil
-}
-
-func median[T int | uint64 | float64](v []T) T {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // WriteText prints the comparison as a table.

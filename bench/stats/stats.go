@@ -6,6 +6,7 @@ package stats
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -132,4 +133,34 @@ func MedianPrecision(vals []float64) (float64, bool) {
 		return 1, false
 	}
 	return math.Max(m-lo, hi-m) / math.Abs(m), true
+}
+
+// BootstrapMedianCI is a percentile-bootstrap confidence interval at level
+// conf for the median of vals: iters resamples with replacement (a fixed
+// seed, so a table reads the same each time it is made from the same
+// data). With one value it is that value.
+func BootstrapMedianCI(vals []float64, conf float64, iters int, seed uint64) (lo, hi float64) {
+	n := len(vals)
+	if n == 0 {
+		return 0, 0
+	}
+	if n == 1 {
+		return vals[0], vals[0]
+	}
+	r := rand.New(rand.NewPCG(seed, 0x626f6f74))
+	meds := make([]float64, iters)
+	sample := make([]float64, n)
+	for i := range meds {
+		for k := range sample {
+			sample[k] = vals[r.IntN(n)]
+		}
+		meds[i] = Median(sample)
+	}
+	slices.Sort(meds)
+	tail := (1 - conf) / 2
+	at := func(q float64) float64 {
+		i := int(math.Round(q * float64(iters-1)))
+		return meds[min(max(i, 0), iters-1)]
+	}
+	return at(tail), at(1 - tail)
 }

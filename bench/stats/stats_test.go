@@ -86,3 +86,17 @@ func TestMedianCI(t *testing.T) {
 		t.Errorf("precision %v %v", p, ok)
 	}
 }
+
+func TestBootstrapMedianCI(t *testing.T) {
+	vals := []float64{1.02, 0.98, 1.05, 1.01, 0.99}
+	lo, hi := BootstrapMedianCI(vals, 0.95, 2000, 1)
+	if lo > 1.01 || hi < 1.01 || lo < 0.98 || hi > 1.05 {
+		t.Errorf("CI [%v, %v] does not hold the median 1.01 within the data's range", lo, hi)
+	}
+	if lo2, hi2 := BootstrapMedianCI(vals, 0.95, 2000, 1); lo2 != lo || hi2 != hi {
+		t.Error("the same seed gave another interval")
+	}
+	if lo, hi := BootstrapMedianCI([]float64{3}, 0.95, 100, 1); lo != 3 || hi != 3 {
+		t.Errorf("one value: [%v, %v]", lo, hi)
+	}
+}

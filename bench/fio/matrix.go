@@ -1,0 +1,208 @@
+package fio
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/stats"
+	"iolab/bench/units"
+)
+
+// MatrixSpec is a calibration over targets × engines × iodepths: for each
+// cell fio and iolab run the same 4 KiB random read, alternating, Rounds
+// times each, both as child processes, so that each is measured the same
+// way — its IOPS and latencies from its own json+ report, and its CPU time
+// (user + system of every thread of the process, io_uring's io-wq workers
+// included) from the kernel's account of the child.
+type MatrixSpec struct {
+	Targets []MatrixTarget
+	Engines []string
+	Depths  []int
+	Rounds  int
+	Runtime time.Duration
+	// Fio runs fio; Iolab runs iolab's `run` command: both get the job's
+	// fio options appended, and print fio's json+ on stdout.
+	Fio, Iolab []string
+}
+
+// MatrixTarget is one device the matrix runs on.
+type MatrixTarget struct {
+	Name string // as the table shows it: zram, loop
+	Path string
+}
+
+// MatrixRow is one cell of the matrix.
+type MatrixRow struct {
+	Target string `json:"target"`
+	Engine string `json:"engine"`
+	Depth  int    `json:"iodepth"`
+	Fio    Sample `json:"fio"`
+	Iolab  Sample `json:"iolab"`
+	// Ratio is iolab / fio IOPS: the median over the rounds' pairs, and a
+	// bootstrap 95 % interval of that median. Tie is set when the
+	// interval holds 1.
+	Ratio      float64 `json:"iops_ratio"`
+	RatioLo    float64 `json:"iops_ratio_lo"`
+	RatioHi    float64 `json:"iops_ratio_hi"`
+	RatioMin   float64 `json:"iops_ratio_min"`
+	RatioMax   float64 `json:"iops_ratio_max"`
+	Tie        bool    `json:"tie"`
+	CPURatio   float64 `json:"cpu_per_io_ratio"` // iolab / fio CPU time per I/O, medians
+	RoundsPair int     `json:"rounds"`
+}
+
+// Sample is one tool's medians over a cell's rounds.
+type Sample struct {
+	IOPS       float64 `json:"iops"`
+	ClatP50NS  float64 `json:"clat_p50_ns"`
+	LatMeanNS  float64 `json:"lat_mean_ns"`
+	CPUPerIONS float64 `json:"cpu_per_io_ns"`
+
+	RoundsIOPS []float64 `json:"rounds_iops"`
+	RoundsCPU  []float64 `json:"rounds_cpu_per_io_ns"`
+}
+
+// Matrix runs spec, writing a line per run to progress.
+func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixRow, error) {
+	var rows []MatrixRow
+	for _, tg := range spec.Targets {
+		for _, eng := range spec.Engines {
+			for _, depth := range spec.Depths {
+				e, ok := bench.LookupEngine(eng)
+				if !ok {
+					return rows, fmt.Errorf("calibrate: no engine %q", eng)
+				}
+				if e.Has(bench.SyncIO) && depth > 1 {
+					continue // a sync engine does one I/O at a time
+				}
+				args := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
+					"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--time_based",
+					"--runtime=" + units.FormatDuration(spec.Runtime), "--output-format=json+"}
+				row := MatrixRow{Target: tg.Name, Engine: eng, Depth: depth}
+				var fioRuns, iolabRuns []childRun
+				for round := 1; round <= spec.Rounds; round++ {
+					for _, tool := range []struct {
+						name string
+						cmd  []string
+						out  *[]childRun
+					}{{"fio", spec.Fio, &fioRuns}, {"iolab", spec.Iolab, &iolabRuns}} {
+						fmt.Fprintf(progress, "%s %s iodepth=%d round %d/%d: %s\n", tg.Name, eng, depth, round, spec.Rounds, tool.name)
+						r, err := runChild(ctx, append(append([]string(nil), tool.cmd...), args...))
+						if err != nil {
+							return rows, fmt.Errorf("calibrate: %s on %s: %w", tool.name, tg.Path, err)
+						}
+						*tool.out = append(*tool.out, r)
+					}
+				}
+				row.Fio, row.Iolab = summarise(fioRuns), summarise(iolabRuns)
+				var ratios []float64
+				for i := range fioRuns {
+					if fioRuns[i].iops > 0 {
+						ratios = append(ratios, iolabRuns[i].iops/fioRuns[i].iops)
+					}
+				}
+				sp := stats.SpreadOf(ratios)
+				row.Ratio, row.RatioMin, row.RatioMax = sp.Median, sp.Min, sp.Max
+				row.RatioLo, row.RatioHi = stats.BootstrapMedianCI(ratios, 0.95, 2000, 1)
+				row.Tie = row.RatioLo <= 1 && row.RatioHi >= 1
+				if row.Fio.CPUPerIONS > 0 {
+					row.CPURatio = row.Iolab.CPUPerIONS / row.Fio.CPUPerIONS
+				}
+				row.RoundsPair = len(ratios)
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows, nil
+}
+
+// childRun is what one child run measured.
+type childRun struct {
+	iops, clatP50, latMean, cpuPerIO float64
+}
+
+// runChild runs argv, reads its json+ report and its CPU time.
+func runChild(ctx context.Context, argv []string) (childRun, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return childRun{}, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	reps, err := ParseReports(&stdout)
+	if err != nil {
+		return childRun{}, fmt.Errorf("%s: reading its JSON: %w", argv[0], err)
+	}
+	s, ok, err := side(reps[len(reps)-1:], bench.Read)
+	if err != nil || !ok {
+		return childRun{}, fmt.Errorf("%s: no reads in its report (%v)", argv[0], err)
+	}
+	var ios uint64
+	for _, j := range reps[len(reps)-1].Jobs {
+		ios += j.Read.TotalIOs
+	}
+	var cpu time.Duration
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	r := childRun{iops: s.IOPS, clatP50: float64(s.ClatP50NS), latMean: s.LatMeanNS}
+	if ios > 0 {
+		r.cpuPerIO = float64(cpu) / float64(ios)
+	}
+	return r, nil
+}
+
+func summarise(runs []childRun) Sample {
+	var s Sample
+	var p50, lat []float64
+	for _, r := range runs {
+		s.RoundsIOPS = append(s.RoundsIOPS, r.iops)
+		s.RoundsCPU = append(s.RoundsCPU, r.cpuPerIO)
+		p50 = append(p50, r.clatP50)
+		lat = append(lat, r.latMean)
+	}
+	s.IOPS, s.CPUPerIONS = stats.Median(s.RoundsIOPS), stats.Median(s.RoundsCPU)
+	s.ClatP50NS, s.LatMeanNS = stats.Median(p50), stats.Median(lat)
+	return s
+}
+
+// WriteMatrixMarkdown writes the matrix as the Markdown table
+// BENCHMARKS.md is made from.
+func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows []MatrixRow) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "4 KiB random read, O_DIRECT, %s per run, %d rounds alternating (fio, iolab, fio, …); %s vs %s.\n",
+		spec.Runtime, spec.Rounds, fioVersion, Version)
+	b.WriteString("Ratios are iolab / fio: the median over the rounds' pairs, its bootstrap 95 % interval, and the\n")
+	b.WriteString("pairs' min–max; *tie* where the interval holds 1. CPU per I/O is each process's user + system\n")
+	b.WriteString("time (all its threads, io_uring's io-wq workers included) over the I/Os it did.\n\n")
+	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, r := range rows {
+		ratio := fmt.Sprintf("**%.3f** (%.3f–%.3f)", r.Ratio, r.RatioLo, r.RatioHi)
+		if r.Tie {
+			ratio += " *tie*"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %.3f |\n",
+			r.Target, r.Engine, r.Depth, units.Count(r.Fio.IOPS), units.Count(r.Iolab.IOPS), ratio, r.RatioMin, r.RatioMax,
+			units.Nanos(r.Fio.ClatP50NS), units.Nanos(r.Iolab.ClatP50NS), units.Nanos(r.Fio.LatMeanNS), units.Nanos(r.Iolab.LatMeanNS),
+			units.Nanos(r.Fio.CPUPerIONS), units.Nanos(r.Iolab.CPUPerIONS), r.CPURatio)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMatrixJSON writes the matrix for scripts.
+func WriteMatrixJSON(w io.Writer, rows []MatrixRow) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
