@@ -1,0 +1,258 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Verdict is what a Comparison lets one say about two sets of repeats.
+type Verdict string
+
+const (
+	// Significant: the repeats of B differ from those of A beyond what
+	// chance gives at the comparison's level.
+	Significant Verdict = "significant"
+	// NotSignificant: no difference that chance would not explain; the
+	// honest reading of two runs that measure the same thing.
+	NotSignificant Verdict = "no significant difference"
+	// TooFew: so few repeats that no ordering of them could reach the
+	// level (3 against 3 at 95 %): the comparison cannot say either way.
+	TooFew Verdict = "too few repeats to tell"
+)
+
+// Comparison compares the repeats of one figure in two runs (A the base,
+// B the other): how much B changes the figure, with a confidence interval,
+// and whether the change is more than noise.
+//
+// The test is Mann–Whitney's (Wilcoxon rank-sum), exact when neither side
+// has more than 50 values and no value ties, its normal approximation with
+// the tie correction otherwise. The change is the Hodges–Lehmann estimate
+// of the shift of log(B) from log(A), as a fraction (0.05 = B is 5 %
+// higher), and its interval is the distribution-free one from the same
+// U distribution, so "significant" and "the interval excludes 0" agree.
+// For values that are not all positive the shift is taken on the values
+// themselves and divided by A's median.
+type Comparison struct {
+	NA, NB           int
+	MedianA, MedianB float64
+	Change           float64 // relative change of B against A
+	Lo, Hi           float64 // its interval at Conf; ±Inf when TooFew
+	Conf             float64
+	P                float64 // two-sided
+	Verdict          Verdict
+}
+
+// MaxExact is the largest sample size on either side for which Compare
+// computes the exact U distribution.
+const MaxExact = 50
+
+// Compare compares b against a at confidence conf (0.95).
+func Compare(a, b []float64, conf float64) Comparison {
+	c := Comparison{NA: len(a), NB: len(b), Conf: conf, MedianA: Median(a), MedianB: Median(b),
+		P: 1, Lo: math.Inf(-1), Hi: math.Inf(1), Verdict: TooFew}
+	m, n := len(a), len(b)
+	if m == 0 || n == 0 {
+		c.Change = math.NaN()
+		return c
+	}
+	alpha := 1 - conf
+	logs := allPositive(a) && allPositive(b)
+	tr := func(x float64) float64 {
+		if logs {
+			return math.Log(x)
+		}
+		return x
+	}
+	back := func(d float64) float64 {
+		if logs {
+			return math.Expm1(d)
+		}
+		if c.MedianA == 0 {
+			return math.NaN()
+		}
+		return d / math.Abs(c.MedianA)
+	}
+	// Pairwise differences b_j - a_i on the chosen scale.
+	diffs := make([]float64, 0, m*n)
+	for _, y := range b {
+		for _, x := range a {
+			diffs = append(diffs, tr(y)-tr(x))
+		}
+	}
+	slices.Sort(diffs)
+	c.Change = back(Median(diffs))
+
+	u := uStatistic(a, b)
+	ties := hasTies(a, b)
+	var dist []float64 // P(U = k), exact
+	if !ties && m <= MaxExact && n <= MaxExact {
+		dist = uDistribution(m, n)
+		c.P = twoSidedExact(dist, u)
+	} else {
+		c.P = twoSidedNormal(a, b, u)
+	}
+	// The smallest p any arrangement can give: both extremes.
+	minP := 2 / math.Exp(lchoose(m+n, m))
+	if dist == nil {
+		minP = 0 // large samples: the normal approximation can reach any level
+	}
+	if minP > alpha {
+		return c // TooFew: Lo/Hi stay infinite
+	}
+	// Confidence bounds: the k-th smallest and k-th largest difference,
+	// with k the largest count whose lower tail P(U < k) stays within
+	// alpha/2.
+	k := 0
+	if dist != nil {
+		var cum float64
+		for k < len(dist) && cum+dist[k] <= alpha/2 {
+			cum += dist[k]
+			k++
+		}
+	} else {
+		mu := float64(m*n) / 2
+		sd := math.Sqrt(float64(m*n*(m+n+1)) / 12)
+		k = int(math.Floor(mu - normalQuantile(1-alpha/2)*sd))
+	}
+	if k >= 1 && k <= len(diffs) {
+		c.Lo, c.Hi = back(diffs[k-1]), back(diffs[len(diffs)-k])
+	}
+	if c.P < alpha {
+		c.Verdict = Significant
+	} else {
+		c.Verdict = NotSignificant
+	}
+	return c
+}
+
+// String reads as a table cell: "+12.3 % [+8.1, +16.0] p=0.008".
+func (c Comparison) String() string {
+	switch {
+	case c.NA == 0 || c.NB == 0:
+		return "no values"
+	case c.Verdict == TooFew:
+		return fmt.Sprintf("%+.1f %% (%s: %d vs %d)", 100*c.Change, c.Verdict, c.NA, c.NB)
+	}
+	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f] p=%.3g, %s", 100*c.Change, 100*c.Lo, 100*c.Hi, c.P, c.Verdict)
+}
+
+func allPositive(v []float64) bool {
+	for _, x := range v {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// uStatistic counts the pairs (a_i, b_j) with b_j < a_i, ties counting one
+// half: Mann–Whitney's U for a.
+func uStatistic(a, b []float64) float64 {
+	var u float64
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case y < x:
+				u++
+			case y == x:
+				u += 0.5
+			}
+		}
+	}
+	return u
+}
+
+func hasTies(a, b []float64) bool {
+	all := append(slices.Clone(a), b...)
+	slices.Sort(all)
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// uDistribution is P(U = k), k = 0..m*n, for samples of m and n values
+// with no ties under the null hypothesis, by the classic recurrence
+// f(m, n, k) = f(m-1, n, k-n) + f(m, n-1, k) over arrangements.
+func uDistribution(m, n int) []float64 {
+	// f[j][k] for the current i (rows of a), j values of b.
+	prev := make([][]float64, n+1)
+	for j := range prev {
+		prev[j] = make([]float64, m*n+1)
+		prev[j][0] = 1 // i = 0: one arrangement, U = 0
+	}
+	for i := 1; i <= m; i++ {
+		cur := make([][]float64, n+1)
+		cur[0] = make([]float64, m*n+1)
+		cur[0][0] = 1
+		for j := 1; j <= n; j++ {
+			cur[j] = make([]float64, m*n+1)
+			for k := 0; k <= i*j; k++ {
+				// The largest of the i+j values is from a (adds j to U) or b.
+				v := cur[j-1][k]
+				if k >= j {
+					v += prev[j][k-j]
+				}
+				cur[j][k] = v
+			}
+		}
+		prev = cur
+	}
+	counts := prev[n]
+	total := math.Exp(lchoose(m+n, m))
+	out := make([]float64, m*n+1)
+	for k, v := range counts {
+		out[k] = v / total
+	}
+	return out
+}
+
+func twoSidedExact(dist []float64, u float64) float64 {
+	mn := len(dist) - 1
+	lo := math.Min(u, float64(mn)-u)
+	var p float64
+	for k := 0; float64(k) <= lo; k++ {
+		p += dist[k]
+	}
+	return math.Min(1, 2*p)
+}
+
+func twoSidedNormal(a, b []float64, u float64) float64 {
+	m, n := float64(len(a)), float64(len(b))
+	N := m + n
+	// Tie correction: sum over tie groups of t^3 - t.
+	all := append(slices.Clone(a), b...)
+	slices.Sort(all)
+	var tt float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		t := float64(j - i)
+		tt += t*t*t - t
+		i = j
+	}
+	variance := m * n / 12 * ((N + 1) - tt/(N*(N-1)))
+	if variance <= 0 {
+		return 1
+	}
+	z := (math.Abs(u-m*n/2) - 0.5) / math.Sqrt(variance)
+	if z < 0 {
+		z = 0
+	}
+	return math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
+
+// normalQuantile is the standard normal quantile function.
+func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
