@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/bench/units"
 	"iolab/db"
 )
@@ -20,11 +23,15 @@ var showCommand = command{
 	name:    "show",
 	summary: "a stored run: its environment, each step's figures and the summary tables",
 	usage:   "[--db FILE] ID",
-	flags:   storedRunFlags(showRun),
+	about: `The numbers are rounded for reading (three significant digits); iolab export and the dashboard's CSVs
+keep them whole.`,
+	flags: storedRunFlags(showRun),
 }
 
+// showWidth is the terminal width `iolab show` keeps to.
+const showWidth = 120
+
 func showRun(ctx context.Context, e *env, store *db.Store, id int64) error {
-	stdout := e.stdout
 	r, err := store.GetRun(ctx, id)
 	if err != nil {
 		return err
@@ -33,106 +40,344 @@ func showRun(ctx context.Context, e *env, store *db.Store, id int64) error {
 	if err != nil {
 		return err
 	}
+	return writeShow(e.stdout, r, steps)
+}
+
+// writeShow prints a run: what and where it ran, a table of each job's
+// performance per step, one of each step's CPU and disk figures, what
+// went wrong, and the summary tables.
+func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult) error {
 	// Names, hosts and errors may come from other machines (imports,
 	// pushes): nothing of theirs reaches the terminal unescaped.
+	var b strings.Builder
 	p := units.Printable
-	fmt.Fprintf(stdout, "run %d %q: %s\n", r.ID, r.Name, r.Status)
+	line := func(text string) { b.WriteString("  " + wrap(text, showWidth-2, "      ") + "\n") }
+	fmt.Fprintf(&b, "run %d %q: %s\n", r.ID, r.Name, r.Status)
 	if r.Error != "" {
-		fmt.Fprintf(stdout, "  error: %s\n", p(r.Error))
+		line("error: " + p(r.Error))
 	}
-	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
-	fmt.Fprintf(stdout, "  %s\n", p(r.Host.Summary()))
+	line(fmt.Sprintf("started %s, finished %s", fmtTime(r.Started), fmtTime(r.Finished)))
+	line(p(r.Host.Summary()))
 	for _, t := range r.Targets {
-		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", p(t.Path), p(t.Disk), p(t.Driver), p(t.Model),
-			fmtGiB(t.Size), p(t.Scheduler), p(strings.Join(t.Schedulers, " ")), t.IOPoll)
+		line(p(targetText(&t, steps)))
 	}
-	fmt.Fprintf(stdout, "  plan: %s\n", p(r.Plan.Command()))
+	b.WriteString("  plan: " + wrapCommand(p(r.Plan.Command()), showWidth-8, "        ") + "\n")
 	for _, in := range r.Plan.Inferred {
-		fmt.Fprintf(stdout, "  inferred (not in fio's output): %s\n", p(in.String()))
+		line("inferred (not in fio's output): " + p(in.String()))
 	}
 	for _, n := range r.Plan.Notes {
-		fmt.Fprintf(stdout, "  note: %s\n", p(n))
+		line("note: " + p(n))
 	}
-	fmt.Fprintln(stdout)
-
-	if err := writeStepTable(stdout, steps); err != nil {
-		return err
+	para := func(text string) { b.WriteString(wrap(text, showWidth, "") + "\n") }
+	if len(steps) > 0 {
+		b.WriteString("\n")
+		writePerformance(&b, &r.Plan, steps)
+		b.WriteString("\n")
+		writeCPUDisk(&b, &r.Plan, steps)
+		b.WriteString("\n")
 	}
 	for _, g := range summary.GroupErrors(steps) {
-		fmt.Fprintf(stdout, "%s failed: %s\n", g.StepList(), p(g.Error))
+		para(fmt.Sprintf("%s failed: %s", g.StepList(), p(g.Error)))
 	}
 	for _, n := range summary.Notes(steps) {
-		fmt.Fprintf(stdout, "step %d: %s\n", n.Step, p(n.Text))
+		para(fmt.Sprintf("step %d: %s", n.Step, p(n.Text)))
 	}
 	for _, sk := range r.Plan.Skipped {
-		fmt.Fprintf(stdout, "left out before the run: %s: %s\n", p(sweep.FormatAxes(sk.Axes)), p(sk.Reason))
+		para(fmt.Sprintf("left out before the run: %s: %s", p(sweep.FormatAxes(sk.Axes)), p(sk.Reason)))
 	}
-	fmt.Fprintln(stdout, "\nEach job's figures are its own (its clones added up); \"total\" adds up jobs that do the same I/O at the same time.")
-	fmt.Fprintf(stdout, "A percentile marked ? rests on too few I/Os to be worth reading (p50 needs %d, p99 %d); a saturated job's thread used over %.0f%% of a core, so iolab itself may be the bottleneck.\n",
-		hist.ReliableN(50), hist.ReliableN(99), 100*bench.SaturatedCPU)
-	fmt.Fprintln(stdout, "us+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
+	if !strings.HasSuffix(b.String(), "\n\n") {
+		b.WriteString("\n")
+	}
+	para("Each job's figures are its own (its clones added up); \"total\" adds up jobs that do the same I/O at the same time.")
+	para(fmt.Sprintf("A percentile marked ? rests on too few I/Os to be worth reading (p50 needs %d, p99 %d); a saturated job's thread used over %.0f%% of a core, so iolab itself may be the bottleneck.",
+		hist.ReliableN(50), hist.ReliableN(99), 100*bench.SaturatedCPU))
+	para("us+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
 	if len(steps) > 1 {
-		fmt.Fprintln(stdout)
-		return summary.WriteSummary(stdout, &r.Plan, steps)
+		fmt.Fprintln(w)
+		return summary.WriteSummary(w, &r.Plan, steps)
 	}
 	return nil
 }
 
-// writeStepTable prints a row per job of each step — each job's own
-// rw, bs, iodepth and figures, then their total when they are alike —
-// with the step's CPU and disk figures on its first row.
-func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\taxes\tstatus\tjob\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\tflags\t")
+// targetText describes a target on one line: "target /dev/loop1: disk
+// loop1 (loop), 256MiB, schedulers none, mq-deadline (offered: none
+// mq-deadline kyber bfq), io_poll off". The schedulers are those the
+// run's steps ran under; what was not recorded reads "unknown".
+func targetText(t *system.Target, steps []sweep.StepResult) string {
+	var what string
+	switch {
+	case !t.IsBlock:
+		what = "file on " + system.Known(t.Filesystem)
+		if t.Disk != "" {
+			what += ", disk " + t.Disk
+		}
+	case t.Partition != "":
+		what = "partition " + t.Partition + " of disk " + system.Known(t.Disk)
+	default:
+		what = "disk " + system.Known(t.Disk)
+	}
+	var about []string
+	for _, s := range []string{t.Driver, t.Model} {
+		if s = strings.TrimSpace(s); s != "" {
+			about = append(about, s)
+		}
+	}
+	if len(about) > 0 {
+		what += " (" + strings.Join(about, ", ") + ")"
+	}
+	size := "size " + system.Unknown
+	if t.Size > 0 {
+		size = units.Bytes(float64(t.Size))
+	}
+	text := fmt.Sprintf("target %s: %s, %s", t.Path, what, size)
+	if t.Disk == "" {
+		return text
+	}
+	used := usedSchedulers(t, steps)
+	switch len(used) {
+	case 0:
+		text += ", scheduler " + system.Unknown
+	case 1:
+		text += ", scheduler " + used[0]
+	default:
+		text += ", schedulers " + strings.Join(used, ", ")
+	}
+	if len(t.Schedulers) > 0 {
+		text += " (offered: " + strings.Join(t.Schedulers, " ") + ")"
+	}
+	poll := "off"
+	if t.IOPoll {
+		poll = "on"
+	}
+	return text + ", io_poll " + poll
+}
+
+// usedSchedulers are the schedulers t's disk ran the steps under, in the
+// order they first did; the one the target had when the run started when
+// no step recorded one.
+func usedSchedulers(t *system.Target, steps []sweep.StepResult) []string {
+	var used []string
+	for i := range steps {
+		s := steps[i].Schedulers[t.Disk]
+		if s == "" {
+			s = steps[i].Step.Scheduler
+		}
+		if s != "" && !slices.Contains(used, s) {
+			used = append(used, s)
+		}
+	}
+	if len(used) == 0 && t.Scheduler != "" {
+		used = []string{t.Scheduler}
+	}
+	return used
+}
+
+// stepKey is the columns that say which step a row is: its number, the
+// value of each swept axis and, when steps repeat, the repeat.
+type stepKey struct {
+	axes    []sweep.Axis
+	repeats bool
+}
+
+func newStepKey(plan *sweep.Plan, steps []sweep.StepResult) stepKey {
+	var k stepKey
+	for _, s := range plan.Swept() {
+		k.axes = append(k.axes, s.Axis)
+	}
+	k.repeats = slices.ContainsFunc(steps, func(s sweep.StepResult) bool { return s.Step.Repeat > 0 })
+	return k
+}
+
+// columns adds the key's columns to t; withAxes false leaves only the
+// step number.
+func (k stepKey) columns(t *textTable, withAxes bool) {
+	t.column("step", true)
+	if !withAxes {
+		return
+	}
+	for _, a := range k.axes {
+		spec, ok := sweep.LookupAxis(a)
+		t.column(string(a), ok && spec.Numeric)
+	}
+	if k.repeats {
+		t.column("rep", true)
+	}
+}
+
+// cells are the key's cells for step s.
+func (k stepKey) cells(s *sweep.Step, withAxes bool) []string {
+	cells := []string{strconv.Itoa(s.Seq + 1)}
+	if !withAxes {
+		return cells
+	}
+	for _, a := range k.axes {
+		cells = append(cells, units.Printable(s.Value(a)))
+	}
+	if k.repeats {
+		cells = append(cells, strconv.Itoa(s.Repeat+1))
+	}
+	return cells
+}
+
+// omitted are the job options the key's axis columns say already.
+func (k stepKey) omitted() []string {
+	var o []string
+	for _, a := range k.axes {
+		o = append(o, string(a))
+	}
+	return o
+}
+
+// writePerformance prints a row per job of each step: its IOPS,
+// bandwidth and clat p50 and p99, and what to read them with. The job
+// column is left out when it says the same on every row; the title says
+// it then.
+func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepResult) {
+	key := newStepKey(plan, steps)
+	type jobRow struct {
+		lead      []string
+		name, ran string // the job's name and what it ran beside the axes
+		figs      []string
+	}
+	var rows []jobRow
 	for i := range steps {
 		f := summary.FiguresOf(&steps[i])
+		lead := key.cells(&steps[i].Step, true)
 		if !f.HasResult {
 			// A step that did not finish has no figures to show.
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seq, units.Printable(f.Label), f.Status, strings.Repeat("-\t", 17))
+			rows = append(rows, jobRow{lead: lead, name: "-", figs: []string{"-", "-", "- ", "- ", f.Status}})
 			continue
 		}
-		perIO := "-"
-		if f.PerIO > 0 {
-			perIO = f.PerIO.String()
-		}
-		d := f.Disk
-		stepCols := fmt.Sprintf("%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.2f\t%.1f",
-			f.Busy, f.IRQ, f.IOWait, f.Idle, perIO, d.ReadsPerSec, d.WritesPerSec, d.ReadAwait, d.WriteAwait, d.AvgQueueSize, d.Util)
 		for k := range f.Jobs {
 			j := &f.Jobs[k]
-			var flags []string
+			var notes []string
+			if f.Status != sweep.StepDone {
+				notes = append(notes, f.Status)
+			}
 			if j.Saturated {
-				flags = append(flags, fmt.Sprintf("saturated %.0f%%", 100*j.CPU))
+				notes = append(notes, fmt.Sprintf("saturated %.0f%%", 100*j.CPU))
 			}
 			if k == 0 && f.Disturbed != "" {
-				flags = append(flags, "disturbed")
+				notes = append(notes, "disturbed")
 			}
-			lead, cols := fmt.Sprintf("%d\t%s\t%s", f.Seq, units.Printable(f.Label), f.Status), stepCols
+			l := lead
 			if k > 0 {
-				lead, cols = "\t\t", strings.Repeat("\t", 10)
+				l = make([]string, len(lead))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1fMiB/s\t%s\t%s\t%s\t%s\t\n", lead, showJob(j), j.IOPS, j.BWMiB,
-				showPercentile(j, 50, j.P50), showPercentile(j, 99, j.P99), cols, strings.Join(flags, ", "))
+			rows = append(rows, jobRow{lead: l, name: units.Printable(j.Name), ran: j.OptionsBut(key.omitted()...), figs: []string{
+				units.Count(j.IOPS), units.Rate(j.BWMiB * (1 << 20)),
+				showPercentile(j, 50, j.P50), showPercentile(j, 99, j.P99), strings.Join(notes, ", "),
+			}})
 		}
 	}
-	return tw.Flush()
+	// One job doing the same on every row is said once, in the title.
+	sameJob := len(rows) > 0
+	for _, r := range rows {
+		sameJob = sameJob && (r.name == "-" || r.name == rows[0].name && r.ran == rows[0].ran)
+	}
+	title := "Per step: IOPS, bandwidth and completion latency (clat) percentiles"
+	switch {
+	case !sameJob:
+		title += " of each job"
+	case rows[0].ran != "":
+		title += " of job " + rows[0].name + ": " + rows[0].ran
+	default:
+		title += " of job " + rows[0].name
+	}
+	var t textTable
+	key.columns(&t, true)
+	if !sameJob {
+		t.column("job", false)
+	}
+	for _, h := range []string{"IOPS", "BW", "clat p50 ", "clat p99 "} {
+		t.column(h, true)
+	}
+	t.column("", false)
+	for _, r := range rows {
+		cells := r.lead
+		if !sameJob {
+			cells = append(slices.Clip(cells), strings.TrimSpace(r.name+" "+r.ran))
+		}
+		t.row(append(slices.Clip(cells), r.figs...)...)
+	}
+	b.WriteString(wrap(title, showWidth, "") + "\n")
+	t.write(b)
 }
 
-// showJob names a job with what it ran: "fg-reader randread 4k iodepth 1".
-func showJob(j *summary.JobFigures) string {
-	return units.Printable(strings.TrimSpace(j.Name + " " + j.Options()))
+// writeCPUDisk prints a row per step: the machine's CPU split (busy,
+// irq, iowait, idle), the CPU time iolab spent per I/O, and the device's
+// iostat -x figures. The steps are named by their axes too when that
+// fits in showWidth, else by number only.
+func writeCPUDisk(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepResult) {
+	key := newStepKey(plan, steps)
+	var disks []string
+	table := func(withAxes bool) *textTable {
+		t := &textTable{}
+		key.columns(t, withAxes)
+		for _, h := range []string{"us+sy%", "hi+si%", "iowait%", "idle%", "CPU/IO", "r/s", "w/s", "r_await", "w_await", "aqu-sz", "%util"} {
+			t.column(h, true)
+		}
+		for i := range steps {
+			f := summary.FiguresOf(&steps[i])
+			cells := key.cells(&steps[i].Step, withAxes)
+			if !f.HasResult {
+				t.row(append(cells, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-")...)
+				continue
+			}
+			perIO := "-"
+			if f.PerIO > 0 {
+				perIO = units.Duration(f.PerIO)
+			}
+			cells = append(cells, fmt.Sprintf("%.1f", f.Busy), fmt.Sprintf("%.1f", f.IRQ), fmt.Sprintf("%.1f", f.IOWait), fmt.Sprintf("%.1f", f.Idle), perIO)
+			if !f.HasDisk {
+				t.row(append(cells, "-", "-", "-", "-", "-", "-")...)
+				continue
+			}
+			d := f.Disk
+			if name := units.Printable(d.Name); name != "" && !slices.Contains(disks, name) {
+				disks = append(disks, name)
+			}
+			t.row(append(cells, units.Count(d.ReadsPerSec), units.Count(d.WritesPerSec),
+				await(d.ReadsPerSec, d.ReadAwait), await(d.WritesPerSec, d.WriteAwait),
+				units.Number(d.AvgQueueSize), fmt.Sprintf("%.1f", d.Util))...)
+		}
+		return t
+	}
+	t := table(true)
+	if t.width() > showWidth {
+		t = table(false)
+	}
+	title := "Per step: the machine's CPU (us+sy busy, hi+si, iowait, idle), iolab's CPU time per I/O"
+	if len(disks) > 0 {
+		title += ", and iostat -x of " + strings.Join(disks, ", ")
+	}
+	b.WriteString(wrap(title, showWidth, "") + "\n")
+	t.write(b)
 }
 
-// showPercentile writes a job's percentile p, marked ? when too few I/Os
-// back it.
-func showPercentile(j *summary.JobFigures, p float64, v time.Duration) string {
-	if j.IOs == 0 {
+// await writes iostat's r_await or w_await (ms per I/O) as a latency; "-"
+// when there was no such I/O.
+func await(perSec, ms float64) string {
+	if perSec == 0 {
 		return "-"
 	}
-	if !j.Reliable(p) {
-		return v.String() + "?"
+	return units.Nanos(ms * 1e6)
+}
+
+// showPercentile writes a job's clat percentile p, marked ? when too few
+// I/Os back it; a space in place of the mark keeps the units of a
+// right-aligned column in line.
+func showPercentile(j *summary.JobFigures, p float64, v time.Duration) string {
+	if j.IOs == 0 {
+		return "- "
 	}
-	return v.String()
+	if !j.Reliable(p) {
+		return units.Duration(v) + "?"
+	}
+	return units.Duration(v) + " "
 }
 
 func fmtTime(t time.Time) string {
@@ -142,4 +387,37 @@ func fmtTime(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
-func fmtGiB(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+// wrapCommand breaks a shell command into lines of at most width
+// characters between its words, never inside a quoted one, each line
+// ending in " \" so that the whole still pastes into a shell.
+func wrapCommand(cmd string, width int, indent string) string {
+	var words []string
+	start, quoted := 0, false
+	for i := 0; i < len(cmd); i++ {
+		switch c := cmd[i]; {
+		case c == '\\' && !quoted:
+			i++
+		case c == '\'':
+			quoted = !quoted
+		case c == ' ' && !quoted:
+			words = append(words, cmd[start:i])
+			start = i + 1
+		}
+	}
+	words = append(words, cmd[start:])
+	var b strings.Builder
+	n := 0
+	for i, word := range words {
+		wl := utf8.RuneCountInString(word)
+		if i > 0 && n+1+wl+2 > width {
+			b.WriteString(" \\\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(word)
+		n += wl
+	}
+	return b.String()
+}

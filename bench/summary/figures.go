@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,18 +63,23 @@ type JobFigures struct {
 
 // Options writes what the job ran as "randread 4k iodepth 1", and "×4"
 // for the threads of its clones; "" when the step does not say.
-func (f *JobFigures) Options() string {
+func (f *JobFigures) Options() string { return f.OptionsBut() }
+
+// OptionsBut is Options without the options named in omit (rw, bs,
+// iodepth, numjobs for the clones): those a table shows in columns of
+// their own.
+func (f *JobFigures) OptionsBut(omit ...string) string {
 	var parts []string
-	if f.RW != "" {
+	if f.RW != "" && !slices.Contains(omit, "rw") {
 		parts = append(parts, f.RW)
 	}
-	if f.BS > 0 {
+	if f.BS > 0 && !slices.Contains(omit, "bs") {
 		parts = append(parts, units.FormatSize(f.BS))
 	}
-	if f.IODepth > 0 {
+	if f.IODepth > 0 && !slices.Contains(omit, "iodepth") {
 		parts = append(parts, "iodepth "+strconv.Itoa(f.IODepth))
 	}
-	if f.Threads > 1 && !f.Total {
+	if f.Threads > 1 && !f.Total && !slices.Contains(omit, "numjobs") {
 		parts = append(parts, "×"+strconv.Itoa(f.Threads))
 	}
 	return strings.Join(parts, " ")
