@@ -15,6 +15,7 @@ import (
 	"iolab/bench/fio"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 )
@@ -227,7 +228,7 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 			if t.LeftKnown {
 				left = fmt.Sprintf(", %s left", t.Left.Round(time.Second))
 			}
-			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %.0f IOPS%s", t.Step.Seq+1, t.Total, t.Step, t.IOPS, left)
+			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s IOPS%s", t.Step.Seq+1, t.Total, t.Step, units.Count(t.IOPS), left)
 		})
 	}
 	return p

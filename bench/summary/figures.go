@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,13 +88,13 @@ func (f *JobFigures) OptionsBut(omit ...string) string {
 // completions (hist.ReliableN).
 func (f *JobFigures) Reliable(p float64) bool { return hist.Reliable(p, f.IOs) }
 
-// IOPSText says each job's IOPS as a progress line ends a step: "1234
+// IOPSText says each job's IOPS as a progress line ends a step: "1.23k
 // IOPS" for one job, "bg-writer 912 IOPS, fg-reader 162 IOPS" for several
 // (then "total …" when they are alike); "" without figures.
 func (f *StepFigures) IOPSText() string {
 	parts := make([]string, len(f.Jobs))
 	for i, j := range f.Jobs {
-		parts[i] = fmt.Sprintf("%.0f IOPS", j.IOPS)
+		parts[i] = units.Count(j.IOPS) + " IOPS"
 		if len(f.Jobs) > 1 {
 			parts[i] = j.Name + " " + parts[i]
 		}
