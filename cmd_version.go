@@ -52,7 +52,7 @@ func versionText(info *debug.BuildInfo) string {
 		}
 		b.WriteString("\n")
 	} else {
-		b.WriteString("commit unknown (built without version control information: go build in a git checkout records it)\n")
+		b.WriteString("commit unknown (not recorded: go build records it in a git clone, unless -buildvcs=false)\n")
 	}
 	fmt.Fprintf(&b, "%s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
 	return b.String()

@@ -22,7 +22,7 @@ func TestVersionText(t *testing.T) {
 			"commit 2516a79c of 2026-11-30T12:00:00Z\n"},
 		{"modified", []debug.BuildSetting{{Key: "vcs.revision", Value: "2516a79c"}, {Key: "vcs.modified", Value: "true"}},
 			"commit 2516a79c, with uncommitted changes\n"},
-		{"no vcs", nil, "commit unknown (built without version control information"},
+		{"no vcs", nil, "commit unknown (not recorded"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := versionText(&debug.BuildInfo{GoVersion: "go1.99.1", Settings: tt.settings})
