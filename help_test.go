@@ -144,8 +144,12 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"run", "--name=x", "--sweeep", "iodepth=1,2"}, `run: unknown flag --sweeep (did you mean "--sweep"?)`},
 		{[]string{"run", "--name=x", "--repaet=2"}, `run: unknown flag --repaet (did you mean "--repeat"?)`},
 		{[]string{"calibrate", "--ruonds=2", "--name=x"}, `calibrate: unknown flag --ruonds (did you mean "--rounds"?)`},
-		// Nearer to a fio option than to run's flags: fio's parser says so.
+		// Nearer to a fio option than to run's flags, or fio's own: fio's
+		// parser says so.
 		{[]string{"run", "--name=x", "--iodeph=4"}, `unknown option "iodeph" (did you mean "iodepth"?)`},
+		{[]string{"run", "--name=x", "--debug=io"}, `fio's --debug is not supported by iolab`},
+		{[]string{"run", "--name=x", "--eta=never"}, `fio's --eta is not supported by iolab`},
+		{[]string{"calibrate", "--name=x", "--minimal"}, `fio's --minimal is not supported by iolab`},
 	} {
 		code, out, stderr := runOut(t, tt.args...)
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.want) {

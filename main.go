@@ -167,8 +167,9 @@ func (c *command) flagSet() *flag.FlagSet {
 // checkRest looks at the arguments that are not the command's flags: an
 // operand command refuses the flags among them (up to "--", which it
 // drops), suggesting the nearest of its own; a fio command hands them on,
-// unless one is nearer to its own flags than to any fio option
-// (--sweeep is --sweep mistyped, not an unknown fio option).
+// unless one that fio does not know is nearer to its own flags than to
+// any fio option (--sweeep is --sweep mistyped, not an unknown fio
+// option).
 func (c *command) checkRest(rest []string, own map[string]bool) ([]string, error) {
 	ownNames := make([]string, 0, len(own))
 	for n := range own {
@@ -194,7 +195,11 @@ func (c *command) checkRest(rest []string, own map[string]bool) ([]string, error
 		if !c.fioArgs {
 			return nil, usageError{fmt.Sprintf("%s: unknown flag --%s%s (see iolab help %s)", c.name, name, didYouMean(name, ownNames, "--"), c.name)}
 		}
-		if near := units.Closest(name, append(known, ownNames...)); near != name && isOwn(near, own) {
+		if fio.KnownToFio(name) {
+			out = append(out, a)
+			continue
+		}
+		if near := units.Closest(name, append(known, ownNames...)); isOwn(near, own) {
 			return nil, usageError{fmt.Sprintf("%s: unknown flag --%s%s", c.name, name, didYouMean(name, []string{near}, "--"))}
 		}
 		out = append(out, a)
@@ -207,10 +212,10 @@ func isOwn(name string, own map[string]bool) bool {
 	return ok
 }
 
-// fioArgNames are the names fio.ParseArgs takes: every option and alias,
-// and its program options --output and --output-format.
+// fioArgNames are the names of the fio options iolab takes, and their
+// aliases.
 func fioArgNames() []string {
-	names := []string{"output", "output-format"}
+	var names []string
 	for _, o := range fio.AllOptions() {
 		names = append(names, o.Name)
 		names = append(names, o.Aliases...)
