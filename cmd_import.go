@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,35 +18,50 @@ import (
 	"iolab/db"
 )
 
-// importRuns is `iolab import [--db PATH] [--host H] [--kernel K]
-// [--label L]… [--name N | --as-run NAME] FILE|DIR…`: each file is an iolab
-// export or fio's JSON output, stored in one transaction each; a directory
-// stands for its *.json files, sorted. With --as-run the files (fio's
-// outputs) are one run, each file's steps after the one before. It prints
-// each run's id.
-func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dbPath := dbFlag(fs)
-	var o db.ImportOptions
-	var labels stringList
-	fs.StringVar(&o.Hostname, "host", "", "the host fio ran on (fio's output does not say)")
-	fs.StringVar(&o.Kernel, "kernel", "", "the kernel release fio ran on (uname -r)")
-	fs.StringVar(&o.Name, "name", "", "the run's name (default: the first job's)")
-	asRun := fs.String("as-run", "", "import fio's outputs as one run of this name: each file's steps in turn, the same axis values again as repeats")
-	fs.Var(&labels, "label", "a label for the run (repeatable)")
-	// Flags may come after the files, as with iolab run.
-	own, args := splitOwn(args, map[string]bool{"db": true, "host": true, "kernel": true, "name": true, "label": true, "as-run": true})
-	if err := fs.Parse(own); err != nil {
-		return usageError{err.Error()}
-	}
+var importCommand = command{
+	name:    "import",
+	summary: "store iolab exports or fio's JSON output (json, json+) as runs",
+	usage:   "[--db FILE] [--host HOST] [--kernel RELEASE] [--label LABEL]… [--name NAME | --as-run NAME] FILE|DIR…",
+	about: `Each file is an iolab export (iolab export) or fio's JSON output; a directory stands for its *.json
+files, sorted. With --as-run fio's outputs are one run, each file's steps after the one before, the same
+axis values again counting as repeats. It prints each run's id; a run imported before keeps its id.
+
+  iolab import run7.json
+  fio … --output-format=json+ > out.json
+  iolab import --host lab-a --kernel 6.12.0 --label iommu=off out.json
+  iolab import --as-run "qd sweep" --host lab-a results/`,
+	flags: func(fs *flag.FlagSet) runFunc {
+		var o importOptions
+		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
+		fs.StringVar(&o.Hostname, "host", "", "the `HOST` fio ran on (fio's output does not say)")
+		fs.StringVar(&o.Kernel, "kernel", "", "the kernel `RELEASE` fio ran on (as uname -r says it)")
+		fs.StringVar(&o.Name, "name", "", "the run's `NAME` (default: the first job's)")
+		fs.StringVar(&o.asRun, "as-run", "", "import fio's outputs as one run called `NAME`: each file's steps in turn, the same axis values again as repeats")
+		fs.Var(&o.labels, "label", "a `LABEL` for the run (repeatable)")
+		return func(ctx context.Context, e *env, args []string) error { return importRuns(ctx, e, &o, args) }
+	},
+}
+
+// importOptions are `iolab import`'s flags.
+type importOptions struct {
+	db.ImportOptions
+	dbPath, asRun string
+	labels        stringList
+}
+
+// importRuns stores each file, an iolab export or fio's JSON output, in
+// one transaction each; a directory stands for its *.json files, sorted.
+// With --as-run the files (fio's outputs) are one run, each file's steps
+// after the one before. It prints each run's id.
+func importRuns(ctx context.Context, e *env, opts *importOptions, args []string) error {
 	if len(args) == 0 {
-		return usageError{"usage: iolab import [--db PATH] [--host H] [--kernel K] [--label L]… [--name N | --as-run NAME] FILE|DIR…"}
+		return e.usage()
 	}
-	if *asRun != "" && o.Name != "" {
+	o := opts.ImportOptions
+	if opts.asRun != "" && o.Name != "" {
 		return usageError{"import: --as-run names the run; give it or --name, not both"}
 	}
-	o.Labels = labels
+	o.Labels = opts.labels
 	files, err := importFiles(args)
 	if err != nil {
 		return err
@@ -55,52 +69,52 @@ func importRuns(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// Read and check every file before opening the store.
 	var docs []*db.Export
 	var sources []string
-	if *asRun != "" {
-		o.Name = *asRun
+	if opts.asRun != "" {
+		o.Name = opts.asRun
 		datas := make([][]byte, len(files))
 		for i, f := range files {
 			if datas[i], err = os.ReadFile(f); err != nil {
 				return fmt.Errorf("import %s: %w", f, err)
 			}
 		}
-		e, err := db.ParseFioRun(files, datas, o)
+		doc, err := db.ParseFioRun(files, datas, o)
 		if err != nil {
 			return err
 		}
-		docs, sources = []*db.Export{e}, []string{db.SourceFio}
+		docs, sources = []*db.Export{doc}, []string{db.SourceFio}
 	} else {
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", f, err)
 			}
-			e, source, err := db.ParseImport(data, o)
+			doc, source, err := db.ParseImport(data, o)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}
-			docs, sources = append(docs, e), append(sources, source)
+			docs, sources = append(docs, doc), append(sources, source)
 		}
 	}
-	store, err := openStore(ctx, *dbPath, slog.New(slog.NewTextHandler(stderr, nil)))
+	store, err := openStoreFlag(ctx, e, opts.dbPath)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	for i, e := range docs {
+	for i, doc := range docs {
 		what := filepath.Base(files[i])
-		if *asRun != "" {
-			what = fmt.Sprintf("%d files as %q", len(files), *asRun)
+		if opts.asRun != "" {
+			what = fmt.Sprintf("%d files as %q", len(files), opts.asRun)
 		}
-		id, existed, err := store.ImportRun(ctx, e, sources[i])
+		id, existed, err := store.ImportRun(ctx, doc, sources[i])
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		if existed {
-			fmt.Fprintf(stderr, "iolab: %s: already imported as run %d\n", what, id)
+			fmt.Fprintf(e.stderr, "iolab: %s: already imported as run %d\n", what, id)
 		} else {
-			fmt.Fprintf(stderr, "iolab: %s: imported as run %d (%s, %d steps)\n", what, id, sources[i], len(e.Steps))
+			fmt.Fprintf(e.stderr, "iolab: %s: imported as run %d (%s, %d steps)\n", what, id, sources[i], len(doc.Steps))
 		}
-		fmt.Fprintln(stdout, id)
+		fmt.Fprintln(e.stdout, id)
 	}
 	return nil
 }
@@ -130,33 +144,37 @@ func importFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// pushRunCmd is `iolab push [--db PATH] [--token T] ID URL`.
-func pushRunCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("push", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dbPath := dbFlag(fs)
-	token := fs.String("token", os.Getenv("IOLAB_TOKEN"), "the dashboard's token (default $IOLAB_TOKEN)")
-	own, rest := splitOwn(args, map[string]bool{"db": true, "token": true})
-	if err := fs.Parse(own); err != nil {
-		return usageError{err.Error()}
-	}
+var pushCommand = command{
+	name:    "push",
+	summary: "send a stored run to the dashboard at URL (its /api/import)",
+	usage:   "[--db FILE] [--token TOKEN] ID URL",
+	flags: func(fs *flag.FlagSet) runFunc {
+		dbPath := dbFlag(fs)
+		token := fs.String("token", "", "the dashboard's `TOKEN` (default $IOLAB_TOKEN)")
+		return func(ctx context.Context, e *env, args []string) error {
+			return pushRunCmd(ctx, e, *dbPath, envDefault(*token, "IOLAB_TOKEN"), args)
+		}
+	},
+}
+
+func pushRunCmd(ctx context.Context, e *env, dbPath, token string, rest []string) error {
 	if len(rest) != 2 {
-		return usageError{"usage: iolab push [--db PATH] [--token T] ID URL"}
+		return e.usage()
 	}
-	id, err := runID(rest[:1], "push")
+	id, err := runID(e, rest[:1])
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *dbPath, slog.New(slog.NewTextHandler(stderr, nil)))
+	store, err := openStoreFlag(ctx, e, dbPath)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	res, err := pushRun(ctx, store, id, rest[1], *token)
+	res, err := pushRun(ctx, store, id, rest[1], token)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, res.describe(rest[1]))
+	fmt.Fprintln(e.stdout, res.describe(rest[1]))
 	return nil
 }
 

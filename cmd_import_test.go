@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,7 +60,7 @@ func TestImportAsRun(t *testing.T) {
 		}
 	}
 	// Six step rows: each file's qd1 and qd8 with fio's own IOPS.
-	want := "iodepth=1 #1 7263, iodepth=8 #1 23856, iodepth=1 #2 5968, iodepth=8 #2 7593, iodepth=1 #3 7739, iodepth=8 #3 28006"
+	want := "iodepth=1 #1 7.26k, iodepth=8 #1 23.9k, iodepth=1 #2 5.97k, iodepth=8 #2 7.59k, iodepth=1 #3 7.74k, iodepth=8 #3 28k"
 	if got := stepRows(out); got != want {
 		t.Errorf("steps %q\nwant %s\n%s", got, want, out)
 	}
@@ -79,7 +80,7 @@ func TestImportAsRun(t *testing.T) {
 	if !strings.Contains(stdout.String(), "plan: iolab run --sweep=iodepth=1,4,16 ") {
 		t.Errorf("show 2:\n%s", stdout.String())
 	}
-	if got, want := stepRows(stdout.String()), "iodepth=1 #1 7547, iodepth=4 #1 11280, iodepth=16 #1 29257"; got != want {
+	if got, want := stepRows(stdout.String()), "iodepth=1 #1 7.55k, iodepth=4 #1 11.3k, iodepth=16 #1 29.3k"; got != want {
 		t.Errorf("steps %q, want %q", got, want)
 	}
 
@@ -113,11 +114,25 @@ func TestImportAsRun(t *testing.T) {
 	}
 }
 
-// stepRows are the step rows of `iolab show`: "axes IOPS", comma-separated.
+// stepRows are the rows of `iolab show`'s performance table as "axis=value
+// #repeat IOPS", comma-separated, read by the table's head.
 func stepRows(show string) string {
+	cells := regexp.MustCompile(`\S+(?: \S+)*`)
+	var head []string
 	var rows []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+\d+\s+(\S+ #\d+)\s+done\s+.*?iodepth \d+\s+(\d+)\s`).FindAllStringSubmatch(show, -1) {
-		rows = append(rows, m[1]+" "+m[2])
+	for _, line := range strings.Split(show, "\n") {
+		switch {
+		case head == nil && strings.HasPrefix(line, "step  ") && strings.Contains(line, "IOPS"):
+			head = cells.FindAllString(line, -1)
+		case head != nil && line == "":
+			return strings.Join(rows, ", ")
+		case head != nil:
+			row := map[string]string{"rep": "1"}
+			for i, c := range cells.FindAllString(line, -1) {
+				row[head[i]] = c
+			}
+			rows = append(rows, fmt.Sprintf("%s=%s #%s %s", head[1], row[head[1]], row["rep"], row["IOPS"]))
+		}
 	}
 	return strings.Join(rows, ", ")
 }

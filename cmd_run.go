@@ -15,6 +15,7 @@ import (
 	"iolab/bench/fio"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 )
@@ -37,33 +38,57 @@ type runOptions struct {
 	pushToken          string
 }
 
-func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, stderr io.Writer) error {
+var runCommand = command{
+	name:    "run",
+	summary: "run fio jobs with iolab's engines; sweeps and repeats with --sweep, --repeat, --preset",
+	usage:   "[flags] [fio options…] [jobfile…]",
+	about: `Options are fio's names and units, on the command line (--bs=4k) or in job files ([global] and job
+sections, as fio reads them); flags and options may come in any order. One job prints fio's normal or
+JSON output; a plan of several steps (--sweep, --repeat, --preset) prints a line per step and its summary
+tables, and is stored (see iolab show) unless --no-save.
+
+  iolab run --name=t --filename=/dev/zram0 --rw=randread --bs=4k --iodepth=32 \
+            --ioengine=io_uring --direct=1 --runtime=5 --time_based
+  iolab run --output-format=json+ jobs.fio
+  iolab run --sweep iodepth=1..256 --sweep ioengine=libaio,io_uring --repeat 3 --name=w \
+            --filename=/dev/nvme0n1 --rw=randwrite --bs=4k --direct=1 --runtime=60 --time_based
+  iolab run --preset sched-fairness --filename=/dev/sdb --runtime=10
+
+The exit status is 0 when every step ran, 1 when one failed or the run went wrong, and 2 for a bad
+command line, option or plan.`,
+	fioArgs: true,
+	flags:   runFlags,
+	more:    writeRunHelp,
+}
+
+// runFlags defines `iolab run`'s own flags; every other argument is a fio
+// option or a job file.
+func runFlags(fs *flag.FlagSet) runFunc {
 	var o runOptions
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw")
-	fs.Var(&o.tags, "tag", "a tag for the stored run (repeatable)")
-	fs.StringVar(&o.repeat, "repeat", "", "run every step N times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
-	fs.StringVar(&o.preset, "preset", "", "start from a preset (iolab presets)")
+	fs.Var(&o.sweeps, "sweep", "repeatable: each `AXIS=v1,v2,…` runs the steps at every value of AXIS (the axes are below)")
+	fs.Var(&o.tags, "tag", "a `TAG` for the stored run (repeatable)")
+	fs.StringVar(&o.repeat, "repeat", "", "run every step `N` times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
+	fs.StringVar(&o.preset, "preset", "", "start from the preset `NAME` (see iolab presets); needs --filename")
 	fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not store the run")
 	fs.BoolVar(&o.discard, "discard", false, "BLKDISCARD block targets before each step")
-	fs.BoolVar(&o.dropCaches, "drop-caches", false, "drop the page cache before each step")
+	fs.BoolVar(&o.dropCaches, "drop-caches", false, "sync and drop the page cache before each step")
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
 	limitFlags(fs, &o.limits)
 	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
-	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at URL")
-	fs.StringVar(&o.pushToken, "push-token", os.Getenv("IOLAB_TOKEN"), "the dashboard's token for --push")
-	own, fioArgs := splitOwn(args, map[string]bool{"sweep": true, "tag": true, "repeat": true, "preset": true, "db": true,
-		"max-steps": true, "max-jobs": true, "max-buffers": true, "no-save": false, "discard": false, "drop-caches": false, "allow-disk-scheduler": false, "skip-impossible": false,
-		"push": true, "push-token": true})
-	if err := fs.Parse(own); err != nil {
-		return usageError{err.Error()}
+	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at `URL`")
+	fs.StringVar(&o.pushToken, "push-token", "", "the dashboard's `TOKEN` for --push (default $IOLAB_TOKEN)")
+	return func(ctx context.Context, e *env, fioArgs []string) error {
+		o.pushToken = envDefault(o.pushToken, "IOLAB_TOKEN")
+		return runJobs(ctx, e.runner, &o, fioArgs, e.stdout, e.stderr)
 	}
+}
+
+func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs []string, stdout, stderr io.Writer) error {
 	if o.push != "" && o.noSave {
 		return usageError{"--push needs the run stored: drop --no-save"}
 	}
-	plan, err := buildPlan(&o, fioArgs)
+	plan, err := buildPlan(o, fioArgs)
 	if err != nil {
 		return err
 	}
@@ -203,7 +228,7 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 			if t.LeftKnown {
 				left = fmt.Sprintf(", %s left", t.Left.Round(time.Second))
 			}
-			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %.0f IOPS%s", t.Step.Seq+1, t.Total, t.Step, t.IOPS, left)
+			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s IOPS%s", t.Step.Seq+1, t.Total, t.Step, units.Count(t.IOPS), left)
 		})
 	}
 	return p

@@ -24,67 +24,86 @@ import (
 	"iolab/handlers"
 )
 
+var serveCommand = command{
+	name:    "serve",
+	summary: "the dashboard: launch and watch runs, charts, compare, CSV, a JSON API (the default)",
+	usage:   "[flags]",
+	about: `The dashboard serves the run store the other commands use. On 127.0.0.1 (the default) anyone on
+the machine may use it; on any other address launching, cancelling and deleting need the token
+(--token, or one generated and printed at start). Web runs may use only the targets of --allow-target
+and the files under --data-dir.`,
+	flags: func(fs *flag.FlagSet) runFunc {
+		var o serveOptions
+		fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the `ADDRESS` to listen on")
+		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
+		fs.StringVar(&o.token, "token", "", "the `TOKEN` for launching, cancelling and deleting (default: generated when not on loopback)")
+		fs.BoolVar(&o.readToken, "read-token", false, "require the token for reading too")
+		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may use as targets (default: data/ beside the store)")
+		fs.Var(&o.allow, "allow-target", "a device or file web runs may use, by its `PATH` (repeatable)")
+		limitFlags(fs, &o.limits)
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) > 0 {
+				return e.usage()
+			}
+			return serve(ctx, &o, e.runner, e.stdout, e.logger)
+		}
+	},
+}
+
+// serveOptions are `iolab serve`'s flags.
+type serveOptions struct {
+	listen, dbPath, token, dataDir string
+	readToken                      bool
+	allow                          stringList
+	limits                         sweep.Limits
+}
+
 // serve starts the dashboard: the HTTP server over the same store the CLI
 // uses; on SIGINT/SIGTERM it shuts down in order — HTTP server, the running
 // plan (its step cancelled, its scheduler restored, the run marked
 // cancelled), the store.
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
-	dbPath := dbFlag(fs)
-	token := fs.String("token", "", "token for launching, cancelling and deleting (default: generated when not on loopback)")
-	readToken := fs.Bool("read-token", false, "require the token for reading too")
-	dataDir := fs.String("data-dir", "", "directory whose files web runs may use as targets (default: next to the store)")
-	var allow stringList
-	fs.Var(&allow, "allow-target", "a device or file web runs may use (repeatable)")
-	var limits sweep.Limits
-	limitFlags(fs, &limits)
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	runner := &bench.Runner{Sys: system.FS{}, Log: logger}
-	store, err := openStore(ctx, *dbPath, logger)
+func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io.Writer, logger *slog.Logger) error {
+	store, err := openStore(ctx, o.dbPath, logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	go launch.KeepRecovering(ctx, store, system.FS{}, logger, 2*time.Second)
-	if *dataDir == "" {
-		path := *dbPath
+	if o.dataDir == "" {
+		path := o.dbPath
 		if path == "" {
 			if path, err = db.DefaultPath(); err != nil {
 				return err
 			}
 		}
-		*dataDir = filepath.Join(filepath.Dir(path), "data")
+		o.dataDir = filepath.Join(filepath.Dir(path), "data")
 	}
-	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
-	loopback := handlers.IsLoopback(*listen)
-	if *token == "" && !loopback {
+	loopback := handlers.IsLoopback(o.listen)
+	if o.token == "" && !loopback {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
 			return err
 		}
-		*token = hex.EncodeToString(b)
-		fmt.Fprintf(stdout, "token for launching, cancelling and deleting: %s\n", *token)
+		o.token = hex.EncodeToString(b)
+		fmt.Fprintf(stdout, "token for launching, cancelling and deleting: %s\n", o.token)
 	}
 	srv, err := handlers.New(handlers.Config{
-		Store: store, Runner: runner, Token: *token, RequireToken: !loopback, ReadNeedsToken: *readToken,
-		AllowTargets: allow, DataDir: *dataDir, Logger: logger, Limits: limits, Listen: *listen,
+		Store: store, Runner: runner, Token: o.token, RequireToken: !loopback, ReadNeedsToken: o.readToken,
+		AllowTargets: o.allow, DataDir: o.dataDir, Logger: logger, Limits: o.limits, Listen: o.listen,
 	})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", *listen, err)
+		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
 	hs := srv.HTTPServer()
 	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s and files under %s)\n",
-		ln.Addr(), store.Path(), strings.Join(allow, ", "), *dataDir)
+		ln.Addr(), store.Path(), strings.Join(o.allow, ", "), o.dataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	select {

@@ -9,11 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"iolab/bench"
-	"iolab/bench/hist"
-	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/bench/units"
@@ -44,34 +40,61 @@ func openStore(ctx context.Context, path string, logger *slog.Logger) (*db.Store
 	return store, nil
 }
 
-// storeFromArgs opens the store named by a command's --db flag.
-func storeFromArgs(ctx context.Context, name string, args []string, stderr io.Writer) (*db.Store, []string, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := dbFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, usageError{err.Error()}
-	}
-	store, err := openStore(ctx, *path, slog.New(slog.NewTextHandler(stderr, nil)))
-	if err != nil {
-		return nil, nil, err
-	}
-	return store, fs.Args(), nil
-}
-
-func runID(args []string, cmd string) (int64, error) {
+// runID reads the run id that is the command's one operand.
+func runID(e *env, args []string) (int64, error) {
 	if len(args) != 1 {
-		return 0, usageError{fmt.Sprintf("usage: iolab %s [--db PATH] ID", cmd)}
+		return 0, e.usage()
 	}
 	id, err := strconv.ParseInt(args[0], 10, 64)
 	if err != nil || id < 1 {
-		return 0, usageError{fmt.Sprintf("iolab %s: %q is not a run id (see iolab runs)", cmd, args[0])}
+		return 0, usageError{fmt.Sprintf("iolab %s: %q is not a run id (see iolab runs)", e.cmd.name, args[0])}
 	}
 	return id, nil
 }
 
-func listRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	store, _, err := storeFromArgs(ctx, "runs", args, stderr)
+// storedRunFlags are the flags of a command whose one operand is a stored
+// run's id (show, export): --db; it runs f on that run.
+func storedRunFlags(f func(ctx context.Context, e *env, store *db.Store, id int64) error) func(fs *flag.FlagSet) runFunc {
+	return func(fs *flag.FlagSet) runFunc {
+		dbPath := dbFlag(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			id, err := runID(e, args)
+			if err != nil {
+				return err
+			}
+			store, err := openStoreFlag(ctx, e, *dbPath)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			return f(ctx, e, store, id)
+		}
+	}
+}
+
+// openStoreFlag opens the store of a command's --db flag, logging to its
+// standard error.
+func openStoreFlag(ctx context.Context, e *env, path string) (*db.Store, error) {
+	return openStore(ctx, path, slog.New(slog.NewTextHandler(e.stderr, nil)))
+}
+
+var runsCommand = command{
+	name:    "runs",
+	summary: "the stored runs, newest first",
+	usage:   "[--db FILE]",
+	flags: func(fs *flag.FlagSet) runFunc {
+		dbPath := dbFlag(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) > 0 {
+				return e.usage()
+			}
+			return listRuns(ctx, e, *dbPath)
+		}
+	},
+}
+
+func listRuns(ctx context.Context, e *env, dbPath string) error {
+	store, err := openStoreFlag(ctx, e, dbPath)
 	if err != nil {
 		return err
 	}
@@ -80,7 +103,7 @@ func listRuns(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	cols := db.RunColumns()
 	for i, c := range cols {
 		fmt.Fprint(tw, strings.ToUpper(c.Name), sep(i, len(cols)))
@@ -101,150 +124,30 @@ func sep(i, n int) string {
 	return "\t"
 }
 
-func showRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	store, rest, err := storeFromArgs(ctx, "show", args, stderr)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	id, err := runID(rest, "show")
-	if err != nil {
-		return err
-	}
-	r, err := store.GetRun(ctx, id)
-	if err != nil {
-		return err
-	}
-	steps, err := store.Steps(ctx, id)
-	if err != nil {
-		return err
-	}
-	// Names, hosts and errors may come from other machines (imports,
-	// pushes): nothing of theirs reaches the terminal unescaped.
-	p := units.Printable
-	fmt.Fprintf(stdout, "run %d %q: %s\n", r.ID, r.Name, r.Status)
-	if r.Error != "" {
-		fmt.Fprintf(stdout, "  error: %s\n", p(r.Error))
-	}
-	fmt.Fprintf(stdout, "  started %s, finished %s\n", fmtTime(r.Started), fmtTime(r.Finished))
-	fmt.Fprintf(stdout, "  %s\n", p(r.Host.Summary()))
-	for _, t := range r.Targets {
-		fmt.Fprintf(stdout, "  target %s: disk %s (%s %s), %s, scheduler %s of [%s], io_poll %v\n", p(t.Path), p(t.Disk), p(t.Driver), p(t.Model),
-			fmtGiB(t.Size), p(t.Scheduler), p(strings.Join(t.Schedulers, " ")), t.IOPoll)
-	}
-	fmt.Fprintf(stdout, "  plan: %s\n", p(r.Plan.Command()))
-	for _, in := range r.Plan.Inferred {
-		fmt.Fprintf(stdout, "  inferred (not in fio's output): %s\n", p(in.String()))
-	}
-	for _, n := range r.Plan.Notes {
-		fmt.Fprintf(stdout, "  note: %s\n", p(n))
-	}
-	fmt.Fprintln(stdout)
-
-	if err := writeStepTable(stdout, steps); err != nil {
-		return err
-	}
-	for _, g := range summary.GroupErrors(steps) {
-		fmt.Fprintf(stdout, "%s failed: %s\n", g.StepList(), p(g.Error))
-	}
-	for _, n := range summary.Notes(steps) {
-		fmt.Fprintf(stdout, "step %d: %s\n", n.Step, p(n.Text))
-	}
-	for _, sk := range r.Plan.Skipped {
-		fmt.Fprintf(stdout, "left out before the run: %s: %s\n", p(sweep.FormatAxes(sk.Axes)), p(sk.Reason))
-	}
-	fmt.Fprintln(stdout, "\nEach job's figures are its own (its clones added up); \"total\" adds up jobs that do the same I/O at the same time.")
-	fmt.Fprintf(stdout, "A percentile marked ? rests on too few I/Os to be worth reading (p50 needs %d, p99 %d); a saturated job's thread used over %.0f%% of a core, so iolab itself may be the bottleneck.\n",
-		hist.ReliableN(50), hist.ReliableN(99), 100*bench.SaturatedCPU)
-	fmt.Fprintln(stdout, "us+sy% is busy CPU; iowait is idle time with I/O outstanding (a thread waiting in io_uring_enter shows up there), not work.")
-	if len(steps) > 1 {
-		fmt.Fprintln(stdout)
-		return summary.WriteSummary(stdout, &r.Plan, steps)
-	}
-	return nil
-}
-
-// writeStepTable prints a row per job of each step — each job's own
-// rw, bs, iodepth and figures, then their total when they are alike —
-// with the step's CPU and disk figures on its first row.
-func writeStepTable(w io.Writer, steps []sweep.StepResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\taxes\tstatus\tjob\tIOPS\tBW\tclat p50\tclat p99\tus+sy%\thi+si%\tiowait%\tidle%\tCPU/IO\tr/s\tw/s\tr_await\tw_await\taqu-sz\t%util\tflags\t")
-	for i := range steps {
-		f := summary.FiguresOf(&steps[i])
-		if !f.HasResult {
-			// A step that did not finish has no figures to show.
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.Seq, units.Printable(f.Label), f.Status, strings.Repeat("-\t", 17))
-			continue
+var exportCommand = command{
+	name:    "export",
+	summary: "a stored run as a self-contained JSON document, for iolab import",
+	usage:   "[--db FILE] ID",
+	flags: storedRunFlags(func(ctx context.Context, e *env, store *db.Store, id int64) error {
+		doc, err := store.Export(ctx, id)
+		if err != nil {
+			return err
 		}
-		perIO := "-"
-		if f.PerIO > 0 {
-			perIO = f.PerIO.String()
+		return writeJSON(e.stdout, doc)
+	}),
+}
+
+var presetsCommand = command{
+	name:    "presets",
+	summary: "the presets: the write-ups' experiments, ready to run with iolab run --preset NAME",
+	flags: func(fs *flag.FlagSet) runFunc {
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) > 0 {
+				return e.usage()
+			}
+			return listPresets(e.stdout)
 		}
-		d := f.Disk
-		stepCols := fmt.Sprintf("%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.2f\t%.1f",
-			f.Busy, f.IRQ, f.IOWait, f.Idle, perIO, d.ReadsPerSec, d.WritesPerSec, d.ReadAwait, d.WriteAwait, d.AvgQueueSize, d.Util)
-		for k := range f.Jobs {
-			j := &f.Jobs[k]
-			var flags []string
-			if j.Saturated {
-				flags = append(flags, fmt.Sprintf("saturated %.0f%%", 100*j.CPU))
-			}
-			if k == 0 && f.Disturbed != "" {
-				flags = append(flags, "disturbed")
-			}
-			lead, cols := fmt.Sprintf("%d\t%s\t%s", f.Seq, units.Printable(f.Label), f.Status), stepCols
-			if k > 0 {
-				lead, cols = "\t\t", strings.Repeat("\t", 10)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1fMiB/s\t%s\t%s\t%s\t%s\t\n", lead, showJob(j), j.IOPS, j.BWMiB,
-				showPercentile(j, 50, j.P50), showPercentile(j, 99, j.P99), cols, strings.Join(flags, ", "))
-		}
-	}
-	return tw.Flush()
-}
-
-// showJob names a job with what it ran: "fg-reader randread 4k iodepth 1".
-func showJob(j *summary.JobFigures) string {
-	return units.Printable(strings.TrimSpace(j.Name + " " + j.Options()))
-}
-
-// showPercentile writes a job's percentile p, marked ? when too few I/Os
-// back it.
-func showPercentile(j *summary.JobFigures, p float64, v time.Duration) string {
-	if j.IOs == 0 {
-		return "-"
-	}
-	if !j.Reliable(p) {
-		return v.String() + "?"
-	}
-	return v.String()
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04:05")
-}
-
-func fmtGiB(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
-
-func exportRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	store, rest, err := storeFromArgs(ctx, "export", args, stderr)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	id, err := runID(rest, "export")
-	if err != nil {
-		return err
-	}
-	doc, err := store.Export(ctx, id)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, doc)
+	},
 }
 
 func listPresets(stdout io.Writer) error {

@@ -1,9 +1,11 @@
 // Command iolab is a Linux block-I/O lab: it runs fio-style benchmarks with
-// its own in-process io_uring, libaio, psync and null engines.
+// its own in-process io_uring, libaio, psync and null engines, sweeps them
+// over iodepth, engine, scheduler, numjobs, bs and rw with repeats, keeps
+// every run in SQLite and serves a dashboard.
 //
-//	iolab run [fio options…] [jobfile…]     run jobs, print fio-style results
-//	iolab calibrate [--rounds N] [--output-format=json] [fio options…]
-//	                                        run fio and iolab side by side
+// Its commands are the rows of commandTable (one cmd_NAME.go each):
+// `iolab help` lists them, `iolab help COMMAND` or `iolab COMMAND --help`
+// tells one's flags, and `iolab` alone is `iolab serve`.
 package main
 
 import (
@@ -20,51 +22,60 @@ import (
 	"syscall"
 
 	"iolab/bench"
+	"iolab/bench/fio"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/bench/units"
 )
 
-const usage = `usage:
-  iolab [serve] [--listen 127.0.0.1:8080] [--db PATH] [--token T] [--allow-target PATH]… [--data-dir DIR]
-      The dashboard: launch runs, watch them live, charts, compare, CSV, JSON API.
-  iolab run [run flags] [fio options…] [jobfile…]
-      Run fio jobs with iolab's own engines (io_uring, libaio, psync, null).
-      Options use fio's names and units, e.g.
-        iolab run --name=t --filename=/dev/zram0 --rw=randread --bs=4k \
-                  --iodepth=32 --ioengine=io_uring --direct=1 --runtime=5 --time_based
-      --output-format=normal|json|json+  --output=FILE
-      Run flags:
-        --sweep AXIS=v1,v2,…   repeatable; axes iodepth, ioengine, scheduler, numjobs, bs, rw;
-                               ranges like iodepth=1..256 (powers of two); engine variants
-                               io_uring, io_uring+hipri, io_uring+sqpoll, io_uring+sqpoll+hipri,
-                               io_uring+fixedbufs, libaio, psync
-        --repeat N             run every step N times
-        --preset NAME          start from a preset (see iolab presets); needs --filename
-        --discard              BLKDISCARD block targets before each step
-        --drop-caches          sync and drop the page cache before each step
-        --allow-disk-scheduler let a scheduler sweep switch the disk under a file target
-        --skip-impossible      leave out (and record) the steps the targets cannot run, instead
-                               of refusing the plan (hipri without poll queues, a missing scheduler…)
-        --db PATH              the run store (default $XDG_DATA_HOME/iolab/iolab.db)
-        --no-save              do not store the run
-        --tag TAG              tag the stored run (repeatable)
-        --push URL             send the finished run to the dashboard at URL
-        --push-token T         the dashboard's token for --push (default $IOLAB_TOKEN)
-  iolab runs [--db PATH]               stored runs, newest first
-  iolab show [--db PATH] ID            a run's environment, steps and summary
-  iolab export [--db PATH] ID          a run as a self-contained JSON document
-  iolab import [--db PATH] [--host H] [--kernel K] [--label L]… [--name N | --as-run NAME] FILE|DIR…
-                                       store iolab exports or fio JSON (json, json+) as runs (a
-                                       directory: its *.json files); --as-run makes fio's outputs
-                                       one run; prints each run's id (the existing one if already there)
-  iolab push [--db PATH] [--token T] ID URL
-                                       send a stored run to the dashboard at URL
-  iolab presets                        the experiments' presets
-  iolab calibrate [--rounds N] [--output-format=json] [--fio PATH] [fio options…]
-      Run fio and iolab with the same options, alternating, and compare
-      median IOPS and clat p50/p99 per direction.
-`
+// commandTable lists iolab's commands in the order help shows them.
+func commandTable() []*command {
+	return []*command{
+		&serveCommand, &runCommand, &calibrateCommand,
+		&runsCommand, &showCommand, &exportCommand, &importCommand, &pushCommand,
+		&presetsCommand, &versionCommand, &helpCommand,
+	}
+}
+
+// command is one of iolab's commands: its row says everything dispatch
+// and help need. Adding a command is a cmd_NAME.go declaring its command
+// and a row in commandTable.
+type command struct {
+	name    string
+	summary string // one line, for the list of commands
+	usage   string // what follows "iolab NAME" in its synopsis
+	// about is what help says beyond the summary: paragraphs separated by
+	// blank lines; lines indented by two spaces are examples, kept as
+	// they are. "" when the summary says it all.
+	about string
+	// fioArgs: the arguments that are not the command's own flags are fio
+	// options and job files, handed on as written. Otherwise they are
+	// operands, and an unknown flag is an error.
+	fioArgs bool
+	// flags defines the command's flags on fs and returns what runs the
+	// command once they are parsed, with the arguments left.
+	flags func(fs *flag.FlagSet) runFunc
+	// more writes help's sections after the flags (run's sweep axes,
+	// engines and fio options); nil when there are none.
+	more func(w io.Writer)
+}
+
+// runFunc runs a command with its flags parsed.
+type runFunc func(ctx context.Context, e *env, args []string) error
+
+// env is what a command runs with.
+type env struct {
+	stdout, stderr io.Writer
+	logger         *slog.Logger
+	runner         *bench.Runner
+	cmd            *command   // the command running
+	commands       []*command // the table, for help
+}
+
+// usage is the usage error of the command running: its synopsis.
+func (e *env) usage() error {
+	return usageError{"usage: " + e.cmd.synopsis()}
+}
 
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -95,39 +106,166 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		args = []string{"serve"}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	e := &env{stdout: stdout, stderr: stderr, logger: logger, commands: commandTable(),
+		runner: &bench.Runner{Sys: system.FS{}, Log: logger}}
+	name, rest := "serve", args
+	switch {
+	case len(args) == 0:
+	case isHelpFlag(args[0]):
+		name, rest = "help", args[1:]
+	case args[0] == "--version" || args[0] == "-version":
+		name, rest = "version", args[1:]
+	case strings.HasPrefix(args[0], "-"):
+		// iolab [--listen ADDR] … is iolab serve [--listen ADDR] ….
+	default:
+		name, rest = args[0], args[1:]
 	}
+	c := lookupCommand(e.commands, name)
+	if c == nil {
+		near := didYouMean(name, commandNames(e.commands), "")
+		if near == "" {
+			writeCommandList(stderr, e.commands)
+		}
+		return usageError{fmt.Sprintf("unknown command %q%s", name, near)}
+	}
+	e.cmd = c
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	runner := &bench.Runner{Sys: system.FS{}, Log: logger}
+	return c.exec(ctx, e, rest)
+}
 
-	switch args[0] {
-	case "serve":
-		return serve(ctx, args[1:], stdout, stderr, logger)
-	case "run":
-		return runJobs(ctx, runner, args[1:], stdout, stderr)
-	case "calibrate":
-		return calibrate(ctx, runner, args[1:], stdout, stderr)
-	case "runs":
-		return listRuns(ctx, args[1:], stdout, stderr)
-	case "show":
-		return showRun(ctx, args[1:], stdout, stderr)
-	case "export":
-		return exportRun(ctx, args[1:], stdout, stderr)
-	case "presets":
-		return listPresets(stdout)
-	case "import":
-		return importRuns(ctx, args[1:], stdout, stderr)
-	case "push":
-		return pushRunCmd(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+// exec parses the command's flags out of args and runs it; -h or --help
+// anywhere before "--" prints its help instead.
+func (c *command) exec(ctx context.Context, e *env, args []string) error {
+	if wantsHelp(args) {
+		return writeCommandHelp(e.stdout, c)
 	}
-	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+	fs := c.flagSet()
+	runCmd := c.flags(fs)
+	names := flagNames(fs)
+	own, rest := splitOwn(args, names)
+	rest, err := c.checkRest(rest, names)
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(own); err != nil {
+		return usageError{fmt.Sprintf("%s: %v (see iolab help %s)", c.name, err, c.name)}
+	}
+	return runCmd(ctx, e, rest)
+}
+
+// flagSet is a new, empty flag set for the command, which reports its
+// errors by returning them, never by printing.
+func (c *command) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// checkRest looks at the arguments that are not the command's flags: an
+// operand command refuses the flags among them (up to "--", which it
+// drops), suggesting the nearest of its own; a fio command hands them on,
+// unless one that fio does not know is nearer to its own flags than to
+// any fio option (--sweeep is --sweep mistyped, not an unknown fio
+// option).
+func (c *command) checkRest(rest []string, own map[string]bool) ([]string, error) {
+	ownNames := make([]string, 0, len(own))
+	for n := range own {
+		ownNames = append(ownNames, n)
+	}
+	var known []string
+	if c.fioArgs {
+		known = fioArgNames()
+	}
+	out := rest[:0:0]
+	for i, a := range rest {
+		if a == "--" {
+			if c.fioArgs {
+				return append(out, rest[i:]...), nil
+			}
+			return append(out, rest[i+1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			out = append(out, a)
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !c.fioArgs {
+			return nil, usageError{fmt.Sprintf("%s: unknown flag --%s%s (see iolab help %s)", c.name, name, didYouMean(name, ownNames, "--"), c.name)}
+		}
+		if fio.KnownToFio(name) {
+			out = append(out, a)
+			continue
+		}
+		if near := units.Closest(name, append(known, ownNames...)); isOwn(near, own) {
+			return nil, usageError{fmt.Sprintf("%s: unknown flag --%s%s", c.name, name, didYouMean(name, []string{near}, "--"))}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func isOwn(name string, own map[string]bool) bool {
+	_, ok := own[name]
+	return ok
+}
+
+// fioArgNames are the names of the fio options iolab takes, and their
+// aliases.
+func fioArgNames() []string {
+	var names []string
+	for _, o := range fio.AllOptions() {
+		names = append(names, o.Name)
+		names = append(names, o.Aliases...)
+	}
+	return names
+}
+
+// lookupCommand finds a command by name; nil when there is none.
+func lookupCommand(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames(cmds []*command) []string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	return names
+}
+
+// didYouMean is " (did you mean PREFIX+NAME?)" with the candidate nearest
+// to s, or "" when none is near.
+func didYouMean(s string, candidates []string, prefix string) string {
+	if near := units.Closest(s, candidates); near != "" {
+		return fmt.Sprintf(" (did you mean %q?)", prefix+near)
+	}
+	return ""
+}
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// wantsHelp reports whether args ask for help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if isHelpFlag(a) {
+			return true
+		}
+	}
+	return false
 }
 
 type stringList []string
@@ -135,12 +273,27 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, " ") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
+// flagNames lists fs's flags, each with whether it takes a value (every
+// flag but a bool one).
+func flagNames(fs *flag.FlagSet) map[string]bool {
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		names[f.Name] = !ok || !b.IsBoolFlag()
+	})
+	return names
+}
+
 // splitOwn separates a command's own flags (names, with whether they take
-// a value) from the fio options and job files around them.
+// a value) from the fio options, job files and operands around them; what
+// follows "--" is not looked at.
 func splitOwn(args []string, names map[string]bool) (own, rest []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		name, _, hasValue := cut(a)
+		if a == "--" {
+			return own, append(rest, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(a, "=")
 		takesValue, ok := names[strings.TrimLeft(name, "-")]
 		if !ok || !strings.HasPrefix(a, "-") {
 			rest = append(rest, a)
@@ -155,15 +308,6 @@ func splitOwn(args []string, names map[string]bool) (own, rest []string) {
 	return own, rest
 }
 
-func cut(arg string) (name, value string, ok bool) {
-	for i := range len(arg) {
-		if arg[i] == '=' {
-			return arg[:i], arg[i+1:], true
-		}
-	}
-	return arg, "", false
-}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -174,7 +318,7 @@ func writeJSON(w io.Writer, v any) error {
 // quietly mean the default store).
 type storePath string
 
-const storePathUsage = "the run store (default $XDG_DATA_HOME/iolab/iolab.db)"
+const storePathUsage = "the run store's SQLite `FILE` (default $XDG_DATA_HOME/iolab/iolab.db)"
 
 func (p *storePath) String() string { return string(*p) }
 
@@ -198,9 +342,9 @@ func dbFlag(fs *flag.FlagSet) *string {
 func limitFlags(fs *flag.FlagSet, l *sweep.Limits) {
 	d := sweep.DefaultLimits()
 	*l = d
-	fs.IntVar(&l.Steps, "max-steps", d.Steps, "the most steps a plan may have (repeats included)")
-	fs.IntVar(&l.Jobs, "max-jobs", d.Jobs, "the most job threads one step may run at once")
-	fs.Func("max-buffers", fmt.Sprintf("the most bytes of I/O buffers one step may map, e.g. 8g (default %s)", units.FormatSize(d.Buffers)), func(v string) error {
+	fs.IntVar(&l.Steps, "max-steps", d.Steps, "refuse a plan of more than `N` steps, repeats included")
+	fs.IntVar(&l.Jobs, "max-jobs", d.Jobs, "refuse a step of more than `N` job threads at once")
+	fs.Func("max-buffers", fmt.Sprintf("refuse a step that maps more than `SIZE` of I/O buffers, e.g. 8g (default %s)", units.FormatSize(d.Buffers)), func(v string) error {
 		n, err := units.ParseSize(v)
 		if err != nil || n <= 0 {
 			return fmt.Errorf("--max-buffers %q: a size such as 8g", v)
@@ -208,6 +352,16 @@ func limitFlags(fs *flag.FlagSet, l *sweep.Limits) {
 		l.Buffers = n
 		return nil
 	})
+}
+
+// envDefault is v, or the environment variable key when v is empty: a
+// flag whose default comes from the environment reads it after parsing,
+// so help shows $KEY and never the secret it holds.
+func envDefault(v, key string) string {
+	if v == "" {
+		return os.Getenv(key)
+	}
+	return v
 }
 
 // printableLines escapes the control characters of each line of s (an

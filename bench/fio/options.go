@@ -145,16 +145,12 @@ var jobOptions = []bench.OptionSpec{
 		}},
 }
 
-// optionTables are the general options, a table per family of options
-// (options_*.go); each engine has its own (bench.Engine.Options).
-var optionTables = []*[]bench.OptionSpec{&jobOptions, &fileOptions, &patternOptions, &pacingOptions, &bufferOptions}
-
 // LookupOption finds a supported option by its fio name or alias: a
 // general one, or one of an engine's own.
 func LookupOption(name string) (*bench.OptionSpec, bool) {
-	for _, table := range optionTables {
-		for i := range *table {
-			o := &(*table)[i]
+	for _, f := range optionFamilies {
+		for i := range *f.options {
+			o := &(*f.options)[i]
 			if o.Name == name || slices.Contains(o.Aliases, name) {
 				return o, true
 			}
@@ -172,8 +168,8 @@ func LookupOption(name string) (*bench.OptionSpec, bool) {
 // engine's, for help.
 func AllOptions() []bench.OptionSpec {
 	var out []bench.OptionSpec
-	for _, table := range optionTables {
-		out = append(out, *table...)
+	for _, f := range optionFamilies {
+		out = append(out, *f.options...)
 	}
 	for _, e := range bench.Engines() {
 		out = append(out, e.Options...)

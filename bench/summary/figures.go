@@ -1,7 +1,7 @@
 package summary
 
 import (
-	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,18 +62,23 @@ type JobFigures struct {
 
 // Options writes what the job ran as "randread 4k iodepth 1", and "×4"
 // for the threads of its clones; "" when the step does not say.
-func (f *JobFigures) Options() string {
+func (f *JobFigures) Options() string { return f.OptionsBut() }
+
+// OptionsBut is Options without the options named in omit (rw, bs,
+// iodepth, numjobs for the clones): those a table shows in columns of
+// their own.
+func (f *JobFigures) OptionsBut(omit ...string) string {
 	var parts []string
-	if f.RW != "" {
+	if f.RW != "" && !slices.Contains(omit, "rw") {
 		parts = append(parts, f.RW)
 	}
-	if f.BS > 0 {
+	if f.BS > 0 && !slices.Contains(omit, "bs") {
 		parts = append(parts, units.FormatSize(f.BS))
 	}
-	if f.IODepth > 0 {
+	if f.IODepth > 0 && !slices.Contains(omit, "iodepth") {
 		parts = append(parts, "iodepth "+strconv.Itoa(f.IODepth))
 	}
-	if f.Threads > 1 && !f.Total {
+	if f.Threads > 1 && !f.Total && !slices.Contains(omit, "numjobs") {
 		parts = append(parts, "×"+strconv.Itoa(f.Threads))
 	}
 	return strings.Join(parts, " ")
@@ -83,13 +88,13 @@ func (f *JobFigures) Options() string {
 // completions (hist.ReliableN).
 func (f *JobFigures) Reliable(p float64) bool { return hist.Reliable(p, f.IOs) }
 
-// IOPSText says each job's IOPS as a progress line ends a step: "1234
+// IOPSText says each job's IOPS as a progress line ends a step: "1.23k
 // IOPS" for one job, "bg-writer 912 IOPS, fg-reader 162 IOPS" for several
 // (then "total …" when they are alike); "" without figures.
 func (f *StepFigures) IOPSText() string {
 	parts := make([]string, len(f.Jobs))
 	for i, j := range f.Jobs {
-		parts[i] = fmt.Sprintf("%.0f IOPS", j.IOPS)
+		parts[i] = units.Count(j.IOPS) + " IOPS"
 		if len(f.Jobs) > 1 {
 			parts[i] = j.Name + " " + parts[i]
 		}

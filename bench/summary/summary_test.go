@@ -461,7 +461,7 @@ func TestFiguresOfPerJob(t *testing.T) {
 	if fw.Options() != "write 1m iodepth 16" || fr.Options() != "randread 4k iodepth 1" {
 		t.Errorf("options: writer %q, reader %q", fw.Options(), fr.Options())
 	}
-	if got := f.IOPSText(); got != "bg-writer 400 IOPS, fg-reader 15000 IOPS" {
+	if got := f.IOPSText(); got != "bg-writer 400 IOPS, fg-reader 15k IOPS" {
 		t.Errorf("IOPSText = %q, want each job's", got)
 	}
 	// 15,000 I/Os vouch for p99 (1,000 needed) but not p99.99 (100,000).

@@ -243,10 +243,12 @@ func Scaled(v float64, base float64, units []string) string {
 
 // Nanos writes a latency given in nanoseconds with three significant digits
 // in the largest unit that keeps it at least 1: "812ns", "812µs", "12.3ms".
+// A value that rounds up to 1000 of a unit is written in the next one
+// (999.7µs is "1.00ms", not "1000µs").
 func Nanos(ns float64) string {
 	v, unit := ns, "ns"
 	for _, u := range []string{"µs", "ms", "s"} {
-		if v < 1000 {
+		if v < 999.5 {
 			break
 		}
 		v, unit = v/1000, u
@@ -254,8 +256,19 @@ func Nanos(ns float64) string {
 	if unit == "ns" {
 		return fmt.Sprintf("%.0fns", v)
 	}
-	digits := max(0, 2-int(math.Floor(math.Log10(math.Max(v, 1)))))
-	return strconv.FormatFloat(v, 'f', digits, 64) + unit
+	return strconv.FormatFloat(v, 'f', decimals3(v), 64) + unit
+}
+
+// decimals3 is how many decimals write v (at least 1, below 1000) with
+// three significant digits, after rounding: 9.996 is "10.0", not "10.00".
+func decimals3(v float64) int {
+	switch {
+	case v >= 99.95:
+		return 0
+	case v >= 9.995:
+		return 1
+	}
+	return 2
 }
 
 // Closest returns the candidate nearest to s by edit distance, ignoring

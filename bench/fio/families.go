@@ -1,0 +1,35 @@
+package fio
+
+import "iolab/bench"
+
+// OptionFamily is one table of general fio options (options_*.go): the
+// options of one concern, which help lists under its name.
+type OptionFamily struct {
+	Name    string // "job", "files", …
+	Help    string // one line: what the family's options are about
+	Options []bench.OptionSpec
+}
+
+// optionFamilies lists the general options, a table per family, in the
+// order help shows them; each engine has its own (bench.Engine.Options).
+// A new family is a file with its table and a row here.
+var optionFamilies = []struct {
+	name, help string
+	options    *[]bench.OptionSpec
+}{
+	{"job", "what a job does: its target, pattern, size, depth, time, groups and batching", &jobOptions},
+	{"files", "the files a job does I/O on: names, directory, counts, sizes, layout and clean-up", &fileOptions},
+	{"pattern", "where the I/Os go: random distributions, generators, the share of random I/O", &patternOptions},
+	{"pacing", "when I/Os are issued and how jobs run together: rates, think time, delays, CPUs, statistics", &pacingOptions},
+	{"buffers", "what the buffers hold and how writes are synced: contents, fsync, O_SYNC, page cache", &bufferOptions},
+}
+
+// OptionFamilies lists the general options by family, in help's order;
+// with each engine's (bench.Engine.Options) they are AllOptions.
+func OptionFamilies() []OptionFamily {
+	out := make([]OptionFamily, len(optionFamilies))
+	for i, f := range optionFamilies {
+		out[i] = OptionFamily{Name: f.name, Help: f.help, Options: *f.options}
+	}
+	return out
+}
