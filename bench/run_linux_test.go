@@ -351,34 +351,6 @@ func TestDirectRefusedByFilesystem(t *testing.T) {
 	}
 }
 
-// TestURingDisabled: with kernel.io_uring_disabled=2 the job fails with the
-// sysctl named, not a bare EPERM.
-func TestURingDisabled(t *testing.T) {
-	requireRootForSysctl(t)
-	const knob = "/proc/sys/kernel/io_uring_disabled"
-	old, err := os.ReadFile(knob)
-	if err != nil {
-		t.Skipf("kernel has no %s", knob)
-	}
-	if err := os.WriteFile(knob, []byte("2"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.WriteFile(knob, old, 0o644); err != nil {
-			t.Errorf("restore %s: %v", knob, err)
-		}
-	})
-	path := testdev.TempFile(t, 1<<20)
-	cfg, err := fio.ParseArgs([]string{"--name=u", "--filename=" + path, "--rw=read", "--ioengine=io_uring"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = (&bench.Runner{}).Run(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), "io_uring_disabled=2") {
-		t.Fatalf("want the sysctl named, got %v", err)
-	}
-}
-
 func requireRootForSysctl(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {

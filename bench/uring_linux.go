@@ -278,13 +278,19 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 	return r, nil
 }
 
+// uringDisabledKnob is the sysctl that turns io_uring off for everyone (2)
+// or for those outside a group (1); a variable so a test can point it at a
+// file of its own instead of changing the machine's setting under every
+// other test running at the time.
+var uringDisabledKnob = "/proc/sys/kernel/io_uring_disabled"
+
 func uringSetupError(err error, j *Job) error {
 	switch {
 	case errors.Is(err, unix.ENOSYS):
 		return fmt.Errorf("io_uring is not available: this kernel has no io_uring_setup (ENOSYS); use --ioengine=libaio or psync")
 	case errors.Is(err, unix.EPERM):
 		msg := "io_uring is disabled for this process (EPERM)"
-		if b, rerr := os.ReadFile("/proc/sys/kernel/io_uring_disabled"); rerr == nil && strings.TrimSpace(string(b)) != "0" {
+		if b, rerr := os.ReadFile(uringDisabledKnob); rerr == nil && strings.TrimSpace(string(b)) != "0" {
 			msg = fmt.Sprintf("io_uring is disabled by the kernel (kernel.io_uring_disabled=%s); run `sysctl kernel.io_uring_disabled=0` or use --ioengine=libaio", strings.TrimSpace(string(b)))
 		}
 		return errors.New(msg)
