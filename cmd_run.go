@@ -169,9 +169,10 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			}
 			switch cfg.OutputFormat {
 			case "json", "json+":
-				errs = append(errs, writeJSON(w, fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")))
+				rep := fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")
+				errs = append(errs, fio.WriteJSON(w, &rep))
 			default:
-				errs = append(errs, fio.WriteNormal(w, r.Result))
+				errs = append(errs, fio.WriteNormal(w, r.Result, &r.Step.Config))
 			}
 		}
 		if len(results) == 1 || cfg.OutputFormat != "normal" {
