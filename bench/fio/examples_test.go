@@ -22,8 +22,8 @@ import (
 // the refusal names that option; once iolab takes the option, remove the
 // file's line and the test compares it with fio like the others.
 var notYet = map[string]string{
-	"drive-check.fio":      "size",     // size=100%
-	"tiobench.fio":         "bsrange",  // bsrange=4k-4k
+	"drive-check.fio":      "size",    // size=100%
+	"tiobench.fio":         "bsrange", // bsrange=4k-4k
 	"sequential-files.fio": "directory",
 	"random-files.fio":     "directory",
 	"fileserver.fio":       "bssplit",
