@@ -41,7 +41,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	var o runOptions
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw")
+	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw, or any fio option iolab takes; v1;v2 when a value holds a comma")
 	fs.Var(&o.tags, "tag", "a tag for the stored run (repeatable)")
 	fs.StringVar(&o.repeat, "repeat", "", "run every step N times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
 	fs.StringVar(&o.preset, "preset", "", "start from a preset (iolab presets)")

@@ -35,7 +35,9 @@ const usage = `usage:
                   --iodepth=32 --ioengine=io_uring --direct=1 --runtime=5 --time_based
       --output-format=normal|json|json+  --output=FILE
       Run flags:
-        --sweep AXIS=v1,v2,…   repeatable; axes iodepth, ioengine, scheduler, numjobs, bs, rw;
+        --sweep AXIS=v1,v2,…   repeatable; axes iodepth, ioengine, scheduler, numjobs, bs, rw,
+                               or any other fio option iolab takes (--sweep rate_iops=1000,2000);
+                               v1;v2 when a value holds a comma (--sweep cpus_allowed=0,1;2,3);
                                ranges like iodepth=1..256 (powers of two); engine variants
                                io_uring, io_uring+hipri, io_uring+sqpoll, io_uring+sqpoll+hipri,
                                io_uring+fixedbufs, libaio, psync
