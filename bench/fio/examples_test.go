@@ -110,14 +110,7 @@ func runExample(path string) (*bench.Config, *bench.Result, error) {
 // with iolab's result, entry by entry.
 func compareWithFio(t *testing.T, fio, path string, cfg *bench.Config, res *bench.Result) {
 	t.Helper()
-	cmd := exec.Command(fio, "--output-format=json", path)
-	cmd.Dir = os.Getenv("IOLAB_DIR")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fio: %v\n%s", err, stderr.Bytes())
-	}
+	out := runFio(t, fio, os.Getenv("IOLAB_DIR"), "--output-format=json", path)
 	reps, err := ParseReports(bytes.NewReader(out))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"iolab/bench"
 	"iolab/bench/testdev"
 )
 
@@ -27,18 +28,9 @@ func TestJSONMatchesFio(t *testing.T) {
 		"--name=aio", "--rw=randread", "--ioengine=libaio", "--iodepth=4",
 		"--name=sync", "--stonewall", "--rw=write", "--ioengine=psync", "--description=the sync job"}
 
-	var stderr bytes.Buffer
-	cmd := exec.Command(fio, append([]string{"--output-format=json+"}, args...)...)
-	cmd.Stderr = &stderr
-	fioOut, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fio: %v\n%s", err, stderr.Bytes())
-	}
-	cfg, err := ParseArgs(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := NewReport(run(t, args...), cfg, true)
+	fioOut := runFio(t, fio, "", append([]string{"--output-format=json+"}, args...)...)
+	cfg, res := runIolab(t, args...)
+	rep := NewReport(res, cfg, true)
 	var ours bytes.Buffer
 	if err := WriteJSON(&ours, &rep); err != nil {
 		t.Fatal(err)
@@ -55,6 +47,31 @@ func TestJSONMatchesFio(t *testing.T) {
 	if t.Failed() {
 		t.Logf("fio:\n%s\niolab:\n%s", fioOut, ours.Bytes())
 	}
+}
+
+// runFio runs fio with args in dir ("": here) and returns its standard
+// output; it fails the test, with fio's standard error, if fio fails.
+func runFio(t *testing.T, fio, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(fio, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fio %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return out
+}
+
+// runIolab parses args as `iolab run` does and runs them here.
+func runIolab(t *testing.T, args ...string) (*bench.Config, *bench.Result) {
+	t.Helper()
+	cfg, err := ParseArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, run(t, args...)
 }
 
 // jsonDiffs are where iolab's JSON differs from fio 3.33's on purpose.

@@ -2,7 +2,6 @@ package fio
 
 import (
 	"bytes"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,19 +25,10 @@ func TestNormalMatchesFio(t *testing.T) {
 	args := []string{"--filename=" + dev, "--direct=1", "--bs=4k", "--size=2m",
 		"--name=aio", "--rw=randrw", "--ioengine=libaio", "--iodepth=4",
 		"--name=sync", "--stonewall", "--rw=read", "--ioengine=psync", "--numjobs=2", "--description=the sync jobs"}
-	var stderr bytes.Buffer
-	cmd := exec.Command(fio, args...)
-	cmd.Stderr = &stderr
-	fioOut, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fio: %v\n%s", err, stderr.Bytes())
-	}
-	cfg, err := ParseArgs(args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fioOut := runFio(t, fio, "", args...)
+	cfg, res := runIolab(t, args...)
 	var ours bytes.Buffer
-	if err := WriteNormal(&ours, run(t, args...), cfg); err != nil {
+	if err := WriteNormal(&ours, res, cfg); err != nil {
 		t.Fatal(err)
 	}
 	want, got := normalShape(string(fioOut)), normalShape(ours.String())
