@@ -65,7 +65,7 @@ command line, option or plan.`,
 // option or a job file.
 func runFlags(fs *flag.FlagSet) runFunc {
 	var o runOptions
-	fs.Var(&o.sweeps, "sweep", "repeatable: each `AXIS=v1,v2,…` runs the steps at every value of AXIS (the axes are below)")
+	fs.Var(&o.sweeps, "sweep", "repeatable: each `AXIS=v1,v2,…` runs the steps at every value of AXIS: an axis below or any fio option iolab takes (--sweep rate_iops=1000,2000); v1;v2 when a value holds a comma (cpus_allowed=0,1;2,3)")
 	fs.Var(&o.tags, "tag", "a `TAG` for the stored run (repeatable)")
 	fs.StringVar(&o.repeat, "repeat", "", "run every step `N` times; auto[:5%[:10]] repeats until the median is known within 5% (at most 10 times)")
 	fs.StringVar(&o.preset, "preset", "", "start from the preset `NAME` (see iolab presets); needs --filename")
@@ -194,9 +194,10 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			}
 			switch cfg.OutputFormat {
 			case "json", "json+":
-				errs = append(errs, writeJSON(w, fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")))
+				rep := fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")
+				errs = append(errs, fio.WriteJSON(w, &rep))
 			default:
-				errs = append(errs, fio.WriteNormal(w, r.Result))
+				errs = append(errs, fio.WriteNormal(w, r.Result, &r.Step.Config))
 			}
 		}
 		if len(results) == 1 || cfg.OutputFormat != "normal" {

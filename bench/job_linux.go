@@ -197,9 +197,9 @@ func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.E
 		op = "write"
 	}
 	if errno == unix.EOPNOTSUPP && j.Hipri {
-		return fmt.Errorf("job %s: %s at offset %d: %v: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)
+		return fmt.Errorf("job %s: %s at offset %d: %w: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)
 	}
-	return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %v", j.Name, op, n, off, t.Path, errno)
+	return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %w", j.Name, op, n, off, t.Path, errno)
 }
 
 // lockThread pins the calling goroutine to its OS thread for the rest of

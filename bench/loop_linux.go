@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -63,6 +64,7 @@ type loop struct {
 	measuring    bool
 	measureStart int64
 	cur          [2]DirResult
+	dist         IODist // fio's depth and latency distributions, over the window
 	res          *JobResult
 	nextSample   int64
 	interval     int64
@@ -74,7 +76,7 @@ func (l *loop) now() int64 { return int64(time.Since(l.base)) }
 // run is the job's I/O loop; see the comment at the top of this file.
 func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uint64) JobResult {
 	j := r.j
-	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1}
+	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid()}
 	depth := r.depth
 	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, base: time.Now(), res: &res, interval: int64(interval),
 		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
@@ -117,6 +119,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		t := l.now()
 		if !l.measuring && t >= ramp {
 			l.cur = [2]DirResult{}
+			l.dist = IODist{}
 			l.measureStart = t
 			l.measuring = true
 			res.Start = time.Now()
@@ -147,14 +150,20 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		l.lenOf[slot] = n
 		l.queued = append(l.queued, slot)
 		l.pending++
+		if l.measuring && op <= opWrite {
+			l.dist.Issued[op]++
+		}
 		if l.info.sync {
 			// A sync engine does the I/O in the commit and completes it
 			// there (fio's FIO_Q_COMPLETED): it is reaped at once.
+			l.markDepth()
 			l.commit()
+			l.pending = 0
 			l.reap(1, true)
 			continue
 		}
 		if l.pending >= l.batch {
+			l.markDepth()
 			l.commit()
 			l.pending = 0
 		}
@@ -208,6 +217,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	}
 	res.Runtime = time.Duration(stopAt - l.measureStart)
 	res.Dirs = l.cur
+	res.Dist = l.dist
 	res.UsrCPU = tvDuration(ru1.Utime) - tvDuration(ru0.Utime)
 	res.SysCPU = tvDuration(ru1.Stime) - tvDuration(ru0.Stime)
 	res.Ctx = uint64((ru1.Nvcsw - ru0.Nvcsw) + (ru1.Nivcsw - ru0.Nivcsw))
@@ -215,6 +225,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
 	if l.err != nil {
 		res.Error = l.err.Error()
+		if errno, ok := errors.AsType[unix.Errno](l.err); ok {
+			res.Errno = int(errno)
+		}
 	}
 	return res
 }
@@ -229,6 +242,14 @@ func (l *loop) closeInterval(stopAt int64, measured bool) {
 			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
 			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
 		})
+	}
+}
+
+// markDepth is fio's io_u_mark_depth in td_io_commit: the I/Os queued
+// since the last commit, at the depth checked out now.
+func (l *loop) markDepth() {
+	if l.measuring {
+		l.dist.MarkDepth(l.checkedOut, l.pending)
 	}
 }
 
@@ -250,6 +271,11 @@ func (l *loop) commit() {
 	if err != nil {
 		l.err = err
 		return
+	}
+	if l.measuring && !l.info.published {
+		// fio's io_u_mark_submit, per submit call; its SQPOLL commit
+		// marks nothing.
+		l.dist.MarkSubmit(done)
 	}
 	if !l.info.sync && !l.info.published {
 		tp = l.now()
@@ -289,6 +315,8 @@ func (l *loop) reap(want int, block bool) {
 	n, err := l.eng.getevents(want, most, block && l.cmin > 0, l.comps[:most])
 	if err != nil {
 		l.err = err
+	} else if l.measuring {
+		l.dist.MarkComplete(n) // fio's io_u_mark_complete, per reap
 	}
 	if n == 0 {
 		return
@@ -312,7 +340,9 @@ func (l *loop) reap(want int, block bool) {
 			if uint32(c.res) != l.lenOf[s] {
 				dr.Short++
 			}
-			dr.Clat.Add(uint64(tc - l.issued[s]))
+			clat := uint64(tc - l.issued[s])
+			dr.Clat.Add(clat)
+			l.dist.MarkLatency(clat)
 			dr.Lat.Add(uint64(tc - l.created[s]))
 		}
 	}

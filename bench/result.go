@@ -37,10 +37,20 @@ type JobResult struct {
 	GroupID int    `json:"group_id"`
 	Job     Job    `json:"job"`
 	Error   string `json:"error"` // "" when the job succeeded
+	// Errno is the error's errno when it has one (fio's err=), else 0.
+	Errno int `json:"errno,omitempty"`
+	// TID is the job thread's id (fio prints its job process's pid).
+	TID int `json:"tid,omitempty"`
 
 	Start   time.Time     `json:"start"`      // when the measured window began
 	Runtime time.Duration `json:"runtime_ns"` // the measured window
 	Dirs    [2]DirResult  `json:"dirs"`
+	// Dist is fio's I/O depth and latency distributions over the window.
+	Dist IODist `json:"dist"`
+	// RuntimeSum, with group_reporting, is the sum of the merged jobs'
+	// windows (fio's total_run_time, the base of its CPU shares); 0 for
+	// one job, whose sum is Runtime (TotalRuntime).
+	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
 
 	Interval time.Duration `json:"interval_ns"`
 	Samples  []Sample      `json:"samples"`
@@ -138,9 +148,20 @@ func (r *JobResult) IntervalIOPS(d int, bytes bool) IntervalStats {
 	return st
 }
 
+// TotalRuntime is the window summed over the merged jobs (fio's
+// total_run_time): Runtime for one job.
+func (r *JobResult) TotalRuntime() time.Duration {
+	if r.RuntimeSum > 0 {
+		return r.RuntimeSum
+	}
+	return r.Runtime
+}
+
 // Merge adds o into r for group_reporting: counts and histograms add, the
 // window is the longest, samples add interval by interval.
 func (r *JobResult) Merge(o *JobResult) {
+	r.RuntimeSum = r.TotalRuntime() + o.TotalRuntime()
+	r.Dist.Merge(&o.Dist)
 	for d := range r.Dirs {
 		a, b := &r.Dirs[d], &o.Dirs[d]
 		a.IOs += b.IOs
@@ -166,7 +187,7 @@ func (r *JobResult) Merge(o *JobResult) {
 	r.Moved[Read] += o.Moved[Read]
 	r.Moved[Write] += o.Moved[Write]
 	if r.Error == "" {
-		r.Error = o.Error
+		r.Error, r.Errno = o.Error, o.Errno
 	}
 	r.Jobs += o.Jobs
 }

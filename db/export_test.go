@@ -240,8 +240,8 @@ func TestRunUIDBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to the schema of 0001: undo 0003, then 0002.
-	for _, q := range []string{"DROP TRIGGER runs_id_last", "DROP TABLE run_ids", "DROP INDEX runs_uid", "ALTER TABLE runs DROP COLUMN uid", "PRAGMA user_version = 1"} {
+	// Back to the schema of 0001: undo 0004, 0003, then 0002.
+	for _, q := range []string{"ALTER TABLE step_results DROP COLUMN fio", "DROP TRIGGER runs_id_last", "DROP TABLE run_ids", "DROP INDEX runs_uid", "ALTER TABLE runs DROP COLUMN uid", "PRAGMA user_version = 1"} {
 		if _, err := s.write.ExecContext(ctx, q); err != nil {
 			t.Fatal(q, err)
 		}

@@ -38,8 +38,16 @@ var resultColumns = func() []string {
 			}
 		}
 	}
-	return cols
+	return append(cols, "fio")
 }()
+
+// fioExtras is what step_results.fio keeps of a bench.JobResult.
+type fioExtras struct {
+	TID        int           `json:"tid,omitempty"`
+	Errno      int           `json:"errno,omitempty"`
+	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
+	Dist       bench.IODist  `json:"dist"`
+}
 
 // groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
 // but its jobs, which are step_results rows.
@@ -270,7 +278,11 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 				encodeBins(scratch, &l.Hist))
 		}
 	}
-	return row, nil
+	extras, err := json.Marshal(fioExtras{TID: jr.TID, Errno: jr.Errno, RuntimeSum: jr.RuntimeSum, Dist: jr.Dist})
+	if err != nil {
+		return nil, fmt.Errorf("fio: %w", err)
+	}
+	return append(row, string(extras)), nil
 }
 
 // encodeBins writes the histogram's non-empty buckets as fio's json+ "bins"
@@ -732,6 +744,7 @@ type resultRowScan struct {
 	runtime, interval, usr, sys               int64
 	ctx, minFlt, majFlt                       int64
 	iops, bw                                  [2]float64 // derived; read to skip
+	fio                                       sql.NullString
 	dirs                                      [2]struct {
 		ios, bytes, short int64
 		lats              [3]struct {
@@ -753,7 +766,7 @@ func (rr *resultRowScan) dest() []any {
 			d = append(d, &l.n, &l.min, &l.max, &l.mean, &l.s, &l.bins)
 		}
 	}
-	return d
+	return append(d, &rr.fio)
 }
 
 // fill sets jr from the scanned row, decoding its JSON with dec.
@@ -768,6 +781,13 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 	jr.Runtime, jr.Interval = time.Duration(rr.runtime), time.Duration(rr.interval)
 	jr.UsrCPU, jr.SysCPU = time.Duration(rr.usr), time.Duration(rr.sys)
 	jr.Ctx, jr.MinFlt, jr.MajFlt = uint64(rr.ctx), uint64(rr.minFlt), uint64(rr.majFlt)
+	if rr.fio.Valid {
+		var x fioExtras
+		if err := json.Unmarshal([]byte(rr.fio.String), &x); err != nil {
+			return fmt.Errorf("fio: %w", err)
+		}
+		jr.TID, jr.Errno, jr.RuntimeSum, jr.Dist = x.TID, x.Errno, x.RuntimeSum, x.Dist
+	}
 	for d := range jr.Dirs {
 		src, dst := &rr.dirs[d], &jr.Dirs[d]
 		dst.IOs, dst.Bytes, dst.Short = uint64(src.ios), uint64(src.bytes), uint64(src.short)

@@ -22,8 +22,12 @@ type runForm struct {
 	Name, Preset, Target, Size string
 	RW, BS, RWMixRead          string
 	// Sweeps are the axis fields (sweep.AxisSpec.Form), by axis name:
-	// comma-separated lists, where two values or more sweep.
-	Sweeps                    map[string]string
+	// comma-separated lists (semicolons when a value holds a comma),
+	// where two values or more sweep.
+	Sweeps map[string]string
+	// MoreSweeps are sweeps of any other fio option, one OPTION=v1,v2 a
+	// line, as --sweep takes them.
+	MoreSweeps                string
 	Runtime, RampTime, Repeat string
 	Direct, Discard           bool
 	DropCaches                bool
@@ -53,16 +57,18 @@ func readForm(c echo.Context) runForm {
 		RWMixRead: v("rwmixread"), Sweeps: map[string]string{},
 		Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
 		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), SkipImpossible: on("skip_impossible"),
-		JobFile: c.FormValue("jobfile")}
+		JobFile: c.FormValue("jobfile"), MoreSweeps: c.FormValue("sweeps")}
 	for _, a := range formAxes() {
 		f.Sweeps[string(a.Name)] = v(string(a.Name))
 	}
 	return f
 }
 
+// splitList splits an axis field as --sweep does (sweep.SplitValues),
+// without empty values.
 func splitList(s string) []string {
 	var out []string
-	for _, v := range strings.Split(s, ",") {
+	for _, v := range sweep.SplitValues(s) {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)
 		}
@@ -102,6 +108,16 @@ func (f *runForm) request() (*PlanRequest, error) {
 			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: a.Name, Values: vals})
 		}
 	}
+	for line := range strings.Lines(f.MoreSweeps) {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		sw, err := sweep.ParseSweep(line)
+		if err != nil {
+			return nil, &ValidationError{Field: "sweeps", Msg: err.Error()}
+		}
+		req.Sweep = append(req.Sweep, sw)
+	}
 	if jobFile {
 		req.JobFile = f.JobFile
 		return req, nil
@@ -138,9 +154,12 @@ func formField(field string) string {
 		return "target"
 	case "time_based":
 		return "runtime"
-	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct":
+	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct", "sweeps":
 	default:
 		if !slices.ContainsFunc(formAxes(), func(a sweep.AxisSpec) bool { return string(a.Name) == name }) {
+			if strings.HasPrefix(field, "sweep.") {
+				return "sweeps" // an option axis: the field of other sweeps
+			}
 			return ""
 		}
 	}

@@ -218,12 +218,9 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		spec.Args = args
 	}
 	for _, sw := range req.Sweep {
-		for _, v := range sw.Values {
-			if v == "" || strings.Contains(v, ",") {
-				return nil, &ValidationError{Field: "sweep." + string(sw.Axis), Msg: fmt.Sprintf("sweep %s: %q is not a value", sw.Axis, v)}
-			}
-		}
-		parsed, err := sweep.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ","))
+		// Each value is a string of its own: one may hold a comma
+		// (cpus_allowed=0,2), none a separator.
+		parsed, err := sweep.NewSweep(sw.Axis, sw.Values)
 		if err != nil {
 			return nil, validation("sweep."+string(sw.Axis), err)
 		}
@@ -450,7 +447,7 @@ func presetInfos() []PresetInfo {
 			}
 		}
 		for _, sw := range p.Sweeps {
-			info.Fields[string(sw.Axis)] = strings.Join(sw.Values, ",")
+			info.Fields[string(sw.Axis)] = sweep.JoinValues(sw.Values)
 		}
 		info.Fields["repeat"] = strconv.Itoa(info.Repeat)
 		info.Fields["discard"] = strconv.FormatBool(p.Discard)

@@ -178,7 +178,7 @@ func init() {
 	effects["description"] = func(t *testing.T) {
 		r := run(t, base(t, "--description=a note on the job")...)
 		var b bytes.Buffer
-		if err := WriteNormal(&b, r); err != nil || !strings.Contains(b.String(), "a note on the job") {
+		if err := WriteNormal(&b, r, nil); err != nil || !strings.Contains(b.String(), "a note on the job") {
 			t.Errorf("the normal output does not show the description:\n%s", b.String())
 		}
 	}

@@ -2,7 +2,6 @@ package fio
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"math"
 	"path/filepath"
@@ -38,6 +37,7 @@ type synthJob struct {
 	runtime     time.Duration
 	read, write load
 	err         string
+	errno       int
 }
 
 // synthDisk is a disk's counters over a golden run, as /proc/diskstats
@@ -125,7 +125,7 @@ direct=1
 runtime=5
 `,
 	jobs: []synthJob{{runtime: 1250 * time.Millisecond, write: load{ios: 312, clat: 4 * time.Millisecond},
-		err: "pwrite /dev/sdb: input/output error"}},
+		err: "job writer: write of 1048576 bytes at offset 327155712 on /dev/sdb: input/output error", errno: 5}},
 }, {
 	// Two jobs on two disks, the second disk named first by the jobs:
 	// the disks stay in the jobs' order.
@@ -153,6 +153,35 @@ rw=randread
 	disks: []synthDisk{
 		{"nvme1n1", system.DiskStat{WriteIOs: 179_990, WriteMerges: 12, WriteSectors: 1_439_920, WriteTicks: 61_200, IOTicks: 1_996, TimeInQueue: 61_180}},
 		{"nvme0n1", system.DiskStat{ReadIOs: 419_980, ReadSectors: 3_359_840, ReadTicks: 60_900, WriteIOs: 3, WriteSectors: 24, WriteTicks: 1, IOTicks: 1_999, TimeInQueue: 60_850}},
+	},
+}, {
+	// Two phases: a writer, then two readers (numjobs clones) after a
+	// stonewall. Each group has its run status; the disk's counters add
+	// up over both phases.
+	name: "stonewall",
+	jobFile: `[global]
+ioengine=libaio
+direct=1
+bs=64k
+iodepth=4
+size=256m
+filename=/dev/loop1
+
+[seq-write]
+rw=write
+
+[seq-read]
+stonewall
+rw=read
+numjobs=2
+`,
+	jobs: []synthJob{
+		{runtime: 1600 * time.Millisecond, write: load{ios: 4096, clat: 1500 * time.Microsecond, slat: 6 * time.Microsecond}},
+		{runtime: 900 * time.Millisecond, read: load{ios: 4096, clat: 850 * time.Microsecond, slat: 5 * time.Microsecond}},
+		{runtime: 910 * time.Millisecond, read: load{ios: 4096, clat: 860 * time.Microsecond, slat: 5 * time.Microsecond}},
+	},
+	disks: []synthDisk{
+		{"loop1", system.DiskStat{ReadIOs: 4100, ReadSectors: 524_800, ReadTicks: 3_300, WriteIOs: 2050, WriteSectors: 262_400, WriteTicks: 2_900, IOTicks: 1_550, TimeInQueue: 6_150}},
 	},
 }}
 
@@ -204,15 +233,30 @@ func synthResult(j bench.Job, group int, s synthJob) bench.JobResult {
 	const interval = 500 * time.Millisecond
 	r := bench.JobResult{
 		Name: j.Name, GroupID: group, Job: j, Error: s.err,
-		Start: goldenStart, Runtime: s.runtime, Interval: interval, Jobs: 1,
+		Start: goldenStart, Runtime: s.runtime, Interval: interval, Jobs: 1, TID: 4242,
+	}
+	if s.err != "" {
+		r.Errno = s.errno
 	}
 	var ios uint64
+	depth := latencyDepth(&j)
+	if e := j.Engine(); e != nil && e.Has(bench.SyncIO) {
+		depth = 1
+	}
 	for d, l := range [2]load{s.read, s.write} {
 		dr := &r.Dirs[d]
 		dr.IOs, dr.Bytes = l.ios, l.ios*uint64(j.BS)
+		r.Dist.Issued[d] = l.ios
 		for k := range l.ios {
 			clat := spread(k, l.clat)
 			dr.Clat.Add(clat)
+			// Each I/O submitted on its own at the full depth (the first
+			// ones as the queue fills) and reaped on its own, as fio's
+			// defaults do.
+			r.Dist.MarkDepth(min(int(k)+1, depth), 1)
+			r.Dist.MarkSubmit(1)
+			r.Dist.MarkComplete(1)
+			r.Dist.MarkLatency(clat)
 			var slat uint64
 			if l.slat > 0 {
 				slat = spread(k*31, l.slat)
@@ -261,9 +305,9 @@ func goldenPath(name string) string { return filepath.Join("testdata", "golden",
 func TestGoldenNormal(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			_, res := goldenRun(t, c)
+			cfg, res := goldenRun(t, c)
 			var out bytes.Buffer
-			if err := WriteNormal(&out, res); err != nil {
+			if err := WriteNormal(&out, res, cfg); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, *update, goldenPath(c.name+".txt"), out.Bytes())
@@ -277,9 +321,8 @@ func goldenJSON(t *testing.T, c goldenCase, plus bool) []byte {
 	t.Helper()
 	cfg, res := goldenRun(t, c)
 	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(NewReport(res, cfg, plus)); err != nil {
+	rep := NewReport(res, cfg, plus)
+	if err := WriteJSON(&out, &rep); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -49,8 +50,8 @@ type JobReport struct {
 	Read  DirReport `json:"read"`
 	Write DirReport `json:"write"`
 	Trim  DirReport `json:"trim"`
-	// Sync holds only total_ios and lat_ns in fio's output.
-	Sync DirReport `json:"sync"`
+	// Sync is the fsync/fdatasync calls: only total_ios and lat_ns.
+	Sync SyncReport `json:"sync"`
 	// Mixed is present with unified_rw_reporting=both.
 	Mixed *DirReport `json:"mixed,omitempty"`
 
@@ -61,23 +62,25 @@ type JobReport struct {
 	Majf       uint64  `json:"majf"`
 	Minf       uint64  `json:"minf"`
 
-	// Distributions in %, keyed as fio keys them ("1", "2", …, ">=64").
-	IODepthLevel    map[string]float64 `json:"iodepth_level,omitempty"`
-	IODepthSubmit   map[string]float64 `json:"iodepth_submit,omitempty"`
-	IODepthComplete map[string]float64 `json:"iodepth_complete,omitempty"`
-	LatencyNS       map[string]float64 `json:"latency_ns,omitempty"`
-	LatencyUS       map[string]float64 `json:"latency_us,omitempty"`
-	LatencyMS       map[string]float64 `json:"latency_ms,omitempty"`
+	// Distributions in %, keyed as fio keys them ("1", "2", …, ">=64"),
+	// in fio's order.
+	IODepthLevel    Dist `json:"iodepth_level,omitempty"`
+	IODepthSubmit   Dist `json:"iodepth_submit,omitempty"`
+	IODepthComplete Dist `json:"iodepth_complete,omitempty"`
+	LatencyNS       Dist `json:"latency_ns,omitempty"`
+	LatencyUS       Dist `json:"latency_us,omitempty"`
+	LatencyMS       Dist `json:"latency_ms,omitempty"`
 
 	// With continue_on_error.
 	TotalErr   uint64 `json:"total_err,omitempty"`
 	FirstError int    `json:"first_error,omitempty"`
 
-	// With a latency target (fio prints them whenever latency_depth is set).
-	LatencyDepth      int     `json:"latency_depth,omitempty"`
-	LatencyTarget     uint64  `json:"latency_target,omitempty"`
-	LatencyPercentile float64 `json:"latency_percentile,omitempty"`
-	LatencyWindow     uint64  `json:"latency_window,omitempty"`
+	// The latency target's settings: fio 3.33 prints them whenever
+	// latency_depth is set, which is always (the job's queue depth).
+	LatencyDepth      int     `json:"latency_depth"`
+	LatencyTarget     uint64  `json:"latency_target"`
+	LatencyPercentile float64 `json:"latency_percentile"`
+	LatencyWindow     uint64  `json:"latency_window"`
 
 	Desc string `json:"desc,omitempty"`
 }
@@ -116,6 +119,12 @@ type DirReport struct {
 	CacheHit float64 `json:"cachehit,omitempty"` // %, cached reads only
 }
 
+// SyncReport is fio's "sync" block: the fsync/fdatasync calls.
+type SyncReport struct {
+	TotalIOs uint64    `json:"total_ios"`
+	Lat      LatReport `json:"lat_ns"`
+}
+
 // LatReport is one of slat_ns, clat_ns or lat_ns (all in ns).
 type LatReport struct {
 	Min    uint64  `json:"min"`
@@ -127,11 +136,91 @@ type LatReport struct {
 	// default, lat with lat_percentiles=1) and N > 0.
 	Percentile PercentileValues `json:"percentile,omitempty"`
 	// Bins (json+ only) is the histogram: bucket midpoint → count.
-	Bins map[uint64]uint64 `json:"bins,omitempty"`
+	Bins Bins `json:"bins,omitempty"`
 }
 
-// DiskUtil is one entry of "disk_util". The iostat -x style fields after
-// Util are iolab's own; fio does not print them.
+// Bins is json+'s "bins": a latency histogram's non-empty buckets, bucket
+// midpoint (ns) → count. fio prints them in ascending order of the
+// midpoint, which is not the order of the keys as strings.
+type Bins map[uint64]uint64
+
+// MarshalJSON writes b in ascending order of the bucket.
+func (b Bins) MarshalJSON() ([]byte, error) {
+	keys := slices.Sorted(maps.Keys(b))
+	out := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = strconv.AppendUint(out, k, 10)
+		out = append(out, '"', ':')
+		out = strconv.AppendUint(out, b[k], 10)
+	}
+	return append(out, '}'), nil
+}
+
+// Dist is one of fio's distributions (iodepth_level, latency_us, …): a
+// share in % per bucket, in fio's order of the buckets.
+type Dist []DistValue
+
+// DistValue is one bucket of a Dist.
+type DistValue struct {
+	Key     string  // as fio names the bucket: "4", ">=64"
+	Percent float64 // of the job's I/Os (or submit or reap calls)
+}
+
+// Get returns the share of the bucket called key.
+func (d Dist) Get(key string) (float64, bool) {
+	for _, v := range d {
+		if v.Key == key {
+			return v.Percent, true
+		}
+	}
+	return 0, false
+}
+
+// MarshalJSON writes d as an object in d's order, values as fio prints
+// doubles.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range d {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendJSONString(b, v.Key); err != nil {
+			return nil, err
+		}
+		b = append(b, ':')
+		b = appendFioFloat(b, v.Percent)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads a distribution, keeping the order of its keys.
+func (d *Dist) UnmarshalJSON(data []byte) error {
+	out := Dist{}
+	err := decodeObject(data, func(key string, raw json.RawMessage) error {
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		out = append(out, DistValue{Key: key, Percent: v})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bench: distribution: %w", err)
+	}
+	if string(bytes.TrimSpace(data)) == "null" {
+		out = nil
+	}
+	*d = out
+	return nil
+}
+
+// DiskUtil is one entry of "disk_util". fio 3.33 prints no sectors (newer
+// fio does); the iostat -x style fields after Util are iolab's own.
 type DiskUtil struct {
 	Name         string  `json:"name"`
 	ReadIOs      uint64  `json:"read_ios"`

@@ -89,10 +89,17 @@ func TestParseReportsFio(t *testing.T) {
 	if job.JobRuntime != 2000 || job.UsrCPU != 5.4 || job.SysCPU != 38.55 || job.Ctx != 43321 || job.Minf != 12 {
 		t.Errorf("cpu: runtime %d usr %v sys %v ctx %d minf %d", job.JobRuntime, job.UsrCPU, job.SysCPU, job.Ctx, job.Minf)
 	}
-	if job.IODepthLevel["8"] != 99.995717 || job.IODepthLevel[">=64"] != 0 || len(job.IODepthLevel) != 7 {
+	get := func(d Dist, key string) float64 {
+		v, ok := d.Get(key)
+		if !ok {
+			t.Errorf("no %q in %v", key, d)
+		}
+		return v
+	}
+	if get(job.IODepthLevel, "8") != 99.995717 || get(job.IODepthLevel, ">=64") != 0 || len(job.IODepthLevel) != 7 || job.IODepthLevel[6].Key != ">=64" {
 		t.Errorf("iodepth_level = %v", job.IODepthLevel)
 	}
-	if job.LatencyUS["250"] != 38.93318 || job.LatencyMS["2"] != 0.017132 || job.LatencyNS["750"] != 0.01 {
+	if get(job.LatencyUS, "250") != 38.93318 || get(job.LatencyMS, "2") != 0.017132 || get(job.LatencyNS, "750") != 0.01 {
 		t.Errorf("latency_us %v latency_ms %v latency_ns %v", job.LatencyUS, job.LatencyMS, job.LatencyNS)
 	}
 	if job.LatencyDepth != 8 || job.LatencyPercentile != 100 {

@@ -110,17 +110,45 @@ func optionAxis(name Axis, spec AxisSpec) AxisSpec {
 // Axes lists every axis, in the table's order.
 func Axes() []AxisSpec { return slices.Clone(axisTable) }
 
-// LookupAxis returns the axis called name.
+// LookupAxis returns the axis called name: a row of the table, or any
+// other fio option iolab takes, as an option axis (OptionAxis).
 func LookupAxis(name Axis) (*AxisSpec, bool) {
 	for i := range axisTable {
 		if axisTable[i].Name == name {
 			return &axisTable[i], true
 		}
 	}
-	return nil, false
+	return OptionAxis(name)
 }
 
-// AxisNames lists the axes' names, for messages.
+// notAxes are the options no sweep may set: the job's name, and what
+// decides its targets and whether it may write to them — the checks
+// before a run (the dashboard's allow-list, target safety, device locks)
+// look at the plan's jobs, not at each step's.
+var notAxes = []string{"name", "filename", "directory", "nrfiles", "filename_format", "opendir", "allow_mounted_write"}
+
+// OptionAxis is the axis of a fio option iolab takes that the table does
+// not list (rate_iops, bssplit, iodepth_batch_submit, …), by its name or
+// one of its aliases: it sets the option on every job as the option
+// parser takes it, is not Numeric (its values make series, not an x
+// axis) and is labelled axis=value. The axis is named after the option's
+// fio name. Options in notAxes are not axes.
+func OptionAxis(name Axis) (*AxisSpec, bool) {
+	o, ok := fio.LookupOption(string(name))
+	if !ok || slices.Contains(notAxes, o.Name) {
+		return nil, false
+	}
+	for i := range axisTable {
+		if string(axisTable[i].Name) == o.Name {
+			return &axisTable[i], true // an alias of a table axis (blocksize, readwrite)
+		}
+	}
+	spec := optionAxis(Axis(o.Name), AxisSpec{Help: o.Help})
+	return &spec, true
+}
+
+// AxisNames lists the table's axes' names, for messages (any other fio
+// option is an axis too: OptionAxis).
 func AxisNames() []string {
 	names := make([]string, len(axisTable))
 	for i, a := range axisTable {

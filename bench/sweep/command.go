@@ -10,7 +10,7 @@ import (
 func (p *Plan) Command() string {
 	parts := []string{"iolab", "run"}
 	for _, sw := range p.Sweeps {
-		parts = append(parts, "--sweep="+string(sw.Axis)+"="+strings.Join(sw.Values, ","))
+		parts = append(parts, shellQuote("--sweep="+sw.String()))
 	}
 	if r := p.RepeatArg(); r != "" {
 		parts = append(parts, "--repeat="+r)
@@ -46,7 +46,7 @@ func (p *Plan) JobFile() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "; %s\n", p.Name)
 	for _, sw := range p.Sweeps {
-		fmt.Fprintf(&b, "; iolab run --sweep=%s=%s\n", sw.Axis, strings.Join(sw.Values, ","))
+		fmt.Fprintf(&b, "; iolab run --sweep=%s\n", shellQuote(sw.String()))
 	}
 	if r := p.RepeatArg(); r != "" {
 		fmt.Fprintf(&b, "; iolab run --repeat=%s\n", r)

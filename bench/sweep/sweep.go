@@ -10,27 +10,71 @@ import (
 	"iolab/bench/fio"
 )
 
-// ParseSweep parses AXIS=v1,v2,… as given to --sweep. Numeric axes take
-// ranges: iodepth=1..256 is every power of two from 1 to 256. Values are
-// checked here, so a bad one fails before anything runs.
+// ParseSweep parses AXIS=v1,v2,… as given to --sweep: AXIS is one of the
+// table's axes or any fio option iolab takes (OptionAxis). Values are
+// separated by commas, or by semicolons when a value holds a comma
+// (SplitValues: bs=4k,64k;8k,128k sweeps two per-direction block sizes).
+// Numeric axes take ranges: iodepth=1..256 is every power of two from 1
+// to 256. Values are checked here, so a bad one fails before anything
+// runs.
 func ParseSweep(s string) (Sweep, error) {
 	name, list, ok := strings.Cut(s, "=")
 	if !ok || list == "" {
-		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %q: want AXIS=v1,v2,… (axes: %s)", s, axisNames())}
+		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %q: want AXIS=v1,v2,… (axes: %s, or any fio option iolab takes)", s, axisNames())}
 	}
-	axis := Axis(strings.TrimSpace(name))
+	return NewSweep(Axis(strings.TrimSpace(name)), SplitValues(list))
+}
+
+// SplitValues splits a sweep's list of values: at semicolons when it has
+// one (values that hold commas: bs=4k,64k;8k,128k, where a last ";" may
+// end a list of one), else at commas.
+func SplitValues(list string) []string {
+	sep := ","
+	if strings.Contains(list, ";") {
+		sep = ";"
+		list = strings.TrimSuffix(strings.TrimSpace(list), ";")
+	}
+	return strings.Split(list, sep)
+}
+
+// JoinValues writes values as SplitValues reads them back: with commas,
+// or with semicolons when a value holds a comma.
+func JoinValues(values []string) string {
+	if !slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, ",") }) {
+		return strings.Join(values, ",")
+	}
+	s := strings.Join(values, ";")
+	if len(values) == 1 {
+		s += ";"
+	}
+	return s
+}
+
+// String is the sweep as --sweep takes it: AXIS=v1,v2 (JoinValues).
+func (sw Sweep) String() string { return string(sw.Axis) + "=" + JoinValues(sw.Values) }
+
+// NewSweep checks values on axis and expands ranges, as ParseSweep does
+// for a list already split: the API's and the form's sweeps come this
+// way, a value per string.
+func NewSweep(axis Axis, values []string) (Sweep, error) {
+	s := string(axis) + "=" + strings.Join(values, ";")
 	spec, ok := LookupAxis(axis)
 	if !ok {
-		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep: %q is not an axis; use one of %s", name, axisNames())}
+		msg := fmt.Sprintf("--sweep: %q is not an axis; use one of %s, or a fio option iolab takes", axis, axisNames())
+		if slices.Contains(notAxes, string(axis)) {
+			msg = fmt.Sprintf("--sweep: %s cannot be swept: the checks before a run look at the plan's jobs' %s", axis, axis)
+		}
+		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: msg}
 	}
+	axis = spec.Name // fio's name for an alias (blocksize is bs)
 	sw := Sweep{Axis: axis}
-	if n := strings.Count(list, ",") + 1; n > maxSweepValues {
+	if n := len(values); n > maxSweepValues {
 		return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %d values; at most %d", axis, n, maxSweepValues)}
 	}
-	for _, v := range strings.Split(list, ",") {
+	for _, v := range values {
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: empty value in %q", axis, list)}
+			return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: empty value in %q", axis, JoinValues(values))}
 		}
 		if lo, hi, isRange := strings.Cut(v, ".."); isRange && spec.Numeric {
 			vals, err := powersOfTwo(lo, hi)

@@ -32,6 +32,22 @@ func TestParseSweep(t *testing.T) {
 		{"ioengine=io_uring+turbo", Sweep{}, `unknown mode "turbo"`},
 		{"ioengine=spdk", Sweep{}, "not an engine"},
 		{"rw=randomread", Sweep{}, "randomread"},
+		// Any other option iolab takes is an axis, under fio's name.
+		{"iodepth_batch_submit=1,8", Sweep{"iodepth_batch", []string{"1", "8"}}, ""},
+		{"direct=0,1", Sweep{"direct", []string{"0", "1"}}, ""},
+		{"hipri=0,1", Sweep{"hipri", []string{"0", "1"}}, ""},
+		{"blocksize=4k,8k", Sweep{AxisBS, []string{"4k", "8k"}}, ""},
+		{"readwrite=read,write", Sweep{AxisRW, []string{"read", "write"}}, ""},
+		// Values that hold commas are separated by semicolons.
+		{"cpus_allowed=0,1;1", Sweep{"cpus_allowed", []string{"0,1", "1"}}, ""},
+		{"cpus_allowed=0-1,3;", Sweep{"cpus_allowed", []string{"0-1,3"}}, ""},
+		{"percentile_list=50:99;99.9", Sweep{"percentile_list", []string{"50:99", "99.9"}}, ""},
+		{"cpus_allowed=0,1;;2", Sweep{}, "empty value"},
+		{"iodepth_batch_submit=1,x", Sweep{}, `iodepth_batch: "x" is not a whole number`},
+		{"direct=0..1", Sweep{}, "direct"}, // ranges are for Numeric axes
+		{"filename=/dev/a,/dev/b", Sweep{}, "filename cannot be swept"},
+		{"allow_mounted_write=0,1", Sweep{}, "cannot be swept"},
+		{"name=a,b", Sweep{}, "cannot be swept"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -151,5 +167,70 @@ func TestPlanSwept(t *testing.T) {
 	}
 	if (*Plan)(nil).Swept() != nil {
 		t.Error("a nil plan sweeps something")
+	}
+}
+
+// An option axis sets its option on every job of each step and records it
+// in the job's options; values with commas keep them.
+func TestPlanStepsOptionAxis(t *testing.T) {
+	cfg, err := fio.ParseArgs([]string{"--name=a", "--filename=/dev/null", "--ioengine=libaio", "--iodepth=16", "--cpus_allowed=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := ParseSweep("iodepth_batch_submit=1,8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus, err := ParseSweep("cpus_allowed=0,1;1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &Plan{Name: "p", Base: *cfg, Sweeps: []Sweep{batch, cpus}}
+	steps, err := plan.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 4 {
+		t.Fatalf("%d steps, want 4", len(steps))
+	}
+	for _, st := range steps {
+		j := st.Config.Groups[0].Jobs[0]
+		wantBatch := map[string]int{"1": 1, "8": 8}[st.Value("iodepth_batch")]
+		wantCPUs := map[string][]int{"0,1": {0, 1}, "1": {1}}[st.Value("cpus_allowed")]
+		if j.IODepthBatchSubmit != wantBatch || !slices.Equal(j.CPUsAllowed, wantCPUs) {
+			t.Errorf("step %s: iodepth_batch %d cpus %v", &st, j.IODepthBatchSubmit, j.CPUsAllowed)
+		}
+		var opts []string
+		for _, o := range j.Options {
+			opts = append(opts, o.Name+"="+o.Value)
+		}
+		if got := strings.Join(opts, " "); !strings.Contains(got, "iodepth_batch="+st.Value("iodepth_batch")) || !strings.Contains(got, "cpus_allowed="+st.Value("cpus_allowed")) {
+			t.Errorf("step %s: job options %s", &st, got)
+		}
+	}
+	spec, ok := LookupAxis("iodepth_batch")
+	if !ok || spec.Numeric || spec.Bare || spec.Label("8") != "iodepth_batch=8" {
+		t.Errorf("option axis %+v", spec)
+	}
+	// The command line that reproduces the plan separates what holds a
+	// comma with semicolons, and parses back to the same sweeps.
+	cmd := plan.Command()
+	if !strings.Contains(cmd, "--sweep=iodepth_batch=1,8") || !strings.Contains(cmd, "'--sweep=cpus_allowed=0,1;1'") {
+		t.Errorf("command %s", cmd)
+	}
+	for _, sw := range plan.Sweeps {
+		back, err := ParseSweep(sw.String())
+		if err != nil || !reflect.DeepEqual(back, sw) {
+			t.Errorf("%s parses back as %+v, %v", sw, back, err)
+		}
+	}
+}
+
+func TestJoinValues(t *testing.T) {
+	for _, vals := range [][]string{{"1"}, {"1", "8"}, {"0,1"}, {"0,1", "2"}, {"4k,64k", "8k,128k"}} {
+		s := JoinValues(vals)
+		if back := SplitValues(s); !slices.Equal(back, vals) {
+			t.Errorf("%q: joined %q, split back %q", vals, s, back)
+		}
 	}
 }

@@ -162,7 +162,12 @@ func (r *runView) value(axes []sweep.AxisValue, a sweep.Axis) string {
 			return v.Value
 		}
 	}
-	return r.fixed[a]
+	if v, ok := r.fixed[a]; ok {
+		return v
+	}
+	// An option axis (sweep.OptionAxis) that another run sweeps: this
+	// run's job has its value.
+	return jobValue(r.src.job(r.job), a)
 }
 
 // rank orders a's values as the run's sweep lists them; values it does not
