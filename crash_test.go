@@ -82,9 +82,12 @@ func checkRecovered(t *testing.T, dbPath, dev, original string, finished int) {
 			done++
 		}
 	}
-	// A step is reported finished only after it is stored; it may be
-	// stored and the process killed before it said so.
-	if done < finished || done > finished+1 {
+	// A step is reported finished only after it is stored, so none that
+	// was reported may be missing. More may be stored than were seen
+	// reported: steps go on finishing between the look and the kill (the
+	// look is an HTTP request, or a pipe not yet drained), and the stored
+	// steps' order and statuses are checked above.
+	if done < finished {
 		t.Fatalf("%d steps stored done, %d reported finished", done, finished)
 	}
 }

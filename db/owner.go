@@ -87,8 +87,7 @@ func (o owner) settle(proc string, limit time.Duration) {
 	}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) && processOwner(proc, o.PID) == o {
-		switch processState(proc, o.PID) {
-		case 'Z', 'X', 'x', 0:
+		if threadsDead(proc, o.PID) {
 			return
 		}
 		if !dying(proc, o.PID) {
@@ -96,6 +95,29 @@ func (o owner) settle(proc string, limit time.Duration) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// threadsDead reports whether every thread of pid has exited. The leader's
+// state alone does not say it: in a process of several threads the leader
+// turns zombie as soon as it exits itself, while another thread may still
+// be finishing a write to a scheduler file in the kernel.
+func threadsDead(proc string, pid int) bool {
+	tasks, err := os.ReadDir(filepath.Join(proc, strconv.Itoa(pid), "task"))
+	if err != nil {
+		return true // gone
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		switch processState(filepath.Join(proc, strconv.Itoa(pid), "task"), tid) {
+		case 'Z', 'X', 'x', 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // dying reports whether pid is on its way out though not yet a zombie:

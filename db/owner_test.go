@@ -1,8 +1,11 @@
 package db
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -89,5 +92,34 @@ func TestOwnerZombieIsDead(t *testing.T) {
 	}
 	if child.alive("/proc") {
 		t.Error("a zombie counts as a live owner")
+	}
+}
+
+// TestThreadsDeadWaitsForEveryThread: a leader turned zombie while another
+// thread is still in the kernel (state D, finishing a scheduler write) is
+// not settled; once every thread is a zombie it is.
+func TestThreadsDeadWaitsForEveryThread(t *testing.T) {
+	proc := t.TempDir()
+	stat := func(tid int, state string) {
+		dir := filepath.Join(proc, "500", "task", strconv.Itoa(tid))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("%d (iolab) %s 1 500 500 0 -1 4194560 0 0\n", tid, state)
+		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat(500, "Z")
+	stat(501, "D")
+	if threadsDead(proc, 500) {
+		t.Fatal("a thread in D counts as dead because the leader is a zombie")
+	}
+	stat(501, "Z")
+	if !threadsDead(proc, 500) {
+		t.Fatal("all threads zombies, yet not dead")
+	}
+	if !threadsDead(proc, 999) {
+		t.Fatal("a process with no /proc entry is not dead")
 	}
 }
