@@ -105,6 +105,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	if err != nil {
 		return err
 	}
+	runner.Notice = func(msg string) { fmt.Fprintln(stderr, msg) }
 	prog := newProgressLine(stderr, runner, steps)
 	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan, launch.Hooks{
 		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},

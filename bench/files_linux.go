@@ -190,8 +190,11 @@ func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
 	if len(todo) > 1 {
 		msg = fmt.Sprintf("%s: Laying out IO files (%d files / total %dMiB)", j.Name, len(todo), total>>20)
 	}
-	rn.notice(msg)
-	rn.log().Info("laying out IO file", "job", j.Name, "files", len(todo), "size", total)
+	if rn.Notice != nil {
+		rn.Notice(msg)
+	} else {
+		rn.log().Info("laying out IO file", "job", j.Name, "files", len(todo), "size", total)
+	}
 	for _, r := range todo {
 		if err := rn.layOut(j, r.Path, r.RealSize); err != nil {
 			return err

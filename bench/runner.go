@@ -33,12 +33,6 @@ type Runner struct {
 // ramp included: sample it twice for the current IOPS.
 func (rn *Runner) CompletedIOs() uint64 { return rn.completed.Load() }
 
-func (rn *Runner) notice(msg string) {
-	if rn.Notice != nil {
-		rn.Notice(msg)
-	}
-}
-
 func (rn *Runner) log() *slog.Logger {
 	if rn.Log != nil {
 		return rn.Log

@@ -242,13 +242,26 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		}
 		return nil, validation("options", err)
 	}
-	for _, j := range plan.Base.Jobs {
-		if err := s.checkTarget(j.Filename, j.AllowMountedWrite); err != nil {
-			field := "options.filename"
-			if req.JobFile != "" {
-				field = "jobfile"
+	// Every file of every job, clones included: fio names a job's files
+	// after its clone number (and, with several directories, picks the
+	// directory by it).
+	for _, g := range plan.Base.Groups {
+		for _, j := range g.Jobs {
+			for _, path := range j.FilePaths() {
+				err := s.checkTarget(path, j.AllowMountedWrite)
+				if err == nil {
+					continue
+				}
+				field := "options.filename"
+				if req.JobFile != "" {
+					field = "jobfile"
+				}
+				msg := fmt.Sprintf("job %s: %v", j.Name, err)
+				if !filepath.IsAbs(path) && j.Filename == "" {
+					msg += fmt.Sprintf(" (a job without filename uses fio's names, %s, in its directory: set directory= to an allowed directory)", path)
+				}
+				return nil, &ValidationError{Field: field, Msg: msg}
 			}
-			return nil, &ValidationError{Field: field, Msg: fmt.Sprintf("job %s: %v", j.Name, err)}
 		}
 	}
 	if _, err := plan.Steps(); err != nil {
