@@ -39,6 +39,8 @@ type runOptions struct {
 
 func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, stderr io.Writer) error {
 	var o runOptions
+	// What fio would print before the jobs run ("Laying out IO file").
+	runner.Notice = func(msg string) { fmt.Fprintln(stderr, msg) }
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var(&o.sweeps, "sweep", "AXIS=v1,v2,… (repeatable): iodepth, ioengine, scheduler, numjobs, bs, rw")
@@ -105,7 +107,6 @@ func runJobs(ctx context.Context, runner *bench.Runner, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	runner.Notice = func(msg string) { fmt.Fprintln(stderr, msg) }
 	prog := newProgressLine(stderr, runner, steps)
 	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan, launch.Hooks{
 		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},

@@ -308,7 +308,7 @@ func fallocate(f *os.File, mode string, size int64) error {
 }
 
 // refreshJob lays out again, before a later phase, the files an earlier
-// one removed (unlink) or left short, and checks them anew.
+// one removed (unlink), and checks them anew.
 func (rn *Runner) refreshJob(j *Job, jf JobFiles) (JobFiles, error) {
 	if j.Diskless() {
 		return jf, nil
@@ -318,7 +318,9 @@ func (rn *Runner) refreshJob(j *Job, jf JobFiles) (JobFiles, error) {
 		if j.CreateOnOpen || (err == nil && !fi.Mode().IsRegular()) {
 			continue
 		}
-		if err != nil || fi.Size() < r.Offset+r.IOSize {
+		// Only a missing file: one short after laying out (fallocate=keep
+		// or none, for a job that only writes) stays as it is.
+		if err != nil {
 			return rn.prepareJob(j, map[string]system.Target{})
 		}
 	}
