@@ -36,7 +36,9 @@ type ioGen struct {
 	fixedMap            bool // every block the same size: a blockPerm per file
 	mapUnit             int64
 
-	seqNr, seqLeft int // rw=randread:N: random every seqNr I/Os
+	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
+	identical      bool // rw_sequencer=identical
+	strided        bool // zonemode=strided on the job's one file
 	zoneBytes      int64
 
 	passLimit  uint64 // bytes per pass (fio's o->size)

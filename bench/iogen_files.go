@@ -49,6 +49,9 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 		g.align[d] = j.Align(d)
 	}
 	g.mapUnit = j.MinBS()
+	g.identical = j.RWSequencer == "identical"
+	// fio turns strided zones off for a job with several files open.
+	g.strided = j.ZoneMode == "strided" && len(g.files) == 1
 	// fio: any use of blockalign turns the random map off.
 	useMap := g.random && !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
 	g.fixedMap = useMap && j.FixedBS()
@@ -159,7 +162,7 @@ func (g *ioGen) pickFile() int {
 // fill works out the offset and length of an I/O on f (fio's fill_io_u,
 // get_next_offset, get_next_buflen); ok is false when f is done.
 func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
-	if g.j.ZoneMode == "strided" && len(g.files) == 1 {
+	if g.strided {
 		g.zone(f, d)
 	}
 	hit := false
@@ -174,7 +177,7 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 			return 0, 0, false
 		}
 		off, isRandom = int64(b)*g.align[d], true
-	case hit || g.j.RWSequencer != "identical":
+	case hit || !g.identical:
 		if off, ok = g.seqOffset(f, d); !ok {
 			if !g.random {
 				return 0, 0, false
@@ -266,7 +269,7 @@ func (g *ioGen) seqOffset(f *genFile, d int) (int64, bool) {
 // are drawn from.
 func (g *ioGen) lastBlock(f *genFile, d int) uint64 {
 	size := min(f.ioSize, f.realSize)
-	if g.j.ZoneMode == "strided" && len(g.files) == 1 && g.j.ZoneRange > 0 {
+	if g.strided && g.j.ZoneRange > 0 {
 		size = g.j.ZoneRange
 	}
 	if g.minBS[d] > g.align[d] {
