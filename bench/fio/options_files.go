@@ -98,47 +98,38 @@ var fileOptions = []bench.OptionSpec{
 }
 
 // setSize reads size: bytes, or N% of each file or device from offset.
-func setSize(j *bench.Job, v string) error {
-	if p, ok, err := parsePercent(v); ok {
-		if err == nil {
-			j.Size, j.SizePercent = 0, p
-		}
-		return err
-	}
-	n, err := units.ParseSize(v)
-	if err == nil {
-		j.Size, j.SizePercent = n, 0
-	}
-	return err
-}
+func setSize(j *bench.Job, v string) error { return setBytesOrPercent(v, &j.Size, &j.SizePercent) }
 
-func getSize(j *bench.Job) string {
-	if j.SizePercent > 0 {
-		return strconv.Itoa(j.SizePercent) + "%"
-	}
-	return units.FormatSize(j.Size)
-}
+func getSize(j *bench.Job) string { return formatBytesOrPercent(j.Size, j.SizePercent) }
 
 // setOffset reads offset: bytes, or N% into each file or device.
 func setOffset(j *bench.Job, v string) error {
+	return setBytesOrPercent(v, &j.Offset, &j.OffsetPercent)
+}
+
+func getOffset(j *bench.Job) string { return formatBytesOrPercent(j.Offset, j.OffsetPercent) }
+
+// setBytesOrPercent sets one of a size and a percentage (fio's
+// FIO_OPT_STR_VAL_ZONE with its percent form), clearing the other.
+func setBytesOrPercent(v string, bytes *int64, pct *int) error {
 	if p, ok, err := parsePercent(v); ok {
 		if err == nil {
-			j.Offset, j.OffsetPercent = 0, p
+			*bytes, *pct = 0, p
 		}
 		return err
 	}
 	n, err := units.ParseSize(v)
 	if err == nil {
-		j.Offset, j.OffsetPercent = n, 0
+		*bytes, *pct = n, 0
 	}
 	return err
 }
 
-func getOffset(j *bench.Job) string {
-	if j.OffsetPercent > 0 {
-		return strconv.Itoa(j.OffsetPercent) + "%"
+func formatBytesOrPercent(bytes int64, pct int) string {
+	if pct > 0 {
+		return strconv.Itoa(pct) + "%"
 	}
-	return units.FormatSize(j.Offset)
+	return units.FormatSize(bytes)
 }
 
 // parsePercent reads "N%" with N in 1..100; ok is false when v is no
