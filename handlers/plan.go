@@ -276,6 +276,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 
 // requestArgs builds the fio command line of a request without a job file.
 func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
+	hasTarget := false
 	opts := func(m map[string]OptionValue, prefix string) ([]string, error) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -291,8 +292,9 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 			if strings.ContainsAny(v, "\n\x00") {
 				return nil, &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
 			}
-			if k == "filename" {
-				v = s.resolveTarget(v)
+			if k == "filename" || k == "directory" {
+				v = s.resolveTargets(v)
+				hasTarget = true
 			}
 			out = append(out, "--"+k+"="+v)
 		}
@@ -324,15 +326,28 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 		}
 		jobs = []string{"--name=" + name}
 	}
+	if !hasTarget && s.dataDir != "" {
+		// A job without filename uses fio's names (jobname.jobnum.filenum)
+		// in its directory: here, the data directory.
+		global = append([]string{"--directory=" + s.dataDir}, global...)
+	}
 	return append(global, jobs...), nil
 }
 
-// resolveTarget makes a relative target a file under the data directory.
-func (s *Server) resolveTarget(p string) string {
-	if p == "" || filepath.IsAbs(p) || s.dataDir == "" {
-		return p
+// resolveTargets makes each relative name of a fio list (filename or
+// directory: a:b, "\:" for a colon) one under the data directory.
+func (s *Server) resolveTargets(list string) string {
+	names := bench.SplitFileList(list)
+	for i, p := range names {
+		if !filepath.IsAbs(p) && s.dataDir != "" {
+			p = filepath.Join(s.dataDir, p)
+		}
+		names[i] = strings.ReplaceAll(p, ":", `\:`)
 	}
-	return filepath.Join(s.dataDir, p)
+	if len(names) == 0 {
+		return list
+	}
+	return strings.Join(names, ":")
 }
 
 // checkTarget refuses a target that is neither on the allow-list nor a
