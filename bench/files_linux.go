@@ -47,8 +47,16 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	jf.Targets = make([]system.Target, len(paths))
 	for i, p := range paths {
 		if j.CreateOnOpen {
-			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-				continue // made when the job opens it
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				// Made when the job opens it: the policy is asked about
+				// where it will be, and the job creates it there without
+				// following a link (a target with no identity yet).
+				t, err := rn.newFileTarget(j, p)
+				if err != nil {
+					return jf, err
+				}
+				jf.Targets[i] = t
+				continue
 			}
 		}
 		key := p + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
@@ -75,6 +83,22 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 		}
 	}
 	return jf, nil
+}
+
+// newFileTarget is the target of a file create_on_open makes: its
+// directory resolved, checked by the policy.
+func (rn *Runner) newFileTarget(j *Job, p string) (system.Target, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	t := system.Target{Path: p, Resolved: filepath.Join(dir, filepath.Base(p))}
+	if rn.Policy != nil {
+		if err := rn.Policy(t); err != nil {
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	return t, nil
 }
 
 // fileStates reads each path's size and kind: missing files are regular

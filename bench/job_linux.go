@@ -71,19 +71,20 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
 		if j.Direct {
 			flags |= unix.O_DIRECT
 		}
-		path := t.Resolved
-		if path == "" {
-			// create_on_open: made now, as fio opens it with O_CREAT.
-			path, flags = reg.Path, flags|unix.O_CREAT
+		// create_on_open's file, not there at Prepare (it has no device
+		// yet), is made now, as fio opens it with O_CREAT.
+		created := t.Dev == "" && !t.IsBlock
+		if created {
+			flags |= unix.O_CREAT | unix.O_NOFOLLOW
 		}
-		fd, err := unix.Open(path, flags, 0o644)
+		fd, err := unix.Open(t.Resolved, flags, 0o644)
 		if err != nil {
 			r.close()
 			return nil, openError(j, system.Target{Path: reg.Path}, err)
 		}
 		f.fd = fd
 		r.files = append(r.files, f)
-		if t.Resolved != "" {
+		if !created {
 			if err := system.SameTarget(fd, t); err != nil {
 				r.close()
 				return nil, fmt.Errorf("job %s: %w", j.Name, err)
