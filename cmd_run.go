@@ -85,6 +85,8 @@ func runFlags(fs *flag.FlagSet) runFunc {
 }
 
 func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs []string, stdout, stderr io.Writer) error {
+	// What fio would print before the jobs run ("Laying out IO file").
+	runner.Notice = func(msg string) { fmt.Fprintln(stderr, msg) }
 	if o.push != "" && o.noSave {
 		return usageError{"--push needs the run stored: drop --no-save"}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"iolab/bench/testdev"
 )
 
 // TestPlansBeyondLimits replays the plans that used to grow memory until
@@ -32,7 +34,7 @@ func TestPlansBeyondLimits(t *testing.T) {
 		{"iodepth range to 2^63", append([]string{"--sweep", "iodepth=1..9223372036854775807"}, base...), "out of range"},
 		{"a hundred million repeats", append([]string{"--repeat", "100000000"}, base...), "from 1 to 1000"},
 		{"4096 jobs at once", append([]string{"--numjobs=4096", "--bs=128k", "--iodepth=4"}, base...), "4096 jobs at once"},
-		{"buffers beyond the limit", append([]string{"--numjobs=256", "--bs=32m"}, base...), "of I/O buffers"},
+		{"buffers beyond the limit", append(base, "--numjobs=256", "--bs=32m", "--size=32m"), "of I/O buffers"},
 		{"10,001 sections", []string{jobFile}, "at most 4096"},
 		{"a sweep of every value", append([]string{"--sweep", "bs=" + strings.Repeat("4k,", 2000) + "4k"}, base...), "at most 1000"},
 	} {
@@ -71,6 +73,8 @@ func TestErrorsKnownBeforeTheRun(t *testing.T) {
 	if err := os.WriteFile(target, make([]byte, 1<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	testdev.NeedLoopTools(t)
+	dev := testdev.Loop(t, 1<<20)
 	escFile := filepath.Join(dir, "esc.fio")
 	if err := os.WriteFile(escFile, []byte("[\x1b[31mred\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -80,8 +84,10 @@ func TestErrorsKnownBeforeTheRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"offset past the end", []string{"--name=x", "--filename=" + target, "--offset=10g", "--size=4k"}, "at or past the end"},
-		{"size beyond the target", []string{"--name=x", "--filename=" + target, "--size=2m"}, "but the job needs"},
+		// A device is not extended (a file would be laid out larger, as
+		// fio does).
+		{"offset past the end", []string{"--name=x", "--filename=" + dev, "--offset=10g", "--size=4k"}, "at or past the end"},
+		{"size beyond the target", []string{"--name=x", "--filename=" + dev, "--size=2m"}, "but the job needs"},
 		{"iodepth beyond io_uring's ring", []string{"--name=x", "--filename=" + target, "--ioengine=io_uring", "--iodepth=65536"}, "at most 32768"},
 		{"escapes in a job file", []string{escFile}, `\x1b[31m`},
 	} {

@@ -22,7 +22,11 @@ func BenchmarkJobLoopNull(b *testing.B) {
 			j := NewJob()
 			j.Name, j.IOEngine, j.RW, j.IODepth = "null", "null", "randread", depth
 			j.Size = int64(max(b.N, 1)) * j.BS
-			run, err := openJob(system.FS{}, &j, 0, system.Target{})
+			jf, err := (&Runner{}).prepareJob(&j, map[string]system.Target{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			run, err := openJob(system.FS{}, &j, 0, jf)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,11 +65,11 @@ func benchEngineFile(b *testing.B, engine string) {
 	j := NewJob()
 	j.Name, j.IOEngine, j.RW, j.IODepth, j.Direct, j.Filename = "f", engine, "randread", 32, true, path
 	j.Size = 8 << 20
-	tg, err := system.FS{}.ResolveTarget(path)
+	jf, err := (&Runner{}).prepareJob(&j, map[string]system.Target{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	run, err := openJob(system.FS{}, &j, 0, tg)
+	run, err := openJob(system.FS{}, &j, 0, jf)
 	if err != nil {
 		b.Fatal(err)
 	}

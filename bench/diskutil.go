@@ -49,17 +49,27 @@ func diskUtilization(disks []string, before, after map[string]system.DiskStat, e
 // O_DIRECT is left unset: the page cache moves bytes on its own schedule
 // (writeback of earlier writes, readahead), and the two cannot be
 // compared.
-func countJobBytes(util []system.DiskUtilization, groups []Group, targets [][]system.Target, results [][]JobResult) {
+func countJobBytes(util []system.DiskUtilization, groups []Group, targets [][][]system.Target, results [][]JobResult) {
 	for k := range util {
 		u := &util[k]
 		var moved uint64
 		checked := true
 		for g := range groups {
 			for i := range groups[g].Jobs {
-				if targets[g][i].Disk != u.Name {
+				on, elsewhere := false, false
+				for _, t := range targets[g][i] {
+					if t.Disk == u.Name {
+						on = true
+					} else {
+						elsewhere = true
+					}
+				}
+				if !on {
 					continue
 				}
-				if !groups[g].Jobs[i].Direct {
+				if !groups[g].Jobs[i].Direct || elsewhere {
+					// Buffered I/O, or files on several disks: what the
+					// job moved says nothing certain about this disk.
 					checked = false
 				}
 				moved += results[g][i].Moved[Read] + results[g][i].Moved[Write]

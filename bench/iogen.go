@@ -13,81 +13,133 @@ const (
 	opFdatasync             // fdatasync(2) (fio's fdatasync=N)
 )
 
-// genFile is one file (or device) a job does I/O on, as the generator sees
-// it: the region of it the job covers, in blocks of the job's bs.
-type genFile struct {
-	start  int64  // first byte of the region
-	blocks uint64 // the region's size in bs-blocks
-}
-
 // ioGen picks each I/O of a job — direction, file, offset, length — the
 // way fio's get_io_u and fill_io_u do, and says when a size-based job has
 // issued all it should. One per job thread; nothing here allocates per
-// I/O.
+// I/O. Files, offsets and lengths are in iogen_files.go.
 type ioGen struct {
 	j      *Job
-	files  []genFile
-	file   int // the file the next I/O goes to
 	random bool
 	reads  bool
 	writes bool
 	mix    uint64 // rwmixread
-	bs     int64
 
 	dirRand, offRand rng
-	perm             []blockPerm // per file
-	seqNext          [][2]uint64 // per file, per direction: the next sequential block
+	seed             uint64
 
-	total   uint64 // bytes a size-based job issues
-	issued  uint64
-	timeEnd bool // time_based: never done
+	files  []genFile
+	fileAt fileService
+
+	// Block sizes, alignment and the random-map unit per direction.
+	minBS, maxBS, align [2]int64
+	bsRand              rng
+	fixedMap            bool // every block the same size: a blockPerm per file
+	mapUnit             int64
+
+	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
+	identical      bool // rw_sequencer=identical
+	strided        bool // zonemode=strided on the job's one file
+	zoneBytes      int64
+
+	passLimit  uint64 // bytes per pass (fio's o->size)
+	limit      uint64 // bytes in all (io_size or size, times loops)
+	maxIOs     uint64 // number_ios times loops; 0: none
+	loopsLeft  int
+	passIssued uint64
+	passDone   uint64 // bytes of this pass, for "a pass that did nothing ends the job"
+	issued     uint64
+	ios        uint64
+	timeEnd    bool // time_based: never done
+	ended      bool
 }
 
-// newIOGen sets up the generator of clone index of job j over files.
-func newIOGen(j *Job, files []genFile, index int) *ioGen {
+// newIOGen sets up the generator of clone index of job j over the
+// regions of its files (jobLayout).
+func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
 	seed := j.RandSeed + uint64(index)*0x9e3779b97f4a7c15
 	if !j.RandRepeat {
 		seed = uint64(time.Now().UnixNano())
 	}
-	g := &ioGen{j: j, files: files, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
-		bs: j.BS, dirRand: newRand(seed ^ 0xd1), offRand: newRand(seed ^ 0x0ff), timeEnd: j.TimeBased,
-		perm: make([]blockPerm, len(files)), seqNext: make([][2]uint64, len(files))}
-	for i, f := range files {
-		g.perm[i] = newBlockPerm(f.blocks, seed+uint64(i))
-		g.total += f.blocks * uint64(j.BS)
-	}
+	g := &ioGen{j: j, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
+		dirRand: newRand(seed ^ 0xd1), offRand: newRand(seed ^ 0x0ff), bsRand: newRand(seed ^ 0xb5), seed: seed,
+		timeEnd: j.TimeBased, seqNr: max(j.RWSeqNr, 1)}
+	g.seqLeft = g.seqNr
+	g.setupFiles(lay)
+	loops := uint64(max(j.Loops, 1))
+	g.loopsLeft = max(j.Loops, 1)
+	g.passLimit = uint64(lay.Size)
+	g.limit = uint64(lay.Size)
 	if j.IOSize > 0 {
 		// io_size: this much I/O, over the region as often as it takes.
-		g.total = uint64(j.IOSize)
+		g.limit = uint64(j.IOSize)
 	}
+	g.limit *= loops
+	g.maxIOs = j.NumberIOs * loops
+	g.startPass(true)
 	return g
 }
 
 // next returns the next I/O; ok is false when a size-based job has issued
 // its size.
 func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
-	if !g.timeEnd && g.issued >= g.total {
-		return 0, 0, 0, 0, false
-	}
-	op = opRead
-	if !g.reads || (g.writes && g.dirRand.below(100) >= g.mix) {
-		op = opWrite
-	}
-	file = g.file
-	f := &g.files[file]
-	var blk uint64
-	switch {
-	case !g.random:
-		blk = g.seqNext[file][op]
-		g.seqNext[file][op]++
-		if g.seqNext[file][op] >= f.blocks {
-			g.seqNext[file][op] = 0
+	for {
+		if g.ended || (!g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))) {
+			return 0, 0, 0, 0, false
 		}
-	case g.j.NoRandomMap:
-		blk = g.offRand.below(f.blocks)
-	default:
-		blk = g.perm[file].next()
+		if !g.timeEnd && g.passIssued >= g.passLimit {
+			if !g.nextPass() {
+				return 0, 0, 0, 0, false
+			}
+			continue
+		}
+		op = opRead
+		if !g.reads || (g.writes && g.dirRand.below(100) >= g.mix) {
+			op = opWrite
+		}
+		file, off, n, ok = g.place(op)
+		if !ok {
+			// Every file is done: the pass ends (fio's do_io returns).
+			if !g.nextPass() {
+				return 0, 0, 0, 0, false
+			}
+			continue
+		}
+		g.issued += uint64(n)
+		g.passIssued += uint64(n)
+		g.passDone += uint64(n)
+		g.ios++
+		return op, file, off, n, true
 	}
-	g.issued += uint64(g.bs)
-	return op, file, f.start + int64(blk)*g.bs, uint32(g.bs), true
+}
+
+// nextPass starts the job over once a pass (fio's do_io) has ended, as
+// fio's keep_running decides: every loop runs; after the last, io_size
+// asks for more passes until it is reached; time_based never ends; a pass
+// that did nothing ends the job.
+func (g *ioGen) nextPass() bool {
+	switch {
+	case g.passDone == 0:
+	case g.timeEnd:
+		g.startPass(false)
+		return true
+	case g.loopsLeft > 1:
+		g.loopsLeft--
+		g.startPass(false)
+		return true
+	case g.maxIOs > 0 && g.ios >= g.maxIOs:
+	default:
+		limit := uint64(g.j.Size)
+		if g.j.IOSize > 0 {
+			limit = uint64(g.j.IOSize)
+		} else {
+			limit = g.passLimit
+		}
+		if g.issued < limit && limit-g.issued >= uint64(max(g.maxBS[Read], g.maxBS[Write])) &&
+			(g.j.IOSize > 0 || g.doneFiles() < len(g.files)) {
+			g.startPass(false)
+			return true
+		}
+	}
+	g.ended = true
+	return false
 }

@@ -113,6 +113,7 @@ func NewJob() Job {
 		IODepthBatchSubmit:      1,
 		IODepthBatchCompleteMin: 1,
 		PercentileList:          hist.DefaultPercentiles(),
+		FileOptions:             defaultFileOptions(),
 	}
 }
 
@@ -191,8 +192,10 @@ func Expand(jobs []Job) []Group {
 		for n := range max(j.NumJobs, 1) {
 			c := j.Clone()
 			if n > 0 {
-				// As in fio, the clones run alongside the first copy.
+				// As in fio, the clones run alongside the first copy;
+				// fio's add_job numbers them numjobs-1 down to 1.
 				c.Stonewall, c.NewGroup = false, false
+				c.JobNum = j.NumJobs - n
 			}
 			g.Jobs = append(g.Jobs, c)
 		}
@@ -206,6 +209,7 @@ func (j Job) Clone() Job {
 	j.CPUsAllowed = slices.Clone(j.CPUsAllowed)
 	j.PercentileList = slices.Clone(j.PercentileList)
 	j.Options = slices.Clone(j.Options)
+	j.BSSplit = [2][]BSSplit{slices.Clone(j.BSSplit[0]), slices.Clone(j.BSSplit[1])}
 	return j
 }
 

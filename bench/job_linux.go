@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"iolab/bench/system"
-	"iolab/bench/units"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,6 +17,7 @@ type jobRun struct {
 	j      *Job
 	index  int // clone index, for distinct random sequences
 	files  []jobFile
+	layout jobLayout
 	eng    engine
 	info   engineInfo
 	bufs   *buffers
@@ -28,18 +28,8 @@ type jobRun struct {
 // jobFile is one file (or device) a job does I/O on.
 type jobFile struct {
 	fd     int // -1 for a diskless engine
+	path   string
 	target system.Target
-	start  int64  // the region's first byte
-	blocks uint64 // the region's size in bs-blocks
-}
-
-// genFiles is the job's files as its I/O generator sees them.
-func (r *jobRun) genFiles() []genFile {
-	out := make([]genFile, len(r.files))
-	for i, f := range r.files {
-		out[i] = genFile{start: f.start, blocks: f.blocks}
-	}
-	return out
 }
 
 // fds are the job's files' descriptors, in order.
@@ -52,23 +42,28 @@ func (r *jobRun) fds() []int {
 }
 
 // openJob runs on the job's locked thread: io_uring's SINGLE_ISSUER and
-// DEFER_TASKRUN tie a ring to the thread that created it.
-func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error) {
-	r := &jobRun{j: j, index: index, target: t}
+// DEFER_TASKRUN tie a ring to the thread that created it. It opens each of
+// the job's files as Prepare checked it (system.SameTarget) and drops its
+// cached pages (invalidate), as fio's td_io_open_file does.
+func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
+	r := &jobRun{j: j, index: index, layout: jf.layout}
 	if err := setAffinity(j.CPUsAllowed); err != nil {
 		return nil, fmt.Errorf("job %s: cpus_allowed: %w", j.Name, err)
 	}
-	size, err := regionSize(j, t)
-	if err != nil {
-		return nil, err
-	}
-	f := jobFile{fd: -1, target: t, start: j.Offset, blocks: uint64(size / j.BS)}
 	r.depth = j.Engine().Depth(j.IODepth)
 	seed := j.RandSeed + uint64(index)
 	if !j.RandRepeat {
 		seed = uint64(time.Now().UnixNano())
 	}
-	if !j.Diskless() {
+	if j.Diskless() {
+		r.files = append(r.files, jobFile{fd: -1})
+	}
+	for i, reg := range jf.layout.Files {
+		if j.Diskless() {
+			break
+		}
+		t := jf.Targets[i]
+		f := jobFile{fd: -1, path: reg.Path, target: t}
 		flags := unix.O_CLOEXEC | unix.O_RDONLY
 		if j.Writes() {
 			flags = unix.O_CLOEXEC | unix.O_RDWR
@@ -76,18 +71,34 @@ func openJob(sys system.FS, j *Job, index int, t system.Target) (*jobRun, error)
 		if j.Direct {
 			flags |= unix.O_DIRECT
 		}
-		fd, err := unix.Open(t.Resolved, flags, 0)
+		// create_on_open's file, not there at Prepare (it has no device
+		// yet), is made now, as fio opens it with O_CREAT.
+		created := t.Dev == "" && !t.IsBlock
+		if created {
+			flags |= unix.O_CREAT | unix.O_NOFOLLOW
+		}
+		fd, err := unix.Open(t.Resolved, flags, 0o644)
 		if err != nil {
-			return nil, openError(j, t, err)
+			r.close()
+			return nil, openError(j, system.Target{Path: reg.Path}, err)
 		}
 		f.fd = fd
-		if err := system.SameTarget(fd, t); err != nil {
-			unix.Close(fd)
-			return nil, fmt.Errorf("job %s: %w", j.Name, err)
+		r.files = append(r.files, f)
+		if !created {
+			if err := system.SameTarget(fd, t); err != nil {
+				r.close()
+				return nil, fmt.Errorf("job %s: %w", j.Name, err)
+			}
+		}
+		if j.Invalidate {
+			invalidate(fd, t, reg)
+		}
+		if i == 0 {
+			r.target = t
 		}
 	}
-	r.files = append(r.files, f)
-	r.bufs, err = newBuffers(int(j.BS), r.depth, seed)
+	var err error
+	r.bufs, err = newBuffers(int(j.MaxBS()), r.depth, seed)
 	if err != nil {
 		r.close()
 		return nil, err
@@ -125,33 +136,6 @@ func openError(j *Job, t system.Target, err error) error {
 	return fmt.Errorf("open %s: %w", t.Path, err)
 }
 
-// regionSize returns the bytes of the target the job covers: size, or the
-// rest of the target after offset.
-func regionSize(j *Job, t system.Target) (int64, error) {
-	if j.Diskless() {
-		if j.Size <= 0 {
-			return 0, fmt.Errorf("job %s: ioengine=%s needs --size", j.Name, j.IOEngine)
-		}
-		return j.Size - j.Size%j.BS, nil
-	}
-	if j.Offset >= t.Size {
-		return 0, fmt.Errorf("job %s: offset %s is at or past the end of %s (%s); lower offset, or use a larger target",
-			j.Name, units.Bytes(float64(j.Offset)), t.Path, units.Bytes(float64(t.Size)))
-	}
-	size := j.Size
-	if size == 0 {
-		size = t.Size - j.Offset
-	}
-	if j.Offset+size > t.Size {
-		return 0, fmt.Errorf("job %s: %s is %s but the job needs %s (offset %s + size %s); lower size or offset, or use a larger target",
-			j.Name, t.Path, units.Bytes(float64(t.Size)), units.Bytes(float64(j.Offset+size)), units.Bytes(float64(j.Offset)), units.Bytes(float64(size)))
-	}
-	if size < j.BS {
-		return 0, fmt.Errorf("job %s: the region (%s) is smaller than one block (bs=%s)", j.Name, units.Bytes(float64(size)), units.Bytes(float64(j.BS)))
-	}
-	return size - size%j.BS, nil
-}
-
 func setAffinity(cpus []int) error {
 	if len(cpus) == 0 {
 		return nil
@@ -178,6 +162,8 @@ func (r *jobRun) close() {
 			r.files[i].fd = -1
 		}
 	}
+	unlinkFiles(r.j, r.files)
+	r.files = nil
 }
 
 // threadUsage is the calling thread's rusage (fio reports per-thread CPU).

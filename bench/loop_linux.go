@@ -100,7 +100,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	polling := l.cmin == 0 && l.cmax == 0
 	res.Samples = make([]Sample, 0, int((j.Runtime+j.RampTime)/interval)+2)
 
-	gen := newIOGen(j, r.genFiles(), r.index)
+	gen := newIOGen(j, r.layout, r.index)
 	var writeSeq uint64
 
 	ramp := int64(j.RampTime)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -17,125 +15,25 @@ import (
 )
 
 // Prepare checks every job before anything runs, so a bad target fails the
-// run up front: it lays out missing files, resolves targets, refuses unsafe
-// writes and hipri without poll queues, and checks O_DIRECT alignment. It
-// returns each job's target, indexed like cfg.Groups[g].Jobs[i].
-func (rn *Runner) Prepare(cfg *Config) ([][]system.Target, error) {
-	targets := make([][]system.Target, len(cfg.Groups))
+// run up front: it works out each job's files and regions as fio's
+// setup_files does, lays out missing or short files, resolves targets,
+// refuses unsafe writes and hipri without poll queues, and checks O_DIRECT
+// alignment. It returns each job's files, indexed like
+// cfg.Groups[g].Jobs[i].
+func (rn *Runner) Prepare(cfg *Config) ([][]JobFiles, error) {
+	out := make([][]JobFiles, len(cfg.Groups))
 	seen := map[string]system.Target{}
 	for g, grp := range cfg.Groups {
-		targets[g] = make([]system.Target, len(grp.Jobs))
+		out[g] = make([]JobFiles, len(grp.Jobs))
 		for i := range grp.Jobs {
-			j := &grp.Jobs[i]
-			if j.Diskless() {
-				continue
-			}
-			key := j.Filename + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
-			t, ok := seen[key]
-			if !ok {
-				var err error
-				if t, err = rn.prepareTarget(j); err != nil {
-					return nil, err
-				}
-				seen[key] = t
-			}
-			// What the job covers is known now: a size beyond the device
-			// or an offset past its end fails here, before anything runs.
-			if _, err := regionSize(j, t); err != nil {
+			jf, err := rn.prepareJob(&grp.Jobs[i], seen)
+			if err != nil {
 				return nil, err
 			}
-			targets[g][i] = t
+			out[g][i] = jf
 		}
 	}
-	return targets, nil
-}
-
-func (rn *Runner) prepareTarget(j *Job) (system.Target, error) {
-	if _, err := os.Stat(j.Filename); errors.Is(err, os.ErrNotExist) {
-		if j.Size <= 0 {
-			return system.Target{}, fmt.Errorf("job %s: %s does not exist; give --size so iolab can create it, or point filename at an existing file or device", j.Name, j.Filename)
-		}
-		if err := rn.layOut(j.Filename, j.Offset+j.Size); err != nil {
-			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-		}
-	}
-	t, err := rn.Sys.ResolveTarget(j.Filename)
-	if err != nil {
-		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-	}
-	if rn.Policy != nil {
-		if err := rn.Policy(t); err != nil {
-			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-		}
-	}
-	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
-		if err := rn.Sys.CheckWritable(t); err != nil {
-			return system.Target{}, err
-		}
-	}
-	if j.Hipri {
-		if err := rn.Sys.CheckPoll(t); err != nil {
-			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-		}
-	}
-	if j.Direct {
-		align := int64(t.LogicalBlockSize)
-		if !t.IsBlock && t.DIOOffsetAlign > 0 {
-			align = int64(t.DIOOffsetAlign)
-		}
-		if align > 0 && (j.BS%align != 0 || j.Offset%align != 0) {
-			return system.Target{}, fmt.Errorf("job %s: direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", j.Name, t.Path, align, j.BS, j.Offset)
-		}
-	}
-	return t, nil
-}
-
-// layOut creates a missing regular file of size bytes, written in full so
-// reads hit real blocks (fio does the same: "Laying out IO file").
-func (rn *Runner) layOut(path string, size int64) error {
-	rn.log().Info("laying out IO file", "path", path, "size", size)
-	// Written beside it and linked into place whole, so nothing ever sees
-	// a file only partly laid out (another run checking its size, say),
-	// and a run that dies halfway leaves no short file behind.
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	buf := make([]byte, 1<<20)
-	rng := newRand(uint64(size))
-	for i := 0; i+8 <= len(buf); i += 8 {
-		v := rng.next()
-		for k := range 8 {
-			buf[i+k] = byte(v >> (8 * k))
-		}
-	}
-	for done := int64(0); done < size; {
-		n := min(int64(len(buf)), size-done)
-		if _, err := f.Write(buf[:n]); err != nil {
-			f.Close()
-			return fmt.Errorf("lay out %s: %w", path, err)
-		}
-		done += n
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	// link(2) does not replace: if another run laid the file out
-	// meanwhile, its file stands.
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	return nil
+	return out, nil
 }
 
 // Run runs cfg's groups in order: a group that does not wait (new_group)
@@ -143,7 +41,7 @@ func (rn *Runner) layOut(path string, size int64) error {
 // even when a job failed; the error says which. ctx cancels the run: jobs
 // stop, their in-flight I/O lands, and what they measured is kept.
 func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
-	targets, err := rn.Prepare(cfg)
+	files, err := rn.Prepare(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +67,7 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 		for last < len(cfg.Groups) && !cfg.Groups[last].Wait {
 			last++
 		}
-		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], targets[first:last], interval)
+		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval)
 		res.Groups = append(res.Groups, phase...)
 		if err != nil {
 			errs = append(errs, err)
@@ -180,6 +78,17 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 		first = last
 	}
 	return res, errors.Join(errs...)
+}
+
+// jobTargets are the targets of each job's files, per group.
+func jobTargets(files [][]JobFiles) [][][]system.Target {
+	out := make([][][]system.Target, len(files))
+	for g := range files {
+		for _, jf := range files[g] {
+			out[g] = append(out[g], jf.Targets)
+		}
+	}
+	return out
 }
 
 type setupError struct{ error }
@@ -193,7 +102,7 @@ func isSetupError(err error) bool {
 
 // runPhase runs the jobs of groups at the same time. Every job sets up on
 // its own locked thread first; they start together only when all are ready.
-func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]system.Target, interval time.Duration) ([]GroupResult, error) {
+func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration) ([]GroupResult, error) {
 	type slotRef struct{ g, i int }
 	var refs []slotRef
 	for g := range groups {
@@ -211,6 +120,14 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 	runtime.GOMAXPROCS(procs + len(refs))
 	defer runtime.GOMAXPROCS(procs)
 
+	// Files an earlier phase removed (unlink) are laid out again.
+	for _, ref := range refs {
+		jf, err := rn.refreshJob(&groups[ref.g].Jobs[ref.i], files[ref.g][ref.i])
+		if err != nil {
+			return nil, setupError{err}
+		}
+		files[ref.g][ref.i] = jf
+	}
 	var stop atomic.Bool
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
@@ -224,7 +141,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		go func() {
 			defer wg.Done()
 			lockThread()
-			run, err := openJob(rn.Sys, j, index, targets[ref.g][ref.i])
+			run, err := openJob(rn.Sys, j, index, files[ref.g][ref.i])
 			ready <- err
 			if err != nil {
 				return
@@ -252,7 +169,14 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, targets [][]syst
 		return nil, setupError{errors.Join(setupErrs...)}
 	}
 
-	disks := phaseDisks(targets)
+	targets := jobTargets(files)
+	var flat [][]system.Target
+	for _, g := range targets {
+		for _, ts := range g {
+			flat = append(flat, ts)
+		}
+	}
+	disks := phaseDisks(flat)
 	before, _ := rn.Sys.DiskStats()
 	t0 := time.Now()
 	done := make(chan struct{})

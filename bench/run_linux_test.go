@@ -254,15 +254,16 @@ func TestRunCancelledKeepsResults(t *testing.T) {
 
 // TestTargetErrors: each bad target gets one line saying what and why.
 func TestTargetErrors(t *testing.T) {
-	small := testdev.TempFile(t, 64<<10)
-	missing := filepath.Join(t.TempDir(), "nope", "file")
+	testdev.NeedLoopTools(t)
+	small := testdev.Loop(t, 64<<10)
+	missing := filepath.Join(t.TempDir(), "nope")
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"missing without size", []string{"--filename=" + filepath.Join(t.TempDir(), "absent"), "--rw=read"}, "does not exist; give --size"},
-		{"missing directory", []string{"--filename=" + missing, "--rw=read", "--size=1m"}, "nope"},
+		{"missing without size", []string{"--filename=" + filepath.Join(t.TempDir(), "absent"), "--rw=read"}, "does not exist (or is empty); give --size"},
+		{"missing directory", []string{"--directory=" + missing, "--rw=read", "--size=1m"}, "nope is not a directory"},
 		{"too small", []string{"--filename=" + small, "--rw=read", "--size=1m"}, "is 64.0KiB but the job needs 1.00MiB"},
 		{"unaligned direct", []string{"--filename=" + small, "--rw=read", "--direct=1", "--bs=1000"}, "multiples of"},
 	}

@@ -19,6 +19,11 @@ type Runner struct {
 	// it (the dashboard's allow-list); an error refuses the step. The job
 	// then opens exactly the target Policy saw (system.SameTarget).
 	Policy func(t system.Target) error
+	// Notice, when set, is told what the user should see before a job
+	// runs, in fio's words ("job: Laying out IO file (1 file / 64MiB)"):
+	// the CLI prints it on stderr, the dashboard shows it as the run's
+	// status.
+	Notice func(msg string)
 
 	// completed counts I/Os completed by the running jobs, for progress.
 	completed atomic.Uint64

@@ -108,7 +108,9 @@ func fillSummary(r *Run) {
 		r.Target = r.Targets[0].Path
 	}
 	if r.Target == "" && len(r.Plan.Base.Groups) > 0 && len(r.Plan.Base.Groups[0].Jobs) > 0 {
-		r.Target = r.Plan.Base.Groups[0].Jobs[0].Filename
+		if p := r.Plan.Base.Groups[0].Jobs[0].FilePaths(); len(p) > 0 {
+			r.Target = p[0]
+		}
 	}
 	for _, sw := range r.Plan.Sweeps {
 		switch sw.Axis {

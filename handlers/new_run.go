@@ -259,14 +259,15 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 	}
 	runner := s.newRunner()
 	exist := true
-	for _, j := range plan.Base.Jobs {
-		if j.Filename == "" {
-			continue
-		}
-		if _, err := os.Stat(j.Filename); err != nil {
-			exist = false
-			if j.Size <= 0 {
-				return 0, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, j.Filename)}
+	for _, g := range plan.Base.Groups {
+		for _, j := range g.Jobs {
+			for _, path := range j.FilePaths() {
+				if _, err := os.Stat(path); err != nil {
+					exist = false
+					if j.Size <= 0 && j.FileSize[0] == 0 {
+						return 0, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, path)}
+					}
+				}
 			}
 		}
 	}

@@ -239,13 +239,26 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		}
 		return nil, validation("options", err)
 	}
-	for _, j := range plan.Base.Jobs {
-		if err := s.checkTarget(j.Filename, j.AllowMountedWrite); err != nil {
-			field := "options.filename"
-			if req.JobFile != "" {
-				field = "jobfile"
+	// Every file of every job, clones included: fio names a job's files
+	// after its clone number (and, with several directories, picks the
+	// directory by it).
+	for _, g := range plan.Base.Groups {
+		for _, j := range g.Jobs {
+			for _, path := range j.FilePaths() {
+				err := s.checkTarget(path, j.AllowMountedWrite)
+				if err == nil {
+					continue
+				}
+				field := "options.filename"
+				if req.JobFile != "" {
+					field = "jobfile"
+				}
+				msg := fmt.Sprintf("job %s: %v", j.Name, err)
+				if !filepath.IsAbs(path) && j.Filename == "" {
+					msg += fmt.Sprintf(" (a job without filename uses fio's names, %s, in its directory: set directory= to an allowed directory)", path)
+				}
+				return nil, &ValidationError{Field: field, Msg: msg}
 			}
-			return nil, &ValidationError{Field: field, Msg: fmt.Sprintf("job %s: %v", j.Name, err)}
 		}
 	}
 	if _, err := plan.Steps(); err != nil {
@@ -260,6 +273,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 
 // requestArgs builds the fio command line of a request without a job file.
 func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
+	hasTarget := false
 	opts := func(m map[string]OptionValue, prefix string) ([]string, error) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -275,8 +289,9 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 			if strings.ContainsAny(v, "\n\x00") {
 				return nil, &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
 			}
-			if k == "filename" {
-				v = s.resolveTarget(v)
+			if k == "filename" || k == "directory" {
+				v = s.resolveTargets(v)
+				hasTarget = true
 			}
 			out = append(out, "--"+k+"="+v)
 		}
@@ -308,15 +323,28 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 		}
 		jobs = []string{"--name=" + name}
 	}
+	if !hasTarget && s.dataDir != "" {
+		// A job without filename uses fio's names (jobname.jobnum.filenum)
+		// in its directory: here, the data directory.
+		global = append([]string{"--directory=" + s.dataDir}, global...)
+	}
 	return append(global, jobs...), nil
 }
 
-// resolveTarget makes a relative target a file under the data directory.
-func (s *Server) resolveTarget(p string) string {
-	if p == "" || filepath.IsAbs(p) || s.dataDir == "" {
-		return p
+// resolveTargets makes each relative name of a fio list (filename or
+// directory: a:b, "\:" for a colon) one under the data directory.
+func (s *Server) resolveTargets(list string) string {
+	names := bench.SplitFileList(list)
+	for i, p := range names {
+		if !filepath.IsAbs(p) && s.dataDir != "" {
+			p = filepath.Join(s.dataDir, p)
+		}
+		names[i] = strings.ReplaceAll(p, ":", `\:`)
 	}
-	return filepath.Join(s.dataDir, p)
+	if len(names) == 0 {
+		return list
+	}
+	return strings.Join(names, ":")
 }
 
 // checkTarget refuses a target that is neither on the allow-list nor a

@@ -144,6 +144,7 @@ func TestParseJobFileUring(t *testing.T) {
 		{Name: "numjobs", Value: "2"}, {Name: "offset", Value: "1g"}, {Name: "size", Value: "4g"}, {Name: "allow_mounted_write", Value: "0"},
 	}
 	for i, got := range cfg.Groups[0].Jobs {
+		want.JobNum = i // fio's jobnum: numjobs-1 down to 1 for the clones
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("clone %d:\n got %+v\nwant %+v", i, got, want)
 		}
@@ -215,13 +216,13 @@ func TestParseJobFileErrors(t *testing.T) {
 		{"unknown option", "[a]\nfilename=f\n\niodeph=8\n", `x.fio:4: unknown option "iodeph" (did you mean "iodepth"?)`},
 		{"unsupported option", "[global]\nverify_pattern=0xff\n", `x.fio:2: option "verify_pattern" is not supported by iolab (remove it, or run this job with fio)`},
 		{"bad value", "[a]\nfilename=f\nbs=4q\n", `x.fio:3: option bs: "4q" is not a size (use e.g. 4k, 1m)`},
-		{"rw suffix", "[a]\nrw=randread:8\n", `x.fio:2: option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
+		{"rw suffix", "[a]\nrw=randread:0\n", `x.fio:2: option rw: rw=randread:0: for a random mode :N is a number of I/Os per random offset, at least 1`},
 		{"trailing comment", "[a]\nfilename=f\nbs=4k # small\n",
 			`x.fio:3: option bs: "4k # small" is not a size (use e.g. 4k, 1m) (fio allows comments only on lines of their own)`},
 		{"bool without value", "[a]\nfilename=f\ndirect\n", "x.fio:3: option direct: needs a value (e.g. direct=1)"},
-		{"no filename", "[global]\nbs=4k\n\n[a]\nrw=read\n",
-			`x.fio:4: job "a": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
-		{"no filename, found at the next section", "[a]\nrw=read\n[b]\nfilename=f\n", `x.fio:1: job "a": no filename`},
+		{"strided without zonesize", "[global]\nbs=4k\n\n[a]\nzonemode=strided\n",
+			`x.fio:4: job "a": zonemode=strided needs zonesize (e.g. zonesize=1m)`},
+		{"strided without zonesize, found at the next section", "[a]\nzonemode=strided\n[b]\nfilename=f\n", `x.fio:1: job "a": zonemode=strided needs zonesize`},
 		{"time_based without runtime", "[a]\nfilename=f\ntime_based\n", `x.fio:1: job "a": time_based needs a runtime (e.g. runtime=30s)`},
 		{"engine option", "[a]\nfilename=f\nioengine=libaio\nsqthread_poll\n", `x.fio:1: job "a": sqthread_poll is an io_uring option but the job uses ioengine=libaio`},
 		{"include", "[a]\ninclude other.fio\n", "x.fio:2: iolab does not support include; copy the included options here"},

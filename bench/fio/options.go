@@ -31,7 +31,7 @@ var jobOptions = []bench.OptionSpec{
 			j.Description = v
 			return nil
 		}},
-	{Name: "filename", Example: "/dev/nvme0n1", Unit: "path", Help: "the device or file to do I/O on", Set: setFilename,
+	{Name: "filename", Example: "/dev/nvme0n1", Unit: "path", Help: "the device or file to do I/O on (several: a:b, \\: for a colon; default: jobname.jobnum.filenum)", Set: setFilename,
 		Get: func(j *bench.Job) string { return j.Filename }},
 	{Name: "rw", Aliases: []string{"readwrite"}, Example: "randread", Unit: "mode", Default: "read",
 		Help: "read, write, randread, randwrite, rw (mixed sequential) or randrw", Set: setRW,
@@ -47,18 +47,16 @@ var jobOptions = []bench.OptionSpec{
 			}
 			return err
 		}},
-	{Name: "bs", Aliases: []string{"blocksize"}, Example: "4k", Unit: "size", Default: "4k", Help: "the size of each I/O", Set: setBS,
-		Get: func(j *bench.Job) string { return units.FormatSize(j.BS) }},
-	{Name: "size", Example: "1g", Unit: "size", Help: "bytes of the target the job covers (default: all of it from offset)",
-		Set: bench.SizeField(func(j *bench.Job) *int64 { return &j.Size }),
-		Get: func(j *bench.Job) string { return units.FormatSize(j.Size) }},
+	{Name: "bs", Aliases: []string{"blocksize"}, Example: "4k", Unit: "size", Default: "4k", Help: "the size of each I/O (reads,writes: 4k,64k)", Set: setBS,
+		Get: getBS},
+	{Name: "size", Example: "1g", Unit: "size", Help: "bytes of the files the job covers, divided among them, or N% of each (default: all of it from offset)",
+		Set: setSize, Get: getSize},
 	{Name: "io_size", Aliases: []string{"io_limit"}, Example: "10g", Unit: "size",
 		Help: "bytes to move in all, over the region as many times as it takes (default: the region once)",
 		Set:  bench.SizeField(func(j *bench.Job) *int64 { return &j.IOSize }),
 		Get:  func(j *bench.Job) string { return units.FormatSize(j.IOSize) }},
-	{Name: "offset", Example: "1g", Unit: "size", Default: "0", Help: "where in the target the job's region starts",
-		Set: bench.SizeField(func(j *bench.Job) *int64 { return &j.Offset }),
-		Get: func(j *bench.Job) string { return units.FormatSize(j.Offset) }},
+	{Name: "offset", Example: "1g", Unit: "size", Default: "0", Help: "where in each file the job's region starts (or N% into it)",
+		Set: setOffset, Get: getOffset},
 	{Name: "iodepth", Example: "32", Unit: "int", Default: "1", Help: "I/Os kept in flight (sync engines: 1)",
 		Set: bench.IntField(1, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepth }),
 		Get: func(j *bench.Job) string { return strconv.Itoa(j.IODepth) }},
@@ -212,11 +210,6 @@ func FinishJob(j *bench.Job) error {
 	if eng == nil {
 		return fail("ioengine", "ioengine %q is not supported by iolab (use one of %s)", j.IOEngine, strings.Join(bench.EngineNames(), ", "))
 	}
-	if j.Filename == "" && !eng.Has(bench.Diskless) {
-		// fio would make up a file named after the job in the current
-		// directory; iolab wants the target named.
-		return fail("filename", "no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)")
-	}
 	if eng.Has(bench.Diskless) && j.Size <= 0 {
 		return fail("size", "ioengine=%s needs a size (e.g. size=1g): there is no file to take it from", eng.Name)
 	}
@@ -248,25 +241,17 @@ func FinishJob(j *bench.Job) error {
 	if j.IODepthBatchCompleteMax > 0 && j.IODepthBatchCompleteMax < j.IODepthBatchCompleteMin {
 		j.IODepthBatchCompleteMax = j.IODepthBatchCompleteMin
 	}
-	return nil
+	return finishFiles(j, fail)
 }
 
+// setFilename keeps filename as written: fio separates several files with
+// ':' and takes "\:" for a colon in a name (Job.FilePaths splits it).
 func setFilename(j *bench.Job, v string) error {
-	// fio separates several files with ':' and takes "\:" for a colon
-	// in a name.
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		switch {
-		case v[i] == '\\' && i+1 < len(v) && v[i+1] == ':':
-			b.WriteByte(':')
-			i++
-		case v[i] == ':':
-			return fmt.Errorf("%q names several files; iolab takes one file per job (write \\: for a colon in the name)", v)
-		default:
-			b.WriteByte(v[i])
-		}
+	v = strings.TrimSpace(v)
+	if len(bench.SplitFileList(v)) == 0 {
+		return errors.New("names no file")
 	}
-	j.Filename = b.String()
+	j.Filename = v
 	return nil
 }
 
@@ -289,25 +274,15 @@ func setRW(j *bench.Job, v string) error {
 		}
 		return errors.New(msg)
 	}
+	c := *j
+	c.RW = mode
+	c.RWSeqNr, c.RWSeqAdd = 0, 0
 	if hasSuffix {
-		return fmt.Errorf("%q: iolab does not support fio's :%s offset modifier (use rw=%s)", v, suffix, mode)
+		if err := setRWModifier(&c, suffix); err != nil {
+			return err
+		}
 	}
-	j.RW = mode
-	return nil
-}
-
-func setBS(j *bench.Job, v string) error {
-	if strings.ContainsAny(v, ",/") {
-		return fmt.Errorf("%q: iolab uses one block size for reads and writes (e.g. bs=4k)", v)
-	}
-	n, err := units.ParseSize(v)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return errors.New("0 is not a block size (use e.g. 4k)")
-	}
-	j.BS = n
+	j.RW, j.RWSeqNr, j.RWSeqAdd = c.RW, c.RWSeqNr, c.RWSeqAdd
 	return nil
 }
 

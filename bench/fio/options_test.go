@@ -123,7 +123,7 @@ func TestApplyOption(t *testing.T) {
 		{"name", "qd8", func(j *bench.Job) any { return j.Name }, "qd8", ""},
 		{"description", "what it does", func(j *bench.Job) any { return j.Name }, "", ""},
 		{"filename", "/dev/loop0", func(j *bench.Job) any { return j.Filename }, "/dev/loop0", ""},
-		{"filename", `/dev/dsk/foo@3,0\:c`, func(j *bench.Job) any { return j.Filename }, "/dev/dsk/foo@3,0:c", ""},
+		{"filename", `/dev/dsk/foo@3,0\:c`, func(j *bench.Job) any { return j.FilePaths() }, []string{"/dev/dsk/foo@3,0:c"}, ""},
 		{"rw", "randwrite", func(j *bench.Job) any { return j.RW }, "randwrite", ""},
 		{"rw", "readwrite", func(j *bench.Job) any { return j.RW }, "rw", ""},
 		{"rw", "randrw", func(j *bench.Job) any { return j.RW }, "randrw", ""},
@@ -176,6 +176,40 @@ func TestApplyOption(t *testing.T) {
 		{"thread", "", func(j *bench.Job) any { return j.NumJobs }, 1, ""},
 		{"kb_base", "1024", func(j *bench.Job) any { return j.BS }, int64(4096), ""},
 		{"verify", "0", func(j *bench.Job) any { return j.RW }, "read", ""},
+		// Files, sizes and offsets (options_files.go).
+		{"bs", "4k,64k", func(j *bench.Job) any { return [2]int64{j.BS, j.WriteBS} }, [2]int64{4096, 65536}, ""},
+		{"bs", ",8k", func(j *bench.Job) any { return [2]int64{j.BS, j.WriteBS} }, [2]int64{4096, 8192}, ""},
+		{"rw", "randread:8", func(j *bench.Job) any { return [2]any{j.RW, j.RWSeqNr} }, [2]any{"randread", 8}, ""},
+		{"rw", "write:4k", func(j *bench.Job) any { return [2]any{j.RW, j.RWSeqAdd} }, [2]any{"write", int64(4096)}, ""},
+		{"size", "50%", func(j *bench.Job) any { return [2]any{j.Size, j.SizePercent} }, [2]any{int64(0), 50}, ""},
+		{"offset", "25%", func(j *bench.Job) any { return j.OffsetPercent }, 25, ""},
+		{"filename", "/dev/sda:/dev/sdb", func(j *bench.Job) any { return bench.SplitFileList(j.Filename) }, []string{"/dev/sda", "/dev/sdb"}, ""},
+		{"filename", `a\:b`, func(j *bench.Job) any { return bench.SplitFileList(j.Filename) }, []string{"a:b"}, ""},
+		{"directory", "/tmp:/var/tmp", func(j *bench.Job) any { return j.Directory }, "/tmp:/var/tmp", ""},
+		{"nrfiles", "4", func(j *bench.Job) any { return j.NrFiles }, 4, ""},
+		{"nr_files", "2", func(j *bench.Job) any { return j.NrFiles }, 2, "nrfiles"},
+		{"filename_format", "f.$filenum", func(j *bench.Job) any { return j.FilenameFormat }, "f.$filenum", ""},
+		{"filesize", "1m", func(j *bench.Job) any { return j.FileSize }, [2]int64{1 << 20, 1 << 20}, ""},
+		{"filesize", "1m-4m", func(j *bench.Job) any { return j.FileSize }, [2]int64{1 << 20, 4 << 20}, ""},
+		{"file_service_type", "random:4", func(j *bench.Job) any { return [2]any{j.FileService, j.FileServiceNr} }, [2]any{"random", 4}, ""},
+		{"create_on_open", "1", func(j *bench.Job) any { return j.CreateOnOpen }, true, ""},
+		{"unlink", "1", func(j *bench.Job) any { return j.Unlink }, true, ""},
+		{"fallocate", "1", func(j *bench.Job) any { return j.Fallocate }, "posix", ""},
+		{"invalidate", "0", func(j *bench.Job) any { return j.Invalidate }, false, ""},
+		{"bsrange", "1k-4k,8k-16k", func(j *bench.Job) any { return j.BSRange }, [2][2]int64{{1024, 4096}, {8192, 16384}}, ""},
+		{"blocksize_range", "8k-4k", func(j *bench.Job) any { return j.BSRange }, [2][2]int64{{4096, 8192}, {4096, 8192}}, "bsrange"},
+		{"bssplit", "4k/10:64k/90", func(j *bench.Job) any { return j.BSSplit[1] }, []bench.BSSplit{{BS: 4096, Percent: 10}, {BS: 65536, Percent: 90}}, ""},
+		{"bssplit", "4k:8k/50,16k", func(j *bench.Job) any { return j.BSSplit }, [2][]bench.BSSplit{{{BS: 4096, Percent: 50}, {BS: 8192, Percent: 50}}, {{BS: 16384, Percent: 0}}}, ""},
+		{"ba", "512", func(j *bench.Job) any { return j.BlockAlign }, [2]int64{512, 512}, ""},
+		{"blockalign", "1k,2k", func(j *bench.Job) any { return j.BlockAlign }, [2]int64{1024, 2048}, "ba"},
+		{"number_ios", "1k", func(j *bench.Job) any { return j.NumberIOs }, uint64(1024), ""},
+		{"loops", "3", func(j *bench.Job) any { return j.Loops }, 3, ""},
+		{"offset_increment", "1m", func(j *bench.Job) any { return j.OffsetIncrement }, int64(1 << 20), ""},
+		{"rw_sequencer", "identical", func(j *bench.Job) any { return j.RWSequencer }, "identical", ""},
+		{"zonemode", "strided", func(j *bench.Job) any { return j.ZoneMode }, "strided", ""},
+		{"zonesize", "1m", func(j *bench.Job) any { return j.ZoneSize }, int64(1 << 20), ""},
+		{"zonerange", "4m", func(j *bench.Job) any { return j.ZoneRange }, int64(4 << 20), ""},
+		{"zoneskip", "2m", func(j *bench.Job) any { return j.ZoneSkip }, int64(2 << 20), ""},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			j := bench.NewJob()
@@ -227,11 +261,17 @@ func TestApplyOptionErrors(t *testing.T) {
 		{"io_submit_mode", "offload", `option "io_submit_mode" is not supported by iolab (remove it, or run this job with fio)`},
 		{"bs", "4q", `option bs: "4q" is not a size (use e.g. 4k, 1m)`},
 		{"bs", "0", `option bs: 0 is not a block size (use e.g. 4k)`},
-		{"bs", "4k,8k", `option bs: "4k,8k": iolab uses one block size for reads and writes (e.g. bs=4k)`},
+		{"bs", "4k,8k,16k", `option bs: "4k,8k,16k": a third value is for trims, and iolab does not trim (use reads,writes)`},
+		{"bsrange", "4k", `option bsrange: "4k": a range is lo-hi (e.g. 4k-64k)`},
+		{"bssplit", "4k/60:8k:16k/60", `option bssplit: "4k/60:8k:16k/60": the percentages add up to more than 100`},
+		{"file_service_type", "zipf", `option file_service_type: "zipf": iolab picks files roundrobin, random or sequential only`},
+		{"fallocate", "2", `option fallocate: "2" is not one of none, native, posix, keep, truncate, 0, 1`},
+		{"zonemode", "zbd", `option zonemode: "zbd": iolab does not drive zoned block devices (use none or strided)`},
+		{"size", "150%", `option size: "150%": a percentage is a whole number from 1 to 100 (e.g. 50%)`},
 		{"bs", "", `option bs: needs a value (e.g. bs=4k)`},
 		{"blocksize", "", `option blocksize: needs a value (e.g. blocksize=4k)`},
 		{"rw", "randomread", `option rw: "randomread" is not one of read, write, randread, randwrite, rw, randrw (did you mean "randread"?)`},
-		{"rw", "randread:8", `option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
+		{"rw", "randread:x", `option rw: rw=randread:x: for a random mode :N is a number of I/Os per random offset, at least 1`},
 		{"rw", "trim", `option rw: "trim": iolab does not trim; use one of read, write, randread, randwrite, rw, randrw`},
 		{"rw", "banana", `option rw: "banana" is not one of read, write, randread, randwrite, rw, randrw`},
 		{"ioengine", "sync", `option ioengine: "sync" is not supported by iolab (use one of io_uring, libaio, psync, null)`},
@@ -247,9 +287,8 @@ func TestApplyOptionErrors(t *testing.T) {
 		{"sqthread_poll_cpu", "-1", `option sqthread_poll_cpu: -1 is out of range (0 to 8191)`},
 		{"runtime", "10x", `option runtime: "10x" is not a duration (use e.g. 10, 10s, 500ms, 2m)`},
 		{"ramp_time", "", `option ramp_time: needs a value (e.g. ramp_time=2s)`},
-		{"size", "50%", `option size: "50%": iolab does not take percentages; give bytes (e.g. 10g)`},
 		{"offset", "1.5g", `option offset: "1.5g" is not a size (use e.g. 4k, 1m)`},
-		{"filename", "/dev/sda:/dev/sdb", `option filename: "/dev/sda:/dev/sdb" names several files; iolab takes one file per job (write \: for a colon in the name)`},
+		{"filename", ":", `option filename: names no file`},
 		{"randseed", "x", `option randseed: "x" is not a whole number (e.g. randseed=1234)`},
 		{"kb_base", "1000", `option kb_base: "1000": iolab reads k, m, g as powers of 1024 only (kb_base=1024, fio's default)`},
 		{"thread", "2", `option thread: "2" is not 0 or 1 (fio's booleans are 0 and 1)`},
@@ -303,7 +342,19 @@ func TestOptionFinishJob(t *testing.T) {
 		check   func(j *bench.Job) string // "" when fine
 	}{
 		{name: "complete", opts: [][2]string{{"filename", "/dev/loop0"}}},
-		{name: "no filename", wantErr: `job "j": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
+		{name: "no filename: fio's names", check: func(j *bench.Job) string {
+			if p := j.FilePaths(); len(p) != 1 || p[0] != "j.0.0" {
+				return fmt.Sprintf("files %v, want j.0.0", p)
+			}
+			return ""
+		}},
+		{name: "strided without zonesize", opts: [][2]string{{"zonemode", "strided"}}, wantErr: `job "j": zonemode=strided needs zonesize`},
+		{name: "zonesize alone is strided", opts: [][2]string{{"zonesize", "1m"}}, check: func(j *bench.Job) string {
+			if j.ZoneMode != "strided" || j.ZoneRange != 1<<20 {
+				return fmt.Sprintf("zonemode %q, zonerange %d", j.ZoneMode, j.ZoneRange)
+			}
+			return ""
+		}},
 		{name: "null needs no filename", opts: [][2]string{{"ioengine", "null"}, {"size", "1m"}}},
 		{name: "null needs a size", opts: [][2]string{{"ioengine", "null"}}, wantErr: `job "j": ioengine=null needs a size (e.g. size=1g)`},
 		{name: "time_based without runtime", opts: [][2]string{{"filename", "f"}, {"time_based", ""}}, wantErr: `job "j": time_based needs a runtime (e.g. runtime=30s)`},
@@ -455,9 +506,7 @@ func TestParseArgsErrors(t *testing.T) {
 	}{
 		{[]string{"--iodeph=8", "--name=a"}, `unknown option "iodeph" (did you mean "iodepth"?)`},
 		{[]string{"--name=a", "--filename=f", "--verify=md5"}, `option verify: "md5": iolab does not verify data (only verify=0 is accepted); run this job with fio`},
-		{[]string{"--name=a", "--filename=f", "--rw=randread:8"}, `option rw: "randread:8": iolab does not support fio's :8 offset modifier (use rw=randread)`},
-		{[]string{"--name=a"}, `job "a": no filename (set filename= to a device or file, in the job or in [global]; only ioengine=null needs none)`},
-		{[]string{"--name=a", "--filename=f", "--name=b"}, `job "b": no filename`},
+		{[]string{"--name=a", "--filename=f", "--rw=randread:0"}, `option rw: rw=randread:0: for a random mode :N is a number of I/Os per random offset, at least 1`},
 		{[]string{"--filename=f"}, "no jobs: start one with --name=NAME, or give a job file"},
 		{[]string{}, "no jobs"},
 		{[]string{"--name="}, "a job needs a name"},

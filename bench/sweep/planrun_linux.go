@@ -201,11 +201,9 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 // blockTargets lists the distinct block devices a config's jobs use.
 func blockTargets(cfg *bench.Config) []string {
 	var out []string
-	for _, g := range cfg.Groups {
-		for _, j := range g.Jobs {
-			if !j.Diskless() && !slices.Contains(out, j.Filename) && system.IsBlockDevice(j.Filename) {
-				out = append(out, j.Filename)
-			}
+	for _, p := range bench.ConfigPaths(cfg) {
+		if system.IsBlockDevice(p) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -227,19 +225,18 @@ func schedulerDisks(rn *bench.Runner, plan *Plan, steps []Step) ([]string, error
 	var disks []string
 	for _, g := range plan.Base.Groups {
 		for _, j := range g.Jobs {
-			if j.Diskless() {
-				continue
-			}
-			t, err := rn.Sys.ResolveTarget(j.Filename)
-			if err != nil {
-				return nil, fmt.Errorf("job %s: %w", j.Name, err)
-			}
-			d, err := rn.Sys.SchedulerDisk(t, plan.AllowDiskScheduler)
-			if err != nil {
-				return nil, fmt.Errorf("job %s: %w", j.Name, err)
-			}
-			if !slices.Contains(disks, d) {
-				disks = append(disks, d)
+			for _, path := range j.FilePaths() {
+				t, err := rn.Sys.ResolveTarget(path)
+				if err != nil {
+					return nil, fmt.Errorf("job %s: %w", j.Name, err)
+				}
+				d, err := rn.Sys.SchedulerDisk(t, plan.AllowDiskScheduler)
+				if err != nil {
+					return nil, fmt.Errorf("job %s: %w", j.Name, err)
+				}
+				if !slices.Contains(disks, d) {
+					disks = append(disks, d)
+				}
 			}
 		}
 	}

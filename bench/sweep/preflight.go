@@ -132,22 +132,26 @@ func preflight(rn *bench.Runner, plan *Plan, steps []Step, disks []string) []Pro
 					add(fmt.Sprintf("ioengine=%s does one I/O at a time (fio caps sync engines at depth 1): an iodepth above %d measures what iodepth=%d does; sweep iodepth with an asynchronous engine (io_uring, libaio)",
 						j.IOEngine, minDepth, minDepth), st.Axes)
 				}
-				t := target(j.Filename)
-				if t == nil {
-					continue
-				}
-				if j.Hipri {
-					if err := rn.Sys.CheckPoll(*t); err != nil {
-						add(err.Error(), st.Axes)
+				for _, path := range j.FilePaths() {
+					t := target(path)
+					if t == nil {
+						continue
 					}
-				}
-				if j.Direct {
-					align := int64(t.LogicalBlockSize)
-					if !t.IsBlock && t.DIOOffsetAlign > 0 {
-						align = int64(t.DIOOffsetAlign)
+					if j.Hipri {
+						if err := rn.Sys.CheckPoll(*t); err != nil {
+							add(err.Error(), st.Axes)
+						}
 					}
-					if align > 0 && (j.BS%align != 0 || j.Offset%align != 0) {
-						add(fmt.Sprintf("direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", t.Path, align, j.BS, j.Offset), st.Axes)
+					if j.Direct {
+						align := int64(t.LogicalBlockSize)
+						if !t.IsBlock && t.DIOOffsetAlign > 0 {
+							align = int64(t.DIOOffsetAlign)
+						}
+						lo, hi := j.BlockSizes(bench.Read)
+						wlo, whi := j.BlockSizes(bench.Write)
+						if align > 0 && (lo%align != 0 || hi%align != 0 || wlo%align != 0 || whi%align != 0 || j.Offset%align != 0) {
+							add(fmt.Sprintf("direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", t.Path, align, j.BS, j.Offset), st.Axes)
+						}
 					}
 				}
 			}
@@ -156,18 +160,8 @@ func preflight(rn *bench.Runner, plan *Plan, steps []Step, disks []string) []Pro
 	return problems
 }
 
-// jobPaths lists the distinct targets a config's jobs use.
-func jobPaths(cfg *bench.Config) []string {
-	var out []string
-	for _, g := range cfg.Groups {
-		for _, j := range g.Jobs {
-			if !j.Diskless() && !slices.Contains(out, j.Filename) {
-				out = append(out, j.Filename)
-			}
-		}
-	}
-	return out
-}
+// jobPaths lists the distinct files a config's jobs use.
+func jobPaths(cfg *bench.Config) []string { return bench.ConfigPaths(cfg) }
 
 func sameAxes(a, b []AxisValue) bool { return slices.Equal(a, b) }
 

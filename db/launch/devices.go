@@ -71,19 +71,16 @@ func LockDevices(ctx context.Context, keys []string, holder string, waiting func
 // filesystem's device number (tmpfs), else the path.
 func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
 	var keys []string
-	for _, j := range plan.Base.Jobs {
-		if j.Filename == "" || j.Diskless() {
-			continue
-		}
-		key := j.Filename
-		if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
+	for _, path := range bench.ConfigPaths(&plan.Base) {
+		key := path
+		if t, err := runner.Sys.ResolveTarget(path); err == nil {
 			switch {
 			case t.Disk != "":
 				key = t.Disk
 			case t.Dev != "":
 				key = "dev " + t.Dev
 			}
-		} else if dir := parentDir(j.Filename); dir != "" {
+		} else if dir := parentDir(path); dir != "" {
 			// A file to be created: the device of its directory.
 			if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
 				key = t.Disk

@@ -17,8 +17,8 @@ import (
 
 // Event is one server-sent event of a run's progress.
 type Event struct {
-	Type string // EventQueued, EventStep, EventProgress or EventDone
-	Data any    // StepEvent, ProgressEvent or DoneEvent, sent as JSON
+	Type string // EventQueued, EventStep, EventProgress, EventNotice or EventDone
+	Data any    // QueuedEvent, StepEvent, ProgressEvent, NoticeEvent or DoneEvent, sent as JSON
 }
 
 // Event types.
@@ -26,6 +26,7 @@ const (
 	EventQueued   = "queued"
 	EventStep     = "step"
 	EventProgress = "progress"
+	EventNotice   = "notice"
 	EventDone     = "done"
 )
 
@@ -65,6 +66,12 @@ type ProgressEvent struct {
 type DoneEvent struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+}
+
+// NoticeEvent is what the runner tells the user before a job runs, in
+// fio's words ("job: Laying out IO file (1 file / 64MiB)").
+type NoticeEvent struct {
+	Message string `json:"message"`
 }
 
 // QueuedEvent says what a queued run waits for.
@@ -292,6 +299,9 @@ func (l *Launcher) run(t *task) {
 		t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total,
 			Elapsed: tk.Elapsed.Seconds(), IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
 	})
+	runner.Notice = func(msg string) {
+		t.feed.publish(Event{Type: EventNotice, Data: NoticeEvent{Message: msg}})
+	}
 	hooks := Hooks{Waiting: func(msg string) {
 		t.feed.publish(Event{Type: EventQueued, Data: QueuedEvent{Waiting: msg}})
 	}}

@@ -23,17 +23,15 @@ func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, 
 	}
 	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
 		Plan: *plan, Host: host, Tags: tags}
-	seen := map[string]bool{}
-	for _, j := range plan.Base.Jobs {
-		if !j.Diskless() && !seen[j.Filename] {
-			seen[j.Filename] = true
-			if t, err := runner.Sys.ResolveTarget(j.Filename); err == nil {
-				rec.Targets = append(rec.Targets, t)
-			}
-			if rec.Target == "" {
-				rec.Target = j.Filename
-			}
+	for _, path := range bench.ConfigPaths(&plan.Base) {
+		if t, err := runner.Sys.ResolveTarget(path); err == nil {
+			rec.Targets = append(rec.Targets, t)
 		}
+		if rec.Target == "" {
+			rec.Target = path
+		}
+	}
+	for _, j := range plan.Base.Jobs {
 		if !slices.Contains(rec.Engines, j.IOEngine) {
 			rec.Engines = append(rec.Engines, j.IOEngine)
 		}

@@ -48,6 +48,11 @@
       queuedEl.hidden = false;
       queuedEl.textContent = "Queued: " + d.waiting + ".";
     });
+    es.addEventListener("notice", function (e) {
+      // What the runner does before the jobs start (laying out files).
+      queuedEl.hidden = false;
+      queuedEl.textContent = JSON.parse(e.data).message;
+    });
     es.addEventListener("step", function (e) {
       var d = JSON.parse(e.data);
       queuedEl.hidden = true;

@@ -1,0 +1,375 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"iolab/bench/system"
+
+	"golang.org/x/sys/unix"
+)
+
+// JobFiles is what Prepare works out for one job: its files' regions and,
+// for each, the target checked (zero for a diskless job, or a file that
+// create_on_open makes when the job opens it).
+type JobFiles struct {
+	Targets []system.Target
+	layout  jobLayout
+}
+
+// prepareJob lays out j's files where fio would, then resolves and checks
+// each; seen caches targets already checked for the same use.
+func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, error) {
+	var jf JobFiles
+	paths := j.FilePaths()
+	for _, dir := range SplitFileList(j.Directory) {
+		// fio's str_directory_cb: each directory must be there.
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return jf, fmt.Errorf("job %s: directory %s is not a directory", j.Name, dir)
+		}
+	}
+	states, err := fileStates(paths)
+	if err != nil {
+		return jf, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	if jf.layout, err = j.layout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
+		return jf, err
+	}
+	if err := rn.layOutFiles(j, jf.layout); err != nil {
+		return jf, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	if j.Diskless() {
+		return jf, nil
+	}
+	jf.Targets = make([]system.Target, len(paths))
+	for i, p := range paths {
+		if j.CreateOnOpen {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				// Made when the job opens it: the policy is asked about
+				// where it will be, and the job creates it there without
+				// following a link (a target with no identity yet).
+				t, err := rn.newFileTarget(j, p)
+				if err != nil {
+					return jf, err
+				}
+				jf.Targets[i] = t
+				continue
+			}
+		}
+		key := p + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
+		t, ok := seen[key]
+		if !ok {
+			if t, err = rn.checkTarget(j, p); err != nil {
+				return jf, err
+			}
+			seen[key] = t
+		}
+		if err := directAligned(j, t, jf.layout.Files[i]); err != nil {
+			return jf, err
+		}
+		jf.Targets[i] = t
+	}
+	// A file laid out since the size was read: its regions stand, but a
+	// device's size is the one resolved.
+	for i, t := range jf.Targets {
+		if t.IsBlock && t.Size != states[i].Size {
+			states[i].Size, states[i].Regular = t.Size, false
+			if jf.layout, err = j.layout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
+				return jf, err
+			}
+		}
+	}
+	return jf, nil
+}
+
+// newFileTarget is the target of a file create_on_open makes: its
+// directory resolved, checked by the policy.
+func (rn *Runner) newFileTarget(j *Job, p string) (system.Target, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	t := system.Target{Path: p, Resolved: filepath.Join(dir, filepath.Base(p))}
+	if rn.Policy != nil {
+		if err := rn.Policy(t); err != nil {
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	return t, nil
+}
+
+// fileStates reads each path's size and kind: missing files are regular
+// files of size 0, to be laid out.
+func fileStates(paths []string) ([]fileState, error) {
+	out := make([]fileState, len(paths))
+	for i, p := range paths {
+		out[i] = fileState{Path: p, Regular: true}
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, err
+		case fi.Mode().IsRegular():
+			out[i].Size = fi.Size()
+		case fi.Mode()&fs.ModeDevice != 0 && fi.Mode()&fs.ModeCharDevice == 0:
+			out[i].Regular = false
+			out[i].Size = blockDeviceSize(p)
+		default:
+			return nil, fmt.Errorf("%s is neither a regular file nor a block device", p)
+		}
+	}
+	return out, nil
+}
+
+func blockDeviceSize(path string) int64 {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	size, err := unix.IoctlGetUint64(fd, unix.BLKGETSIZE64)
+	if err != nil {
+		return 0
+	}
+	return int64(size)
+}
+
+// checkTarget resolves path and applies the safety rules and the policy.
+func (rn *Runner) checkTarget(j *Job, path string) (system.Target, error) {
+	t, err := rn.Sys.ResolveTarget(path)
+	if err != nil {
+		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	if rn.Policy != nil {
+		if err := rn.Policy(t); err != nil {
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
+		if err := rn.Sys.CheckWritable(t); err != nil {
+			return system.Target{}, err
+		}
+	}
+	if j.Hipri {
+		if err := rn.Sys.CheckPoll(t); err != nil {
+			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	return t, nil
+}
+
+// directAligned checks that every block size and offset of the job is a
+// multiple of what O_DIRECT needs on t.
+func directAligned(j *Job, t system.Target, r fileRegion) error {
+	if !j.Direct {
+		return nil
+	}
+	align := int64(t.LogicalBlockSize)
+	if !t.IsBlock && t.DIOOffsetAlign > 0 {
+		align = int64(t.DIOOffsetAlign)
+	}
+	if align <= 0 {
+		return nil
+	}
+	sizes := []int64{r.Offset, j.RWSeqAdd, j.ZoneRange + j.ZoneSkip}
+	for d := range 2 {
+		lo, hi := j.BlockSizes(d)
+		sizes = append(sizes, lo, hi, j.BlockAlign[d])
+		for _, e := range j.BSSplit[d] {
+			sizes = append(sizes, e.BS)
+		}
+	}
+	for _, n := range sizes {
+		if n%align != 0 {
+			return fmt.Errorf("job %s: direct I/O on %s needs bs and offset in multiples of %d bytes (bs=%d, offset=%d)", j.Name, t.Path, align, j.BS, r.Offset)
+		}
+	}
+	return nil
+}
+
+// layOutFiles lays out the job's regular files that are missing or
+// shorter than its regions need, as fio's extend_file does, and says so
+// as fio does ("Laying out IO file").
+func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
+	var todo []fileRegion
+	var total int64
+	for _, r := range lay.Files {
+		if !r.Extend || j.Diskless() {
+			continue
+		}
+		if fi, err := os.Stat(r.Path); err == nil && fi.Size() >= r.RealSize {
+			continue // laid out since (another job of the run)
+		}
+		todo = append(todo, r)
+		total += r.RealSize
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", j.Name, total>>20)
+	if len(todo) > 1 {
+		msg = fmt.Sprintf("%s: Laying out IO files (%d files / total %dMiB)", j.Name, len(todo), total>>20)
+	}
+	if rn.Notice != nil {
+		rn.Notice(msg)
+	} else {
+		rn.log().Info("laying out IO file", "job", j.Name, "files", len(todo), "size", total)
+	}
+	for _, r := range todo {
+		if err := rn.layOut(j, r.Path, r.RealSize); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// layOut makes path a file of size bytes the way fio's extend_file does:
+// a job that reads gets the file written in full (random data, in blocks
+// of the largest write size, then fsync'd) so reads hit real blocks; a
+// job that only writes gets it allocated (fallocate) but not written.
+// Either way the file is made beside its place and moved there whole, so
+// nothing sees it half laid out and a run that dies leaves nothing short.
+func (rn *Runner) layOut(j *Job, path string, size int64) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		// fio's create_work_dirs.
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".layout-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	fail := func(err error) error {
+		f.Close()
+		return fmt.Errorf("lay out %s: %w", path, err)
+	}
+	if err := fallocate(f, j.Fallocate, size); err != nil {
+		return fail(err)
+	}
+	if j.Reads() {
+		if err := f.Truncate(size); err != nil {
+			return fail(err)
+		}
+		bs := min(j.MaxBS(), size)
+		if _, hi := j.BlockSizes(Write); j.Writes() {
+			bs = min(hi, size)
+		}
+		buf := make([]byte, max(bs, 1))
+		rng := newRand(uint64(size))
+		for i := 0; i+8 <= len(buf); i += 8 {
+			v := rng.next()
+			for k := range 8 {
+				buf[i+k] = byte(v >> (8 * k))
+			}
+		}
+		for done := int64(0); done < size; {
+			n := min(int64(len(buf)), size-done)
+			if _, err := f.Write(buf[:n]); err != nil {
+				if errors.Is(err, unix.ENOSPC) {
+					err = fmt.Errorf("%w: the filesystem is full (fio stops the same way: ENOSPC on laying out file)", err)
+				}
+				return fail(err)
+			}
+			done += n
+		}
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("lay out %s: %w", path, err)
+	}
+	// link(2) does not replace: if another run laid the file out
+	// meanwhile, its file stands. A file too short is replaced, as fio
+	// unlinks it and lays it out anew.
+	if err := os.Link(tmp, path); err != nil {
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("lay out %s: %w", path, err)
+		}
+		if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && fi.Size() < size {
+			if err := os.Rename(tmp, path); err != nil {
+				return fmt.Errorf("lay out %s: %w", path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// fallocate allocates a new file's blocks as fio's fallocate option says
+// (fallocate_file in fio's filesetup.c): native tries fallocate(2) and
+// ignores a failure, posix allocates for sure (as posix_fallocate(3)),
+// keep allocates without changing the size, truncate only sets the size,
+// none does nothing.
+func fallocate(f *os.File, mode string, size int64) error {
+	fd := int(f.Fd())
+	switch mode {
+	case "", "native":
+		unix.Fallocate(fd, 0, 0, size)
+	case "posix":
+		if err := unix.Fallocate(fd, 0, 0, size); err != nil {
+			if !errors.Is(err, unix.EOPNOTSUPP) {
+				return fmt.Errorf("posix_fallocate: %w", err)
+			}
+			return f.Truncate(size)
+		}
+	case "keep":
+		if err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, size); err != nil {
+			return fmt.Errorf("fallocate: %w", err)
+		}
+	case "truncate":
+		return f.Truncate(size)
+	}
+	return nil
+}
+
+// refreshJob lays out again, before a later phase, the files an earlier
+// one removed (unlink), and checks them anew.
+func (rn *Runner) refreshJob(j *Job, jf JobFiles) (JobFiles, error) {
+	if j.Diskless() {
+		return jf, nil
+	}
+	for _, r := range jf.layout.Files {
+		fi, err := os.Stat(r.Path)
+		if j.CreateOnOpen || (err == nil && !fi.Mode().IsRegular()) {
+			continue
+		}
+		// Only a missing file: one short after laying out (fallocate=keep
+		// or none, for a job that only writes) stays as it is.
+		if err != nil {
+			return rn.prepareJob(j, map[string]system.Target{})
+		}
+	}
+	return jf, nil
+}
+
+// invalidate drops what the page cache holds of a file's region (fio's
+// file_invalidate_cache): fadvise DONTNEED for a file, BLKFLSBUF for a
+// device.
+func invalidate(fd int, t system.Target, r fileRegion) {
+	if t.IsBlock {
+		unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.BLKFLSBUF, 0)
+		return
+	}
+	unix.Fadvise(fd, r.Offset, r.IOSize, unix.FADV_DONTNEED)
+}
+
+// unlinkFiles removes a job's regular files when it ends (fio's unlink).
+func unlinkFiles(j *Job, files []jobFile) {
+	if !j.Unlink {
+		return
+	}
+	for _, f := range files {
+		if f.path != "" && !f.target.IsBlock {
+			os.Remove(f.path)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package bench
+
+import (
+	"math"
+	"math/bits"
+)
+
+// genFile is one file (or device) a job does I/O on, as the generator sees
+// it: fio's struct fio_file, as setup_files leaves it and the job moves it
+// on.
+type genFile struct {
+	start    int64 // where the region starts (get_start_offset)
+	ioSize   int64 // the region's length (io_size)
+	realSize int64 // the file's size (real_file_size)
+
+	offset    int64    // file_offset now: zonemode=strided moves it
+	lastPos   [2]int64 // where each direction's next sequential I/O goes
+	lastStart [2]int64 // each direction's last offset; -1: none yet
+	done      bool
+
+	// The random map: with one block size, a permutation of the blocks
+	// (each once per pass); with several, a bitmap of mapUnit blocks
+	// (fio's axmap).
+	perm     blockPerm
+	permLeft uint64
+	used     []uint64
+}
+
+// fileService picks the file of each I/O, fio's __get_next_file.
+type fileService struct {
+	random, sequential bool
+	nr                 int // I/Os per file before switching
+	rand               rng
+	next               int // round robin's next file
+	cur                int // the file being served; -1: none
+	left               int // I/Os left on it
+	nrDone             int // files done (fio's nr_done_files)
+}
+
+// setupFiles takes the job's regions and works out block sizes, alignment
+// and the kind of random map (fio's fixup_options and init_random_map).
+func (g *ioGen) setupFiles(lay jobLayout) {
+	j := g.j
+	for _, r := range lay.Files {
+		g.files = append(g.files, genFile{start: r.Offset, ioSize: r.IOSize, realSize: r.RealSize})
+	}
+	for d := range 2 {
+		g.minBS[d], g.maxBS[d] = j.BlockSizes(d)
+		g.align[d] = j.Align(d)
+	}
+	g.mapUnit = j.MinBS()
+	g.identical = j.RWSequencer == "identical"
+	// fio turns strided zones off for a job with several files open.
+	g.strided = j.ZoneMode == "strided" && len(g.files) == 1
+	// fio: any use of blockalign turns the random map off.
+	useMap := g.random && !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
+	g.fixedMap = useMap && j.FixedBS()
+	if useMap && !g.fixedMap {
+		for i := range g.files {
+			f := &g.files[i]
+			n := (min(f.ioSize, f.realSize) + g.mapUnit - 1) / g.mapUnit
+			f.used = make([]uint64, (n+63)/64)
+		}
+	}
+	g.fileAt = fileService{random: j.FileService == "random", sequential: j.FileService == "sequential",
+		nr: max(j.FileServiceNr, 1), rand: newRand(g.seed ^ 0xf1e), cur: -1}
+}
+
+// startPass sets the files up for a pass (fio's clear_io_state and the
+// file opens after it): regions back at their start, random maps cleared,
+// the random sequences started over under randrepeat.
+func (g *ioGen) startPass(first bool) {
+	if g.j.RandRepeat || first {
+		g.dirRand, g.offRand, g.bsRand = newRand(g.seed^0xd1), newRand(g.seed^0x0ff), newRand(g.seed^0xb5)
+	}
+	g.passIssued, g.passDone, g.zoneBytes = 0, 0, 0
+	if first || g.timeEnd || g.j.Loops > 1 {
+		g.fileAt.nrDone = 0
+	}
+	g.fileAt.cur = -1
+	for i := range g.files {
+		f := &g.files[i]
+		f.offset, f.done = f.start, false
+		g.resetFile(f)
+	}
+}
+
+// resetFile is fio's fio_file_reset.
+func (g *ioGen) resetFile(f *genFile) {
+	f.lastPos = [2]int64{f.offset, f.offset}
+	f.lastStart = [2]int64{-1, -1}
+	if g.fixedMap {
+		n := g.lastBlock(f, Read)
+		f.perm, f.permLeft = newBlockPerm(n, g.offRand.next()), n
+	}
+	clear(f.used)
+}
+
+func (g *ioGen) doneFiles() int { return g.fileAt.nrDone }
+
+// place picks the file, offset and length of an I/O in direction op
+// (fio's set_io_u_file and fill_io_u); ok is false when every file is
+// done.
+func (g *ioGen) place(op ioOp) (file int, off int64, n uint32, ok bool) {
+	for {
+		i := g.pickFile()
+		if i < 0 {
+			return 0, 0, 0, false
+		}
+		if off, n, ok := g.fill(&g.files[i], int(op)); ok {
+			return i, off, n, true
+		}
+		// The file has nothing more to give in this pass.
+		g.files[i].done = true
+		g.fileAt.nrDone++
+		g.fileAt.cur = -1
+	}
+}
+
+// pickFile is fio's __get_next_file: stay on the current file for
+// file_service_type's :N I/Os (sequential: until it is done), then take
+// the next one round robin or at random, skipping done files.
+func (g *ioGen) pickFile() int {
+	s := &g.fileAt
+	n := len(g.files)
+	if s.nrDone >= n {
+		return -1
+	}
+	if s.cur >= 0 && !g.files[s.cur].done {
+		if s.sequential {
+			return s.cur
+		}
+		if s.left > 0 {
+			s.left--
+			return s.cur
+		}
+	}
+	i := -1
+	if s.random {
+		for {
+			if i = int(s.rand.below(uint64(n))); !g.files[i].done {
+				break
+			}
+		}
+	} else {
+		for range n {
+			k := s.next
+			s.next = (s.next + 1) % n
+			if !g.files[k].done {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			return -1
+		}
+	}
+	s.cur, s.left = i, s.nr-1
+	return i
+}
+
+// fill works out the offset and length of an I/O on f (fio's fill_io_u,
+// get_next_offset, get_next_buflen); ok is false when f is done.
+func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
+	if g.strided {
+		g.zone(f, d)
+	}
+	hit := false
+	if g.seqLeft--; g.seqLeft <= 0 {
+		hit, g.seqLeft = true, g.seqNr
+	}
+	isRandom := false
+	switch {
+	case hit && g.random:
+		b, ok := g.randBlock(f, d)
+		if !ok {
+			return 0, 0, false
+		}
+		off, isRandom = int64(b)*g.align[d], true
+	case hit || !g.identical:
+		if off, ok = g.seqOffset(f, d); !ok {
+			if !g.random {
+				return 0, 0, false
+			}
+			b, ok := g.randBlock(f, d)
+			if !ok {
+				return 0, 0, false
+			}
+			off = int64(b) * g.align[d]
+		}
+	default: // identical: the last offset again
+		if f.lastStart[d] >= 0 {
+			off = f.lastStart[d] - f.offset
+		}
+	}
+	if off >= f.ioSize {
+		return 0, 0, false
+	}
+	off += f.offset
+	if off >= f.realSize {
+		return 0, 0, false
+	}
+	size := g.buflen(f, d, off)
+	if size == 0 || off+size > f.realSize {
+		return 0, 0, false
+	}
+	if isRandom && f.used != nil {
+		size = g.mark(f, off, size)
+	}
+	f.lastStart[d], f.lastPos[d] = off, off+size
+	g.zoneBytes += size
+	return off, uint32(size), true
+}
+
+// zone is fio's setup_strided_zone_mode: after zonesize bytes, move on by
+// zonerange+zoneskip (back to the start past the end of the file).
+func (g *ioGen) zone(f *genFile, d int) {
+	j := g.j
+	if g.zoneBytes >= j.ZoneSize {
+		g.zoneBytes = 0
+		f.offset += j.ZoneRange + j.ZoneSkip
+		if f.offset >= f.realSize {
+			f.offset = f.start
+		}
+		f.lastPos[d] = f.offset
+	}
+	if f.lastPos[d] >= f.offset+j.ZoneRange {
+		f.lastPos[d] = f.offset
+	}
+	if g.zoneBytes%j.ZoneRange == 0 {
+		g.resetFile(f)
+	}
+}
+
+// seqOffset is fio's get_next_seq_offset: the end of the last I/O, plus
+// rw's :N hole, relative to the region's start.
+func (g *ioGen) seqOffset(f *genFile, d int) (int64, bool) {
+	add := g.j.RWSeqAdd
+	if f.lastPos[d] >= f.ioSize+f.start && g.timeEnd && len(g.files) == 1 {
+		f.lastPos[d] = f.offset
+	}
+	if f.lastPos[d] >= f.realSize {
+		return 0, false
+	}
+	end := f.realSize
+	if f.realSize > f.ioSize {
+		end = f.ioSize
+	}
+	if f.lastPos[d] == f.offset && f.offset != 0 && add < 0 {
+		f.lastPos[d] = end
+	}
+	pos := f.lastPos[d] - f.offset
+	if pos != 0 && add != 0 {
+		pos += add
+		// Past the end (or, going backwards, before the start: fio's
+		// unsigned pos wraps), it goes round.
+		if pos < 0 || pos >= f.realSize {
+			if add > 0 {
+				pos = f.offset
+			} else {
+				pos = end + add
+			}
+		}
+	}
+	return pos, true
+}
+
+// lastBlock is fio's last_block: how many aligned blocks random offsets
+// are drawn from.
+func (g *ioGen) lastBlock(f *genFile, d int) uint64 {
+	size := min(f.ioSize, f.realSize)
+	if g.strided && g.j.ZoneRange > 0 {
+		size = g.j.ZoneRange
+	}
+	if g.minBS[d] > g.align[d] {
+		size -= g.minBS[d] - g.align[d]
+	}
+	if size <= 0 {
+		return 0
+	}
+	return uint64(size / g.align[d])
+}
+
+// randBlock is fio's get_next_rand_block: a random aligned block not yet
+// used in this pass; a time-based job starts the file over when all are.
+func (g *ioGen) randBlock(f *genFile, d int) (uint64, bool) {
+	b, ok := g.randOffset(f, d)
+	if !ok && g.timeEnd {
+		g.resetFile(f)
+		b, ok = g.randOffset(f, d)
+	}
+	return b, ok
+}
+
+func (g *ioGen) randOffset(f *genFile, d int) (uint64, bool) {
+	lastb := g.lastBlock(f, d)
+	if lastb == 0 {
+		return 0, false
+	}
+	switch {
+	case g.fixedMap:
+		if f.permLeft == 0 {
+			return 0, false
+		}
+		f.permLeft--
+		return f.perm.next(), true
+	case f.used == nil:
+		return g.offRand.below(lastb), true
+	}
+	// fio's axmap_next_free: the drawn block, or the next free one.
+	b := g.offRand.below(lastb)
+	per := uint64(g.align[d] / g.mapUnit)
+	if per == 0 {
+		per = 1
+	}
+	for k := range lastb {
+		c := (b + k) % lastb
+		if !bitSet(f.used, c*per) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// mark records a random I/O in the bitmap, cut short at the first block
+// already used (fio's mark_random_map).
+func (g *ioGen) mark(f *genFile, off, size int64) int64 {
+	first := uint64((off - f.offset) / g.mapUnit)
+	nr := uint64((size + g.mapUnit - 1) / g.mapUnit)
+	var k uint64
+	for ; k < nr && first+k < uint64(len(f.used))*64 && !bitSet(f.used, first+k); k++ {
+		f.used[(first+k)/64] |= 1 << ((first + k) % 64)
+	}
+	if k == 0 {
+		k = 1
+	}
+	return min(size, int64(k)*g.mapUnit)
+}
+
+func bitSet(b []uint64, i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
+
+// buflen is fio's get_next_buflen: the I/O's size, from bssplit's shares
+// or uniformly from bsrange, aligned down to the smallest size, and
+// fitting in the region.
+func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
+	lo, hi := g.minBS[d], g.maxBS[d]
+	if lo == hi {
+		return lo
+	}
+	fits := func(n int64) bool { return off+n <= f.ioSize+f.start }
+	if !fits(lo) {
+		return 0
+	}
+	split := g.j.BSSplit[d]
+	// fio retries until a size fits; the smallest always does, so this
+	// ends, but a split whose smallest size has no share could spin: after
+	// many tries the smallest size is taken.
+	for try := 0; try < 1000; try++ {
+		r := g.bsRand.next()
+		var n int64
+		if len(split) == 0 {
+			n = lo + int64(float64(hi)*(float64(r>>11)/(1<<53)))
+		} else {
+			perc := uint64(0)
+			for _, e := range split {
+				if e.Percent == 0 {
+					continue
+				}
+				n = e.BS
+				perc += uint64(e.Percent)
+				if r/perc <= math.MaxUint64/100 && fits(n) {
+					break
+				}
+			}
+		}
+		if bits.OnesCount64(uint64(lo)) == 1 {
+			n &^= lo - 1
+		} else {
+			n -= n % lo
+		}
+		n = min(n, hi)
+		if n > 0 && fits(n) {
+			return n
+		}
+	}
+	return lo
+}
