@@ -22,16 +22,11 @@ import (
 // the refusal names that option; once iolab takes the option, remove the
 // file's line and the test compares it with fio like the others.
 var notYet = map[string]string{
-	"drive-check.fio":      "size",    // size=100%
-	"tiobench.fio":         "bsrange", // bsrange=4k-4k
-	"sequential-files.fio": "directory",
-	"random-files.fio":     "directory",
-	"fileserver.fio":       "bssplit",
-	"paced.fio":            "rate_iops",
-	"thinking.fio":         "thinktime",
-	"buffers.fio":          "refill_buffers",
-	"hotspot.fio":          "random_distribution",
-	"durable.fio":          "ioengine", // ioengine=pvsync2
+	"paced.fio":    "rate_iops",
+	"thinking.fio": "thinktime",
+	"buffers.fio":  "refill_buffers",
+	"hotspot.fio":  "random_distribution",
+	"durable.fio":  "ioengine", // ioengine=pvsync2
 }
 
 // TestExampleJobsMatchFio runs the job files under testdata/jobs/examples
