@@ -1,7 +1,5 @@
 package bench
 
-import "time"
-
 // ioOp is what an I/O does.
 type ioOp uint8
 
@@ -34,26 +32,24 @@ type ioGen struct {
 	mix    uint64 // rwmixread
 	bs     int64
 
-	dirRand, offRand rng
-	perm             []blockPerm // per file
-	seqNext          [][2]uint64 // per file, per direction: the next sequential block
+	dirRand rng
+	pick    *picker     // random jobs: which I/Os are random and their blocks
+	seqNext [][2]uint64 // per file, per direction: the next sequential block
 
 	total   uint64 // bytes a size-based job issues
 	issued  uint64
 	timeEnd bool // time_based: never done
 }
 
-// newIOGen sets up the generator of clone index of job j over files.
+// newIOGen sets up the generator of job j, at index among the run's jobs
+// (fio's thread_number - 1), over files.
 func newIOGen(j *Job, files []genFile, index int) *ioGen {
-	seed := j.RandSeed + uint64(index)*0x9e3779b97f4a7c15
-	if !j.RandRepeat {
-		seed = uint64(time.Now().UnixNano())
-	}
 	g := &ioGen{j: j, files: files, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
-		bs: j.BS, dirRand: newRand(seed ^ 0xd1), offRand: newRand(seed ^ 0x0ff), timeEnd: j.TimeBased,
-		perm: make([]blockPerm, len(files)), seqNext: make([][2]uint64, len(files))}
-	for i, f := range files {
-		g.perm[i] = newBlockPerm(f.blocks, seed+uint64(i))
+		bs: j.BS, dirRand: newRand(j.seeds(index)[seedMix]), timeEnd: j.TimeBased, seqNext: make([][2]uint64, len(files))}
+	if g.random {
+		g.pick = newPicker(j, files, []string{j.Filename}, index)
+	}
+	for _, f := range files {
 		g.total += f.blocks * uint64(j.BS)
 	}
 	if j.IOSize > 0 {
@@ -75,19 +71,13 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 	}
 	file = g.file
 	f := &g.files[file]
-	var blk uint64
-	switch {
-	case !g.random:
-		blk = g.seqNext[file][op]
-		g.seqNext[file][op]++
-		if g.seqNext[file][op] >= f.blocks {
-			g.seqNext[file][op] = 0
-		}
-	case g.j.NoRandomMap:
-		blk = g.offRand.below(f.blocks)
-	default:
-		blk = g.perm[file].next()
+	blk := g.seqNext[file][op]
+	if g.random {
+		blk = g.pick.next(file, op, blk)
+	} else if blk >= f.blocks {
+		blk = 0
 	}
+	g.seqNext[file][op] = blk + 1 // a sequential I/O goes on from the last one (fio's last_pos)
 	g.issued += uint64(g.bs)
 	return op, file, f.start + int64(blk)*g.bs, uint32(g.bs), true
 }

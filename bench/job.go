@@ -206,6 +206,7 @@ func (j Job) Clone() Job {
 	j.CPUsAllowed = slices.Clone(j.CPUsAllowed)
 	j.PercentileList = slices.Clone(j.PercentileList)
 	j.Options = slices.Clone(j.Options)
+	j.PatternOptions = j.PatternOptions.clone()
 	return j
 }
 

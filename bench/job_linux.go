@@ -16,7 +16,7 @@ import (
 // jobRun is one job set up on its own locked OS thread and ready to start.
 type jobRun struct {
 	j      *Job
-	index  int // clone index, for distinct random sequences
+	index  int // place among the run's jobs (fio's thread_number - 1), for their seeds
 	files  []jobFile
 	eng    engine
 	info   engineInfo
@@ -132,7 +132,7 @@ func regionSize(j *Job, t system.Target) (int64, error) {
 		if j.Size <= 0 {
 			return 0, fmt.Errorf("job %s: ioengine=%s needs --size", j.Name, j.IOEngine)
 		}
-		return j.Size - j.Size%j.BS, nil
+		return j.checkPattern(j.Size - j.Size%j.BS)
 	}
 	if j.Offset >= t.Size {
 		return 0, fmt.Errorf("job %s: offset %s is at or past the end of %s (%s); lower offset, or use a larger target",
@@ -149,7 +149,7 @@ func regionSize(j *Job, t system.Target) (int64, error) {
 	if size < j.BS {
 		return 0, fmt.Errorf("job %s: the region (%s) is smaller than one block (bs=%s)", j.Name, units.Bytes(float64(size)), units.Bytes(float64(j.BS)))
 	}
-	return size - size%j.BS, nil
+	return j.checkPattern(size - size%j.BS)
 }
 
 func setAffinity(cpus []int) error {
