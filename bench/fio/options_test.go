@@ -158,6 +158,7 @@ func TestApplyOption(t *testing.T) {
 		{"registerfiles", "", func(j *bench.Job) any { return j.RegisterFiles }, true, ""},
 		{"randrepeat", "0", func(j *bench.Job) any { return j.RandRepeat }, false, ""},
 		{"randseed", "1234", func(j *bench.Job) any { return j.RandSeed }, uint64(1234), ""},
+		{"randseed", "137", func(j *bench.Job) any { return j.RandSeedSet }, true, ""},
 		{"randseed", "18446744073709551615", func(j *bench.Job) any { return j.RandSeed }, uint64(1<<64 - 1), ""},
 		{"randseed", "1k", func(j *bench.Job) any { return j.RandSeed }, uint64(1024), ""},
 		{"norandommap", "", func(j *bench.Job) any { return j.NoRandomMap }, true, ""},
@@ -176,6 +177,10 @@ func TestApplyOption(t *testing.T) {
 		{"thread", "", func(j *bench.Job) any { return j.NumJobs }, 1, ""},
 		{"kb_base", "1024", func(j *bench.Job) any { return j.BS }, int64(4096), ""},
 		{"verify", "0", func(j *bench.Job) any { return j.RW }, "read", ""},
+		{"random_distribution", "zipf:1.2", func(j *bench.Job) any { return j.RandomDistribution.String() }, "zipf:1.2", ""},
+		{"random_generator", "lfsr", func(j *bench.Job) any { return j.RandomGenerator }, "lfsr", ""},
+		{"percentage_random", "80,20", func(j *bench.Job) any { return j.PercentageRandom }, []int{80, 20}, ""},
+		{"allrandrepeat", "1", func(j *bench.Job) any { return j.AllRandRepeat }, true, ""},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			j := bench.NewJob()
