@@ -3,9 +3,11 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -254,5 +256,32 @@ func TestFastMod(t *testing.T) {
 				t.Fatalf("%d mod %d = %d, want %d", x, d, got, uint64(x)%d)
 			}
 		}
+	}
+}
+
+// TestPatternOptionsJSON: a job's pattern options survive the JSON that
+// stores plans, and the defaults write nothing.
+func TestPatternOptionsJSON(t *testing.T) {
+	j := NewJob()
+	b, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"random_distribution", "random_generator", "percentage_random", "allrandrepeat", "randseed_set"} {
+		if strings.Contains(string(b), `"`+name+`"`) {
+			t.Errorf("fio's defaults write %s: %s", name, b)
+		}
+	}
+	j.RandomDistribution, _ = ParseDistribution("zoned_abs:60/1m:40/3m")
+	j.RandomGenerator, j.PercentageRandom, j.AllRandRepeat, j.RandSeedSet = "lfsr", []int{80, 20}, true, true
+	if b, err = json.Marshal(j); err != nil {
+		t.Fatal(err)
+	}
+	var back Job
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.PatternOptions, j.PatternOptions) {
+		t.Errorf("read back %+v, want %+v (%s)", back.PatternOptions, j.PatternOptions, b)
 	}
 }

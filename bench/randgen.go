@@ -20,16 +20,18 @@ func newTaus88(seed uint64) taus88 {
 	// fio writes the LCG's start as (2^31) + (2^17) + (2^7), in C, where ^
 	// is XOR: 29 + 19 + 5 = 53.
 	var t taus88
-	t.s1 = atLeast32(53*69069^s, 1)
-	t.s2 = atLeast32(t.s1*69069^s, 7)
-	t.s3 = atLeast32(t.s2*69069^s, 15)
+	t.s1 = atLeast(53*69069^s, 1)
+	t.s2 = atLeast(t.s1*69069^s, 7)
+	t.s3 = atLeast(t.s2*69069^s, 15)
 	for range 6 {
 		t.next()
 	}
 	return t
 }
 
-func atLeast32(x, m uint32) uint32 {
+// atLeast keeps a component of the state above the minimum its
+// recurrence needs (fio's __seed).
+func atLeast[T uint32 | uint64](x, m T) T {
 	if x < m {
 		return x + m
 	}
@@ -58,22 +60,15 @@ type taus258 struct{ s1, s2, s3, s4, s5 uint64 }
 // newTaus258 seeds as fio's __init_rand64.
 func newTaus258(seed uint64) taus258 {
 	var t taus258
-	t.s1 = atLeast64(53*6906969069^seed, 1)
-	t.s2 = atLeast64(t.s1*6906969069^seed, 7)
-	t.s3 = atLeast64(t.s2*6906969069^seed, 15)
-	t.s4 = atLeast64(t.s3*6906969069^seed, 33)
-	t.s5 = atLeast64(t.s4*6906969069^seed, 49)
+	t.s1 = atLeast(53*6906969069^seed, 1)
+	t.s2 = atLeast(t.s1*6906969069^seed, 7)
+	t.s3 = atLeast(t.s2*6906969069^seed, 15)
+	t.s4 = atLeast(t.s3*6906969069^seed, 33)
+	t.s5 = atLeast(t.s4*6906969069^seed, 49)
 	for range 6 {
 		t.next()
 	}
 	return t
-}
-
-func atLeast64(x, m uint64) uint64 {
-	if x < m {
-		return x + m
-	}
-	return x
 }
 
 func (t *taus258) next() uint64 {

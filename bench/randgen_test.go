@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -52,6 +53,29 @@ func TestBlockMap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBlockMapLarge: a map big enough to live outside the Go heap works
+// the same, and goes away with the collector.
+func TestBlockMapLarge(t *testing.T) {
+	const n = 1<<23 + 5 // 2^17 words and more
+	m := newBlockMap(n)
+	for b := uint64(0); b < n-1; b++ {
+		m.set(b)
+	}
+	if b, ok := m.nextFree(7); !ok || b != n-1 {
+		t.Errorf("next free after 7 = %d, %v; want %d", b, ok, uint64(n-1))
+	}
+	m.set(n - 1)
+	if _, ok := m.nextFree(0); ok {
+		t.Error("a full map has a free block")
+	}
+	m.reset()
+	if b, ok := m.nextFree(n - 1); !ok || b != 0 {
+		t.Errorf("after a reset, next free after the last = %d, %v; want 0", b, ok)
+	}
+	m = nil
+	runtime.GC()
 }
 
 // TestLFSRWalksEveryBlockOnce: an LFSR over n returns each of 0..n-1

@@ -25,7 +25,7 @@ func newBlockMap(n uint64) *blockMap {
 			break
 		}
 	}
-	mem := make([]uint64, total)
+	mem := mapWords(m, total)
 	for _, w := range sizes {
 		m.levels = append(m.levels, mem[:w:w])
 		mem = mem[w:]
