@@ -99,9 +99,10 @@ func TestEngineWriteReadBack(t *testing.T) {
 
 				// Blocks in a scrambled order, depth at a time.
 				order := make([]int, blocks)
-				perm := newBlockPerm(blocks, 3)
+				walk, _ := lfsrInit(uint64(blocks), 3)
 				for i := range order {
-					order[i] = int(perm.next())
+					b, _ := walk.next()
+					order[i] = int(b)
 				}
 				doAll(t, eng, order, depth, bufs, true)
 				got, err := os.ReadFile(path)

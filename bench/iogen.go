@@ -1,6 +1,6 @@
 package bench
 
-import "time"
+import "math"
 
 // ioOp is what an I/O does.
 type ioOp uint8
@@ -24,8 +24,10 @@ type ioGen struct {
 	writes bool
 	mix    uint64 // rwmixread
 
-	dirRand, offRand rng
-	seed             uint64
+	dirRand rng
+	seeds   randSeeds // fio's seed slots for this job (randseed.go)
+	index   int       // the job's place in the run, for the picker's seeds
+	pick    *picker   // random jobs: generator, distribution, random map
 
 	files  []genFile
 	fileAt fileService
@@ -33,8 +35,7 @@ type ioGen struct {
 	// Block sizes, alignment and the random-map unit per direction.
 	minBS, maxBS, align [2]int64
 	bsRand              rng
-	fixedMap            bool // every block the same size: a blockPerm per file
-	mapUnit             int64
+	mapUnit             int64 // the random map's block: the smallest block size
 
 	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
 	identical      bool // rw_sequencer=identical
@@ -42,6 +43,7 @@ type ioGen struct {
 	zoneBytes      int64
 
 	passLimit  uint64 // bytes per pass (fio's o->size)
+	passBreak  uint64 // bytes after which a pass ends: passLimit, or none (syncEngine)
 	limit      uint64 // bytes in all (io_size or size, times loops)
 	maxIOs     uint64 // number_ios times loops; 0: none
 	loopsLeft  int
@@ -53,21 +55,18 @@ type ioGen struct {
 	ended      bool
 }
 
-// newIOGen sets up the generator of clone index of job j over the
-// regions of its files (jobLayout).
+// newIOGen sets up the generator of job j, at index among the run's jobs
+// (fio's thread_number - 1), over the regions of its files (jobLayout).
 func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
-	seed := j.RandSeed + uint64(index)*0x9e3779b97f4a7c15
-	if !j.RandRepeat {
-		seed = uint64(time.Now().UnixNano())
-	}
 	g := &ioGen{j: j, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
-		dirRand: newRand(seed ^ 0xd1), offRand: newRand(seed ^ 0x0ff), bsRand: newRand(seed ^ 0xb5), seed: seed,
-		timeEnd: j.TimeBased, seqNr: max(j.RWSeqNr, 1)}
+		seeds: j.seeds(index), index: index, timeEnd: j.TimeBased, seqNr: max(j.RWSeqNr, 1)}
+	g.dirRand, g.bsRand = newRand(g.seeds[seedMix]), newRand(g.seeds[seedBS])
 	g.seqLeft = g.seqNr
 	g.setupFiles(lay)
 	loops := uint64(max(j.Loops, 1))
 	g.loopsLeft = max(j.Loops, 1)
 	g.passLimit = uint64(lay.Size)
+	g.passBreak = g.passLimit
 	g.limit = uint64(lay.Size)
 	if j.IOSize > 0 {
 		// io_size: this much I/O, over the region as often as it takes.
@@ -86,7 +85,7 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 		if g.ended || (!g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))) {
 			return 0, 0, 0, 0, false
 		}
-		if !g.timeEnd && g.passIssued >= g.passLimit {
+		if !g.timeEnd && g.passIssued >= g.passBreak {
 			if !g.nextPass() {
 				return 0, 0, 0, 0, false
 			}
@@ -111,6 +110,13 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 		return op, file, off, n, true
 	}
 }
+
+// syncEngine tells the generator the job's engine does each I/O inside
+// its submit (psync, fio's FIO_Q_COMPLETED): fio's do_io counts only I/O
+// an engine queues against the pass's size, so with such an engine a pass
+// ends when its files are done — when a random job's map is full, the
+// draw that found no free block spent — and never on its byte count.
+func (g *ioGen) syncEngine() { g.passBreak = math.MaxUint64 }
 
 // nextPass starts the job over once a pass (fio's do_io) has ended, as
 // fio's keep_running decides: every loop runs; after the last, io_size

@@ -18,12 +18,7 @@ type genFile struct {
 	lastStart [2]int64 // each direction's last offset; -1: none yet
 	done      bool
 
-	// The random map: with one block size, a permutation of the blocks
-	// (each once per pass); with several, a bitmap of mapUnit blocks
-	// (fio's axmap).
-	perm     blockPerm
-	permLeft uint64
-	used     []uint64
+	idx int // its place in the job's files (and the picker's)
 }
 
 // fileService picks the file of each I/O, fio's __get_next_file.
@@ -41,8 +36,8 @@ type fileService struct {
 // and the kind of random map (fio's fixup_options and init_random_map).
 func (g *ioGen) setupFiles(lay jobLayout) {
 	j := g.j
-	for _, r := range lay.Files {
-		g.files = append(g.files, genFile{start: r.Offset, ioSize: r.IOSize, realSize: r.RealSize})
+	for i, r := range lay.Files {
+		g.files = append(g.files, genFile{start: r.Offset, ioSize: r.IOSize, realSize: r.RealSize, idx: i})
 	}
 	for d := range 2 {
 		g.minBS[d], g.maxBS[d] = j.BlockSizes(d)
@@ -52,29 +47,36 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 	g.identical = j.RWSequencer == "identical"
 	// fio turns strided zones off for a job with several files open.
 	g.strided = j.ZoneMode == "strided" && len(g.files) == 1
-	// fio: any use of blockalign turns the random map off.
-	useMap := g.random && !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
-	g.fixedMap = useMap && j.FixedBS()
-	if useMap && !g.fixedMap {
-		for i := range g.files {
-			f := &g.files[i]
-			n := (min(f.ioSize, f.realSize) + g.mapUnit - 1) / g.mapUnit
-			f.used = make([]uint64, (n+63)/64)
+	if g.random {
+		// fio: any use of blockalign turns the random map off.
+		useMap := !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
+		blocks := make([]uint64, len(g.files))
+		names := make([]string, len(g.files))
+		for i, f := range g.files {
+			blocks[i] = uint64(min(f.ioSize, f.realSize) / g.mapUnit)
+			names[i] = lay.Files[i].Path
 		}
+		g.pick = newPicker(j, blocks, names, g.index, g.seeds, useMap)
 	}
 	g.fileAt = fileService{random: j.FileService == "random", sequential: j.FileService == "sequential",
-		nr: max(j.FileServiceNr, 1), rand: newRand(g.seed ^ 0xf1e), cur: -1}
+		nr: max(j.FileServiceNr, 1), rand: newRand(g.seeds[seedFile]), cur: -1}
 }
 
 // startPass sets the files up for a pass (fio's clear_io_state and the
 // file opens after it): regions back at their start, random maps cleared,
 // the random sequences started over under randrepeat.
 func (g *ioGen) startPass(first bool) {
-	if g.j.RandRepeat || first {
-		g.dirRand, g.offRand, g.bsRand = newRand(g.seed^0xd1), newRand(g.seed^0x0ff), newRand(g.seed^0xb5)
+	// fio's clear_io_state re-seeds a repeatable job for each pass.
+	if !first && g.j.repeatable() {
+		g.dirRand, g.bsRand = newRand(g.seeds[seedMix]), newRand(g.seeds[seedBS])
+		if g.pick != nil {
+			g.pick.reseed()
+		}
 	}
 	g.passIssued, g.passDone, g.zoneBytes = 0, 0, 0
-	if first || g.timeEnd || g.j.Loops > 1 {
+	// fio resets its count of done files to start over for loops, and
+	// (as fio 3.33 shows, psync with io_size past the region) for io_size.
+	if first || g.timeEnd || g.j.Loops > 1 || g.j.IOSize > 0 {
 		g.fileAt.nrDone = 0
 	}
 	g.fileAt.cur = -1
@@ -89,11 +91,9 @@ func (g *ioGen) startPass(first bool) {
 func (g *ioGen) resetFile(f *genFile) {
 	f.lastPos = [2]int64{f.offset, f.offset}
 	f.lastStart = [2]int64{-1, -1}
-	if g.fixedMap {
-		n := g.lastBlock(f, Read)
-		f.perm, f.permLeft = newBlockPerm(n, g.offRand.next()), n
+	if g.pick != nil {
+		g.pick.restart(f.idx)
 	}
-	clear(f.used)
 }
 
 func (g *ioGen) doneFiles() int { return g.fileAt.nrDone }
@@ -171,7 +171,7 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 	}
 	isRandom := false
 	switch {
-	case hit && g.random:
+	case hit && g.random && g.pick.random(ioOp(d)):
 		b, ok := g.randBlock(f, d)
 		if !ok {
 			return 0, 0, false
@@ -204,7 +204,7 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 	if size == 0 || off+size > f.realSize {
 		return 0, 0, false
 	}
-	if isRandom && f.used != nil {
+	if isRandom && g.pick.mapped(f.idx) {
 		size = g.mark(f, off, size)
 	}
 	f.lastStart[d], f.lastPos[d] = off, off+size
@@ -297,47 +297,24 @@ func (g *ioGen) randOffset(f *genFile, d int) (uint64, bool) {
 	if lastb == 0 {
 		return 0, false
 	}
-	switch {
-	case g.fixedMap:
-		if f.permLeft == 0 {
-			return 0, false
-		}
-		f.permLeft--
-		return f.perm.next(), true
-	case f.used == nil:
-		return g.offRand.below(lastb), true
-	}
-	// fio's axmap_next_free: the drawn block, or the next free one.
-	b := g.offRand.below(lastb)
-	per := uint64(g.align[d] / g.mapUnit)
-	if per == 0 {
-		per = 1
-	}
-	for k := range lastb {
-		c := (b + k) % lastb
-		if !bitSet(f.used, c*per) {
-			return c, true
-		}
-	}
-	return 0, false
+	return g.pick.draw(f.idx, lastb, uint64(max(g.align[d]/g.mapUnit, 1)))
 }
 
-// mark records a random I/O in the bitmap, cut short at the first block
-// already used (fio's mark_random_map).
+// mark records a random I/O in the random map, cut short at the first
+// block already done (fio's mark_random_map).
 func (g *ioGen) mark(f *genFile, off, size int64) int64 {
+	m := g.pick.files[f.idx].bmap
 	first := uint64((off - f.offset) / g.mapUnit)
 	nr := uint64((size + g.mapUnit - 1) / g.mapUnit)
 	var k uint64
-	for ; k < nr && first+k < uint64(len(f.used))*64 && !bitSet(f.used, first+k); k++ {
-		f.used[(first+k)/64] |= 1 << ((first + k) % 64)
+	for ; k < nr && first+k < m.n && !m.isSet(first+k); k++ {
+		m.set(first + k)
 	}
 	if k == 0 {
 		k = 1
 	}
 	return min(size, int64(k)*g.mapUnit)
 }
-
-func bitSet(b []uint64, i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
 
 // buflen is fio's get_next_buflen: the I/O's size, from bssplit's shares
 // or uniformly from bsrange, aligned down to the smallest size, and

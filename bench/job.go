@@ -210,6 +210,7 @@ func (j Job) Clone() Job {
 	j.PercentileList = slices.Clone(j.PercentileList)
 	j.Options = slices.Clone(j.Options)
 	j.BSSplit = [2][]BSSplit{slices.Clone(j.BSSplit[0]), slices.Clone(j.BSSplit[1])}
+	j.PatternOptions = j.PatternOptions.clone()
 	return j
 }
 

@@ -15,7 +15,7 @@ import (
 // jobRun is one job set up on its own locked OS thread and ready to start.
 type jobRun struct {
 	j      *Job
-	index  int // clone index, for distinct random sequences
+	index  int // place among the run's jobs (fio's thread_number - 1), for their seeds
 	files  []jobFile
 	layout jobLayout
 	eng    engine

@@ -101,6 +101,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	res.Samples = make([]Sample, 0, int((j.Runtime+j.RampTime)/interval)+2)
 
 	gen := newIOGen(j, r.layout, r.index)
+	if r.info.sync {
+		gen.syncEngine()
+	}
 	var writeSeq uint64
 
 	ramp := int64(j.RampTime)

@@ -148,6 +148,11 @@ func (j *Job) layout(files []fileState, seed uint64) (jobLayout, error) {
 				units.Bytes(float64(r.Offset)), units.Bytes(float64(r.IOSize)))
 		}
 	}
+	for _, r := range out.Files {
+		if _, err := j.checkPattern(min(r.IOSize, r.RealSize)); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 

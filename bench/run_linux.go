@@ -62,12 +62,16 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 1<<30))
 
 	var errs []error
+	jobs := 0 // in the phases before: fio numbers its jobs across the run
 	for first := 0; first < len(cfg.Groups); {
 		last := first + 1
 		for last < len(cfg.Groups) && !cfg.Groups[last].Wait {
 			last++
 		}
-		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval)
+		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval, jobs)
+		for _, g := range cfg.Groups[first:last] {
+			jobs += len(g.Jobs)
+		}
 		res.Groups = append(res.Groups, phase...)
 		if err != nil {
 			errs = append(errs, err)
@@ -102,7 +106,8 @@ func isSetupError(err error) bool {
 
 // runPhase runs the jobs of groups at the same time. Every job sets up on
 // its own locked thread first; they start together only when all are ready.
-func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration) ([]GroupResult, error) {
+// The run's jobs before these number first.
+func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration, first int) ([]GroupResult, error) {
 	type slotRef struct{ g, i int }
 	var refs []slotRef
 	for g := range groups {
@@ -132,11 +137,9 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
 	var wg sync.WaitGroup
-	clone := map[string]int{}
-	for _, ref := range refs {
+	for k, ref := range refs {
 		j := &groups[ref.g].Jobs[ref.i]
-		index := clone[j.Name]
-		clone[j.Name]++
+		index := first + k // the job's place in the run, fio's thread_number - 1
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

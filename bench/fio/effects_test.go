@@ -306,8 +306,27 @@ func init() {
 		}
 	}
 	effects["randseed"] = func(t *testing.T) {
-		if a, b := randOffsets(t, "--randseed=1"), randOffsets(t, "--randseed=2"); slices.Equal(a, b) {
+		if a, b := randOffsets(t, "--randrepeat=0", "--randseed=1"), randOffsets(t, "--randrepeat=0", "--randseed=2"); slices.Equal(a, b) {
 			t.Error("two seeds chose the same offsets")
+		}
+		if a, b := randOffsets(t, "--randrepeat=0", "--randseed=1"), randOffsets(t, "--randrepeat=0", "--randseed=1"); !slices.Equal(a, b) {
+			t.Error("one seed, two runs: different offsets")
+		}
+		// fio 3.33 seeds before randseed overrides randrepeat: with
+		// randrepeat the offsets stay, the other sources move (here
+		// randrw's reads and writes).
+		ops := func(seed string) string {
+			lines := traced(t, "pread64,pwrite64", "--name=e", "--filename="+file(t, 1<<20), "--rw=randrw", "--size=64k", "--randseed="+seed)
+			var b strings.Builder
+			for _, l := range lines {
+				if strings.Contains(l, ", 4096, ") {
+					b.WriteString(l[:6])
+				}
+			}
+			return b.String()
+		}
+		if ops("1") == ops("2") {
+			t.Error("two seeds chose the same reads and writes")
 		}
 	}
 	effects["norandommap"] = func(t *testing.T) {

@@ -25,7 +25,6 @@ var notYet = map[string]string{
 	"paced.fio":    "rate_iops",
 	"thinking.fio": "thinktime",
 	"buffers.fio":  "refill_buffers",
-	"hotspot.fio":  "random_distribution",
 	"durable.fio":  "ioengine", // ioengine=pvsync2
 }
 

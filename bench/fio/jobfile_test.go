@@ -130,7 +130,7 @@ func TestParseJobFileUring(t *testing.T) {
 	want.RW, want.RWMixRead, want.BS, want.IODepth = "randrw", 70, 4096, 128
 	want.IODepthBatchSubmit, want.IODepthBatchCompleteMin, want.IODepthBatchCompleteMax = 16, 8, 32
 	want.Hipri, want.SQThreadPoll, want.SQThreadPollCPU, want.FixedBufs, want.RegisterFiles = true, true, 1, true, true
-	want.NoRandomMap, want.RandRepeat, want.RandSeed = true, false, 42
+	want.NoRandomMap, want.RandRepeat, want.RandSeed, want.RandSeedSet = true, false, 42, true
 	want.CPUsAllowed = []int{0, 2, 3}
 	want.PercentileList = []float64{50, 99, 99.9}
 	want.RampTime, want.Runtime, want.TimeBased = 500*time.Millisecond, time.Hour, true

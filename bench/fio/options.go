@@ -232,6 +232,9 @@ func FinishJob(j *bench.Job) error {
 			return fail(o.Name, "%s is an %s option but the job uses ioengine=%s (set ioengine=%s or remove %s)", o.Name, other.Name, j.IOEngine, other.Name, o.Name)
 		}
 	}
+	if err := checkPattern(j); err != nil {
+		return fail("random_generator", "%s", err)
+	}
 	if j.SQThreadPollCPU >= 0 && !j.SQThreadPoll {
 		return fail("sqthread_poll_cpu", "sqthread_poll_cpu has no effect without sqthread_poll (add sqthread_poll)")
 	}
@@ -304,7 +307,7 @@ func setRandSeed(j *bench.Job, v string) error {
 		}
 		n = uint64(s)
 	}
-	j.RandSeed = n
+	j.RandSeed, j.RandSeedSet = n, true // fio: a randseed overrides randrepeat
 	return nil
 }
 

@@ -158,6 +158,7 @@ func TestApplyOption(t *testing.T) {
 		{"registerfiles", "", func(j *bench.Job) any { return j.RegisterFiles }, true, ""},
 		{"randrepeat", "0", func(j *bench.Job) any { return j.RandRepeat }, false, ""},
 		{"randseed", "1234", func(j *bench.Job) any { return j.RandSeed }, uint64(1234), ""},
+		{"randseed", "137", func(j *bench.Job) any { return j.RandSeedSet }, true, ""},
 		{"randseed", "18446744073709551615", func(j *bench.Job) any { return j.RandSeed }, uint64(1<<64 - 1), ""},
 		{"randseed", "1k", func(j *bench.Job) any { return j.RandSeed }, uint64(1024), ""},
 		{"norandommap", "", func(j *bench.Job) any { return j.NoRandomMap }, true, ""},
@@ -210,6 +211,11 @@ func TestApplyOption(t *testing.T) {
 		{"zonesize", "1m", func(j *bench.Job) any { return j.ZoneSize }, int64(1 << 20), ""},
 		{"zonerange", "4m", func(j *bench.Job) any { return j.ZoneRange }, int64(4 << 20), ""},
 		{"zoneskip", "2m", func(j *bench.Job) any { return j.ZoneSkip }, int64(2 << 20), ""},
+		// Access pattern (options_pattern.go).
+		{"random_distribution", "zipf:1.2", func(j *bench.Job) any { return j.RandomDistribution.String() }, "zipf:1.2", ""},
+		{"random_generator", "lfsr", func(j *bench.Job) any { return j.RandomGenerator }, "lfsr", ""},
+		{"percentage_random", "80,20", func(j *bench.Job) any { return j.PercentageRandom }, []int{80, 20}, ""},
+		{"allrandrepeat", "1", func(j *bench.Job) any { return j.AllRandRepeat }, true, ""},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			j := bench.NewJob()

@@ -1,0 +1,231 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"iolab/bench/units"
+)
+
+// Random generators a job can pick offsets with (fio's random_generator).
+const (
+	genTausworthe   = "tausworthe"
+	genTausworthe64 = "tausworthe64"
+	genLFSR         = "lfsr"
+)
+
+// RandomGenerators are the values random_generator takes.
+var RandomGenerators = []string{genTausworthe, genLFSR, genTausworthe64}
+
+// picker chooses the block of each random I/O of a job as fio's
+// get_next_block does for a random job: percentage_random decides random
+// or sequential (should_do_random, random), the distribution picks the
+// block (get_next_rand_offset, draw) from the generator, and the random
+// map sends a taken block to the next free one. When the map is full (or
+// the LFSR has walked every block) draw says so: the generator (ioGen)
+// ends the file's pass, or starts it over for a time-based job, as fio
+// does; a repeatable job re-seeds at each new pass (reseed), so every pass
+// over the region repeats the first.
+type picker struct {
+	dist  *Distribution
+	gen   string
+	files []pickFile
+	bs    uint64
+
+	t32     taus88  // tausworthe's offsets (fio's td->random_state)
+	t64     taus258 // tausworthe64's
+	zone    taus88  // zoned: which percent of the I/Os (td->zone_state)
+	seqRand [2]taus88
+	perc    [2]uint32
+	zones   *[100]zoneSpan
+
+	seeds randSeeds
+	// to64 is fio's switch to tausworthe64 for a file of more than 2^32
+	// blocks when no generator is set: fio makes it after seeding, so the
+	// new generator starts only when a repeatable job re-seeds.
+	to64 bool
+}
+
+type pickFile struct {
+	blocks uint64
+	bmap   *blockMap
+	lfsr   lfsr
+	skew   skewed
+}
+
+// newPicker sets up the picker of job j, at index among the run's jobs
+// with seeds, over files of blocks blocks (of the smallest block size)
+// named names (fio seeds its skewed distributions with the file's name);
+// useMap: the job may keep a random map (no norandommap, no blockalign).
+func newPicker(j *Job, blocks []uint64, names []string, index int, seeds randSeeds, useMap bool) *picker {
+	p := &picker{dist: &j.RandomDistribution, gen: j.randomGenerator(blocks), bs: uint64(j.MinBS()),
+		seeds: seeds, files: make([]pickFile, len(blocks))}
+	if p.gen != j.RandomGenerator && p.gen == genTausworthe64 {
+		p.gen, p.to64 = genTausworthe, true
+	}
+	for op := range p.perc {
+		p.perc[op] = j.percentRandom(ioOp(op))
+	}
+	p.seed()
+	// fio keeps a random map only for uniform offsets from the
+	// Tausworthe generators; any other distribution sets norandommap.
+	useMap = useMap && p.dist.Kind == DistRandom && p.gen != genLFSR
+	if k := p.dist.Kind; k == DistZoned || k == DistZonedAbs {
+		p.zones = zoneIndex(p.dist.Zones)
+	}
+	skewSeed := uint32(p.seeds[seedBlock])
+	for i, n := range blocks {
+		pf := &p.files[i]
+		pf.blocks = n
+		switch {
+		case p.dist.Kind == DistZipf || p.dist.Kind == DistPareto || p.dist.Kind == DistNormal:
+			seed := skewSeed
+			if j.repeatable() {
+				name := ""
+				if i < len(names) {
+					name = names[i]
+				}
+				seed = jhash(name, 0) * uint32(index+1)
+			}
+			pf.skew = newSkewed(p.dist, n, seed)
+		case p.gen == genLFSR:
+			var ok bool
+			if pf.lfsr, ok = lfsrInit(n, p.seeds[seedBlock]); !ok {
+				// The seed's low bits are the one state an XNOR LFSR never
+				// leaves: fio refuses the job ("failed initializing
+				// LFSR"); iolab nudges the seed.
+				p.seeds[seedBlock] ^= 1
+				pf.lfsr, _ = lfsrInit(n, p.seeds[seedBlock])
+			}
+		case useMap:
+			pf.bmap = newBlockMap(n)
+		}
+	}
+	return p
+}
+
+// randomGenerator is the generator the job's offsets come from: the one
+// set, else tausworthe, or tausworthe64 when a file has more blocks than
+// 32 bits can number (fio's check_rand_gen_limits).
+func (j *Job) randomGenerator(blocks []uint64) string {
+	if j.RandomGenerator != "" {
+		return j.RandomGenerator
+	}
+	for _, n := range blocks {
+		if n > math.MaxUint32 {
+			return genTausworthe64
+		}
+	}
+	return genTausworthe
+}
+
+// seed (re)starts the generators from the job's seeds
+// (td_fill_rand_seeds).
+func (p *picker) seed() {
+	p.t32 = newTaus88(p.seeds[seedBlock])
+	p.t64 = newTaus258(p.seeds[seedBlock])
+	p.zone = newTaus88(p.seeds[seedZone])
+	for op := range p.seqRand {
+		p.seqRand[op] = newTaus88(p.seeds[seedSeqRandRead])
+	}
+}
+
+// reseed starts the generators over for another pass of a repeatable job
+// (fio's clear_io_state), switching to tausworthe64 if fio would have.
+func (p *picker) reseed() {
+	if p.to64 {
+		p.gen = genTausworthe64
+	}
+	p.seed()
+}
+
+// random reports whether an I/O in direction op that may be random is
+// (fio's should_do_random, percentage_random).
+func (p *picker) random(op ioOp) bool {
+	return p.perc[op] >= 100 || p.seqRand[op].between(1, 100) <= p.perc[op]
+}
+
+// restart forgets the blocks of file done (fio's fio_file_reset): the
+// random map empties, the LFSR starts its walk again.
+func (p *picker) restart(file int) {
+	f := &p.files[file]
+	if f.bmap != nil {
+		f.bmap.reset()
+	}
+	f.lfsr.reset(p.seeds[seedBlock])
+}
+
+// mapped reports whether file keeps a random map.
+func (p *picker) mapped(file int) bool { return p != nil && p.files[file].bmap != nil }
+
+// draw picks a random block of file below n, in blocks of per map units
+// (fio's get_next_rand_offset); ok is false when every block is done (the
+// map is full, or the LFSR has walked them all).
+func (p *picker) draw(file int, n, per uint64) (uint64, bool) {
+	f := &p.files[file]
+	switch p.dist.Kind {
+	case DistZipf, DistPareto, DistNormal:
+		return f.skew.next(), true
+	case DistZoned, DistZonedAbs:
+		return p.zoned(f)
+	}
+	return p.uniform(f, n, per)
+}
+
+// zoned picks the zone for this I/O, then a block in it (fio's
+// __get_next_rand_offset_zoned and _zoned_abs).
+func (p *picker) zoned(f *pickFile) (uint64, bool) {
+	z := &p.zones[p.zone.between(1, 100)-1]
+	start, n := z.lo*f.blocks/100, f.blocks*(z.hi-z.lo)/100
+	if p.dist.Kind == DistZonedAbs {
+		start, n = z.lo/p.bs, z.hi/p.bs-z.lo/p.bs
+	}
+	b, ok := p.uniform(f, n, 1)
+	return start + b, ok
+}
+
+// uniform picks a block below n (fio's __get_next_rand_offset): the
+// generator's next number scaled to n, then the next free block if the
+// random map has it done.
+func (p *picker) uniform(f *pickFile, n, per uint64) (uint64, bool) {
+	var b uint64
+	switch p.gen {
+	case genLFSR:
+		return f.lfsr.next()
+	case genTausworthe64:
+		b = uint64(float64(n) * (float64(p.t64.next()) * 0x1p-64))
+	default:
+		b = uint64(float64(n) * (float64(p.t32.next()) * 0x1p-32))
+	}
+	if b >= n && n > 0 {
+		b = n - 1 // a 64-bit draw can round up to 1.0
+	}
+	if f.bmap == nil || !f.bmap.isSet(b*per) {
+		return b, true
+	}
+	free, ok := f.bmap.nextFree(b * per)
+	return free / per, ok
+}
+
+// checkPattern checks j's access pattern against its region of region
+// bytes before the job starts, and returns the region: zoned_abs zones
+// must fit in it (fio ends such a job after a few I/Os, saying "zoned_abs
+// sizes exceed file size").
+func (j *Job) checkPattern(region int64) (int64, error) {
+	if !j.Random() {
+		return region, nil
+	}
+	blocks := uint64(region / j.BS)
+	d := &j.RandomDistribution
+	if d.Kind == DistZonedAbs {
+		var end int64
+		for _, z := range d.Zones {
+			end += z.Size
+		}
+		if uint64(end/j.BS) > blocks {
+			return 0, fmt.Errorf("job %s: random_distribution=%s: the zones end at %s but the job's region is %s (fio: zoned_abs sizes exceed file size)",
+				j.Name, d, units.FormatSize(end), units.FormatSize(region))
+		}
+	}
+	return region, nil
+}
