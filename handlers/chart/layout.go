@@ -62,29 +62,24 @@ func (l *layout) key(r *runView, axes []sweep.AxisValue) (x string, group []stri
 	return x, group
 }
 
-// name names a group for legends: "io_uring", "run 3 libaio",
-// "io_uring numjobs=4"; "" when there is nothing to tell apart. The
-// series axis is named as the axis table labels it; the others as
-// axis=value.
-func (l *layout) name(r *runView, group []string) string {
+// parts are what names a group in legends: "run 3", its host, kernel
+// and the Step axes (the scheduler) the series do not tell when
+// comparing runs; the series axis' value as the axis table labels it;
+// the other group axes as axis=value. gridOf drops the parts every
+// series shares (the subtitle says them once).
+func (l *layout) parts(r *runView, group []string) []string {
 	var parts []string
 	if l.compare {
 		parts = append(parts, r.label)
-		// Compared runs say where they ran: host, kernel, and the values
-		// of the Step axes (the scheduler) the series do not tell.
-		var env []string
 		for _, v := range []string{r.run.Hostname, r.run.Kernel} {
 			if v != "" {
-				env = append(env, v)
+				parts = append(parts, v)
 			}
 		}
 		for _, spec := range sweep.Axes() {
 			if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
-				env = append(env, v)
+				parts = append(parts, v)
 			}
-		}
-		if len(env) > 0 {
-			parts = append(parts, "("+strings.Join(env, " ")+")")
 		}
 	}
 	for i, a := range l.group {
@@ -98,7 +93,20 @@ func (l *layout) name(r *runView, group []string) string {
 		}
 		parts = append(parts, string(a)+"="+v)
 	}
-	return strings.Join(parts, " ")
+	return parts
+}
+
+// colorKey is the value a series' colour follows: its series axis'
+// value (the engine, the scheduler), else, comparing runs, its run's
+// kernel (or the run), so that one value has one colour everywhere.
+func (l *layout) colorKey(r *runView, group []string) string {
+	if l.series != "" && len(group) > 0 && group[0] != "" {
+		return group[0]
+	}
+	if l.compare {
+		return cmp.Or(r.run.Kernel, r.label)
+	}
+	return ""
 }
 
 // columns is the CSV header of the key: run (when comparing), the job
@@ -145,8 +153,11 @@ type cell struct {
 // series is one group of one run.
 type series struct {
 	run   *runView
+	runAt int // the run's place among those compared
 	group []string
-	name  string
+	parts []string // what tells it apart, and what it shares (layout.parts)
+	name  string   // its parts that not every series shares
+	color string
 	ranks []int
 	cells map[string]*cell // by x value
 }
@@ -155,6 +166,11 @@ type series struct {
 type grid struct {
 	xs     []string
 	series []*series
+	// common is what every series shares, left out of their names: the
+	// subtitle says it once.
+	common []string
+	// pickers are the choices of series to draw (pick), for the page.
+	pickers []Picker
 }
 
 // gridOf groups every run's steps by the layout's key and orders the x
@@ -168,13 +184,13 @@ func gridOf(l *layout, runs []*runView) *grid {
 		rank int
 	}
 	var xs []xRank
-	for _, r := range runs {
+	for ri, r := range runs {
 		var ss []*series
 		for _, st := range r.steps {
 			x, group := l.key(r, st.Step.Axes)
 			k := slices.IndexFunc(ss, func(s *series) bool { return slices.Equal(s.group, group) })
 			if k < 0 {
-				s := &series{run: r, group: group, name: l.name(r, group), cells: map[string]*cell{}}
+				s := &series{run: r, runAt: ri, group: group, parts: l.parts(r, group), color: colorOf(l.colorKey(r, group)), cells: map[string]*cell{}}
 				for i, a := range l.group {
 					s.ranks = append(s.ranks, r.rank(a, group[i]))
 				}
@@ -214,7 +230,109 @@ func gridOf(l *layout, runs []*runView) *grid {
 	for _, e := range xs {
 		g.xs = append(g.xs, e.v)
 	}
+	g.name()
 	return g
+}
+
+// name names the series by what tells them apart, and keeps in common
+// what they all share. A lone series shares everything: its name is "".
+func (g *grid) name() {
+	g.common = nil
+	if len(g.series) == 0 {
+		return
+	}
+	for _, p := range g.series[0].parts {
+		if !slices.Contains(g.common, p) && !slices.ContainsFunc(g.series[1:], func(s *series) bool { return !slices.Contains(s.parts, p) }) {
+			g.common = append(g.common, p)
+		}
+	}
+	for _, s := range g.series {
+		var own []string
+		for _, p := range s.parts {
+			if !slices.Contains(g.common, p) {
+				own = append(own, p)
+			}
+		}
+		s.name = strings.Join(own, " ")
+	}
+}
+
+// shared is what every series shares, for a subtitle: "" when nothing
+// beyond the runs the subtitle names.
+func (g *grid) shared(runs []*runView) string {
+	var out []string
+	for _, p := range g.common {
+		if !slices.ContainsFunc(runs, func(r *runView) bool { return p == r.label }) {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// pick keeps the series the query shows: those whose group values (and
+// run, when comparing) are all among q.Show (q.ShowRuns) where it names
+// any of their axis' (runs'). A query that names none keeps the first
+// series, budget at most. It records a picker per group axis, and one of
+// the runs when comparing, so the page reaches every series.
+func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
+	budget = max(budget, 1)
+	shown := func(s *series) bool {
+		if len(q.ShowRuns) > 0 && l.compare && !slices.Contains(q.ShowRuns, s.run.id) {
+			return false
+		}
+		for i := range l.group {
+			named := false
+			for _, o := range g.series {
+				if slices.Contains(q.Show, o.group[i]) {
+					named = true
+					break
+				}
+			}
+			if named && !slices.Contains(q.Show, s.group[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	var kept []*series
+	for _, s := range g.series {
+		if shown(s) {
+			kept = append(kept, s)
+		}
+	}
+	if len(q.Show) == 0 && len(q.ShowRuns) == 0 && len(kept) > budget {
+		kept = kept[:budget]
+	}
+
+	if l.compare {
+		p := Picker{Param: "showrun", Label: "runs"}
+		for _, r := range runs {
+			on := slices.ContainsFunc(kept, func(s *series) bool { return s.run == r })
+			p.Options = append(p.Options, PickerOption{Value: strconv.FormatInt(r.id, 10), Label: r.label, On: on})
+		}
+		g.pickers = append(g.pickers, p)
+	}
+	for i, a := range l.group {
+		p := Picker{Param: "show", Label: string(a)}
+		for _, s := range g.series {
+			v := s.group[i]
+			if v == "" || slices.ContainsFunc(p.Options, func(o PickerOption) bool { return o.Value == v }) {
+				continue
+			}
+			o := PickerOption{Value: v, Label: v, On: slices.ContainsFunc(kept, func(k *series) bool { return k.group[i] == v })}
+			if i == 0 && a == l.series {
+				o.Color = colorOf(v)
+			}
+			p.Options = append(p.Options, o)
+		}
+		if len(p.Options) > 1 {
+			g.pickers = append(g.pickers, p)
+		}
+	}
+	if len(kept) < len(g.series) {
+		g.series = kept
+		g.name()
+	}
 }
 
 // AxisValues lists the values axis a takes in the runs' steps (a fixed
