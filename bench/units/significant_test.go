@@ -30,3 +30,17 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestNumber(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {0.012345, "0.0123"}, {12.345, "12.3"}, {999, "999"}, {999.96, "1.00k"}, {57213.9, "57.2k"},
+		{1500000, "1.50M"}, {-2500, "-2.50k"}, {3e15, "3000T"},
+	} {
+		if got := Number(tt.v); got != tt.want {
+			t.Errorf("Number(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -321,3 +321,25 @@ func Percent(v float64, signed bool) string {
 	}
 	return s + "%"
 }
+
+// Number writes a quantity for people with three significant digits: as
+// it is below 1000 ("0.0123", "12.3", "999"), with k, M, G, T in powers
+// of 1000 above ("57.2k", "1.50M"). Tables and tooltips use it; CSV and
+// JSON keep full precision.
+func Number(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	suffixes := []string{"", "k", "M", "G", "T"}
+	i := 0
+	// Round first, so that 999.96 is "1.00k", not "1000".
+	for r, _ := strconv.ParseFloat(Significant(v, 3), 64); r >= 1000 && i < len(suffixes)-1; r, _ = strconv.ParseFloat(Significant(v, 3), 64) {
+		v /= 1000
+		i++
+	}
+	return sign + Significant(v, 3) + suffixes[i]
+}

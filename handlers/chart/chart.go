@@ -305,7 +305,8 @@ func Available(runs []Run, page Page) []KindSpec {
 }
 
 // Load is what drawing kinds reads of each run's steps (db.StepsFor):
-// what their Needs add up to, the samples being those of step (1-based).
+// what their Needs add up to, the samples being those of step (1-based),
+// or of every step for 0 (the timeline of a whole run).
 func Load(step int, kinds ...KindSpec) db.StepLoad {
 	var load db.StepLoad
 	for _, k := range kinds {
@@ -313,7 +314,7 @@ func Load(step int, kinds ...KindSpec) db.StepLoad {
 			load.Hists |= db.ClatHist
 		}
 		if k.Needs.Samples {
-			load.Samples = func(st *sweep.StepResult) bool { return st.Step.Seq == step-1 }
+			load.Samples = func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
 		}
 	}
 	return load

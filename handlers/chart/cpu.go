@@ -104,7 +104,7 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 
 	bar := echarts.NewBar()
 	bar.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, "all CPUs, % of their time over each step, median over repeats; iowait is idle time"),
-		"axis", xAxisOpts(xName, "category"), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100, SplitLine: splitLine()})...)
+		"axis", cpuXAxis(xName, len(axes)), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100, SplitLine: splitLine()})...)
 	bar.SetXAxis(cats)
 	for _, r := range runs {
 		data := make([][]item, len(parts))
@@ -153,4 +153,15 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 	var err error
 	c.Option, err = optionJSON(bar)
 	return c, err
+}
+
+// cpuXAxis labels every bar: a bar of two swept axes has its values on
+// two lines.
+func cpuXAxis(name string, lines int) opts.XAxis {
+	x := xAxisOpts(name, "category")
+	x.AxisLabel = &opts.AxisLabel{Interval: "0"}
+	if lines > 1 {
+		x.NameGap = 16 + 16*lines
+	}
+	return x
 }

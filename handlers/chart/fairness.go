@@ -147,6 +147,17 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		}
 	}
 
+	// Bars on a log axis rise from 1: a bandwidth below 1 MiB/s (a 4 KiB
+	// reader's) is drawn in KiB/s, so that its bar rises too.
+	bwUnit, bwName, bwScale := "mibs", "MiB/s", 1.0
+	for _, ps := range points {
+		for _, f := range ps {
+			if f.ok && f.bw.Min < 1 {
+				bwUnit, bwName, bwScale = "kibs", "KiB/s", 1024
+			}
+		}
+	}
+
 	catName := ""
 	how := "medians, whiskers min–max over repeats"
 	if len(cats) > 1 {
@@ -165,12 +176,15 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "clat p50, p99 (µs)", Type: "log", GridIndex: 0, SplitLine: splitLine()}),
 	)...)
 	bar.ExtendXAxis(opts.XAxis{Type: "category", GridIndex: 1, Data: cats, Name: catName, NameLocation: "middle", NameGap: 30})
-	bar.ExtendYAxis(opts.YAxis{Name: dirTitle + "bandwidth (MiB/s)", Type: "log", GridIndex: 1, SplitLine: splitLine()})
+	bar.ExtendYAxis(opts.YAxis{Name: dirTitle + "bandwidth (" + bwName + ")", Type: "log", GridIndex: 1, SplitLine: splitLine()})
 	bar.SetXAxis(cats)
 
 	// Bars per category: each job's p50 and p99 above, its bandwidth below.
 	var extra []map[string]any
 	perCat := 2 * len(jobs)
+	// The log axes start a decade below the lowest whisker, so that every
+	// bar rises from the axis.
+	lowest := [2]float64{math.Inf(1), math.Inf(1)}
 	for ji, job := range jobs {
 		color := colorOf("job " + job)
 		if ji < len(palette) {
@@ -184,7 +198,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		}{
 			{"p50", func(f figures) stats.Spread { return f.p50 }, 0, "us"},
 			{"p99", func(f figures) stats.Spread { return f.p99 }, 0, "us"},
-			{"bandwidth", func(f figures) stats.Spread { return f.bw }, 1, "mibs"},
+			{"bandwidth", func(f figures) stats.Spread { return f.bw.Scale(bwScale) }, 1, bwUnit},
 		} {
 			data := make([]item, len(cats))
 			var whiskers [][]any
@@ -204,6 +218,8 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 				if k == 0 {
 					data[i].ItemStyle.Opacity = 0.55
 				}
+				// Labels: which percentile, and the change from the first
+				// category; there, the bandwidth itself.
 				var label []string
 				if pick.grid == 0 {
 					label = append(label, pick.name)
@@ -211,7 +227,10 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 				if v := change(sp.Median, pick.of(points[job][0]).Median); i > 0 && !math.IsNaN(v) {
 					label = append(label, units.Percent(v, true))
 					data[i].Extra = append(data[i].Extra, [3]any{"vs " + cats[0], v, "pct"})
+				} else if pick.grid == 1 {
+					label = append(label, units.Number(sp.Median)+" "+bwName)
 				}
+				lowest[pick.grid] = math.Min(lowest[pick.grid], sp.Min)
 				data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), FontSize: 10, Color: "#333"}
 				whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count})
 			}
@@ -222,6 +241,11 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 			eb := errorBars(job, whiskers)
 			eb["xAxisIndex"], eb["yAxisIndex"] = pick.grid, pick.grid
 			extra = append(extra, eb)
+		}
+	}
+	for i, low := range lowest {
+		if low > 0 && !math.IsInf(low, 1) {
+			bar.YAxisList[i].Min = math.Pow(10, math.Floor(math.Log10(low)))
 		}
 	}
 	raw, err := optionJSON(bar)

@@ -61,7 +61,7 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 			}
 			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy())))
 		}
-		box.AddSeries(cmp.Or(s.name, s.run.label), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color + "33", BorderColor: s.color}))
+		box.AddSeries(cmp.Or(s.name, s.run.label), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color, BorderColor: s.color}))
 		setData(box.MultiSeries, data)
 	}
 	var err error

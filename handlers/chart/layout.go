@@ -15,6 +15,9 @@ import (
 // series mixes steps that differ in anything but their repeat).
 type layout struct {
 	compare bool
+	// envNames: comparing runs whose hosts, kernels and Step axes tell
+	// every run apart, legends name those and not "run 3".
+	envNames bool
 	job     bool // the kind draws one job of each run: the table names it
 	x       sweep.Axis
 	series  sweep.Axis
@@ -26,6 +29,15 @@ type layout struct {
 // axes are drawn along x) nor x.
 func newLayout(q Query, runs []*runView, x sweep.Axis) *layout {
 	l := &layout{compare: len(runs) > 1, job: q.perJob, x: x, series: q.Series}
+	if l.compare {
+		seen := map[string]bool{}
+		l.envNames = true
+		for _, r := range runs {
+			k := strings.Join(l.env(r), " ")
+			l.envNames = l.envNames && k != "" && !seen[k]
+			seen[k] = true
+		}
+	}
 	if l.series == "" {
 	find:
 		for _, r := range runs {
@@ -70,17 +82,10 @@ func (l *layout) key(r *runView, axes []sweep.AxisValue) (x string, group []stri
 func (l *layout) parts(r *runView, group []string) []string {
 	var parts []string
 	if l.compare {
-		parts = append(parts, r.label)
-		for _, v := range []string{r.run.Hostname, r.run.Kernel} {
-			if v != "" {
-				parts = append(parts, v)
-			}
+		if !l.envNames {
+			parts = append(parts, r.label)
 		}
-		for _, spec := range sweep.Axes() {
-			if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
-				parts = append(parts, v)
-			}
-		}
+		parts = append(parts, l.env(r)...)
 	}
 	for i, a := range l.group {
 		v := group[i]
@@ -94,6 +99,23 @@ func (l *layout) parts(r *runView, group []string) []string {
 		parts = append(parts, string(a)+"="+v)
 	}
 	return parts
+}
+
+// env is where a compared run ran: its host, kernel and the values of the
+// Step axes (the scheduler) the series do not tell.
+func (l *layout) env(r *runView) []string {
+	var env []string
+	for _, v := range []string{r.run.Hostname, r.run.Kernel} {
+		if v != "" {
+			env = append(env, v)
+		}
+	}
+	for _, spec := range sweep.Axes() {
+		if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
+			env = append(env, v)
+		}
+	}
+	return env
 }
 
 // colorKey is the value a series' colour follows: its series axis'
@@ -235,10 +257,17 @@ func gridOf(l *layout, runs []*runView) *grid {
 }
 
 // name names the series by what tells them apart, and keeps in common
-// what they all share. A lone series shares everything: its name is "".
+// what they all share. A lone series shares everything, and is named by
+// all of it ("" when that is nothing).
 func (g *grid) name() {
 	g.common = nil
 	if len(g.series) == 0 {
+		return
+	}
+	if len(g.series) == 1 {
+		s := g.series[0]
+		s.name = strings.Join(s.parts, " ")
+		g.common = s.parts
 		return
 	}
 	for _, p := range g.series[0].parts {

@@ -138,12 +138,16 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 			whiskers = append(whiskers, []any{i, sp.Min, sp.Max, si, len(g.series)})
 			c.Rows = append(c.Rows, row)
 		}
-		name := cmp.Or(s.name, s.run.label)
+		name := cmp.Or(s.name, s.run.job, s.run.label)
+		linear := name + " linear"
+		if len(g.series) == 1 {
+			linear = "linear scaling"
+		}
 		bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{BarGap: barGap, BarCategoryGap: barCategoryGap}),
 			echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
 		setData(bar.MultiSeries, data)
 		extra = append(extra, errorBars(name, whiskers), map[string]any{
-			"type": "line", "name": name + " linear", "data": ideal, "symbol": "none", "z": 3,
+			"type": "line", "name": linear, "data": ideal, "symbol": "none", "z": 3,
 			"lineStyle": map[string]any{"type": "dashed", "width": 1.2, "color": s.color}, "itemStyle": map[string]any{"color": s.color},
 			"tooltip": map[string]any{"show": false},
 		})

@@ -33,7 +33,7 @@ func TestBuildChartScaling(t *testing.T) {
 	})
 	doc := checkOption(t, c)
 	// The bars, their whiskers (min–max) and the linear-scaling line.
-	if !slices.Equal(seriesNames(doc), []string{"run 6", "run 6", "run 6 linear"}) ||
+	if !slices.Equal(seriesNames(doc), []string{"randwrite", "randwrite", "linear scaling"}) ||
 		!reflect.DeepEqual(seriesValues(doc, 1)[2], []any{2.0, 300.0, 340.0, 0.0, 1.0}) ||
 		!reflect.DeepEqual(seriesValues(doc, 2), []any{110.0, 220.0, 440.0}) || !slices.Equal(doc.XAxis[0].Data, []string{"1", "2", "4"}) || doc.XAxis[0].Name != "numjobs" {
 		t.Errorf("series %q, x %+v", seriesNames(doc), doc.XAxis)

@@ -93,7 +93,7 @@ type PickerOption struct {
 
 // Format tells the page how to write a chart's numbers: what its
 // tooltips show and in which units (see app.js). Units: "iops", "us",
-// "mibs", "pct", "s", "" for plain numbers.
+// "mibs", "kibs", "pct", "s", "" for plain numbers.
 type Format struct {
 	Tooltip string `json:"tooltip"` // "box", "lines", "dist", "bars", "time"
 	X       string `json:"x,omitempty"`

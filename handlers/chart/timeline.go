@@ -138,7 +138,14 @@ func stepTimes(st *sweep.StepResult, t0 time.Time, next float64, discard bool) (
 }
 
 // phaseColors shade the phases behind the lines.
-var phaseColors = map[string]string{"discard": "rgba(213,94,0,0.10)", "prepare": "rgba(120,120,120,0.10)", "ramp": "rgba(230,159,0,0.16)", "measure": "rgba(0,114,178,0.04)"}
+var phaseColors = map[string]string{"discard": "rgba(213,94,0,0.14)", "prepare": "rgba(120,120,120,0.12)", "ramp": "rgba(86,180,233,0.18)"}
+
+// timeAxis is a timeline's x axis, ending where the data does.
+func timeAxis(name string) opts.XAxis {
+	x := xAxisOpts(name, "value")
+	x.Max = "dataMax"
+	return x
+}
 
 // buildTimeline draws the IOPS of each interval of one step (1-based), or
 // of every step of the run one after the other on one time axis (step
@@ -186,7 +193,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 	dirName := [2]string{"read", "write"}
 
 	c := &Chart{Title: "IOPS over time, every step", Format: Format{Tooltip: "time", X: "s", Y: "iops"}}
-	how := "shaded: discard or preparation, ramp, measurement"
+	how := "shaded: discard (or preparation) in orange, ramp in blue"
 	if q.Step > 0 {
 		c.Title = fmt.Sprintf("IOPS over time, step %d", q.Step)
 		if len(runs) == 1 {
@@ -303,7 +310,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 		c.File += "-step" + strconv.Itoa(q.Step)
 	}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, how), "axis",
-		xAxisOpts(xName, "value"), opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
+		timeAxis(xName), opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
 	raw, err := optionJSON(line)
 	if err != nil {
 		return nil, err
@@ -337,11 +344,11 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 	}
 	var data []any
 	for _, p := range phases {
-		if p.to <= p.from {
-			continue
+		if p.to <= p.from || phaseColors[p.name] == "" {
+			continue // the measurement is the lines themselves
 		}
 		from := map[string]any{"xAxis": p.from, "itemStyle": map[string]any{"color": phaseColors[p.name]}}
-		if named && p.name != "measure" {
+		if named {
 			from["name"] = p.name
 		}
 		data = append(data, []any{from, map[string]any{"xAxis": p.to}})
