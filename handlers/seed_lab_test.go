@@ -173,7 +173,7 @@ func seedFairnessLab(t testing.TB, store *db.Store, host system.HostInfo) *db.Ru
 		sweep.Sweep{Axis: sweep.AxisScheduler, Values: []string{"none", "mq-deadline", "bfq", "kyber"}})
 	plan.Preset = preset.Name
 	readerLat := map[string]float64{"none": 4000, "mq-deadline": 3400, "bfq": 950, "kyber": 2100} // µs
-	writerBW := map[string]float64{"none": 1900, "mq-deadline": 1850, "bfq": 1500, "kyber": 1750}  // MiB/s
+	writerBW := map[string]float64{"none": 1900, "mq-deadline": 1850, "bfq": 1500, "kyber": 1750} // MiB/s
 	return seedLab(t, store, plan, host, func(st sweep.Step, job int, rng *rand.Rand) labStep {
 		s := st.Scheduler
 		if st.Config.Groups[0].Jobs[job].RW == "randread" {

@@ -18,10 +18,10 @@ type layout struct {
 	// envNames: comparing runs whose hosts, kernels and Step axes tell
 	// every run apart, legends name those and not "run 3".
 	envNames bool
-	job     bool // the kind draws one job of each run: the table names it
-	x       sweep.Axis
-	series  sweep.Axis
-	group   []sweep.Axis
+	job      bool // the kind draws one job of each run: the table names it
+	x        sweep.Axis
+	series   sweep.Axis
+	group    []sweep.Axis
 }
 
 // newLayout keys runs' points by x and the query's series; without one,
