@@ -64,13 +64,15 @@ type runsPageData struct {
 
 // filterChoices are the values the list's filters offer.
 type filterChoices struct {
-	Hosts, Kernels, Targets, Schedulers, Engines, Statuses []string
+	Hosts, Kernels, Targets, Schedulers, Engines, Statuses, Workloads, Labels []string
 }
 
 // runFilter reads the list's filters from the query string.
 func runFilter(q url.Values) (db.RunFilter, error) {
+	// label= is tag='s other name: the page calls them labels.
 	f := db.RunFilter{Hostname: q.Get("host"), Kernel: q.Get("kernel"), Target: q.Get("target"), Scheduler: q.Get("scheduler"),
-		Engine: q.Get("engine"), Status: q.Get("status"), Tag: q.Get("tag")}
+		Engine: q.Get("engine"), Status: q.Get("status"), Tag: cmp.Or(q.Get("tag"), q.Get("label")),
+		Workload: q.Get("workload"), Name: strings.TrimSpace(q.Get("name"))}
 	if f.Status != "" && !slices.Contains(db.Statuses(), f.Status) {
 		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses(), ", "))}
 	}
@@ -107,9 +109,11 @@ func (s *Server) runsPage(c echo.Context) error {
 		ch.Targets = appendNew(ch.Targets, r.Target)
 		ch.Schedulers = appendNew(ch.Schedulers, r.Schedulers...)
 		ch.Engines = appendNew(ch.Engines, r.Engines...)
+		ch.Workloads = appendNew(ch.Workloads, db.Workload(r))
+		ch.Labels = appendNew(ch.Labels, r.Tags...)
 	}
 	ch.Statuses = db.Statuses()
-	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines} {
+	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines, ch.Workloads, ch.Labels} {
 		slices.Sort(l)
 	}
 	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Columns: db.RunColumns(), Choices: ch}
@@ -221,25 +225,20 @@ func stepRowOf(f stepFigures) stepRow {
 	if !f.HasResult {
 		return r
 	}
-	r.Busy = strconv.FormatFloat(f.Busy, 'f', 1, 64)
-	r.IRQ = strconv.FormatFloat(f.IRQ, 'f', 1, 64)
-	r.IOWait = strconv.FormatFloat(f.IOWait, 'f', 1, 64)
+	r.Busy, r.IRQ, r.IOWait = units.Number(f.Busy), units.Number(f.IRQ), units.Number(f.IOWait)
 	r.PerIO = fmtLatency(f.PerIO)
 	if f.HasDisk {
 		d := f.Disk
-		r.RPS = strconv.FormatFloat(d.ReadsPerSec, 'f', 0, 64)
-		r.WPS = strconv.FormatFloat(d.WritesPerSec, 'f', 0, 64)
-		r.RAwait = strconv.FormatFloat(d.ReadAwait, 'f', 3, 64)
-		r.WAwait = strconv.FormatFloat(d.WriteAwait, 'f', 3, 64)
-		r.AQU = strconv.FormatFloat(d.AvgQueueSize, 'f', 2, 64)
-		r.Util = strconv.FormatFloat(d.Util, 'f', 1, 64)
+		r.RPS, r.WPS = units.Number(d.ReadsPerSec), units.Number(d.WritesPerSec)
+		r.RAwait, r.WAwait = units.Number(d.ReadAwait), units.Number(d.WriteAwait)
+		r.AQU, r.Util = units.Number(d.AvgQueueSize), units.Number(d.Util)
 	}
 	return r
 }
 
 func jobRowOf(j *summary.JobFigures) jobRow {
 	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(),
-		IOPS: strconv.FormatFloat(j.IOPS, 'f', 0, 64), BW: strconv.FormatFloat(j.BWMiB, 'f', 1, 64),
+		IOPS: units.Number(j.IOPS), BW: units.Number(j.BWMiB),
 		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
 	for i, p := range stepPercentiles {
 		if j.IOs > 0 && !j.Reliable(p) {
@@ -252,15 +251,15 @@ func jobRowOf(j *summary.JobFigures) jobRow {
 	return r
 }
 
-// fmtLatency shows a duration in µs (ms above 10 ms).
+// fmtLatency shows a duration with three significant digits in the
+// unit that suits it: 812 ns, 81.2 µs, 12.3 ms.
 func fmtLatency(d time.Duration) string {
-	switch {
-	case d <= 0:
+	if d <= 0 {
 		return "–"
-	case d >= 10*time.Millisecond:
-		return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms"
 	}
-	return strconv.FormatFloat(float64(d)/1e3, 'f', 1, 64) + " µs"
+	s := units.Nanos(float64(d))
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	return s[:i] + " " + s[i:]
 }
 
 func (s *Server) runPage(c echo.Context) error {

@@ -331,7 +331,15 @@
     });
   }
 
+  // The runs list filters as soon as a filter changes.
+  function filters() {
+    var f = document.getElementById("run-filters");
+    if (!f) return;
+    f.querySelectorAll("select").forEach(function (s) { s.addEventListener("change", function () { f.submit(); }); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    filters();
     initCharts();
     downloads();
     pickers();
