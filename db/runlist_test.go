@@ -17,7 +17,7 @@ func TestWorkload(t *testing.T) {
 		want string
 	}{
 		{"one job", sweep.Plan{Base: bench.Config{Jobs: []bench.Job{job("a", "randwrite", 4096)}}}, "randwrite 4k"},
-		{"two jobs", sweep.Plan{Base: bench.Config{Groups: []bench.Group{{Jobs: []bench.Job{job("w", "write", 1 << 20), job("r", "randread", 4096)}}}}}, "write 1m + randread 4k"},
+		{"two jobs", sweep.Plan{Base: bench.Config{Groups: []bench.Group{{Jobs: []bench.Job{job("w", "write", 1<<20), job("r", "randread", 4096)}}}}}, "write 1m + randread 4k"},
 		{"clones once", sweep.Plan{Base: bench.Config{Groups: []bench.Group{{Jobs: []bench.Job{job("r", "randread", 4096), job("r", "randread", 4096)}}}}}, "randread 4k"},
 		{"bs swept", sweep.Plan{Base: bench.Config{Jobs: []bench.Job{job("a", "randread", 4096)}}, Sweeps: []sweep.Sweep{{Axis: sweep.AxisBS, Values: []string{"4k", "64k"}}}}, "randread 4k,64k"},
 		{"no jobs", sweep.Plan{}, ""},
