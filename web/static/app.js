@@ -282,12 +282,21 @@
           (jobs ? ", " + jobs : "") + (d.error ? " (" + d.error + ")" : "");
       }
     });
+    var phaseEl = document.getElementById("live-phase");
+    var phaseText = { discard: "discarding the device (blkdiscard) before the step", prepare: "preparing the step (caches, scheduler, files)",
+      ramp: "ramp: not measured", measure: "measuring" };
     es.addEventListener("progress", function (e) {
       var d = JSON.parse(e.data);
+      if (phaseEl) { phaseEl.textContent = phaseText[d.phase] || ""; phaseEl.className = "phase phase-" + (d.phase || ""); }
+      leftEl.textContent = fmtSeconds(d.left_s);
+      if (d.phase === "discard" || d.phase === "prepare") {
+        // No I/O yet: no rate to show, and the step's time has not begun.
+        iopsEl.textContent = "–";
+        return;
+      }
       points.push([Math.round(d.elapsed_s * 10) / 10, Math.round(d.iops)]);
       chart.setOption({ series: [{ data: points }] });
-      iopsEl.textContent = Math.round(d.iops).toLocaleString();
-      leftEl.textContent = fmtSeconds(d.left_s);
+      iopsEl.textContent = num(d.iops);
     });
     es.addEventListener("done", function (e) {
       es.close();
