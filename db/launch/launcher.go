@@ -53,13 +53,13 @@ type JobIOPS struct {
 
 // ProgressEvent is the running step's IOPS over the last interval.
 type ProgressEvent struct {
-	Step     int     `json:"step"`
-	Total    int     `json:"total"`
-	Elapsed  float64 `json:"elapsed_s"` // since the step's first I/O
+	Step    int     `json:"step"`
+	Total   int     `json:"total"`
+	Elapsed float64 `json:"elapsed_s"` // since the step's first I/O
 	// Phase is what the step does: "discard" (or "prepare": dropping
 	// caches, switching the scheduler) before its first I/O, "ramp",
 	// "measure".
-	Phase string `json:"phase"`
+	Phase    string  `json:"phase"`
 	IOPS     float64 `json:"iops"`
 	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
 	RunSince float64 `json:"run_s"`  // since the run started

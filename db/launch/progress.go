@@ -43,7 +43,7 @@ type Tick struct {
 	Total int // steps in the plan
 	// IOPS is the rate of completed I/Os (ramp included) since the last
 	// tick.
-	IOPS    float64
+	IOPS float64
 	// Elapsed is the step's time since its first I/O: 0 while it
 	// prepares (Phase PhasePrepare).
 	Elapsed time.Duration
@@ -51,7 +51,7 @@ type Tick struct {
 	// (blkdiscard, dropping caches, switching the scheduler, laying out
 	// files), then PhaseRamp and PhaseMeasure.
 	Phase string
-	Run     time.Duration // since the plan started
+	Run   time.Duration // since the plan started
 	// Left is the time left for the whole plan; LeftKnown is false when a
 	// step ends on its size, not its runtime.
 	Left      time.Duration
