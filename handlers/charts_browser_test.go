@@ -286,6 +286,53 @@ func TestBrowserChartsReadable(t *testing.T) {
 		t.Errorf("the differences table ends at %s px, beyond the 1400 px window", right)
 	}
 
+	// The runs list: a label filter, a workload column, and a page that
+	// fits a laptop even with long names and labels.
+	if rec := ts.do(t, "PATCH", fmt.Sprintf("/api/runs/%d", older.ID), `{"name": "libaio vs io_uring on the previous LTS kernel, IOMMU in passthrough mode, after the firmware update",
+		"labels": ["iommu=pt", "firmware=2.1.7", "kernel=lts"]}`); rec.Code != 200 {
+		t.Fatalf("relabel: %d %s", rec.Code, rec.Body)
+	}
 	open("/runs")
 	shoot("runs.png")
+	if w, _ := strconv.Atoi(eval(`String(document.documentElement.scrollWidth)`)); w > 1400 {
+		t.Errorf("the runs list is %d px wide, more than the 1400 px window", w)
+	}
+	// Choosing a label filters at once.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.querySelector("#run-filters select[name=label]");
+  s.value = "iommu=pt"; return s.dispatchEvent(new Event("change")); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	var rows string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		rows, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState + " " + location.search + " " + document.querySelectorAll("table.runs tbody tr").length`))
+		if strings.HasPrefix(rows, "complete ?label=") {
+			break
+		}
+	}
+	if rows != "complete ?label=iommu%3Dpt 1" {
+		t.Errorf("label filter: %q, want label= in the URL and one run", rows)
+	}
+	if got := eval(`[...document.querySelectorAll("table.runs th")].map(th => th.textContent).join(",")`); !strings.Contains(got, "workload") {
+		t.Errorf("runs list columns %s lack workload", got)
+	}
+
+	// The form says every wrong field at once, each beside its field.
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/runs/new"),
+		chromedp.WaitVisible(`form#new-run`),
+		chromedp.SetValue(`input[name=target]`, "form.dat"),
+		chromedp.SetValue(`input[name=size]`, "4m"),
+		chromedp.SetValue(`input[name=bs]`, "4q"),
+		chromedp.SetValue(`input[name=runtime]`, "ten"),
+		chromedp.SetValue(`input[name=iodepth]`, "1,x"),
+		chromedp.Click(`form#new-run button[type=submit]`),
+		chromedp.WaitVisible(`.field-error`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot("new-run-errors.png")
+	if got := eval(`[...document.querySelectorAll(".field-error")].map(e => e.dataset.field).join(",")`); got != "bs,runtime,iodepth" {
+		t.Errorf("field errors beside %q, want bs, runtime and iodepth", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -309,8 +310,12 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 	if q.Step > 0 {
 		c.File += "-step" + strconv.Itoa(q.Step)
 	}
+	x := timeAxis(xName)
+	if len(areas) > 0 && areas[0].from < 0 {
+		x.Min = math.Floor(areas[0].from*10) / 10 // a step's discard and ramp come before its 0
+	}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, how), "axis",
-		timeAxis(xName), opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
+		x, opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
 	raw, err := optionJSON(line)
 	if err != nil {
 		return nil, err

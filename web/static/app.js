@@ -344,7 +344,11 @@
   function filters() {
     var f = document.getElementById("run-filters");
     if (!f) return;
-    f.querySelectorAll("select").forEach(function (s) { s.addEventListener("change", function () { f.submit(); }); });
+    // Empty filters stay out of the URL: /runs?label=iommu%3Doff, not a
+    // list of every filter.
+    var clean = function () { f.querySelectorAll("select, input").forEach(function (el) { if (!el.value) el.disabled = true; }); };
+    f.addEventListener("submit", clean);
+    f.querySelectorAll("select").forEach(function (s) { s.addEventListener("change", function () { clean(); f.submit(); }); });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
