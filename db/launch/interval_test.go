@@ -1,14 +1,9 @@
 package launch
 
 import (
-	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
-
-	"iolab/bench"
-	"iolab/bench/system"
 )
 
 func TestSampleInterval(t *testing.T) {
@@ -40,30 +35,7 @@ func TestSampleInterval(t *testing.T) {
 // so and does not count the step's time down; then the ramp, then the
 // measurement.
 func TestProgressPhases(t *testing.T) {
-	plan, err := NewPlan(Spec{Args: []string{"--name=n", "--ioengine=null", "--size=4m", "--ramp_time=200ms", "--runtime=300ms", "--time_based"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := plan.Steps()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &bench.Runner{Sys: system.FS{}}
-	var mu sync.Mutex
-	var ticks []Tick
-	p := NewProgress(runner, steps, 20*time.Millisecond, func(tk Tick) {
-		mu.Lock()
-		ticks = append(ticks, tk)
-		mu.Unlock()
-	})
-	p.StepStarted(&steps[0])
-	time.Sleep(150 * time.Millisecond) // the preparation: no I/O yet
-	if _, err := runner.Run(context.Background(), &steps[0].Config); err != nil {
-		t.Fatal(err)
-	}
-	p.Stop()
-	mu.Lock()
-	defer mu.Unlock()
+	_, ticks := progressOf(t, 20*time.Millisecond, 150*time.Millisecond, "--ramp_time=200ms", "--runtime=300ms", "--time_based")
 	var phases []string
 	for _, tk := range ticks {
 		if len(phases) == 0 || phases[len(phases)-1] != tk.Phase {
