@@ -151,11 +151,12 @@ func TestBrowserLaunchWatchShare(t *testing.T) {
 	}
 
 	// Steps this short are sampled every 100 ms, not each second: a
-	// timeline, not a point.
+	// timeline, not a point (a loaded machine may lose an interval or two
+	// of a 400 ms step).
 	for _, st := range fetchRunDoc(t, hs.URL, id).Steps {
 		for _, g := range st.Result.Groups {
 			for _, j := range g.Jobs {
-				if j.Interval != 100*time.Millisecond || len(j.Samples) < 3 {
+				if j.Interval != 100*time.Millisecond || len(j.Samples) < 2 {
 					t.Errorf("step %d job %s: interval %v, %d samples; want 100ms and several", st.Step.Seq+1, j.Name, j.Interval, len(j.Samples))
 				}
 			}
