@@ -79,8 +79,10 @@ func TestBrowserChartsReadable(t *testing.T) {
 	}
 	ts := newTestServer(t, Config{})
 	hostA := system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUModel: "Lab CPU", CPUCount: 16, IOMMU: system.IOMMUInfo{Mode: "passthrough"}}
+	hostA.Cmdline = "BOOT_IMAGE=/vmlinuz-6.12.0-lab root=UUID=5f0c9a52-8d7e-4a51-9f37-6b2b1c3e8a10 ro console=ttyS0,115200n8 console=tty0 intel_iommu=on iommu=pt nvme_core.io_timeout=4294967295 nvme.poll_queues=4 transparent_hugepage=never mitigations=off isolcpus=2-7 nohz_full=2-7 rcu_nocbs=2-7"
 	hostB := hostA
 	hostB.KernelRelease = "6.1.0-lab"
+	hostB.Cmdline = strings.ReplaceAll(hostA.Cmdline, "6.12.0", "6.1.0")
 	engines := seedEnginesLab(t, ts.store, "libaio vs io_uring", hostA, 1)
 	older := seedEnginesLab(t, ts.store, "libaio vs io_uring, 6.1", hostB, 0.8)
 	scaling := seedScalingLab(t, ts.store, hostA)

@@ -92,7 +92,7 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 		if len(qds) == 0 {
 			qds = g.xs
 		}
-		qds = spread(qds, max(1, maxSeries/max(1, len(g.series))))
+		qds = spread(qds, max(1, maxSeries/max(1, g.shown(q, l))))
 	}
 	g.pick(q, l, runs, maxSeries/max(1, len(qds)))
 	_, dirTitle := dirPrefix(q)
@@ -134,7 +134,7 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 			}
 			style := lineStyle(palette[k%len(palette)], 0, 0, false) // one group: a colour per iodepth
 			if len(g.series) > 1 {
-				style = lineStyle(s.color, k, s.runAt, false)
+				style = lineStyle(s.color, s.runAt*len(qds)+k, s.runAt, false)
 			}
 			line.AddSeries(name, nil, style...)
 			setData(line.MultiSeries, data)

@@ -83,7 +83,8 @@ func csvNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // optionDoc is the part of an echarts option the tests read.
 type optionDoc struct {
 	Title struct {
-		Text string `json:"text"`
+		Text    string `json:"text"`
+		Subtext string `json:"subtext"`
 	} `json:"title"`
 	Toolbox struct {
 		Feature struct {

@@ -77,7 +77,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	ps := q.Percentiles
 	if len(ps) == 0 {
-		ps = percentilesFor(len(g.series))
+		ps = percentilesFor(g.shown(q, l))
 	}
 	g.pick(q, l, runs, maxSeries/len(ps))
 	col, dirTitle := dirPrefix(q)
@@ -92,7 +92,11 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	// The tooltip is per point, so that it can say when one is not worth
 	// reading.
 	line := echarts.NewLine()
-	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "clat histograms of all repeats merged; line style: percentile; hollow: too few I/Os"),
+	how := "clat histograms of all repeats merged; line style: percentile; hollow: too few I/Os"
+	if l.compare {
+		how = "clat histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
+	}
+	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
 		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log", SplitLine: splitLine()})...)
 	line.SetXAxis(g.xs)
 	for si, s := range g.series {
@@ -134,7 +138,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			if s.name != "" {
 				name = s.name + " " + name
 			}
-			line.AddSeries(name, nil, lineStyle(s.color, k, s.runAt, true)...)
+			line.AddSeries(name, nil, lineStyle(s.color, s.runAt*len(ps)+k, s.runAt, true)...)
 			setData(line.MultiSeries, data[k])
 			c.Format.Groups = append(c.Format.Groups, si)
 		}

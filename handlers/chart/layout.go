@@ -193,6 +193,9 @@ type grid struct {
 	common []string
 	// pickers are the choices of series to draw (pick), for the page.
 	pickers []Picker
+	// empty names the series left out because none of their steps is
+	// done (pick).
+	empty []string
 }
 
 // gridOf groups every run's steps by the layout's key and orders the x
@@ -295,37 +298,68 @@ func (g *grid) shared(runs []*runView) string {
 			out = append(out, p)
 		}
 	}
-	return strings.Join(out, " ")
+	text := strings.Join(out, " ")
+	if len(g.empty) > 0 {
+		text = strings.TrimPrefix(text+" · no step done: "+strings.Join(g.empty, ", "), " · ")
+	}
+	return text
 }
 
-// pick keeps the series the query shows: those whose group values (and
-// run, when comparing) are all among q.Show (q.ShowRuns) where it names
-// any of their axis' (runs'). A query that names none keeps the first
-// series, budget at most. It records a picker per group axis, and one of
-// the runs when comparing, so the page reaches every series.
-func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
-	budget = max(budget, 1)
-	shown := func(s *series) bool {
-		if len(q.ShowRuns) > 0 && l.compare && !slices.Contains(q.ShowRuns, s.run.id) {
+// shows reports whether the query draws series s: whether its group
+// values (and run, when comparing) are all among q.Show (q.ShowRuns)
+// where it names any of their axis' (runs').
+func (g *grid) shows(q Query, l *layout, s *series) bool {
+	if len(q.ShowRuns) > 0 && l.compare && !slices.Contains(q.ShowRuns, s.run.id) {
+		return false
+	}
+	for i := range l.group {
+		named := slices.ContainsFunc(g.series, func(o *series) bool { return slices.Contains(q.Show, o.group[i]) })
+		if named && !slices.Contains(q.Show, s.group[i]) {
 			return false
 		}
-		for i := range l.group {
-			named := false
-			for _, o := range g.series {
-				if slices.Contains(q.Show, o.group[i]) {
-					named = true
-					break
-				}
-			}
-			if named && !slices.Contains(q.Show, s.group[i]) {
-				return false
-			}
-		}
-		return true
 	}
+	return true
+}
+
+// hasData reports whether any step of a series is done.
+func (s *series) hasData() bool {
+	for _, c := range s.cells {
+		if slices.ContainsFunc(c.steps, func(st sweep.StepResult) bool { return done(&st) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// shown counts the series the query draws before any budget: what a
+// chart's other defaults (percentiles, iodepths) depend on.
+func (g *grid) shown(q Query, l *layout) int {
+	n := 0
+	for _, s := range g.series {
+		if s.hasData() && g.shows(q, l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// pick keeps the series the query shows (shows). A query that names none
+// keeps the first series, budget at most. A series none of whose steps
+// is done (an engine the device cannot run) has nothing to draw: the
+// subtitle names it instead. pick records a picker per group axis, and
+// one of the runs when comparing, so the page reaches every series.
+func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
+	budget = max(budget, 1)
+	g.series = slices.DeleteFunc(g.series, func(s *series) bool {
+		if s.hasData() {
+			return false
+		}
+		g.empty = append(g.empty, strings.Join(s.parts, " "))
+		return true
+	})
 	var kept []*series
 	for _, s := range g.series {
-		if shown(s) {
+		if g.shows(q, l, s) {
 			kept = append(kept, s)
 		}
 	}
@@ -358,10 +392,8 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 			g.pickers = append(g.pickers, p)
 		}
 	}
-	if len(kept) < len(g.series) {
-		g.series = kept
-		g.name()
-	}
+	g.series = kept
+	g.name()
 }
 
 // AxisValues lists the values axis a takes in the runs' steps (a fixed

@@ -39,8 +39,10 @@ func colorOf(value string) string {
 	return palette[h.Sum32()%uint32(len(palette))]
 }
 
-// dashes tell apart the lines of one colour: percentiles, iodepths.
-var dashes = []string{"solid", "dashed", "dotted"}
+// dashes tell apart the lines of one colour: percentiles, iodepths, and
+// the compared runs after them. echarts names the first three; the page
+// turns the others into dash arrays (app.js).
+var dashes = []string{"solid", "dashed", "dotted", "dashDot", "longDash"}
 
 // symbols are the point symbols of the lines of one colour; each has an
 // "empty" (hollow) form, which marks a point not to be trusted.

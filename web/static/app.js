@@ -144,6 +144,9 @@
     option.tooltip = Object.assign({}, option.tooltip || {}, { confine: true, formatter: tooltipFor(fmt, option) });
     (option.series || []).forEach(function (s) {
       if (s.type === "custom" && s.renderItem === "errorbar") s.renderItem = errorBar;
+      // The dashes echarts has no name for (chart.dashes).
+      var dash = { dashDot: [8, 3, 2, 3], longDash: [12, 4] }[(s.lineStyle || {}).type];
+      if (dash) s.lineStyle.type = dash;
       // Labels of two lines (p99 and its change) need room.
       (Array.isArray(s.data) ? s.data : []).forEach(function (d) {
         if (d && d.label && d.label.formatter && !d.label.lineHeight) d.label.lineHeight = 14;
