@@ -65,6 +65,16 @@ func exportPNG(t *testing.T, ctx context.Context, kind string) []byte {
 	return b
 }
 
+// screenshotOf is a PNG of the element sel, as the page shows it now.
+func screenshotOf(t *testing.T, ctx context.Context, sel string) []byte {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.Screenshot(sel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestBrowserChartsReadable looks at the charts a storage engineer reads:
 // a 3-engine × 8-iodepth × 3-repeat sweep, a numjobs sweep, a fairness
 // run and two kernels compared. Each chart draws at most 8 series until
@@ -192,10 +202,22 @@ func TestBrowserChartsReadable(t *testing.T) {
 	// Tooltips: units, three significant digits, the repeats, and for a
 	// latency point only its engine's percentiles.
 	tip := eval(tooltip("iops", 1, 3))
-	if !regexp.MustCompile(`median \d[\d.]*\d?k? IOPS`).MatchString(tip) || !strings.Contains(tip, "3 repeats") || !strings.Contains(tip, "iodepth 8") {
-		t.Errorf("whisker tooltip %q: want the median in IOPS, 3 repeats, the iodepth", tip)
+	if !strings.Contains(tip, "3 repeats") || !strings.Contains(tip, "iodepth 8") || !strings.Contains(tip, "CV ") {
+		t.Errorf("whisker tooltip %q: want the repeats, the iodepth, the CV", tip)
 	}
+	if m := regexp.MustCompile(`median (\d+(?:\.\d+)?)k IOPS\s+min–max (\d+(?:\.\d+)?)k IOPS – (\d+(?:\.\d+)?)k IOPS`).FindStringSubmatch(tip); m == nil {
+		t.Errorf("whisker tooltip %q: want median and min–max in k IOPS, three digits", tip)
+	} else {
+		med, _ := strconv.ParseFloat(m[1], 64)
+		lo, _ := strconv.ParseFloat(m[2], 64)
+		hi, _ := strconv.ParseFloat(m[3], 64)
+		if !(lo <= med && med <= hi && lo > 100) {
+			t.Errorf("whisker tooltip %q: min %v, median %v, max %v", tip, lo, med, hi)
+		}
+	}
+	writeArtifact(t, art, "tooltip-iops.png", screenshotOf(t, ctx, `figure[data-kind=iops]`))
 	tip = eval(tooltip("latency", 2, 4))
+	writeArtifact(t, art, "tooltip-latency.png", screenshotOf(t, ctx, `figure[data-kind=latency]`))
 	if !strings.Contains(tip, "µs") || strings.Contains(tip, "libaio") || strings.Count(tip, "io_uring") != 2 || regexp.MustCompile(`\d\.\d{3,}`).MatchString(tip) {
 		t.Errorf("latency tooltip %q: want io_uring's two percentiles in µs, three digits", tip)
 	}

@@ -70,7 +70,8 @@
       var d = p.data || {};
       switch (fmt.tooltip) {
         case "box":
-          var v = d.value || [];
+          // echarts puts the category's index before a box's five values.
+          var v = (d.value || []).slice(-5);
           return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + " · " + head(fmt, p.name) + "</div>" +
             "<div>median <b>" + withUnit(v[2], fmt.y) + "</b></div><div>min–max " + withUnit(v[0], fmt.y) + " – " + withUnit(v[4], fmt.y) + "</div>" +
             extras(d) + "</div>";
