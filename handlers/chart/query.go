@@ -104,14 +104,22 @@ func ParseQuery(v url.Values) (Query, error) {
 	if q.Kind == "" {
 		q.Kind = IOPS
 	}
-	for _, s := range list("run") {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 1 {
-			return Query{}, queryError("run", "%q is not a run id: want a whole number, 1 or more", s)
+	// runIDs reads a list of run ids, each once.
+	runIDs := func(name string) ([]int64, error) {
+		var ids []int64
+		for _, s := range list(name) {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || id < 1 {
+				return nil, queryError(name, "%q is not a run id: want a whole number, 1 or more", s)
+			}
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
 		}
-		if !slices.Contains(q.Runs, id) {
-			q.Runs = append(q.Runs, id)
-		}
+		return ids, nil
+	}
+	if q.Runs, err = runIDs("run"); err != nil {
+		return Query{}, err
 	}
 	if s, err = single("step"); err != nil {
 		return Query{}, err
@@ -161,14 +169,8 @@ func ParseQuery(v url.Values) (Query, error) {
 			q.Show = append(q.Show, s)
 		}
 	}
-	for _, s := range list("showrun") {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 1 {
-			return Query{}, queryError("showrun", "%q is not a run id: want a whole number, 1 or more", s)
-		}
-		if !slices.Contains(q.ShowRuns, id) {
-			q.ShowRuns = append(q.ShowRuns, id)
-		}
+	if q.ShowRuns, err = runIDs("showrun"); err != nil {
+		return Query{}, err
 	}
 	if err := q.check(); err != nil {
 		return Query{}, err
