@@ -283,7 +283,7 @@ func TestBrowserChartsReadable(t *testing.T) {
 	shoot("run-scaling.png")
 	writeArtifact(t, art, "scaling.png", exportPNG(t, ctx, "scaling"))
 	open(fmt.Sprintf("/runs/%d", fairness.ID), "fairness")
-	shoot("run-fairness.png")
+	shoot("run-fairness-4-schedulers.png")
 	writeArtifact(t, art, "fairness.png", exportPNG(t, ctx, "fairness"))
 
 	// The compare page: the same engine, the same colour.
