@@ -1,9 +1,13 @@
 package db
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"iolab/bench/sweep"
+	"iolab/bench/units"
 )
 
 // RunColumn is one column of the runs list: `iolab runs` prints the table's
@@ -24,6 +28,7 @@ var runListColumns = []RunColumn{
 	{Name: "host", Filter: "host", Value: func(r Run) string { return r.Hostname }},
 	{Name: "kernel", Filter: "kernel", Value: func(r Run) string { return r.Kernel }},
 	{Name: "target", Filter: "target", Value: func(r Run) string { return r.Target }},
+	{Name: "workload", Filter: "workload", Value: Workload},
 	{Name: "engines", Filter: "engine", Value: func(r Run) string { return strings.Join(r.Engines, ", ") }},
 	{Name: "schedulers", Filter: "scheduler", Value: func(r Run) string { return strings.Join(r.Schedulers, ", ") }},
 	{Name: "steps", Value: func(r Run) string { return strconv.Itoa(r.Steps) }},
@@ -32,6 +37,49 @@ var runListColumns = []RunColumn{
 
 // RunColumns returns the runs list's columns.
 func RunColumns() []RunColumn { return append([]RunColumn(nil), runListColumns...) }
+
+// Workload is what a run's jobs do, from its plan: each job's rw and bs
+// ("randwrite 4k", "write 1m + randread 4k"), with the values a sweep of
+// rw or bs gives instead of the job's ("randread 4k,64k"); "" for a plan
+// without jobs.
+func Workload(r Run) string {
+	swept := func(a sweep.Axis) []string {
+		for _, s := range r.Plan.Sweeps {
+			if s.Axis == a && len(s.Values) > 1 {
+				return s.Values
+			}
+		}
+		return nil
+	}
+	rws, bss := swept(sweep.AxisRW), swept(sweep.AxisBS)
+	var parts []string
+	add := func(rw string, bs int64) {
+		w := []string{rw}
+		if rws != nil {
+			w[0] = strings.Join(rws, ",")
+		}
+		switch {
+		case bss != nil:
+			w = append(w, strings.Join(bss, ","))
+		case bs > 0:
+			w = append(w, units.FormatSize(bs))
+		}
+		if p := strings.TrimSpace(strings.Join(w, " ")); p != "" && !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	for _, g := range r.Plan.Base.Groups {
+		for _, j := range g.Jobs {
+			add(j.RW, j.BS)
+		}
+	}
+	if len(r.Plan.Base.Groups) == 0 {
+		for _, j := range r.Plan.Base.Jobs {
+			add(j.RW, j.BS)
+		}
+	}
+	return strings.Join(parts, " + ")
+}
 
 // FormatTime is how runs lists and pages write a run's times: local, to the
 // second; "–" for none.

@@ -60,7 +60,18 @@ type RunFilter struct {
 	Engine    string // one of the run's Engines
 	Status    string
 	Tag       string // one of the run's Tags
+	Workload  string // the run's Workload, exactly
+	Name      string // a part of the run's name, in any case
 	Limit     int    // 0: no limit
+}
+
+// derived reports whether f filters on what SQL does not hold as a
+// column (the workload comes from the plan).
+func (f RunFilter) derived() bool { return f.Workload != "" || f.Name != "" }
+
+func (f RunFilter) keeps(r *Run) bool {
+	return (f.Workload == "" || Workload(*r) == f.Workload) &&
+		(f.Name == "" || strings.Contains(strings.ToLower(r.Name), strings.ToLower(f.Name)))
 }
 
 // CreateRun stores a new run and sets r.ID. An empty Status is queued, an
@@ -280,7 +291,7 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY r.created_at DESC, r.id DESC"
-	if f.Limit > 0 {
+	if f.Limit > 0 && !f.derived() {
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
 	}
@@ -295,7 +306,13 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("db: list runs: %w", err)
 		}
+		if !f.keeps(&r) {
+			continue
+		}
 		runs = append(runs, r)
+		if f.Limit > 0 && len(runs) == f.Limit {
+			break
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("db: list runs: %w", err)

@@ -150,6 +150,19 @@ func TestBrowserLaunchWatchShare(t *testing.T) {
 		t.Fatal("the run page never showed a live step")
 	}
 
+	// Steps this short are sampled every 100 ms, not each second: a
+	// timeline, not a point (a loaded machine may lose an interval or two
+	// of a 400 ms step).
+	for _, st := range fetchRunDoc(t, hs.URL, id).Steps {
+		for _, g := range st.Result.Groups {
+			for _, j := range g.Jobs {
+				if j.Interval != 100*time.Millisecond || len(j.Samples) < 2 {
+					t.Errorf("step %d job %s: interval %v, %d samples; want 100ms and several", st.Step.Seq+1, j.Name, j.Interval, len(j.Samples))
+				}
+			}
+		}
+	}
+
 	// The finished run's whisker chart: one box per iodepth and engine.
 	if err := chromedp.Do(ctx, chromedp.Navigate(runURL), chromedp.WaitVisible(`div.chart[data-kind=iops]`)); err != nil {
 		t.Fatal(err)
@@ -236,15 +249,7 @@ func TestBrowserLaunchWatchShare(t *testing.T) {
 // repeats of each (iodepth, engine) step's total IOPS.
 func medianIOPS(t *testing.T, base string, id int64) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("%s/api/runs/%d", base, id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc db.Export
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := fetchRunDoc(t, base, id)
 	cells := map[string][]float64{}
 	for _, s := range doc.Steps {
 		var iops float64
@@ -266,6 +271,21 @@ func medianIOPS(t *testing.T, base string, id int64) map[string]float64 {
 		out[k] = m
 	}
 	return out
+}
+
+// fetchRunDoc is run id's document from the API.
+func fetchRunDoc(t *testing.T, base string, id int64) *db.Export {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("%s/api/runs/%d", base, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc db.Export
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return &doc
 }
 
 func fetchCSV(t *testing.T, url string) [][]string {

@@ -1,10 +1,18 @@
 package handlers
 
-import "iolab/handlers/chart"
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"iolab/bench/units"
+	"iolab/handlers/chart"
+)
 
 // chartViewOf draws the chart q asks for of runs as a page embeds it,
-// with links to its own page and its CSV; a chart that cannot be drawn
-// shows why, under its kind's name.
+// with links to its own page and its CSV, its pickers and how its
+// numbers are written; a chart that cannot be drawn shows why, under its
+// kind's name.
 func chartViewOf(q chart.Query, runs []chart.Run) chartView {
 	enc := q.Values().Encode()
 	v := chartView{Kind: string(q.Kind), Title: string(q.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}
@@ -13,6 +21,28 @@ func chartViewOf(q chart.Query, runs []chart.Run) chartView {
 		v.Error = err.Error()
 		return v
 	}
-	v.Title, v.Option = ch.Title, string(ch.Option)
+	return withChart(v, ch)
+}
+
+// withChart fills a view with what a built chart shows.
+func withChart(v chartView, ch *chart.Chart) chartView {
+	v.Title, v.Option, v.Pickers, v.File = ch.Title, string(ch.Option), ch.Pickers, ch.File
+	if b, err := json.Marshal(ch.Format); err == nil {
+		v.Format = string(b)
+	}
 	return v
+}
+
+// tableCell writes a table's cell for people: numbers with three
+// significant digits (units.Number), small whole numbers (iodepths,
+// counts, ids) as they are; the CSV keeps every digit.
+func tableCell(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || strings.ContainsAny(s, "xXeE_") && !strings.ContainsAny(s, ".") {
+		return s
+	}
+	if !strings.Contains(s, ".") && f > -10000 && f < 10000 {
+		return s
+	}
+	return units.Number(f)
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/handlers/chart"
 
@@ -43,11 +42,11 @@ func compareIDs(v url.Values) ([]int64, error) {
 }
 
 // compareQuery is the chart query the compare page's view is: the runs and
-// the chart parameters that apply to every chart (dir, p, qd, series, and
-// job for those that draw one).
+// the chart parameters that apply to every chart (dir, p, qd, series, the
+// series and runs shown, and job for those that draw one).
 func compareQuery(v url.Values, ids []int64) url.Values {
 	out := url.Values{}
-	for _, k := range []string{"dir", "p", "qd", "series", "job"} {
+	for _, k := range []string{"dir", "p", "qd", "series", "job", "show", "showrun"} {
 		if vs, ok := v[k]; ok {
 			out[k] = vs
 		}
@@ -68,9 +67,6 @@ type comparePageData struct {
 	Charts    []chartView
 	MaxIOPS   *chart.Chart
 	MaxCSV    string
-	IODepths  []string // the iodepths the distribution may show
-	QD        []string // the ones it shows
-	Hidden    url.Values
 	Canonical string
 	// Sched are the scheduler tables, per run, when the runs differ by
 	// scheduler or sweep schedulers (handlers/schedtables.go).
@@ -124,16 +120,6 @@ func (s *Server) compareView(c echo.Context) error {
 	}
 	if data.MaxIOPS, err = chart.Build(chart.Query{Kind: chart.MaxIOPS}, runs); err != nil {
 		return err
-	}
-	data.IODepths = chart.AxisValues(runs, sweep.AxisIODepth)
-	for _, d := range base.IODepths {
-		data.QD = append(data.QD, strconv.Itoa(d))
-	}
-	data.Hidden = url.Values{}
-	for k, vs := range v {
-		if k != "qd" {
-			data.Hidden[k] = vs
-		}
 	}
 	return s.render(c, http.StatusOK, "compare", &data)
 }

@@ -47,7 +47,8 @@ func TestBrowserCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"run " + strconv.FormatInt(r1.ID, 10) + " (lab-a 6.12.0-a", "run " + strconv.FormatInt(r2.ID, 10) + " (lab-b 6.1.0-b"} {
+	// Runs on different hosts and kernels are named by them, not by "run N".
+	for _, want := range []string{"lab-a 6.12.0-a", "lab-b 6.1.0-b"} {
 		if !slices.ContainsFunc(drawn.Names, func(n string) bool { return strings.HasPrefix(n, want) }) {
 			t.Errorf("whisker series %q lack one starting %q", drawn.Names, want)
 		}

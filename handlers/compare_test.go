@@ -314,4 +314,12 @@ func TestLabelsAndRename(t *testing.T) {
 	if rec := do("GET", "/runs?tag=nope", "", "", true); strings.Contains(rec.Body.String(), "api name") {
 		t.Errorf("runs?tag=nope lists the run")
 	}
+	// label= is the page's name for it, with a select of the labels.
+	rec = do("GET", "/runs?label=iommu%3Doff", "", "", true)
+	if !strings.Contains(rec.Body.String(), "api name") || !strings.Contains(rec.Body.String(), `<option selected>iommu=off</option>`) {
+		t.Errorf("runs?label= lacks the run or the label's filter:\n%s", rec.Body.String())
+	}
+	if rec := do("GET", "/runs?label=nope", "", "", true); strings.Contains(rec.Body.String(), "api name") {
+		t.Errorf("runs?label=nope lists the run")
+	}
 }

@@ -15,3 +15,31 @@ func (e *ValidationError) Error() string {
 	}
 	return e.Field + ": " + e.Msg
 }
+
+// ValidationErrors are every field's error of one request, so that a form
+// shows them all at once. As a ValidationError it is its first, which is
+// what the API's "error" and "field" say; "errors" lists them all.
+type ValidationErrors []*ValidationError
+
+func (e ValidationErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, v := range e {
+		msgs[i] = v.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// As makes errors.As find the first error as a *ValidationError.
+func (e ValidationErrors) As(target any) bool {
+	if p, ok := target.(**ValidationError); ok && len(e) > 0 {
+		*p = e[0]
+		return true
+	}
+	return false
+}
+
+// fieldError is one field's error in the API's "errors" list.
+type fieldErrorBody struct {
+	Field string `json:"field"`
+	Error string `json:"error"`
+}

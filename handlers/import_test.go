@@ -182,7 +182,7 @@ func TestRunPageLabelsForms(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{
-		`href="/runs?tag=iommu%3doff"`, `href="/runs?tag=after%20fw%20update"`,
+		`href="/runs?label=iommu%3doff"`, `href="/runs?label=after%20fw%20update"`,
 		`action="/runs/` + id + `/rename"`, `name="name" value="labelled"`,
 		`action="/runs/` + id + `/labels"`, `name="add"`, `<option value="iommu=off">`,
 		`action="/runs/` + id + `/delete"`, `Delete run`,
@@ -199,7 +199,7 @@ func TestRunPageLabelsForms(t *testing.T) {
 		t.Fatalf("rename form: %d %s", rec.Code, rec.Body)
 	}
 	body = ts.do(t, http.MethodGet, "/runs/"+id, "").Body.String()
-	if !strings.Contains(body, `href="/runs?tag=kernel%20bump"`) || strings.Contains(body, `href="/runs?tag=iommu%3doff"`) {
+	if !strings.Contains(body, `href="/runs?label=kernel%20bump"`) || strings.Contains(body, `href="/runs?label=iommu%3doff"`) {
 		t.Error("the labels form's change is not on the page")
 	}
 	if !strings.Contains(body, `name="name" value="renamed"`) {

@@ -236,11 +236,19 @@ func (s *Server) createRun(c echo.Context) error {
 		if derr != nil {
 			return derr
 		}
-		if field := formField(ve.Field); field != "" {
-			data.Errors[field] = ve.Msg
-		} else {
-			data.Error = ve.Msg
+		// Every field's error beside its field; those of no one field
+		// above the form.
+		all := ValidationErrors{ve}
+		errors.As(err, &all)
+		var general []string
+		for _, v := range all {
+			if field := formField(v.Field); field != "" && data.Errors[field] == "" {
+				data.Errors[field] = v.Msg
+			} else if field == "" {
+				general = append(general, v.Msg)
+			}
 		}
+		data.Error = strings.Join(general, "\n")
 		return s.render(c, http.StatusBadRequest, "new", data)
 	}
 	if err != nil {

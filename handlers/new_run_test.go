@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +109,47 @@ func TestFormJobFileSkipsDefaults(t *testing.T) {
 	}
 	if len(run.Plan.Sweeps) != 0 {
 		t.Errorf("a job file with the form's defaults sweeps %+v", run.Plan.Sweeps)
+	}
+}
+
+// A request with several wrong fields is told every one at once: the
+// form shows each beside its field, the API lists them in "errors" and
+// keeps "error" and "field" for the first.
+func TestEveryFieldError(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	form := url.Values{"target": {"x.dat"}, "size": {"1m"}, "rw": {"randread"}, "bs": {"4q"}, "runtime": {"ten"},
+		"iodepth": {"1,x"}, "ioengine": {"io_uring"}, "repeat": {"1"}, "direct": {"on"}}
+	rec := ts.do(t, http.MethodPost, "/runs", form.Encode())
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("form: %d, want 400", rec.Code)
+	}
+	body := rec.Body.String()
+	for _, field := range []string{"bs", "runtime", "iodepth"} {
+		if !strings.Contains(body, `<p class="field-error" data-field="`+field+`">`) {
+			t.Errorf("the form has no error beside %s", field)
+		}
+	}
+
+	rec = ts.do(t, http.MethodPost, "/api/runs", `{"options": {"filename": "x.dat", "size": "1m", "bs": "4q", "runtime": "ten", "rw": "randread"},
+		"sweep": {"iodepth": [1, "x"]}}`)
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("API: %d %s", rec.Code, rec.Body)
+	}
+	var got struct {
+		Error, Field string
+		Errors       []struct{ Field, Error string }
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	for _, e := range got.Errors {
+		fields = append(fields, e.Field)
+		if e.Error == "" {
+			t.Errorf("field %s has no message", e.Field)
+		}
+	}
+	if !slices.Equal(fields, []string{"options.bs", "options.runtime", "sweep.iodepth"}) || got.Field != "options.bs" || got.Error != got.Errors[0].Error {
+		t.Errorf("API errors %+v", got)
 	}
 }

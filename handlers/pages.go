@@ -33,6 +33,7 @@ var templateFuncs = template.FuncMap{
 	"gib":     func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) },
 	"known":   system.Known,
 	"hasItem": func(list []string, s string) bool { return slices.Contains(list, s) },
+	"cell":    tableCell,
 	"filterSel": func(name, label, current string, values []string) filterSelect {
 		return filterSelect{Name: name, Label: label, Current: current, Values: values}
 	},
@@ -63,13 +64,15 @@ type runsPageData struct {
 
 // filterChoices are the values the list's filters offer.
 type filterChoices struct {
-	Hosts, Kernels, Targets, Schedulers, Engines, Statuses []string
+	Hosts, Kernels, Targets, Schedulers, Engines, Statuses, Workloads, Labels []string
 }
 
 // runFilter reads the list's filters from the query string.
 func runFilter(q url.Values) (db.RunFilter, error) {
+	// label= is tag='s other name: the page calls them labels.
 	f := db.RunFilter{Hostname: q.Get("host"), Kernel: q.Get("kernel"), Target: q.Get("target"), Scheduler: q.Get("scheduler"),
-		Engine: q.Get("engine"), Status: q.Get("status"), Tag: q.Get("tag")}
+		Engine: q.Get("engine"), Status: q.Get("status"), Tag: cmp.Or(q.Get("tag"), q.Get("label")),
+		Workload: q.Get("workload"), Name: strings.TrimSpace(q.Get("name"))}
 	if f.Status != "" && !slices.Contains(db.Statuses(), f.Status) {
 		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses(), ", "))}
 	}
@@ -106,9 +109,11 @@ func (s *Server) runsPage(c echo.Context) error {
 		ch.Targets = appendNew(ch.Targets, r.Target)
 		ch.Schedulers = appendNew(ch.Schedulers, r.Schedulers...)
 		ch.Engines = appendNew(ch.Engines, r.Engines...)
+		ch.Workloads = appendNew(ch.Workloads, db.Workload(r))
+		ch.Labels = appendNew(ch.Labels, r.Tags...)
 	}
 	ch.Statuses = db.Statuses()
-	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines} {
+	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines, ch.Workloads, ch.Labels} {
 		slices.Sort(l)
 	}
 	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Columns: db.RunColumns(), Choices: ch}
@@ -155,12 +160,15 @@ type jobLink struct {
 
 // chartView is one chart on a page.
 type chartView struct {
-	Kind   string
-	Title  string
-	Option string // echarts option JSON, put in a data attribute
-	URL    string // the standalone chart page
-	CSV    string
-	Error  string
+	Kind    string
+	Title   string
+	Option  string // echarts option JSON, put in a data attribute
+	Format  string // chart.Format as JSON: how tooltips write numbers
+	File    string // the downloads' name, without extension
+	Pickers []chart.Picker
+	URL     string // the standalone chart page
+	CSV     string
+	Error   string
 }
 
 // stepRow is one step of the per-step table, formatted: its jobs' rows
@@ -217,25 +225,20 @@ func stepRowOf(f stepFigures) stepRow {
 	if !f.HasResult {
 		return r
 	}
-	r.Busy = strconv.FormatFloat(f.Busy, 'f', 1, 64)
-	r.IRQ = strconv.FormatFloat(f.IRQ, 'f', 1, 64)
-	r.IOWait = strconv.FormatFloat(f.IOWait, 'f', 1, 64)
+	r.Busy, r.IRQ, r.IOWait = units.Number(f.Busy), units.Number(f.IRQ), units.Number(f.IOWait)
 	r.PerIO = fmtLatency(f.PerIO)
 	if f.HasDisk {
 		d := f.Disk
-		r.RPS = strconv.FormatFloat(d.ReadsPerSec, 'f', 0, 64)
-		r.WPS = strconv.FormatFloat(d.WritesPerSec, 'f', 0, 64)
-		r.RAwait = strconv.FormatFloat(d.ReadAwait, 'f', 3, 64)
-		r.WAwait = strconv.FormatFloat(d.WriteAwait, 'f', 3, 64)
-		r.AQU = strconv.FormatFloat(d.AvgQueueSize, 'f', 2, 64)
-		r.Util = strconv.FormatFloat(d.Util, 'f', 1, 64)
+		r.RPS, r.WPS = units.Number(d.ReadsPerSec), units.Number(d.WritesPerSec)
+		r.RAwait, r.WAwait = units.Number(d.ReadAwait), units.Number(d.WriteAwait)
+		r.AQU, r.Util = units.Number(d.AvgQueueSize), units.Number(d.Util)
 	}
 	return r
 }
 
 func jobRowOf(j *summary.JobFigures) jobRow {
 	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(),
-		IOPS: strconv.FormatFloat(j.IOPS, 'f', 0, 64), BW: strconv.FormatFloat(j.BWMiB, 'f', 1, 64),
+		IOPS: units.Number(j.IOPS), BW: units.Number(j.BWMiB),
 		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
 	for i, p := range stepPercentiles {
 		if j.IOs > 0 && !j.Reliable(p) {
@@ -248,15 +251,15 @@ func jobRowOf(j *summary.JobFigures) jobRow {
 	return r
 }
 
-// fmtLatency shows a duration in µs (ms above 10 ms).
+// fmtLatency shows a duration with three significant digits in the
+// unit that suits it: 812 ns, 81.2 µs, 12.3 ms.
 func fmtLatency(d time.Duration) string {
-	switch {
-	case d <= 0:
+	if d <= 0 {
 		return "–"
-	case d >= 10*time.Millisecond:
-		return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms"
 	}
-	return strconv.FormatFloat(float64(d)/1e3, 'f', 1, 64) + " µs"
+	s := units.Nanos(float64(d))
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	return s[:i] + " " + s[i:]
 }
 
 func (s *Server) runPage(c echo.Context) error {
@@ -269,7 +272,13 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(firstDoneSamples()))
+	// The charts' state is in the page's URL, as on a chart's own page:
+	// p=, qd=, show=, step=, dir=, job=.
+	state, err := chart.ParseQuery(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(timelineSamples(state.Step)))
 	if err != nil {
 		return err
 	}
@@ -300,15 +309,15 @@ func (s *Server) runPage(c echo.Context) error {
 		}
 	}
 	if len(steps) > 0 {
-		data.Charts = chartViews([]chart.Run{cr}, job)
+		data.Charts = chartViews([]chart.Run{cr}, state)
 	}
 	return s.render(c, http.StatusOK, "run", &data)
 }
 
-// chartViews builds every chart that the runs' steps can show, with its
-// default view; those that draw one job draw job ("" for each run's
-// default).
-func chartViews(runs []chart.Run, job string) []chartView {
+// chartViews builds every chart that the runs' steps can show, in the
+// view state (a page's query string) picks: the job, direction,
+// percentiles, iodepths, series and step it names, else the defaults.
+func chartViews(runs []chart.Run, state chart.Query) []chartView {
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
 		ids[i] = r.Run.ID
@@ -317,9 +326,10 @@ func chartViews(runs []chart.Run, job string) []chartView {
 	for _, k := range chart.Available(runs, chart.RunPage) {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
-		cq := chart.Query{Kind: k.Name, Runs: ids, Job: job}
+		cq := chart.Query{Kind: k.Name, Runs: ids, Job: state.Job, Dir: state.Dir, Percentiles: state.Percentiles,
+			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns}
 		if k.Needs.Samples {
-			cq.Step = firstDoneStep(runs)
+			cq.Step = state.Step
 		}
 		q, err := chart.ParseQuery(cq.Values())
 		if err != nil {
@@ -331,17 +341,10 @@ func chartViews(runs []chart.Run, job string) []chartView {
 	return out
 }
 
-// firstDoneStep is the timeline's default step: the first that ran to
-// the end in the first run that has one.
-func firstDoneStep(runs []chart.Run) int {
-	for _, r := range runs {
-		for _, st := range r.Steps {
-			if st.Status == sweep.StepDone {
-				return st.Step.Seq + 1
-			}
-		}
-	}
-	return 1
+// timelineSamples picks the samples the run page's timeline draws: those
+// of step (1-based), or of every step for 0, the whole run.
+func timelineSamples(step int) func(*sweep.StepResult) bool {
+	return func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
 }
 
 // pageStepLoad is what pages read of a run's steps (db.StepsFor): the
@@ -355,22 +358,8 @@ func pageStepLoad(samples func(*sweep.StepResult) bool) db.StepLoad {
 	return db.StepLoad{Hists: db.ClatHist, Samples: samples}
 }
 
-// firstDoneSamples picks, as runs are read in turn, the samples of
-// firstDoneStep's step, which chartViews' timeline shows: the first done
-// step of the first run that has one, and the step of the same seq in the
-// runs after it. (The runs before it have no done step to draw.)
-func firstDoneSamples() func(*sweep.StepResult) bool {
-	seq := -1
-	return func(st *sweep.StepResult) bool {
-		if seq < 0 && st.Status == sweep.StepDone {
-			seq = st.Step.Seq
-		}
-		return st.Step.Seq == seq
-	}
-}
-
 // loadRuns reads runs and what load asks for of their steps, for charts.
-// One load serves every run, in order (see firstDoneSamples).
+// One load serves every run.
 func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.Run, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
@@ -431,7 +420,7 @@ func (s *Server) chartPage(c echo.Context) error {
 	}
 	enc := q.Values().Encode()
 	data := chartPageData{pageBase: s.base(c, ch.Title), Runs: runs, Table: ch,
-		Charts: []chartView{{Kind: string(ch.Kind), Title: ch.Title, Option: string(ch.Option), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}}}
+		Charts: []chartView{withChart(chartView{Kind: string(ch.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}, ch)}}
 	for _, k := range chart.Available(runs, chart.RunPage) {
 		data.Kinds = append(data.Kinds, chartLink{Kind: string(k.Name), URL: "/charts?" + chart.Query{Kind: k.Name, Runs: q.Runs, Job: q.Job}.Values().Encode(), Current: k.Name == q.Kind})
 	}

@@ -126,16 +126,16 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 
 	// The run page: its table, and every chart in its default view. The
 	// compare page: the same charts of both runs, in either order (the
-	// timeline's step comes from the first run with a done step).
+	// timeline draws every step).
 	for _, runs := range [][]chart.Run{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
-		page, err := ts.srv.loadRuns(ctx, ids(runs), pageStepLoad(firstDoneSamples()))
+		page, err := ts.srv.loadRuns(ctx, ids(runs), pageStepLoad(timelineSamples(0)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got, want := stepRows(page[0].Steps), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
 			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
-		want := chartViews(runs, "")
+		want := chartViews(runs, chart.Query{})
 		if len(want) != len(chart.On(chart.RunPage)) {
 			t.Fatalf("runs %v: %d charts, want every kind", ids(runs), len(want))
 		}
@@ -144,7 +144,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 				t.Fatalf("runs %v: %s chart: %q", ids(runs), v.Kind, v.Error)
 			}
 		}
-		for i, got := range chartViews(page, "") {
+		for i, got := range chartViews(page, chart.Query{}) {
 			if !reflect.DeepEqual(got, want[i]) {
 				t.Errorf("runs %v: %s chart differs:\n got %+v\nwant %+v", ids(runs), got.Kind, got, want[i])
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -193,6 +195,11 @@ func validation(field string, err error) error {
 // checked without touching the target: options, job file, sweeps, steps,
 // and that every target is on the allow-list.
 func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
+	// Several fields wrong: say them all at once (ValidationErrors); one
+	// alone is said by the checks below, in their words.
+	if errs := s.fieldErrors(req); len(errs) > 1 {
+		return nil, errs
+	}
 	if len(req.Name) > 200 {
 		return nil, &ValidationError{Field: "name", Msg: "name: at most 200 characters"}
 	}
@@ -269,6 +276,57 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		return nil, validation("sweep", err)
 	}
 	return plan, nil
+}
+
+// fieldErrors checks each field of a request on its own: the name, the
+// repeat count, every option (alone in a job, as fio reads it) and
+// every sweep, so that a form can show every field's error at once.
+// Errors that come from fields together (a job file, a preset's jobs, the
+// steps) are BuildPlan's to find after.
+func (s *Server) fieldErrors(req *PlanRequest) ValidationErrors {
+	var errs ValidationErrors
+	if len(req.Name) > 200 {
+		errs = append(errs, &ValidationError{Field: "name", Msg: "name: at most 200 characters"})
+	}
+	if req.Repeat.N < 0 || req.Repeat.N > 100 || (req.Repeat.Auto != nil && req.Repeat.Auto.Max > 100) {
+		errs = append(errs, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100, or auto (at most 100 repeats from the web)"})
+	}
+	check := func(m map[string]OptionValue, prefix string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			v := string(m[k])
+			if !optionName.MatchString(k) || k == "name" || strings.ContainsAny(v, "\n\x00") {
+				continue // requestArgs says why
+			}
+			if k == "filename" {
+				for _, name := range bench.SplitFileList(s.resolveTargets(v)) {
+					if err := s.checkTarget(name, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						errs = append(errs, &ValidationError{Field: prefix + k, Msg: err.Error()})
+						break
+					}
+				}
+				continue
+			}
+			// Alone in a job that needs nothing else; only what is said
+			// of this option counts.
+			_, err := fio.ParseArgs([]string{"--name=check", "--filename=/check", "--ioengine=null", "--size=1m", "--" + k + "=" + v})
+			var oe *bench.OptionError
+			if errors.As(err, &oe) && oe.Option == k {
+				errs = append(errs, &ValidationError{Field: prefix + k, Msg: err.Error()})
+			}
+		}
+	}
+	if req.JobFile == "" {
+		check(req.Options, "options.")
+		for i, j := range req.Jobs {
+			check(j.Options, fmt.Sprintf("jobs[%d].options.", i))
+		}
+	}
+	for _, sw := range req.Sweep {
+		if _, err := sweep.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ",")); err != nil {
+			errs = append(errs, &ValidationError{Field: "sweep." + string(sw.Axis), Msg: err.Error()})
+		}
+	}
+	return errs
 }
 
 // requestArgs builds the fio command line of a request without a job file.

@@ -272,6 +272,9 @@ func (s *Server) Launcher() *launch.Launcher { return s.launcher }
 type errorBody struct {
 	Error string `json:"error"`
 	Field string `json:"field,omitempty"`
+	// Errors lists every field's error when a request has several (the
+	// first is Error and Field).
+	Errors []fieldErrorBody `json:"errors,omitempty"`
 }
 
 // handleError turns a handler's error into a status and a page (or JSON
@@ -283,7 +286,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, msg, field := http.StatusInternalServerError, "internal error", ""
+	var all []fieldErrorBody
 	var ve *ValidationError
+	var ves ValidationErrors
 	var qe *chart.QueryError
 	var he *echo.HTTPError
 	var be *busyError
@@ -299,6 +304,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if he, ok := err.(notFoundError); ok {
 			msg = he.what + " not found"
 		}
+	case errors.As(err, &ves) && len(ves) > 0:
+		status, msg, field = http.StatusBadRequest, ves[0].Msg, ves[0].Field
+		for _, v := range ves {
+			all = append(all, fieldErrorBody{Field: v.Field, Error: v.Msg})
+		}
 	case errors.As(err, &ve):
 		status, msg, field = http.StatusBadRequest, ve.Msg, ve.Field
 	case errors.As(err, &qe):
@@ -312,7 +322,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="iolab"`)
 	}
 	if isAPI(c) {
-		_ = c.JSON(status, errorBody{Error: msg, Field: field})
+		_ = c.JSON(status, errorBody{Error: msg, Field: field, Errors: all})
 		return
 	}
 	data := errorPage{pageBase: s.base(c, http.StatusText(status)), Status: status, Message: msg,

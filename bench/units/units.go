@@ -305,3 +305,33 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Significant writes v with n significant digits (at least 1) for people:
+// never an exponent, trailing zeros kept so that the digits shown are the
+// digits meant ("0.0123", "12.3", "1.00", "123457" → "123000" for n = 3);
+// "0" for zero, "NaN" and "±Inf" as strconv writes them.
+func Significant(v float64, n int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	n = max(n, 1)
+	// Round first: 999.7 to three digits is 1000, which has one more
+	// integer digit than 999.7.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'e', n-1, 64), 64)
+	exp := int(math.Floor(math.Log10(math.Abs(r))))
+	return strconv.FormatFloat(r, 'f', max(0, n-1-exp), 64)
+}
+
+// Percent writes a share given in percent with three significant digits
+// and a sign for changes when signed: "12.3%", "0.512%", "+85.0%", "−3.20%".
+func Percent(v float64, signed bool) string {
+	s := Significant(v, 3)
+	switch {
+	case signed && v > 0:
+		s = "+" + s
+	case signed && v < 0:
+		s = "−" + s[1:] // a minus sign, not a hyphen
+	}
+	return s + "%"
+}
+

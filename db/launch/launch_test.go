@@ -125,29 +125,7 @@ func TestExecuteStoresSteps(t *testing.T) {
 // TestProgressTicks checks that Progress reports the running step, the
 // rate of completed I/Os and the time left of a time-based plan.
 func TestProgressTicks(t *testing.T) {
-	plan, err := NewPlan(Spec{Args: []string{"--name=n", "--ioengine=null", "--size=4m", "--runtime=400ms", "--time_based"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := plan.Steps()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := &bench.Runner{Sys: system.FS{}}
-	var mu sync.Mutex
-	var ticks []Tick
-	p := NewProgress(runner, steps, 50*time.Millisecond, func(tk Tick) {
-		mu.Lock()
-		ticks = append(ticks, tk)
-		mu.Unlock()
-	})
-	p.StepStarted(&steps[0])
-	if _, err := runner.Run(context.Background(), &steps[0].Config); err != nil {
-		t.Fatal(err)
-	}
-	p.Stop()
-	mu.Lock()
-	defer mu.Unlock()
+	steps, ticks := progressOf(t, 50*time.Millisecond, 0, "--runtime=400ms", "--time_based")
 	if len(ticks) < 3 {
 		t.Fatalf("%d ticks over a 400 ms step at 50 ms", len(ticks))
 	}
@@ -163,6 +141,38 @@ func TestProgressTicks(t *testing.T) {
 	if busy == 0 {
 		t.Error("no tick saw I/Os complete")
 	}
+}
+
+// progressOf runs the one step of a null job with args under Progress,
+// ticking every, after a preparation of prepare without I/O, and returns
+// the steps and the ticks.
+func progressOf(t *testing.T, every, prepare time.Duration, args ...string) ([]sweep.Step, []Tick) {
+	t.Helper()
+	plan, err := NewPlan(Spec{Args: append([]string{"--name=n", "--ioengine=null", "--size=4m"}, args...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := plan.Steps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := &bench.Runner{Sys: system.FS{}}
+	var mu sync.Mutex
+	var ticks []Tick
+	p := NewProgress(runner, steps, every, func(tk Tick) {
+		mu.Lock()
+		ticks = append(ticks, tk)
+		mu.Unlock()
+	})
+	p.StepStarted(&steps[0])
+	time.Sleep(prepare)
+	if _, err := runner.Run(context.Background(), &steps[0].Config); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	return steps, slices.Clone(ticks)
 }
 
 // TestExecuteStoreFailsMidRun: when saving a step fails (a full disk, say)

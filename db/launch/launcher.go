@@ -54,9 +54,13 @@ type JobIOPS struct {
 
 // ProgressEvent is the running step's IOPS over the last interval.
 type ProgressEvent struct {
-	Step     int     `json:"step"`
-	Total    int     `json:"total"`
-	Elapsed  float64 `json:"elapsed_s"` // since the step started
+	Step    int     `json:"step"`
+	Total   int     `json:"total"`
+	Elapsed float64 `json:"elapsed_s"` // since the step's first I/O
+	// Phase is what the step does: "discard" (or "prepare": dropping
+	// caches, switching the scheduler) before its first I/O, "ramp",
+	// "measure".
+	Phase    string  `json:"phase"`
 	IOPS     float64 `json:"iops"`
 	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
 	RunSince float64 `json:"run_s"`  // since the run started
@@ -291,13 +295,20 @@ func (l *Launcher) run(t *task) {
 	defer close(t.done)
 	runner := l.newRunner()
 	steps, _ := t.plan.Steps()
+	if runner.Interval == 0 {
+		runner.Interval = SampleInterval(steps)
+	}
 	prog := NewProgress(runner, steps, l.progressEvery, func(tk Tick) {
 		left := -1.0
 		if tk.LeftKnown {
 			left = tk.Left.Seconds()
 		}
+		phase := tk.Phase
+		if phase == PhasePrepare && t.plan.Discard {
+			phase = "discard"
+		}
 		t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total,
-			Elapsed: tk.Elapsed.Seconds(), IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
+			Elapsed: tk.Elapsed.Seconds(), Phase: phase, IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
 	})
 	runner.Notice = func(msg string) {
 		t.feed.publish(Event{Type: EventNotice, Data: NoticeEvent{Message: msg}})

@@ -25,20 +25,45 @@ func StepLength(st *sweep.Step) (time.Duration, bool) {
 	return total, true
 }
 
+// stepRamp is the longest ramp of a step's first group: how long after
+// its first I/O its measurement begins.
+func stepRamp(st *sweep.Step) time.Duration {
+	var ramp time.Duration
+	if len(st.Config.Groups) > 0 {
+		for _, j := range st.Config.Groups[0].Jobs {
+			ramp = max(ramp, j.RampTime)
+		}
+	}
+	return ramp
+}
+
 // Tick is what Progress reports about the running step at each interval.
 type Tick struct {
 	Step  *sweep.Step
 	Total int // steps in the plan
 	// IOPS is the rate of completed I/Os (ramp included) since the last
 	// tick.
-	IOPS    float64
-	Elapsed time.Duration // since the step started
-	Run     time.Duration // since the plan started
+	IOPS float64
+	// Elapsed is the step's time since its first I/O: 0 while it
+	// prepares (Phase PhasePrepare).
+	Elapsed time.Duration
+	// Phase is what the step does: PhasePrepare before its first I/O
+	// (blkdiscard, dropping caches, switching the scheduler, laying out
+	// files), then PhaseRamp and PhaseMeasure.
+	Phase string
+	Run   time.Duration // since the plan started
 	// Left is the time left for the whole plan; LeftKnown is false when a
 	// step ends on its size, not its runtime.
 	Left      time.Duration
 	LeftKnown bool
 }
+
+// The phases of a step, as Tick.Phase names them.
+const (
+	PhasePrepare = "prepare"
+	PhaseRamp    = "ramp"
+	PhaseMeasure = "measure"
+)
 
 // Progress follows a plan's steps and, at every interval, reports the
 // running step's IOPS and the time left: the terminal's progress line and
@@ -51,6 +76,8 @@ type Progress struct {
 	mu        sync.Mutex
 	cur       *sweep.Step
 	stepStart time.Time
+	stepIOs   uint64    // the runner's I/Os when the step started
+	firstIO   time.Time // when the step's first I/O was seen; zero before
 	started   time.Time
 	quit      chan struct{}
 	done      chan struct{}
@@ -72,7 +99,7 @@ func NewProgress(runner *bench.Runner, steps []sweep.Step, every time.Duration, 
 // StepStarted tells Progress which step runs now.
 func (p *Progress) StepStarted(st *sweep.Step) {
 	p.mu.Lock()
-	p.cur, p.stepStart = st, time.Now()
+	p.cur, p.stepStart, p.stepIOs, p.firstIO = st, time.Now(), p.runner.CompletedIOs(), time.Time{}
 	p.mu.Unlock()
 }
 
@@ -97,12 +124,24 @@ func (p *Progress) loop(every time.Duration) {
 		iops := float64(now-last) / at.Sub(lastAt).Seconds()
 		last, lastAt = now, at
 		p.mu.Lock()
-		st, since := p.cur, p.stepStart
+		st := p.cur
+		if st != nil && p.firstIO.IsZero() && now > p.stepIOs {
+			p.firstIO = lastAt // the I/O began within the last interval
+		}
+		first := p.firstIO
 		p.mu.Unlock()
 		if st == nil {
 			continue
 		}
-		t := Tick{Step: st, Total: len(p.steps), IOPS: iops, Elapsed: time.Since(since), Run: time.Since(p.started)}
+		// Until its first I/O the step prepares: its time has not begun
+		// to run, so it is not counted down.
+		t := Tick{Step: st, Total: len(p.steps), IOPS: iops, Phase: PhasePrepare, Run: time.Since(p.started)}
+		if !first.IsZero() {
+			t.Elapsed, t.Phase = at.Sub(first), PhaseMeasure
+			if t.Elapsed < stepRamp(st) {
+				t.Phase = PhaseRamp
+			}
+		}
 		var remaining time.Duration
 		// Steps beyond the plan's are AutoRepeat's extra rounds: how many
 		// more there will be is not known.

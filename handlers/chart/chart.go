@@ -89,7 +89,7 @@ var kindTable = []KindSpec{
 	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
-	{Name: Fairness, Pages: RunPage | ComparePage, available: fairnessAvailable, build: buildFairness},
+	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
 }
 
@@ -243,6 +243,13 @@ type Chart struct {
 	// plotted).
 	Columns []string   `json:"columns"`
 	Rows    [][]string `json:"rows"`
+	// Format is how the page writes the chart's numbers in tooltips.
+	Format Format `json:"format"`
+	// Pickers choose what the chart draws: the series, percentiles,
+	// iodepths or step it leaves out by default are there.
+	Pickers []Picker `json:"pickers,omitempty"`
+	// File names the chart's downloads, without extension.
+	File string `json:"file"`
 }
 
 // Build draws the chart q asks for from runs (in the order given; more
@@ -272,6 +279,9 @@ func Build(q Query, runs []Run) (*Chart, error) {
 		return nil, err
 	}
 	c.Kind = spec.Name
+	if c.File == "" {
+		c.File = fileName(spec.Name, vs)
+	}
 	if c.Rows == nil {
 		c.Rows = [][]string{}
 	}
@@ -295,7 +305,8 @@ func Available(runs []Run, page Page) []KindSpec {
 }
 
 // Load is what drawing kinds reads of each run's steps (db.StepsFor):
-// what their Needs add up to, the samples being those of step (1-based).
+// what their Needs add up to, the samples being those of step (1-based),
+// or of every step for 0 (the timeline of a whole run).
 func Load(step int, kinds ...KindSpec) db.StepLoad {
 	var load db.StepLoad
 	for _, k := range kinds {
@@ -303,7 +314,7 @@ func Load(step int, kinds ...KindSpec) db.StepLoad {
 			load.Hists |= db.ClatHist
 		}
 		if k.Needs.Samples {
-			load.Samples = func(st *sweep.StepResult) bool { return st.Step.Seq == step-1 }
+			load.Samples = func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
 		}
 	}
 	return load

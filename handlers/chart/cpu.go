@@ -3,16 +3,18 @@ package chart
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"iolab/bench/stats"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
-// CPU is per step: us+sy, hi+si, iowait, idle as stacked bars.
+// CPU is per swept point: us+sy, hi+si, iowait, idle as stacked bars.
 const CPU Kind = "cpu"
 
 // buildCPU draws the whole machine's CPU time over each step, in top's
@@ -20,19 +22,18 @@ const CPU Kind = "cpu"
 // outstanding (a thread blocked in io_uring_enter shows up there), idle.
 func buildCPU(q Query, runs []*runView) (*Chart, error) {
 	parts := []struct {
-		name, column string
-		of           func(*system.CPUBreakdown) float64
+		name, column, color string
+		of                  func(*system.CPUBreakdown) float64
 	}{
-		{"busy (us+sy)", "busy_pct", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
-		{"irq (hi+si)", "irq_pct", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
-		{"iowait", "iowait_pct", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
-		{"idle", "idle_pct", func(c *system.CPUBreakdown) float64 { return c.Idle }},
-		{"steal", "steal_pct", func(c *system.CPUBreakdown) float64 { return c.Steal }},
+		{"busy (us+sy)", "busy_pct", "#d55e00", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
+		{"irq (hi+si)", "irq_pct", "#e69f00", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
+		{"iowait", "iowait_pct", "#56b4e9", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
+		{"idle", "idle_pct", "#d9dee5", func(c *system.CPUBreakdown) float64 { return c.Idle }},
+		{"steal", "steal_pct", "#7f7f7f", func(c *system.CPUBreakdown) float64 { return c.Steal }},
 	}
 	// Steal only on machines that have it (VMs).
 	steal := false
 	var axes []sweep.Axis
-	var xs []int
 	for _, r := range runs {
 		for _, s := range r.plan.Swept() {
 			if !slices.Contains(axes, s.Axis) {
@@ -40,68 +41,101 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 			}
 		}
 		for i := range r.steps {
-			st := &r.steps[i]
-			steal = steal || (done(st) && st.CPU.Steal > 0)
-			if n := st.Step.Seq + 1; !slices.Contains(xs, n) {
-				xs = append(xs, n)
-			}
+			steal = steal || (done(&r.steps[i]) && r.steps[i].CPU.Steal > 0)
 		}
 	}
 	if !steal {
 		parts = parts[:len(parts)-1]
 	}
-	slices.Sort(xs)
-	cats := make([]string, len(xs))
-	for i, n := range xs {
-		cats[i] = strconv.Itoa(n)
+	// The x axis is the swept values, each point the median over its
+	// done repeats; a run without sweeps is one bar.
+	type point struct {
+		run    *runView
+		values []string
+		done   []*sweep.StepResult
+		failed int
+	}
+	var cats []string
+	var points []*point
+	label := func(values []string) string { return strings.Join(values, "\n") }
+	for _, r := range runs {
+		for i := range r.steps {
+			st := &r.steps[i]
+			values := make([]string, len(axes))
+			for k, a := range axes {
+				values[k] = r.value(st.Step.Axes, a)
+			}
+			k := slices.IndexFunc(points, func(p *point) bool { return p.run == r && slices.Equal(p.values, values) })
+			if k < 0 {
+				points = append(points, &point{run: r, values: values})
+				k = len(points) - 1
+			}
+			switch summary.StepStatus(st) {
+			case sweep.StepDone:
+				points[k].done = append(points[k].done, st)
+			case sweep.StepFailed:
+				points[k].failed++
+			}
+			if l := label(values); !slices.Contains(cats, l) {
+				cats = append(cats, l)
+			}
+		}
+	}
+	xName := "step"
+	if len(axes) > 0 {
+		names := make([]string, len(axes))
+		for i, a := range axes {
+			names[i] = string(a)
+		}
+		xName = strings.Join(names, " × ")
 	}
 
-	c := &Chart{Title: "CPU time per step"}
+	c := &Chart{Title: "CPU time per " + xName, Format: Format{Tooltip: "bars", Y: "pct", XName: xName}}
 	if len(runs) > 1 {
 		c.Columns = append(c.Columns, "run")
 	}
-	c.Columns = append(c.Columns, "step")
 	for _, a := range axes {
 		c.Columns = append(c.Columns, string(a))
 	}
-	c.Columns = append(c.Columns, "repeat", "status")
+	c.Columns = append(c.Columns, "repeats", "failed")
 	for _, p := range parts {
 		c.Columns = append(c.Columns, p.column)
 	}
 
 	bar := echarts.NewBar()
-	bar.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · all CPUs, % of their time over each step",
-		fileName(q.Kind, runs), "axis",
-		xAxisOpts("step", "category"), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100})...)
+	bar.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, "all CPUs, % of their time over each step, median over repeats; iowait is idle time"),
+		"axis", cpuXAxis(xName, len(axes)), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100, SplitLine: splitLine()})...)
 	bar.SetXAxis(cats)
 	for _, r := range runs {
-		data := make([][]opts.BarData, len(parts))
+		data := make([][]item, len(parts))
 		for k := range data {
-			data[k] = make([]opts.BarData, len(xs))
+			data[k] = make([]item, len(cats))
 			for i := range data[k] {
-				data[k][i] = opts.BarData{Value: missing}
+				data[k][i] = item{Value: missing}
 			}
 		}
-		for i := range r.steps {
-			st := &r.steps[i]
+		for _, pt := range points {
+			if pt.run != r {
+				continue
+			}
 			var row []string
 			if len(runs) > 1 {
 				row = append(row, strconv.FormatInt(r.id, 10))
 			}
-			row = append(row, strconv.Itoa(st.Step.Seq+1))
-			for _, a := range axes {
-				row = append(row, r.value(st.Step.Axes, a))
-			}
-			status := summary.StepStatus(st)
-			row = append(row, strconv.Itoa(st.Step.Repeat+1), status)
-			x := slices.Index(xs, st.Step.Seq+1)
+			row = append(row, pt.values...)
+			row = append(row, strconv.Itoa(len(pt.done)), strconv.Itoa(pt.failed))
+			x := slices.Index(cats, label(pt.values))
 			for k, p := range parts {
-				if status != sweep.StepDone {
+				if len(pt.done) == 0 {
 					row = append(row, "")
 					continue
 				}
-				v := p.of(&st.CPU)
-				data[k][x] = opts.BarData{Value: v}
+				vals := make([]float64, len(pt.done))
+				for i, st := range pt.done {
+					vals[i] = p.of(&st.CPU)
+				}
+				v := stats.Median(vals)
+				data[k][x] = item{Value: v, N: len(pt.done)}
 				row = append(row, num(v))
 			}
 			c.Rows = append(c.Rows, row)
@@ -111,10 +145,23 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 			if len(runs) > 1 {
 				name = r.label + " " + name
 			}
-			bar.AddSeries(name, data[k], echarts.WithBarChartOpts(opts.BarChart{Stack: r.label}))
+			bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{Stack: r.label, BarCategoryGap: "35%"}),
+				echarts.WithItemStyleOpts(opts.ItemStyle{Color: p.color}))
+			setData(bar.MultiSeries, data[k])
 		}
 	}
 	var err error
 	c.Option, err = optionJSON(bar)
 	return c, err
+}
+
+// cpuXAxis labels every bar: a bar of two swept axes has its values on
+// two lines.
+func cpuXAxis(name string, lines int) opts.XAxis {
+	x := xAxisOpts(name, "category")
+	x.AxisLabel = &opts.AxisLabel{Interval: "0"}
+	if lines > 1 {
+		x.NameGap = 16 + 16*lines
+	}
+	return x
 }

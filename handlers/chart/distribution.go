@@ -56,6 +56,22 @@ func distributionOf(h *hist.Histogram) []bin {
 	return bins
 }
 
+// spread picks n of vals, evenly spaced, the first and last among them:
+// iodepths 1 and 16 of 1, 4, 16 tell more apart than 1 and 4.
+func spread(vals []string, n int) []string {
+	if n >= len(vals) {
+		return vals
+	}
+	if n == 1 {
+		return vals[:1]
+	}
+	out := make([]string, n)
+	for i := range n {
+		out[i] = vals[i*(len(vals)-1)/(n-1)]
+	}
+	return out
+}
+
 // buildDistribution overlays the clat distributions at the chosen
 // iodepths: each curve one group at one iodepth, its done repeats'
 // histograms merged.
@@ -76,16 +92,25 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 		if len(qds) == 0 {
 			qds = g.xs
 		}
+		qds = spread(qds, max(1, maxSeries/max(1, g.shown(q, l))))
 	}
+	g.pick(q, l, runs, maxSeries/max(1, len(qds)))
 	_, dirTitle := dirPrefix(q)
-	c := &Chart{Title: dirTitle + "Completion latency distribution"}
+	qdPicker := Picker{Param: "qd", Label: string(l.x)}
+	for _, x := range g.xs {
+		qdPicker.Options = append(qdPicker.Options, PickerOption{Value: x, Label: x, On: slices.Contains(qds, x)})
+	}
+	c := &Chart{Title: dirTitle + "Completion latency distribution", Pickers: append([]Picker{qdPicker}, g.pickers...),
+		Format: Format{Tooltip: "dist", X: "us", Y: "pct", XName: string(l.x)}}
 	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", "clat_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
-	line.SetGlobalOptions(plotOptions(c.Title,
-		describeRuns(runs)+" · "+string(l.x)+" "+strings.Join(qds, ", ")+" · clat histograms of all repeats merged",
-		fileName(q.Kind, runs), "axis",
-		xAxisOpts(dirTitle+"clat (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value"})...)
+	how := string(l.x) + " " + strings.Join(qds, ", ") + " · clat histograms of all repeats merged, 8 bins per doubling"
+	if len(g.series) > 1 && len(qds) > 1 {
+		how += "; line style: " + string(l.x)
+	}
+	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
+		"item", xAxisOpts(dirTitle+"clat (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value", SplitLine: splitLine()})...)
 	for si, s := range g.series {
 		for k, qd := range qds {
 			cell := s.cells[qd]
@@ -98,20 +123,22 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 			if len(bins) == 0 {
 				c.Rows = append(c.Rows, append(slices.Clone(prefix), "", "", ""))
 			}
-			data := make([]opts.LineData, len(bins))
+			data := make([]item, len(bins))
 			for i, b := range bins {
-				data[i] = opts.LineData{Value: []float64{b.mid, b.percent}}
+				data[i] = item{Value: []float64{b.mid, b.percent}, N: done}
 				c.Rows = append(c.Rows, append(slices.Clone(prefix), num(b.mid), strconv.FormatUint(b.ios, 10), num(b.percent)))
 			}
 			name := string(l.x) + "=" + qd
 			if s.name != "" {
 				name = s.name + " " + name
 			}
-			style := lineStyle(k, 0, false) // one group: a colour per iodepth
+			style := lineStyle(palette[k%len(palette)], 0, 0, false) // one group: a colour per iodepth
 			if len(g.series) > 1 {
-				style = lineStyle(si, k, false)
+				style = lineStyle(s.color, s.runAt*len(qds)+k, s.runAt, false)
 			}
-			line.AddSeries(name, data, style...)
+			line.AddSeries(name, nil, style...)
+			setData(line.MultiSeries, data)
+			c.Format.Groups = append(c.Format.Groups, si)
 		}
 	}
 	var err error

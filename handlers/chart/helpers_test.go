@@ -83,7 +83,8 @@ func csvNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // optionDoc is the part of an echarts option the tests read.
 type optionDoc struct {
 	Title struct {
-		Text string `json:"text"`
+		Text    string `json:"text"`
+		Subtext string `json:"subtext"`
 	} `json:"title"`
 	Toolbox struct {
 		Feature struct {
@@ -102,22 +103,36 @@ type optionDoc struct {
 		Type string `json:"type"`
 	} `json:"yAxis"`
 	Series []struct {
-		Name       string `json:"name"`
-		Type       string `json:"type"`
-		Stack      string `json:"stack"`
-		XAxisIndex int    `json:"xAxisIndex"`
-		YAxisIndex int    `json:"yAxisIndex"`
-		Data       []struct {
-			Value any `json:"value"`
-			Label *struct {
-				Formatter string `json:"formatter"`
-			} `json:"label"`
-		} `json:"data"`
+		Name       string     `json:"name"`
+		Type       string     `json:"type"`
+		Stack      string     `json:"stack"`
+		XAxisIndex int        `json:"xAxisIndex"`
+		YAxisIndex int        `json:"yAxisIndex"`
+		Data       []dataItem `json:"data"`
 	} `json:"series"`
 }
 
+// dataItem is a series' datum: an object with a value, or (error bars)
+// the value array itself.
+type dataItem struct {
+	Value any `json:"value"`
+	Label *struct {
+		Formatter string `json:"formatter"`
+	} `json:"label"`
+}
+
+func (d *dataItem) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '[' {
+		return json.Unmarshal(b, &d.Value)
+	}
+	type plain dataItem
+	return json.Unmarshal(b, (*plain)(d))
+}
+
 // checkOption parses a chart's option and checks what every chart needs:
-// valid JSON, no URL, the title, a save-as-PNG control.
+// valid JSON, no URL, the title, a file name for its downloads (the page
+// draws the PNG and SVG buttons), a tooltip kind the page formats, no
+// toolbox of echarts' own in the exported images.
 func checkOption(t *testing.T, c *Chart) *optionDoc {
 	t.Helper()
 	if strings.Contains(string(c.Option), "http") {
@@ -133,8 +148,14 @@ func checkOption(t *testing.T, c *Chart) *optionDoc {
 	if doc.Title.Text != c.Title || c.Title == "" {
 		t.Errorf("option title %q, chart title %q", doc.Title.Text, c.Title)
 	}
-	if s := doc.Toolbox.Feature.SaveAsImage; s == nil || s.Type != "png" {
-		t.Errorf("option has no save-as-PNG control: %s", c.Option)
+	if doc.Toolbox.Feature.SaveAsImage != nil {
+		t.Errorf("option has echarts' own save-as-image control: %s", c.Option)
+	}
+	if !strings.HasPrefix(c.File, "iolab-"+string(c.Kind)) {
+		t.Errorf("file name %q", c.File)
+	}
+	if !slices.Contains([]string{"box", "lines", "dist", "bars", "time"}, c.Format.Tooltip) {
+		t.Errorf("tooltip format %q", c.Format.Tooltip)
 	}
 	return &doc
 }

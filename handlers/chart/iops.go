@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"iolab/bench/summary"
+	"iolab/bench/units"
 )
 
 // IOPS is IOPS vs iodepth (or the query's x), whiskers (min/median/max
@@ -20,19 +21,20 @@ const IOPS Kind = "iops"
 func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 	l := newLayout(q, runs, q.X)
 	g := gridOf(l, runs)
+	g.pick(q, l, runs, maxSeries)
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: fmt.Sprintf("%sIOPS vs %s", dirTitle, l.x)}
+	c := &Chart{Title: fmt.Sprintf("%sIOPS vs %s", dirTitle, l.x), Pickers: g.pickers,
+		Format: Format{Tooltip: "box", Y: "iops", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy")
 
 	box := echarts.NewBoxPlot()
-	box.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · median, whiskers min–max over repeats; bold: noisy repeats",
-		fileName(q.Kind, runs), "item",
-		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value"})...)
+	box.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; thick outline: noisy (CV > 10%)"),
+		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
 	box.SetXAxis(g.xs)
 	for _, s := range g.series {
-		data := make([]opts.BoxPlotData, len(g.xs))
+		data := make([]item, len(g.xs))
 		for i, x := range g.xs {
-			data[i] = opts.BoxPlotData{Value: []any{missing, missing, missing, missing, missing}}
+			data[i] = item{Value: []any{missing, missing, missing, missing, missing}}
 			cell := s.cells[x]
 			if cell == nil {
 				continue
@@ -47,17 +49,32 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 				continue
 			}
 			sp := sum.IOPS
-			data[i] = opts.BoxPlotData{Name: x, Value: []float64{sp.Min, sp.Median, sp.Median, sp.Median, sp.Max}}
+			data[i] = item{Name: x, Value: []float64{sp.Min, sp.Median, sp.Median, sp.Median, sp.Max}, N: sum.Repeats,
+				Extra: [][3]any{{"CV", 100 * sp.CV, "pct"}}, ItemStyle: boxStyle(s)}
+			if sum.Failed > 0 {
+				data[i].Extra = append(data[i].Extra, [3]any{"failed", sum.Failed, ""})
+			}
 			if sp.Noisy() {
-				// The tooltip names the box; a bold outline marks it.
-				data[i].Name = fmt.Sprintf("%s · noisy: CV %.0f %% over %d repeats", x, 100*sp.CV, sum.Repeats)
-				data[i].ItemStyle = &opts.ItemStyle{BorderWidth: 3}
+				// The tooltip says so; a thick outline marks it.
+				data[i].Note = "noisy: CV " + units.Percent(100*sp.CV, false) + " over " + strconv.Itoa(sum.Repeats) + " repeats"
+				data[i].ItemStyle.BorderWidth = 3
 			}
 			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy())))
 		}
-		box.AddSeries(cmp.Or(s.name, s.run.label), data)
+		box.AddSeries(cmp.Or(s.name, s.run.label), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color, BorderColor: s.color}))
+		setData(box.MultiSeries, data)
 	}
 	var err error
 	c.Option, err = optionJSON(box)
 	return c, err
+}
+
+// boxStyle draws a box in its series' colour; a compared run after the
+// first is drawn dashed and darker, so runs of one engine stay apart.
+func boxStyle(s *series) *itemStyle {
+	st := &itemStyle{Color: s.color + "33", BorderColor: s.color, BorderWidth: 1.5}
+	if s.runAt%2 == 1 {
+		st.Color, st.BorderType = s.color+"88", "dashed"
+	}
+	return st
 }

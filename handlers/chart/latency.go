@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
@@ -44,6 +45,30 @@ func clatOf(steps []sweep.StepResult, d int) (h *hist.Histogram, done, failed in
 
 func percentileName(p float64) string { return "p" + num(p) }
 
+// percentilesFor are the percentiles a latency chart of n series draws
+// by default: all five of the write-ups for one series, the median and
+// p99 for a few, p99 alone beyond, so the lines stay maxSeries at most.
+func percentilesFor(n int) []float64 {
+	switch {
+	case n <= 1:
+		return defaultPercentiles
+	case 2*n <= maxSeries:
+		return []float64{50, 99}
+	}
+	return []float64{99}
+}
+
+// percentilePicker offers the write-ups' percentiles and any other drawn.
+func percentilePicker(drawn []float64) Picker {
+	p := Picker{Param: "p", Label: "percentiles"}
+	all := append(slices.Clone(defaultPercentiles), drawn...)
+	slices.Sort(all)
+	for _, v := range slices.Compact(all) {
+		p.Options = append(p.Options, PickerOption{Value: num(v), Label: percentileName(v), On: slices.Contains(drawn, v)})
+	}
+	return p
+}
+
 // buildLatency draws each percentile from the histograms of a point's
 // done repeats merged: a percentile of all their I/Os, not a median of
 // per-repeat percentiles.
@@ -52,10 +77,13 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	ps := q.Percentiles
 	if len(ps) == 0 {
-		ps = defaultPercentiles
+		ps = percentilesFor(g.shown(q, l))
 	}
+	g.pick(q, l, runs, maxSeries/len(ps))
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: fmt.Sprintf("%sCompletion latency percentiles vs %s", dirTitle, l.x)}
+	c := &Chart{Title: fmt.Sprintf("%sCompletion latency percentiles vs %s", dirTitle, l.x),
+		Pickers: append([]Picker{percentilePicker(ps)}, g.pickers...),
+		Format:  Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
 		c.Columns = append(c.Columns, col+"clat_"+percentileName(p)+"_us", col+"clat_"+percentileName(p)+"_reliable")
@@ -64,18 +92,21 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	// The tooltip is per point, so that it can say when one is not worth
 	// reading.
 	line := echarts.NewLine()
-	line.SetGlobalOptions(plotOptions(c.Title, describeRuns(runs)+" · clat histograms of all repeats merged; hollow: too few I/Os for the percentile",
-		fileName(q.Kind, runs), "item",
-		xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log"})...)
+	how := "clat histograms of all repeats merged; line style: percentile; hollow: too few I/Os"
+	if l.compare {
+		how = "clat histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
+	}
+	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
+		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log", SplitLine: splitLine()})...)
 	line.SetXAxis(g.xs)
 	for si, s := range g.series {
-		data := make([][]opts.LineData, len(ps))
+		data := make([][]item, len(ps))
 		for k := range data {
-			data[k] = make([]opts.LineData, len(g.xs))
+			data[k] = make([]item, len(g.xs))
 		}
 		for i, x := range g.xs {
 			for k := range ps {
-				data[k][i] = opts.LineData{Value: missing}
+				data[k][i] = item{Value: missing}
 			}
 			cell := s.cells[x]
 			if cell == nil {
@@ -90,13 +121,13 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 					continue
 				}
 				us := float64(ns) / 1000
-				data[k][i] = opts.LineData{Name: string(l.x) + " " + x, Value: us}
+				data[k][i] = item{Name: x, Value: us, N: done}
 				reliable := hist.Reliable(ps[k], n)
 				if !reliable {
 					// Fewer than ten I/Os lie above it: drawn hollow, and
 					// the tooltip says why.
-					data[k][i].Name += fmt.Sprintf(" · unreliable: %d I/Os, %s needs %d", n, percentileName(ps[k]), hist.ReliableN(ps[k]))
-					data[k][i].Symbol = "empty" + pointSymbol(k)
+					data[k][i].Note = fmt.Sprintf("unreliable: %d I/Os, %s needs %d", n, percentileName(ps[k]), hist.ReliableN(ps[k]))
+					data[k][i].Symbol = "empty" + pointSymbol(s.runAt)
 				}
 				row = append(row, num(us), strconv.FormatBool(reliable))
 			}
@@ -107,7 +138,9 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			if s.name != "" {
 				name = s.name + " " + name
 			}
-			line.AddSeries(name, data[k], lineStyle(si, k, true)...)
+			line.AddSeries(name, nil, lineStyle(s.color, s.runAt*len(ps)+k, s.runAt, true)...)
+			setData(line.MultiSeries, data[k])
+			c.Format.Groups = append(c.Format.Groups, si)
 		}
 	}
 	var err error

@@ -15,10 +15,13 @@ import (
 // series mixes steps that differ in anything but their repeat).
 type layout struct {
 	compare bool
-	job     bool // the kind draws one job of each run: the table names it
-	x       sweep.Axis
-	series  sweep.Axis
-	group   []sweep.Axis
+	// envNames: comparing runs whose hosts, kernels and Step axes tell
+	// every run apart, legends name those and not "run 3".
+	envNames bool
+	job      bool // the kind draws one job of each run: the table names it
+	x        sweep.Axis
+	series   sweep.Axis
+	group    []sweep.Axis
 }
 
 // newLayout keys runs' points by x and the query's series; without one,
@@ -26,6 +29,15 @@ type layout struct {
 // axes are drawn along x) nor x.
 func newLayout(q Query, runs []*runView, x sweep.Axis) *layout {
 	l := &layout{compare: len(runs) > 1, job: q.perJob, x: x, series: q.Series}
+	if l.compare {
+		seen := map[string]bool{}
+		l.envNames = true
+		for _, r := range runs {
+			k := strings.Join(l.env(r), " ")
+			l.envNames = l.envNames && k != "" && !seen[k]
+			seen[k] = true
+		}
+	}
 	if l.series == "" {
 	find:
 		for _, r := range runs {
@@ -62,30 +74,18 @@ func (l *layout) key(r *runView, axes []sweep.AxisValue) (x string, group []stri
 	return x, group
 }
 
-// name names a group for legends: "io_uring", "run 3 libaio",
-// "io_uring numjobs=4"; "" when there is nothing to tell apart. The
-// series axis is named as the axis table labels it; the others as
-// axis=value.
-func (l *layout) name(r *runView, group []string) string {
+// parts are what names a group in legends: "run 3", its host, kernel
+// and the Step axes (the scheduler) the series do not tell when
+// comparing runs; the series axis' value as the axis table labels it;
+// the other group axes as axis=value. gridOf drops the parts every
+// series shares (the subtitle says them once).
+func (l *layout) parts(r *runView, group []string) []string {
 	var parts []string
 	if l.compare {
-		parts = append(parts, r.label)
-		// Compared runs say where they ran: host, kernel, and the values
-		// of the Step axes (the scheduler) the series do not tell.
-		var env []string
-		for _, v := range []string{r.run.Hostname, r.run.Kernel} {
-			if v != "" {
-				env = append(env, v)
-			}
+		if !l.envNames {
+			parts = append(parts, r.label)
 		}
-		for _, spec := range sweep.Axes() {
-			if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
-				env = append(env, v)
-			}
-		}
-		if len(env) > 0 {
-			parts = append(parts, "("+strings.Join(env, " ")+")")
-		}
+		parts = append(parts, l.env(r)...)
 	}
 	for i, a := range l.group {
 		v := group[i]
@@ -98,7 +98,37 @@ func (l *layout) name(r *runView, group []string) string {
 		}
 		parts = append(parts, string(a)+"="+v)
 	}
-	return strings.Join(parts, " ")
+	return parts
+}
+
+// env is where a compared run ran: its host, kernel and the values of the
+// Step axes (the scheduler) the series do not tell.
+func (l *layout) env(r *runView) []string {
+	var env []string
+	for _, v := range []string{r.run.Hostname, r.run.Kernel} {
+		if v != "" {
+			env = append(env, v)
+		}
+	}
+	for _, spec := range sweep.Axes() {
+		if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
+			env = append(env, v)
+		}
+	}
+	return env
+}
+
+// colorKey is the value a series' colour follows: its series axis'
+// value (the engine, the scheduler), else, comparing runs, its run's
+// kernel (or the run), so that one value has one colour everywhere.
+func (l *layout) colorKey(r *runView, group []string) string {
+	if l.series != "" && len(group) > 0 && group[0] != "" {
+		return group[0]
+	}
+	if l.compare {
+		return cmp.Or(r.run.Kernel, r.label)
+	}
+	return ""
 }
 
 // columns is the CSV header of the key: run (when comparing), the job
@@ -145,8 +175,11 @@ type cell struct {
 // series is one group of one run.
 type series struct {
 	run   *runView
+	runAt int // the run's place among those compared
 	group []string
-	name  string
+	parts []string // what tells it apart, and what it shares (layout.parts)
+	name  string   // its parts that not every series shares
+	color string
 	ranks []int
 	cells map[string]*cell // by x value
 }
@@ -155,6 +188,14 @@ type series struct {
 type grid struct {
 	xs     []string
 	series []*series
+	// common is what every series shares, left out of their names: the
+	// subtitle says it once.
+	common []string
+	// pickers are the choices of series to draw (pick), for the page.
+	pickers []Picker
+	// empty names the series left out because none of their steps is
+	// done (pick).
+	empty []string
 }
 
 // gridOf groups every run's steps by the layout's key and orders the x
@@ -168,13 +209,13 @@ func gridOf(l *layout, runs []*runView) *grid {
 		rank int
 	}
 	var xs []xRank
-	for _, r := range runs {
+	for ri, r := range runs {
 		var ss []*series
 		for _, st := range r.steps {
 			x, group := l.key(r, st.Step.Axes)
 			k := slices.IndexFunc(ss, func(s *series) bool { return slices.Equal(s.group, group) })
 			if k < 0 {
-				s := &series{run: r, group: group, name: l.name(r, group), cells: map[string]*cell{}}
+				s := &series{run: r, runAt: ri, group: group, parts: l.parts(r, group), color: colorOf(l.colorKey(r, group)), cells: map[string]*cell{}}
 				for i, a := range l.group {
 					s.ranks = append(s.ranks, r.rank(a, group[i]))
 				}
@@ -214,7 +255,145 @@ func gridOf(l *layout, runs []*runView) *grid {
 	for _, e := range xs {
 		g.xs = append(g.xs, e.v)
 	}
+	g.name()
 	return g
+}
+
+// name names the series by what tells them apart, and keeps in common
+// what they all share. A lone series shares everything, and is named by
+// all of it ("" when that is nothing).
+func (g *grid) name() {
+	g.common = nil
+	if len(g.series) == 0 {
+		return
+	}
+	if len(g.series) == 1 {
+		s := g.series[0]
+		s.name = strings.Join(s.parts, " ")
+		g.common = s.parts
+		return
+	}
+	for _, p := range g.series[0].parts {
+		if !slices.Contains(g.common, p) && !slices.ContainsFunc(g.series[1:], func(s *series) bool { return !slices.Contains(s.parts, p) }) {
+			g.common = append(g.common, p)
+		}
+	}
+	for _, s := range g.series {
+		var own []string
+		for _, p := range s.parts {
+			if !slices.Contains(g.common, p) {
+				own = append(own, p)
+			}
+		}
+		s.name = strings.Join(own, " ")
+	}
+}
+
+// shared is what every series shares, for a subtitle: "" when nothing
+// beyond the runs the subtitle names.
+func (g *grid) shared(runs []*runView) string {
+	var out []string
+	for _, p := range g.common {
+		if !slices.ContainsFunc(runs, func(r *runView) bool { return p == r.label }) {
+			out = append(out, p)
+		}
+	}
+	text := strings.Join(out, " ")
+	if len(g.empty) > 0 {
+		text = strings.TrimPrefix(text+" · no step done: "+strings.Join(g.empty, ", "), " · ")
+	}
+	return text
+}
+
+// shows reports whether the query draws series s: whether its group
+// values (and run, when comparing) are all among q.Show (q.ShowRuns)
+// where it names any of their axis' (runs').
+func (g *grid) shows(q Query, l *layout, s *series) bool {
+	if len(q.ShowRuns) > 0 && l.compare && !slices.Contains(q.ShowRuns, s.run.id) {
+		return false
+	}
+	for i := range l.group {
+		named := slices.ContainsFunc(g.series, func(o *series) bool { return slices.Contains(q.Show, o.group[i]) })
+		if named && !slices.Contains(q.Show, s.group[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasData reports whether any step of a series is done.
+func (s *series) hasData() bool {
+	for _, c := range s.cells {
+		if slices.ContainsFunc(c.steps, func(st sweep.StepResult) bool { return done(&st) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// shown counts the series the query draws before any budget: what a
+// chart's other defaults (percentiles, iodepths) depend on.
+func (g *grid) shown(q Query, l *layout) int {
+	n := 0
+	for _, s := range g.series {
+		if s.hasData() && g.shows(q, l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// pick keeps the series the query shows (shows). A query that names none
+// keeps the first series, budget at most. A series none of whose steps
+// is done (an engine the device cannot run) has nothing to draw: the
+// subtitle names it instead. pick records a picker per group axis, and
+// one of the runs when comparing, so the page reaches every series.
+func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
+	budget = max(budget, 1)
+	g.series = slices.DeleteFunc(g.series, func(s *series) bool {
+		if s.hasData() {
+			return false
+		}
+		g.empty = append(g.empty, strings.Join(s.parts, " "))
+		return true
+	})
+	var kept []*series
+	for _, s := range g.series {
+		if g.shows(q, l, s) {
+			kept = append(kept, s)
+		}
+	}
+	if len(q.Show) == 0 && len(q.ShowRuns) == 0 && len(kept) > budget {
+		kept = kept[:budget]
+	}
+
+	if l.compare {
+		p := Picker{Param: "showrun", Label: "runs"}
+		for _, r := range runs {
+			on := slices.ContainsFunc(kept, func(s *series) bool { return s.run == r })
+			p.Options = append(p.Options, PickerOption{Value: strconv.FormatInt(r.id, 10), Label: r.label, On: on})
+		}
+		g.pickers = append(g.pickers, p)
+	}
+	for i, a := range l.group {
+		p := Picker{Param: "show", Label: string(a)}
+		for _, s := range g.series {
+			v := s.group[i]
+			if v == "" || slices.ContainsFunc(p.Options, func(o PickerOption) bool { return o.Value == v }) {
+				continue
+			}
+			o := PickerOption{Value: v, Label: v, On: slices.ContainsFunc(kept, func(k *series) bool { return k.group[i] == v })}
+			if i == 0 && a == l.series {
+				o.Color = colorOf(v)
+			}
+			p.Options = append(p.Options, o)
+		}
+		if len(p.Options) > 1 {
+			g.pickers = append(g.pickers, p)
+		}
+	}
+	g.series = kept
+	g.name()
 }
 
 // AxisValues lists the values axis a takes in the runs' steps (a fixed

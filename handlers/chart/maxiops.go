@@ -73,23 +73,24 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 			}
 		}
 	}
-	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "job", "max_iops", "at"}}
+	ch := &Chart{Title: "Max IOPS per kernel × engine", Columns: []string{"kernel", string(sweep.AxisEngine), "job", "max_iops", "at"},
+		Format: Format{Tooltip: "bars", Y: "iops", XName: "kernel"}}
 
 	bar := echarts.NewBar()
-	bar.SetGlobalOptions(plotOptions(ch.Title, describeRuns(runs)+" · the highest median over repeats of any step",
-		fileName(q.Kind, runs), "axis",
-		xAxisOpts("kernel", "category"), opts.YAxis{Name: "IOPS", Type: "value"})...)
+	bar.SetGlobalOptions(plotOptions(ch.Title, subtitle(runs, nil, "the highest median over repeats of any step"),
+		"item", xAxisOpts("kernel", "category"), opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
 	bar.SetXAxis(cats)
 	for _, e := range engines {
-		data := make([]opts.BarData, len(cats))
+		data := make([]item, len(cats))
 		for i, k := range cats {
-			data[i] = opts.BarData{Value: missing}
+			data[i] = item{Value: missing}
 			if v, ok := best[cell{k, e}]; ok {
-				data[i].Value = v
+				data[i] = item{Value: v, Name: k, Note: "at " + bestAt[cell{k, e}]}
 				ch.Rows = append(ch.Rows, []string{k, e, jobOf[k], num(v), bestAt[cell{k, e}]})
 			}
 		}
-		bar.AddSeries(e, data)
+		bar.AddSeries(e, nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: colorOf(e)}))
+		setData(bar.MultiSeries, data)
 	}
 	var err error
 	ch.Option, err = optionJSON(bar)

@@ -37,6 +37,7 @@ const (
 	maxPercentiles = 20
 	maxIODepths    = 20
 	maxJobName     = 200
+	maxShow        = 50
 )
 
 // Query is everything that selects what a chart shows. It round-trips
@@ -55,6 +56,13 @@ type Query struct {
 	// (KindSpec.PerJob); default each run's measured job
 	// (sweep.Plan.MeasuredJob), else its first.
 	Job string
+	// Show is ?show=io_uring&show=bfq: the values of the series' axes to
+	// draw (an axis none of whose values is named draws every value);
+	// default: every series, the first few when there are too many.
+	Show []string
+	// ShowRuns is ?showrun=3: the compared runs whose series are drawn
+	// (default all).
+	ShowRuns []int64
 
 	// perJob is the kind's PerJob, set by Build for the builders.
 	perJob bool
@@ -96,14 +104,22 @@ func ParseQuery(v url.Values) (Query, error) {
 	if q.Kind == "" {
 		q.Kind = IOPS
 	}
-	for _, s := range list("run") {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 1 {
-			return Query{}, queryError("run", "%q is not a run id: want a whole number, 1 or more", s)
+	// runIDs reads a list of run ids, each once.
+	runIDs := func(name string) ([]int64, error) {
+		var ids []int64
+		for _, s := range list(name) {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || id < 1 {
+				return nil, queryError(name, "%q is not a run id: want a whole number, 1 or more", s)
+			}
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
 		}
-		if !slices.Contains(q.Runs, id) {
-			q.Runs = append(q.Runs, id)
-		}
+		return ids, nil
+	}
+	if q.Runs, err = runIDs("run"); err != nil {
+		return Query{}, err
 	}
 	if s, err = single("step"); err != nil {
 		return Query{}, err
@@ -148,6 +164,14 @@ func ParseQuery(v url.Values) (Query, error) {
 			q.IODepths = append(q.IODepths, n)
 		}
 	}
+	for _, s := range list("show") {
+		if !slices.Contains(q.Show, s) {
+			q.Show = append(q.Show, s)
+		}
+	}
+	if q.ShowRuns, err = runIDs("showrun"); err != nil {
+		return Query{}, err
+	}
 	if err := q.check(); err != nil {
 		return Query{}, err
 	}
@@ -165,12 +189,6 @@ func (q Query) canonical() Query {
 	}
 	if spec, ok := LookupKind(q.kind()); ok && !spec.PerJob {
 		q.Job = ""
-	}
-	if slices.Equal(q.Percentiles, defaultPercentiles) {
-		q.Percentiles = nil
-	}
-	if slices.Equal(q.IODepths, defaultIODepths) {
-		q.IODepths = nil
 	}
 	return q
 }
@@ -206,6 +224,12 @@ func (q Query) Values() url.Values {
 	}
 	if q.Job != "" {
 		v.Set("job", q.Job)
+	}
+	for _, s := range q.Show {
+		v.Add("show", s)
+	}
+	for _, id := range q.ShowRuns {
+		v.Add("showrun", strconv.FormatInt(id, 10))
 	}
 	return v
 }
@@ -296,6 +320,22 @@ func (q Query) check() error {
 	for _, d := range q.IODepths {
 		if d < 1 {
 			return queryError("qd", "%d is not an iodepth: want a whole number, 1 or more", d)
+		}
+	}
+	if len(q.Show) > maxShow {
+		return queryError("show", "%d values; at most %d", len(q.Show), maxShow)
+	}
+	for _, s := range q.Show {
+		if len(s) > maxJobName || strings.ContainsAny(s, "\x00\n") {
+			return queryError("show", "%.40q is not a value of an axis", s)
+		}
+	}
+	if len(q.ShowRuns) > maxShow {
+		return queryError("showrun", "%d runs; at most %d", len(q.ShowRuns), maxShow)
+	}
+	for _, id := range q.ShowRuns {
+		if id < 1 {
+			return queryError("showrun", "%d is not a run id: want a whole number, 1 or more", id)
 		}
 	}
 	return nil

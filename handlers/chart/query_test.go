@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/url"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -50,9 +49,17 @@ func TestChartQueryCanonical(t *testing.T) {
 		want Query
 		enc  string
 	}{
-		// Explicit defaults come back as zero fields and leave the URL.
-		{"kind=iops&run=3&dir=all&x=iodepth&p=50&p=90&p=99&p=99.9&p=99.99&qd=1&qd=4&qd=16",
+		// Explicit defaults come back as zero fields and leave the URL;
+		// percentiles and iodepths stay, since their defaults depend on
+		// how many series a chart has.
+		{"kind=iops&run=3&dir=all&x=iodepth",
 			Query{Kind: IOPS, Runs: []int64{3}}, "run=3"},
+		{"kind=latency&run=3&p=50&p=90&p=99&p=99.9&p=99.99&qd=1&qd=4&qd=16",
+			Query{Kind: Latency, Runs: []int64{3}, Percentiles: []float64{50, 90, 99, 99.9, 99.99}, IODepths: []int{1, 4, 16}},
+			"kind=latency&p=50&p=90&p=99&p=99.9&p=99.99&qd=1&qd=4&qd=16&run=3"},
+		// Series shown: values and runs.
+		{"run=3&run=4&show=io_uring&show=bfq&showrun=4", Query{Kind: IOPS, Runs: []int64{3, 4}, Show: []string{"io_uring", "bfq"}, ShowRuns: []int64{4}},
+			"run=3&run=4&show=io_uring&show=bfq&showrun=4"},
 		{"kind=scaling&run=3&x=numjobs", Query{Kind: Scaling, Runs: []int64{3}}, "kind=scaling&run=3"},
 		// Repeated runs and list values count once; empty values are absent.
 		{"run=3&run=3&run=4&p=99&p=99&step=&series=", Query{Kind: IOPS, Runs: []int64{3, 4}, Percentiles: []float64{99}}, "p=99&run=3&run=4"},
@@ -80,7 +87,7 @@ func TestChartQueryCanonical(t *testing.T) {
 		})
 	}
 	// Values omits defaults set by hand, too.
-	q := Query{Kind: Latency, Runs: []int64{2}, Dir: "all", X: sweep.AxisIODepth, Percentiles: slices.Clone(defaultPercentiles)}
+	q := Query{Kind: Latency, Runs: []int64{2}, Dir: "all", X: sweep.AxisIODepth}
 	if enc := q.Values().Encode(); enc != "kind=latency&run=2" {
 		t.Errorf("Values of explicit defaults = %q", enc)
 	}

@@ -48,7 +48,7 @@ func TestBuildChartTimeline(t *testing.T) {
 	if !slices.Equal(seriesNames(doc), []string{"read"}) || !reflect.DeepEqual(seriesValues(doc, 0)[1], []any{1.0, 500.0}) {
 		t.Errorf("series %q, data %v", seriesNames(doc), seriesValues(doc, 0))
 	}
-	if doc.XAxis[0].Name != "time (s)" || doc.YAxis[0].Name != "IOPS" {
+	if !strings.HasPrefix(doc.XAxis[0].Name, "time since the measurement began") || doc.YAxis[0].Name != "IOPS" {
 		t.Errorf("axes %+v %+v", doc.XAxis, doc.YAxis)
 	}
 	// Asked for, writes show even at zero.
@@ -61,11 +61,20 @@ func TestBuildChartTimeline(t *testing.T) {
 	}
 	checkOption(t, c)
 
+	// Without a step: every step one after the other, on one time axis
+	// (steps stored without times follow each other), the phases shaded.
+	c = mustBuild(t, Query{Kind: Timeline}, run)
+	checkTable(t, c, []string{"step", "job", "time_s", "run_time_s", "read_iops"}, [][]string{
+		{"1", "a", "0.5", "0.5", "300"}, {"1", "a", "1", "1", "500"}, {"1", "a", "1.5", "1.5", "700"},
+	})
+	if !strings.Contains(string(c.Option), `"markArea"`) || len(c.Pickers) != 1 || c.Pickers[0].Param != "step" || len(c.Pickers[0].Options) != 3 {
+		t.Errorf("whole-run timeline: pickers %+v, option %s", c.Pickers, c.Option)
+	}
+
 	for _, tc := range []struct {
 		q    Query
 		says string
 	}{
-		{Query{Kind: Timeline}, "add step=N with N from 1 to 2"},
 		{Query{Kind: Timeline, Step: 3}, "run 4 has no step 3; its steps are 1 to 2"},
 	} {
 		_, err := Build(tc.q, []Run{run})

@@ -1,20 +1,242 @@
-// iolab dashboard: chart init, live progress over server-sent events,
-// preset pre-filling, copy-URL buttons. No framework, no build step.
+// iolab dashboard: charts (tooltips, whiskers, pickers, PNG and SVG
+// downloads), live progress over server-sent events, preset pre-filling,
+// form errors, copy-URL buttons. No framework, no build step.
 (function () {
   "use strict";
   window.iolabCharts = window.iolabCharts || {};
+  var iolab = window.iolab = window.iolab || {};
+
+  // Numbers for people: three significant digits, k/M/G above 1000 (as
+  // bench/units.Number writes them on the server); units per Chart.Format:
+  // iops, us (µs), mibs and kibs (MiB/s, KiB/s), pct, s.
+  function sig(v) {
+    if (v === 0 || !isFinite(v)) return String(v);
+    var r = Number(Math.abs(v).toPrecision(3)), e = Math.floor(Math.log10(r));
+    return (v < 0 ? "-" : "") + r.toFixed(Math.max(0, 2 - e));
+  }
+  function num(v) {
+    if (typeof v !== "number" || !isFinite(v)) return String(v);
+    var sign = v < 0 ? "-" : "", suf = ["", "k", "M", "G", "T"], i = 0;
+    v = Math.abs(v);
+    while (Number(v.toPrecision(3)) >= 1000 && i < suf.length - 1) { v /= 1000; i++; }
+    return sign + sig(v) + suf[i];
+  }
+  function withUnit(v, unit) {
+    if (typeof v !== "number") return String(v);
+    switch (unit) {
+      case "us":
+        if (v >= 1e6) return sig(v / 1e6) + " s";
+        if (v >= 1000) return sig(v / 1000) + " ms";
+        if (v < 1) return sig(v * 1000) + " ns";
+        return sig(v) + " µs";
+      case "iops": return num(v) + " IOPS";
+      case "mibs": return v >= 1024 ? sig(v / 1024) + " GiB/s" : sig(v) + " MiB/s";
+      case "kibs": return v >= 1024 * 1024 ? sig(v / 1024 / 1024) + " GiB/s" : v >= 1024 ? sig(v / 1024) + " MiB/s" : sig(v) + " KiB/s";
+      case "pct": return sig(v) + " %";
+      case "s": return sig(v) + " s";
+    }
+    return num(v);
+  }
+  iolab.format = { sig: sig, num: num, withUnit: withUnit };
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+  function dot(color) { return '<i class="tt-dot" style="background:' + esc(color || "#999") + '"></i>'; }
+  function extras(d) {
+    var out = [];
+    if (d && d.extra) d.extra.forEach(function (e) { out.push(esc(e[0]) + " " + withUnit(e[1], e[2])); });
+    if (d && d.n) out.push(d.n + (d.n === 1 ? " repeat" : " repeats"));
+    var html = out.length ? '<div class="tt-more">' + out.join(" · ") + "</div>" : "";
+    if (d && d.note) html += '<div class="tt-note">' + esc(d.note) + "</div>";
+    return html;
+  }
+  function head(fmt, name) { return fmt.x_name && name !== undefined && name !== "" ? esc(fmt.x_name) + " " + esc(name) : esc(name || ""); }
+
+  // tooltipFor writes a chart's tooltips: units, three significant
+  // digits, the repeats behind a point, and for lines only the hovered
+  // series' own group (an engine's other percentiles), not every line.
+  function tooltipFor(fmt, option) {
+    return function (p) {
+      if (Array.isArray(p)) { // axis trigger: one row per series at this x
+        if (!p.length) return "";
+        var rows = p.filter(function (q) { var v = q.value; return v !== "-" && v !== undefined && !(Array.isArray(v) && v[1] === "-"); });
+        var x = fmt.tooltip === "time" ? "t = " + sig(Number(p[0].axisValue)) + " s" + (p[0].data && p[0].data.name ? " · " + esc(p[0].data.name) : "") : head(fmt, p[0].name);
+        return '<div class="tt"><div class="tt-head">' + x + "</div>" + rows.map(function (q) {
+          var v = Array.isArray(q.value) ? q.value[1] : q.value;
+          return "<div>" + dot(q.color) + esc(q.seriesName) + " <b>" + withUnit(v, fmt.y) + "</b></div>";
+        }).join("") + "</div>";
+      }
+      var d = p.data || {};
+      switch (fmt.tooltip) {
+        case "box":
+          // echarts puts the category's index before a box's five values.
+          var v = (d.value || []).slice(-5);
+          return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + " · " + head(fmt, p.name) + "</div>" +
+            "<div>median <b>" + withUnit(v[2], fmt.y) + "</b></div><div>min–max " + withUnit(v[0], fmt.y) + " – " + withUnit(v[4], fmt.y) + "</div>" +
+            extras(d) + "</div>";
+        case "lines":
+          var g = fmt.groups ? fmt.groups[p.seriesIndex] : p.seriesIndex, rows = [];
+          option.series.forEach(function (s, i) {
+            if (fmt.groups && fmt.groups[i] !== g) return;
+            var it = s.data && s.data[p.dataIndex];
+            var val = it && typeof it === "object" ? it.value : it;
+            if (typeof val !== "number") return;
+            rows.push({ name: s.name, v: val, me: i === p.seriesIndex, color: (s.itemStyle || {}).color });
+          });
+          rows.sort(function (a, b) { return b.v - a.v; });
+          return '<div class="tt"><div class="tt-head">' + head(fmt, p.name) + "</div>" + rows.map(function (r) {
+            return '<div class="' + (r.me ? "tt-me" : "") + '">' + dot(r.color) + esc(r.name) + " " + withUnit(r.v, fmt.y) + "</div>";
+          }).join("") + extras(d) + "</div>";
+        case "dist":
+          var dv = d.value || [];
+          return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + "</div><div>clat ≈ <b>" + withUnit(dv[0], "us") +
+            "</b>: " + withUnit(dv[1], "pct") + " of I/Os</div>" + extras(d) + "</div>";
+      }
+      var unit = fmt.y || (d.extra && d.extra[0] && d.extra[0][2]) || "";
+      var val2 = Array.isArray(d.value) ? d.value[1] : (d.value !== undefined ? d.value : p.value);
+      return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(d.name || p.seriesName) + (fmt.x_name ? " · " + head(fmt, p.name) : " · " + esc(p.name)) +
+        "</div><div><b>" + withUnit(val2, unit) + "</b></div>" + extras(d) + "</div>";
+    };
+  }
+
+  // errorBar draws the whiskers of one bar (series with renderItem
+  // "errorbar"): [category, low, high, the bar's place, bars per
+  // category], with the bars' gaps the server sets (barGap 20 %,
+  // barCategoryGap 30 %).
+  function errorBar(params, api) {
+    var x = api.value(0), lo = api.value(1), hi = api.value(2), k = api.value(3), n = api.value(4);
+    var band = api.size([1, 0])[0], catW = band * 0.7, w = catW / (n + (n - 1) * 0.2);
+    var base = api.coord([x, hi]);
+    var cx = base[0] - catW / 2 + k * w * 1.2 + w / 2, yhi = base[1], ylo = api.coord([x, lo])[1];
+    var cap = Math.min(w * 0.5, 12), style = { stroke: "#222", lineWidth: 1.3 };
+    return { type: "group", children: [
+      { type: "line", shape: { x1: cx, y1: ylo, x2: cx, y2: yhi }, style: style },
+      { type: "line", shape: { x1: cx - cap / 2, y1: ylo, x2: cx + cap / 2, y2: ylo }, style: style },
+      { type: "line", shape: { x1: cx - cap / 2, y1: yhi, x2: cx + cap / 2, y2: yhi }, style: style }
+    ] };
+  }
+
+  // prepare turns a chart's option from the server into what echarts
+  // draws: formatters and renderers are functions, which JSON cannot carry.
+  // fitLegend lays the legend out in as many rows as its names need at
+  // width (no paging: a figure shows every name) and moves the plot up.
+  function fitLegend(option, width) {
+    if (!option.legend || !width) return;
+    var names = [];
+    (option.series || []).forEach(function (s) { if (s.name && names.indexOf(s.name) < 0) names.push(s.name); });
+    var rows = 1, x = 0, avail = width - 60;
+    names.forEach(function (n) {
+      var w = 7 * n.length + 45;
+      if (x + w > avail && x > 0) { rows++; x = 0; }
+      x += w;
+    });
+    option.legend = Object.assign({}, option.legend, { type: "plain", left: "center", itemGap: 16 });
+    var grids = [].concat(option.grid || []);
+    var last = grids[grids.length - 1];
+    if (last && last.bottom !== undefined) last.bottom = String(parseInt(last.bottom, 10) + 22 * (rows - 1));
+  }
+
+  function prepare(option, fmt, width) {
+    fitLegend(option, width);
+    delete option.toolbox;
+    option.backgroundColor = "#fff";
+    option.textStyle = { fontFamily: "system-ui, -apple-system, 'Segoe UI', sans-serif" };
+    option.tooltip = Object.assign({}, option.tooltip || {}, { confine: true, formatter: tooltipFor(fmt, option) });
+    (option.series || []).forEach(function (s) {
+      if (s.type === "custom" && s.renderItem === "errorbar") s.renderItem = errorBar;
+      // The dashes echarts has no name for (chart.dashes).
+      var dash = { dashDot: [8, 3, 2, 3], longDash: [12, 4] }[(s.lineStyle || {}).type];
+      if (dash) s.lineStyle.type = dash;
+      // Labels of two lines (p99 and its change) need room.
+      (Array.isArray(s.data) ? s.data : []).forEach(function (d) {
+        if (d && d.label && d.label.formatter && !d.label.lineHeight) d.label.lineHeight = 14;
+      });
+    });
+    [].concat(option.yAxis || []).forEach(function (a) {
+      if (a.name) a.nameTextStyle = Object.assign({ align: "left" }, a.nameTextStyle);
+    });
+    // Axis labels as a person writes them: 10, 2.5, 1k, 1.2M.
+    var tick = function (v) { return num(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, ".$1").replace(/\.(?=[kMGT]?$)/, ""); };
+    [].concat(option.yAxis || [], option.xAxis || []).forEach(function (a) {
+      if (a.type === "value" || a.type === "log") a.axisLabel = Object.assign({}, a.axisLabel, { formatter: tick });
+    });
+    return option;
+  }
+
+  var byDiv = new Map();
 
   function initCharts() {
+    var svgPage = new URLSearchParams(location.search).get("renderer") === "svg";
     document.querySelectorAll(".chart[data-option]").forEach(function (div) {
-      var option;
-      try { option = JSON.parse(div.dataset.option); } catch (e) { div.textContent = "bad chart option: " + e; return; }
-      var chart = echarts.init(div);
-      if (!option.toolbox) {
-        option.toolbox = { feature: { saveAsImage: { title: "save as PNG" }, dataZoom: {}, restore: {} } };
-      }
+      var option, fmt;
+      try {
+        option = JSON.parse(div.dataset.option);
+        fmt = JSON.parse(div.dataset.format || "{}");
+      } catch (e) { div.textContent = "bad chart option: " + e; return; }
+      prepare(option, fmt, div.clientWidth);
+      var chart = echarts.init(div, null, svgPage ? { renderer: "svg" } : undefined);
       chart.setOption(option);
+      byDiv.set(div, { chart: chart, json: div.dataset.option, fmt: fmt });
       window.iolabCharts[div.dataset.kind] = chart;
       window.addEventListener("resize", function () { chart.resize(); });
+    });
+    document.querySelectorAll("i.swatch[data-color]").forEach(function (el) { el.style.background = el.dataset.color; });
+  }
+
+  // exportChart renders a chart as a download: PNG at twice its size on
+  // screen, or SVG drawn by echarts' SVG renderer from the same option,
+  // with the series the legend hides left hidden.
+  iolab.exportChart = function (div, type) {
+    var c = byDiv.get(div);
+    if (!c) return null;
+    var name = (div.dataset.file || "iolab-chart") + "." + type;
+    if (type === "png") {
+      return { name: name, url: c.chart.getDataURL({ type: "png", pixelRatio: 2, backgroundColor: "#fff" }) };
+    }
+    var option = prepare(JSON.parse(c.json), c.fmt, div.clientWidth);
+    var legend = c.chart.getOption().legend;
+    if (legend && legend[0] && legend[0].selected) option.legend = Object.assign({}, option.legend, { selected: legend[0].selected });
+    var svg = echarts.init(null, null, { renderer: "svg", ssr: true, width: div.clientWidth, height: div.clientHeight });
+    svg.setOption(option);
+    var text = svg.renderToSVGString();
+    svg.dispose();
+    return { name: name, svg: text, url: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text) };
+  };
+
+  function downloads() {
+    document.querySelectorAll("[data-download]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var div = b.closest("figure").querySelector(".chart[data-option]");
+        var out = div && iolab.exportChart(div, b.dataset.download);
+        if (!out) return;
+        var a = document.createElement("a");
+        a.href = out.url;
+        a.download = out.name;
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+      });
+    });
+  }
+
+  // pickers write what a chart draws into the page's URL, so every view
+  // stays a URL a colleague can open.
+  function pickers() {
+    document.querySelectorAll("form.pickers").forEach(function (form) {
+      form.addEventListener("submit", function (e) { e.preventDefault(); });
+      form.addEventListener("change", function (e) {
+        var fs = e.target.closest("fieldset.picker");
+        if (!fs) return;
+        var param = fs.dataset.param, u = new URL(location.href);
+        u.searchParams.delete(param);
+        if (e.target.tagName === "SELECT") {
+          if (e.target.value) u.searchParams.set(param, e.target.value);
+        } else {
+          form.querySelectorAll('input[name="' + param + '"]:checked').forEach(function (i) { u.searchParams.append(param, i.value); });
+        }
+        location.assign(u.toString());
+      });
     });
   }
 
@@ -69,12 +291,21 @@
           (jobs ? ", " + jobs : "") + (d.error ? " (" + d.error + ")" : "");
       }
     });
+    var phaseEl = document.getElementById("live-phase");
+    var phaseText = { discard: "discarding the device (blkdiscard) before the step", prepare: "preparing the step (caches, scheduler, files)",
+      ramp: "ramp: not measured", measure: "measuring" };
     es.addEventListener("progress", function (e) {
       var d = JSON.parse(e.data);
+      if (phaseEl) { phaseEl.textContent = phaseText[d.phase] || ""; phaseEl.className = "phase phase-" + (d.phase || ""); }
+      leftEl.textContent = fmtSeconds(d.left_s);
+      if (d.phase === "discard" || d.phase === "prepare") {
+        // No I/O yet: no rate to show, and the step's time has not begun.
+        iopsEl.textContent = "–";
+        return;
+      }
       points.push([Math.round(d.elapsed_s * 10) / 10, Math.round(d.iops)]);
       chart.setOption({ series: [{ data: points }] });
-      iopsEl.textContent = Math.round(d.iops).toLocaleString();
-      leftEl.textContent = fmtSeconds(d.left_s);
+      iopsEl.textContent = num(d.iops);
     });
     es.addEventListener("done", function (e) {
       es.close();
@@ -118,8 +349,22 @@
     });
   }
 
+  // The runs list filters as soon as a filter changes.
+  function filters() {
+    var f = document.getElementById("run-filters");
+    if (!f) return;
+    // Empty filters stay out of the URL: /runs?label=iommu%3Doff, not a
+    // list of every filter.
+    var clean = function () { f.querySelectorAll("select, input").forEach(function (el) { if (!el.value) el.disabled = true; }); };
+    f.addEventListener("submit", clean);
+    f.querySelectorAll("select").forEach(function (s) { s.addEventListener("change", function () { clean(); f.submit(); }); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    filters();
     initCharts();
+    downloads();
+    pickers();
     live();
     presets();
     copyButtons();
