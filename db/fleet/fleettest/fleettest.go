@@ -13,11 +13,17 @@
 // holder died is cleaned up (its namespace and link removed) by the next
 // test that claims it. Hosts reach this machine, not each other.
 //
+// The hosts share this machine's filesystem but for DataDir: inside each
+// host it is that host's own Data directory (a bind mount in the mount
+// namespace of each process started there), so one job naming
+// DataDir/file does I/O on a different file on each host, as one job
+// naming /dev/nvme0n1 would on real hosts.
+//
 // Everything a host makes — processes (each in its own process group,
 // killed with its group), the link and the namespace — is removed by
 // t.Cleanup, whether the test passed or not. Tests need root, ip
-// (iproute2) and unshare (util-linux); NeedNamespaces skips, naming what
-// is missing, when they are not there.
+// (iproute2), unshare and mount (util-linux); NeedNamespaces skips,
+// naming what is missing, when they are not there.
 package fleettest
 
 import (
@@ -42,25 +48,33 @@ var Range = netip.MustParsePrefix("10.213.0.0/16")
 // lockDir holds the slot locks; /run is a tmpfs, so a reboot frees them.
 const lockDir = "/run/iolab-fleettest"
 
+// DataDir is where each host sees its own Data directory. On this
+// machine it is an empty directory.
+const DataDir = lockDir + "/data"
+
 // Host is one namespace host.
 type Host struct {
 	Name    string     // the hostname its processes see
 	NS      string     // the network namespace, for ip netns exec
 	Addr    netip.Addr // the host's address, 10.213.K.2
 	Gateway netip.Addr // this machine's end of the link, 10.213.K.1
+	// Data is the directory (on this machine, under the test's temporary
+	// directory) that processes in the host see as DataDir.
+	Data string
 
 	link string // this machine's end of the veth pair
 	peer string // the host's end
 }
 
 // NeedNamespaces skips the test when namespace hosts cannot be made here,
-// naming why: it needs root, ip (iproute2) and unshare (util-linux).
+// naming why: it needs root, ip (iproute2), unshare and mount
+// (util-linux).
 func NeedNamespaces(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make network and UTS namespaces")
 	}
-	for _, tool := range []string{"ip", "unshare"} {
+	for _, tool := range []string{"ip", "unshare", "mount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed (iproute2, util-linux)", tool)
 		}
@@ -75,6 +89,10 @@ func NewHost(t testing.TB, name string) *Host {
 	if name == "" || len(name) > 64 || strings.ContainsAny(name, " \t\n/\x00") {
 		t.Fatalf("fleettest: %q is not a hostname", name)
 	}
+	data := t.TempDir()
+	if err := os.MkdirAll(DataDir, 0o755); err != nil {
+		t.Fatalf("fleettest: %v", err)
+	}
 	slot, lock, err := claimSlot()
 	if err != nil {
 		t.Fatalf("fleettest: %v", err)
@@ -84,6 +102,7 @@ func NewHost(t testing.TB, name string) *Host {
 		NS:      fmt.Sprintf("iolabft-%d", slot),
 		Addr:    netip.AddrFrom4([4]byte{10, 213, byte(slot), 2}),
 		Gateway: netip.AddrFrom4([4]byte{10, 213, byte(slot), 1}),
+		Data:    data,
 		link:    fmt.Sprintf("ilft%d", slot),
 		peer:    fmt.Sprintf("ilft%dh", slot),
 	}

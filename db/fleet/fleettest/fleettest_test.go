@@ -31,6 +31,20 @@ func TestHosts(t *testing.T) {
 				t.Errorf("routes inside %s: %q, %v: want no default route", h.Name, out, err)
 			}
 		}
+		// Each host has its own DataDir.
+		for _, h := range []*Host{a, b} {
+			if err := h.Command(context.Background(), "sh", "-c", "echo "+h.Name+" > "+DataDir+"/who").Run(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range []*Host{a, b} {
+			if got, err := os.ReadFile(filepath.Join(h.Data, "who")); err != nil || strings.TrimSpace(string(got)) != h.Name {
+				t.Errorf("%s's data: %q, %v", h.Name, got, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(DataDir, "who")); err == nil {
+			t.Error("a host wrote to this machine's DataDir")
+		}
 		if host, _ := exec.Command("hostname").Output(); strings.TrimSpace(string(host)) == "fleet-a" {
 			t.Error("this machine's hostname changed")
 		}
@@ -56,23 +70,24 @@ func TestHosts(t *testing.T) {
 }
 
 func TestSetLink(t *testing.T) {
+	t.Parallel()
 	h := NewHost(t, "fleet-cut")
 	h.FioServer(t, DefaultFioPort)
-	probe := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	probe := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		return exec.CommandContext(ctx, "fio", "--client=ip:"+h.Addr.String()+",8765", "--parse-only", nullJob(t)).Run()
 	}
 	if err := h.SetLink(false); err != nil {
 		t.Fatal(err)
 	}
-	if err := probe(); err == nil {
+	if err := probe(2 * time.Second); err == nil {
 		t.Error("reached the host with its link down")
 	}
 	if err := h.SetLink(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := probe(); err != nil {
+	if err := probe(20 * time.Second); err != nil {
 		t.Errorf("link up again: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,14 +18,16 @@ import (
 )
 
 // Command is name run inside the host: in its network namespace, in a UTS
-// namespace of its own whose hostname is the host's name, in a process
+// namespace of its own whose hostname is the host's name, in a mount
+// namespace of its own where DataDir is the host's Data, in a process
 // group of its own (so that stopping it stops what it forked), and killed
 // if the test binary dies first.
 func (h *Host) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	// ip netns exec, unshare and sh each exec the next: the process is
 	// name's own. Writing /proc/sys/kernel/hostname needs no hostname(1).
-	argv := append([]string{"netns", "exec", h.NS, "unshare", "--uts", "--",
-		"sh", "-c", `printf %s "$0" > /proc/sys/kernel/hostname && exec "$@"`, h.Name, name}, args...)
+	argv := append([]string{"netns", "exec", h.NS, "unshare", "--uts", "--mount", "--propagation", "private", "--",
+		"sh", "-c", `printf %s "$0" > /proc/sys/kernel/hostname && mount --bind "$1" "$2" && shift 2 && exec "$@"`,
+		h.Name, h.Data, DataDir, name}, args...)
 	cmd := exec.CommandContext(ctx, "ip", argv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -97,6 +100,24 @@ func (p *Process) Stop() error {
 	})
 	<-p.done
 	return p.err
+}
+
+// Members are the processes of the process's group: the process and
+// what it forked (a fio server's per-connection children).
+func (p *Process) Members() []int {
+	pgid := p.cmd.Process.Pid
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // DefaultFioPort is fio's own default server port.
