@@ -59,6 +59,9 @@ func TestCheck(t *testing.T) {
 	shm := parseArgs(t, "--name=s", "--filename=/dev/shm/x", "--rw=randwrite", "--size=1m")
 	sneaky := parseArgs(t, "--name=s", "--filename=/tmp/../dev/sdz", "--rw=read")
 	null := parseArgs(t, "--name=n", "--ioengine=null", "--size=1m")
+	// fio's directory option (iolab may take it one day): a list.
+	dir := parseArgs(t, "--name=d", "--filename=f", "--rw=read", "--size=1m")
+	dir.GlobalOptions = append(dir.GlobalOptions, bench.Option{Name: "directory", Value: "/tmp/a:/dev/sdz"})
 	a := Host{Name: "a", Addr: "10.213.1.2"}
 	for _, tt := range []struct {
 		name  string
@@ -93,6 +96,10 @@ func TestCheck(t *testing.T) {
 				t.Errorf("err = %#v: want a *HostError naming its host", err)
 			}
 		})
+	}
+	// Written in a job file only once iolab takes it: checked on its own.
+	if err := checkTargets(a, dir); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "job d: /dev/sdz") {
+		t.Errorf("directory on a device: %v", err)
 	}
 	if err := (&Runner{}).Check(context.Background(), []Host{a}, file); !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "no fio server is allowed") {
 		t.Errorf("zero Runner: %v", err)

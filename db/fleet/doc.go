@@ -49,9 +49,9 @@
 // host; each host's results and end are known as soon as it is done; a
 // host can be cancelled alone; and fio 3.33 would otherwise mix every
 // server's global options into one object and add an "All clients" sum.
-// The price is one client process per host (a few MB) and starts that are
-// apart by the time it takes to start a process — fio's own client starts
-// its servers one after the other too.
+// The price is one client process per host, and starts that are apart by
+// the time it takes to start a process (fio's own client, too, starts its
+// servers one after the other).
 //
 // Cancelling the context sends fio's client SIGINT, on which it tells its
 // server to stop the jobs (FIO_NET_CMD_QUIT) and exits; after

@@ -9,9 +9,9 @@
 // A host is 10.213.K.2 and this machine's end of its link is 10.213.K.1
 // (Gateway: where a dashboard in the root namespace listens for agents).
 // Slot K is claimed with an flock on /run/iolab-fleettest/slot-K.lock, so
-// test binaries running in parallel never share a slot, and a slot whose
-// holder died is cleaned up (its namespace and link removed) by the next
-// test that claims it. Hosts reach this machine, not each other.
+// test binaries running in parallel never share a slot, and what a dead
+// holder left (a killed test binary's namespace and link) is removed by
+// the next claim. Hosts reach this machine, not each other.
 //
 // The hosts share this machine's filesystem but for DataDir: inside each
 // host it is that host's own Data directory (a bind mount in the mount
@@ -97,15 +97,8 @@ func NewHost(t testing.TB, name string) *Host {
 	if err != nil {
 		t.Fatalf("fleettest: %v", err)
 	}
-	h := &Host{
-		Name:    name,
-		NS:      fmt.Sprintf("iolabft-%d", slot),
-		Addr:    netip.AddrFrom4([4]byte{10, 213, byte(slot), 2}),
-		Gateway: netip.AddrFrom4([4]byte{10, 213, byte(slot), 1}),
-		Data:    data,
-		link:    fmt.Sprintf("ilft%d", slot),
-		peer:    fmt.Sprintf("ilft%dh", slot),
-	}
+	h := slotHost(slot)
+	h.Name, h.Data = name, data
 	t.Cleanup(func() {
 		if err := h.remove(); err != nil {
 			t.Errorf("fleettest: removing host %s: %v", h.Name, err)
@@ -119,11 +112,24 @@ func NewHost(t testing.TB, name string) *Host {
 	return h
 }
 
-// claimSlot locks a free slot from 1 to 254, starting at a random one.
+// slotHost is slot's namespace, link and addresses.
+func slotHost(slot int) *Host {
+	return &Host{
+		NS:      fmt.Sprintf("iolabft-%d", slot),
+		Addr:    netip.AddrFrom4([4]byte{10, 213, byte(slot), 2}),
+		Gateway: netip.AddrFrom4([4]byte{10, 213, byte(slot), 1}),
+		link:    fmt.Sprintf("ilft%d", slot),
+		peer:    fmt.Sprintf("ilft%dh", slot),
+	}
+}
+
+// claimSlot locks a free slot from 1 to 254, starting at a random one,
+// after removing what dead holders of other slots left.
 func claimSlot() (int, *os.File, error) {
 	if err := os.MkdirAll(lockDir, 0o700); err != nil {
 		return 0, nil, err
 	}
+	reapStale()
 	routed, err := routedPrefixes()
 	if err != nil {
 		return 0, nil, err
@@ -148,6 +154,33 @@ func claimSlot() (int, *os.File, error) {
 		return slot, f, nil
 	}
 	return 0, nil, fmt.Errorf("no free slot in %s (254 hosts in use, or the range is routed elsewhere)", Range)
+}
+
+// reapStale removes the namespaces and links of slots nobody holds: a
+// test binary killed before its cleanups ran leaves them.
+func reapStale() {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		var slot int
+		if _, err := fmt.Sscanf(f[0], "iolabft-%d", &slot); err != nil || f[0] != fmt.Sprintf("iolabft-%d", slot) {
+			continue
+		}
+		lock, err := os.OpenFile(filepath.Join(lockDir, fmt.Sprintf("slot-%d.lock", slot)), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			slotHost(slot).remove()
+		}
+		lock.Close()
+	}
 }
 
 // routedPrefix is one route of this machine's main table and its device.

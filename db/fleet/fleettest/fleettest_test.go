@@ -101,3 +101,30 @@ func nullJob(t *testing.T) string {
 	}
 	return f
 }
+
+// TestReapStale: a slot's namespace and link left by a dead holder are
+// removed by the next claim.
+func TestReapStale(t *testing.T) {
+	NeedNamespaces(t)
+	slot, lock, err := claimSlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := slotHost(slot)
+	t.Cleanup(func() { stale.remove() })
+	if err := stale.make(); err != nil {
+		lock.Close()
+		t.Fatal(err)
+	}
+	lock.Close() // its holder dies
+	_, lock, err = claimSlot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	out, _ := exec.Command("ip", "-o", "link").Output()
+	ns, _ := exec.Command("ip", "netns", "list").Output()
+	if strings.Contains(string(out), stale.link+"@") || strings.Contains(string(ns), stale.NS+" ") || strings.Contains(string(ns), stale.NS+"\n") {
+		t.Errorf("%s or %s is still there", stale.NS, stale.link)
+	}
+}
