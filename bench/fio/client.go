@@ -30,7 +30,11 @@ import (
 //   - "timestamp" is when the client started its servers, not when they
 //     finished, and there is no "timestamp_ms";
 //   - a server that refused its jobs has no entries: what it said comes
-//     before the document, as lines "<hostname> …".
+//     before the document, as lines "<hostname> …";
+//   - with --status-interval the client adds each interim status as more
+//     entries of the one document, printed at the end; they cannot be
+//     told from the final ones (or from numjobs clones), and the import
+//     takes them as jobs. iolab's fleet runs without it.
 
 // Server is a fio server as fio's client output names it.
 type Server struct {
