@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"iolab/bench"
@@ -37,18 +38,79 @@ type FioImport struct {
 	Inferred []Inference
 	// Notes say what the import could not tell or keep.
 	Notes []string
+	// Server is the fio server the results came from, for fio's client
+	// output (its Result.Host.Hostname is the server as the client named
+	// it); nil for fio's own output.
+	Server *Server
 }
 
 // ParseFio reads fio's JSON output — one document or several from
 // --status-interval — and imports the last one. The input must be fio's
 // (a "fio version" or "iolab version" and at least one job) with the fields
-// iolab needs; anything else is an error that says what is wrong.
+// iolab needs; anything else is an error that says what is wrong. fio's
+// client output is taken when it holds one server's results; with
+// several, use ParseFioHosts.
 func ParseFio(data []byte) (*FioImport, error) {
+	reps, raw, err := parseDocuments(data)
+	if err != nil {
+		return nil, err
+	}
+	imp, err := ImportFio(reps)
+	if err != nil {
+		return nil, withClientMessages(err, data)
+	}
+	imp.Digest = digest(raw, imp.Server)
+	return imp, nil
+}
+
+// ParseFioHosts reads fio's JSON output like ParseFio and imports each
+// server's results of fio's client output apart (ImportFioHosts); for
+// fio's own output it returns the one import.
+func ParseFioHosts(data []byte) ([]*FioImport, error) {
+	reps, raw, err := parseDocuments(data)
+	if err != nil {
+		return nil, err
+	}
+	imps, err := ImportFioHosts(reps)
+	if err != nil {
+		return nil, withClientMessages(err, data)
+	}
+	for _, imp := range imps {
+		imp.Digest = digest(raw, imp.Server)
+	}
+	return imps, nil
+}
+
+// digest is the SHA-256 of the document, and of the server for one
+// server's part of fio's client output, so that each server's import has
+// its own.
+func digest(raw []byte, server *Server) string {
+	h := sha256.New()
+	h.Write(raw)
+	if server != nil {
+		fmt.Fprintf(h, "\x00fio server %s", server)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// withClientMessages adds to err what a fio client printed about its
+// servers before the document: why a server has no results.
+func withClientMessages(err error, data []byte) error {
+	msgs := ClientMessages(data)
+	if len(msgs) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; fio's client printed: %s", err, strings.Join(msgs, "; "))
+}
+
+// parseDocuments reads the documents and checks the last one's fields; raw
+// is the last one's bytes.
+func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("fio import: the input is empty")
+		return nil, nil, errors.New("fio import: the input is empty")
 	}
 	if nextDocument(data, 0) < 0 {
-		return nil, errors.New("fio import: not JSON (no '{' starts a document)")
+		return nil, nil, errors.New("fio import: not JSON (no '{' starts a document)")
 	}
 	// Documents one by one, so that a --status-interval stream cut short
 	// (fio killed while printing) still yields its last complete document.
@@ -67,31 +129,25 @@ func ParseFio(data []byte) (*FioImport, error) {
 			if len(reps) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
 				break // the last document is truncated: keep the one before
 			}
-			return nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
 		}
 		var rep Report
 		if err := json.Unmarshal(doc, &rep); err != nil {
-			return nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
 		}
-		if rep.Jobs == nil {
-			return nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\": not fio output", len(reps)+1, start)
+		if rep.Jobs == nil && rep.ClientStats == nil {
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", len(reps)+1, start)
 		}
 		reps, raw = append(reps, rep), doc
 		pos = start + int(dec.InputOffset())
 	}
 	if len(reps) == 0 {
-		return nil, errors.New("fio import: no fio JSON document in the input")
+		return nil, nil, errors.New("fio import: no fio JSON document in the input")
 	}
 	if err := checkFioFields(raw); err != nil {
-		return nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)
+		return nil, nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)
 	}
-	imp, err := ImportFio(reps)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(raw)
-	imp.Digest = hex.EncodeToString(sum[:])
-	return imp, nil
+	return reps, raw, nil
 }
 
 // checkFioFields checks that the document has every field ImportFio reads,
@@ -106,11 +162,15 @@ func checkFioFields(doc json.RawMessage) error {
 	if !fio && !iolab {
 		return errors.New(`no "fio version": not fio's JSON output`)
 	}
-	var jobs []map[string]json.RawMessage
-	if err := json.Unmarshal(top["jobs"], &jobs); err != nil {
-		return fmt.Errorf(`"jobs": %w`, err)
+	key := "jobs"
+	if _, ok := top[key]; !ok {
+		key = "client_stats"
 	}
-	if len(jobs) == 0 {
+	var jobs []map[string]json.RawMessage
+	if err := json.Unmarshal(top[key], &jobs); err != nil {
+		return fmt.Errorf("%q: %w", key, err)
+	}
+	if len(jobs) == 0 && key == "jobs" {
 		return errors.New(`no jobs in "jobs"`)
 	}
 	for i, j := range jobs {
@@ -151,19 +211,83 @@ func checkFioFields(doc json.RawMessage) error {
 // from json+ bins, CPU from usr_cpu and sys_cpu, and disk_util on the
 // first group. fio's percentiles are not kept: with json+ they follow from
 // the histograms. The value-less options an older fio does not print are
-// inferred where the results show them (Inferred).
+// inferred where the results show them (Inferred). fio's client output
+// must hold one server's results (ImportFioHosts takes several).
 func ImportFio(reps []Report) (*FioImport, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("fio import: no documents")
 	}
 	rep := &reps[len(reps)-1]
+	if !rep.IsClient() {
+		return importReport(rep)
+	}
+	hosts, notes := rep.Hosts()
+	switch len(hosts) {
+	case 0:
+		return nil, errNoClientResults
+	case 1:
+		return importServer(&hosts[0], notes)
+	}
+	names := make([]string, len(hosts))
+	for i := range hosts {
+		names[i] = hosts[i].Server.String()
+	}
+	return nil, fmt.Errorf("fio import: fio's client output holds the results of %d servers (%s): import each apart (one run per server); iolab never adds servers' results up", len(hosts), strings.Join(names, ", "))
+}
+
+var errNoClientResults = errors.New(`fio import: fio's client output has no results in "client_stats": the servers refused the jobs or did not run them`)
+
+// ImportFioHosts imports each server's results of fio's client output
+// apart (Report.Hosts), in the order they appear; each import's Server and
+// Result.Host.Hostname name it. fio's "All clients" sum is left out: a
+// server's jobs are its own, never added to another's. For fio's own
+// output it returns the one import ImportFio makes.
+func ImportFioHosts(reps []Report) ([]*FioImport, error) {
+	if len(reps) == 0 {
+		return nil, errors.New("fio import: no documents")
+	}
+	rep := &reps[len(reps)-1]
+	if !rep.IsClient() {
+		imp, err := importReport(rep)
+		if err != nil {
+			return nil, err
+		}
+		return []*FioImport{imp}, nil
+	}
+	hosts, notes := rep.Hosts()
+	if len(hosts) == 0 {
+		return nil, errNoClientResults
+	}
+	imps := make([]*FioImport, len(hosts))
+	for i := range hosts {
+		imp, err := importServer(&hosts[i], notes)
+		if err != nil {
+			return nil, err
+		}
+		imps[i] = imp
+	}
+	return imps, nil
+}
+
+// importServer imports one server's part of fio's client output.
+func importServer(rep *Report, notes []string) (*FioImport, error) {
+	imp, err := importReport(rep)
+	if err != nil {
+		return nil, fmt.Errorf("fio server %s: %w", rep.Server, err)
+	}
+	imp.Notes = append(imp.Notes, notes...)
+	return imp, nil
+}
+
+// importReport imports one document (or one server's part of one).
+func importReport(rep *Report) (*FioImport, error) {
 	if rep.FioVersion == "" && rep.IolabVersion == "" {
 		return nil, errors.New(`fio import: no "fio version": not fio's JSON output`)
 	}
 	if len(rep.Jobs) == 0 {
 		return nil, errors.New("fio import: the document has no jobs")
 	}
-	out := &FioImport{FioVersion: rep.FioVersion, Result: &bench.Result{}}
+	out := &FioImport{FioVersion: rep.FioVersion, Result: &bench.Result{}, Server: rep.Server}
 	if out.FioVersion == "" {
 		out.FioVersion = rep.IolabVersion
 	}
@@ -216,7 +340,13 @@ func ImportFio(reps []Report) (*FioImport, error) {
 		g.Jobs = append(g.Jobs, r.Job.Clone())
 		res.Groups[gi].Jobs = append(res.Groups[gi].Jobs, *r)
 	}
-	res.Start = setStarts(res, cfg.Groups, rep.TimestampMS)
+	endMS := rep.TimestampMS
+	if rep.Server != nil && endMS == 0 && rep.Timestamp > 0 {
+		// The client's timestamp is when it started the servers.
+		endMS = rep.Timestamp*1000 + runSpan(res, cfg.Groups).Milliseconds()
+		out.Notes = append(out.Notes, "fio's client output says when the run started, to the second, not when each job did: the jobs' start times are laid out from it")
+	}
+	res.Start = setStarts(res, cfg.Groups, endMS)
 	if len(rep.DiskUtil) > 0 && len(stepSpans(cfg.Groups)) > 1 {
 		out.Notes = append(out.Notes, "fio's disk_util covers the whole fio run, not one step of it: it is not kept")
 	}

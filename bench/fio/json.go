@@ -34,6 +34,16 @@ type Report struct {
 	GlobalOptions Options     `json:"global options,omitempty"`
 	Jobs          []JobReport `json:"jobs"`
 	DiskUtil      []DiskUtil  `json:"disk_util,omitempty"`
+
+	// fio's client output (fio --client=HOST …) has ClientStats, each
+	// entry and disk_util entry naming its server, in place of Jobs;
+	// Hosts splits it per server (client.go). fio 3.39 and later print
+	// "global options" per server there: HostGlobalOptions.
+	ClientStats       []JobReport   `json:"client_stats,omitempty"`
+	HostGlobalOptions []HostOptions `json:"-"`
+	// Server is set on the reports Hosts returns: the fio server their
+	// jobs ran on.
+	Server *Server `json:"-"`
 }
 
 // JobReport is one entry of "jobs": one job, or one reporting group with
@@ -83,6 +93,10 @@ type JobReport struct {
 	LatencyWindow     uint64  `json:"latency_window"`
 
 	Desc string `json:"desc,omitempty"`
+
+	// In fio's client output: the server, as the client was given it.
+	Hostname string `json:"hostname,omitempty"`
+	Port     int    `json:"port,omitempty"`
 }
 
 // DirReport is one direction ("read", "write", "trim", "sync" or "mixed") of
@@ -257,6 +271,10 @@ type DiskUtil struct {
 	AvgQueueSize      float64 `json:"aqu-sz,omitempty"`   // requests
 	ReadAvgRequestKB  float64 `json:"rareq-sz,omitempty"` // KiB
 	WriteAvgRequestKB float64 `json:"wareq-sz,omitempty"` // KiB
+
+	// In fio's client output: the server the disk belongs to.
+	Hostname string `json:"hostname,omitempty"`
+	Port     int    `json:"port,omitempty"`
 }
 
 // Options is fio's "job options" or "global options" object. fio prints the
@@ -455,8 +473,10 @@ func (l LatReport) Histogram() (hist.Histogram, error) {
 
 // ParseReports reads fio's JSON output: one document, or several back to
 // back as --status-interval prints them. Lines before a document that do not
-// start with '{' (fio's "fio: ..." warnings, or stderr mixed in) are
-// skipped, as is trailing text after the last document.
+// start with '{' (fio's "fio: ..." warnings, a fio client's "<host> ..."
+// server messages, or stderr mixed in) are skipped, as is trailing text
+// after the last document. fio's client output is read too: its
+// ClientStats in place of Jobs (see Report.Hosts).
 func ParseReports(r io.Reader) ([]Report, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -485,8 +505,8 @@ func ParseReports(r io.Reader) ([]Report, error) {
 			}
 			return nil, fmt.Errorf("bench: fio json document %d (from byte %d): error at byte %d: %w", len(reports)+1, start, off, err)
 		}
-		if rep.Jobs == nil {
-			return nil, fmt.Errorf("bench: fio json document %d (from byte %d): no \"jobs\": not fio output", len(reports)+1, start)
+		if rep.Jobs == nil && rep.ClientStats == nil {
+			return nil, fmt.Errorf("bench: fio json document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", len(reports)+1, start)
 		}
 		reports = append(reports, rep)
 		pos = start + int(dec.InputOffset())

@@ -75,6 +75,22 @@ func setStarts(res *bench.Result, groups []bench.Group, timestampMS int64) time.
 	return end
 }
 
+// runSpan is how long the steps of res took back to back: each its
+// longest job's ramp and runtime.
+func runSpan(res *bench.Result, groups []bench.Group) time.Duration {
+	var total time.Duration
+	for _, span := range stepSpans(groups) {
+		var longest time.Duration
+		for gi := span[0]; gi < span[1]; gi++ {
+			for _, j := range res.Groups[gi].Jobs {
+				longest = max(longest, j.Runtime+j.Job.RampTime)
+			}
+		}
+		total += longest
+	}
+	return total
+}
+
 // stepSpans splits groups into steps: a group that waits (stonewall)
 // starts one; the others ran beside the group before them. Each span is
 // [first, last+1) of groups.
