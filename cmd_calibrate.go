@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
 
 	"iolab/bench"
 	"iolab/bench/fio"
@@ -13,22 +19,150 @@ import (
 var calibrateCommand = command{
 	name:    "calibrate",
 	summary: "run fio and iolab with the same options, alternating, and compare what they measure",
-	usage:   "[--rounds N] [--output-format FORMAT] [--fio PATH] [fio options…]",
+	usage:   "[--rounds N] [--output-format FORMAT] [--fio PATH] [fio options…] | --matrix [--targets …] [--engines …] [--depths …]",
 	about: `Every argument but calibrate's own flags goes to both fio and iolab unchanged (the fio options are
 listed by iolab help run). It prints per direction the median IOPS, clat p50 and p99 and mean lat of
 each, and their ratio.
 
   iolab calibrate --rounds 3 --name=cal --filename=/dev/zram0 --rw=randread --bs=4k --iodepth=1 \
-                  --ioengine=io_uring --direct=1 --runtime=3 --time_based --size=1g`,
+                  --ioengine=io_uring --direct=1 --runtime=3 --time_based --size=1g
+
+With --matrix it runs the table BENCHMARKS.md is made from: a 4 KiB random read on each target ×
+engine × iodepth, fio and iolab as child processes alternating (default 5 rounds), and prints per row
+the median iolab/fio IOPS ratio with its bootstrap 95 % interval (rows whose interval holds 1 are
+ties), both tools' IOPS, clat p50 and mean latency, and CPU time per I/O (user + system of each
+process, io_uring's workers included). Targets zram and loop are set up for the run and removed after:
+/dev/zram0 filled with 512 MiB of random data (it must be unused), and a direct-I/O loop device over a
+1 GiB file of random data; NAME=PATH adds a device of yours, which is only read.
+
+  iolab calibrate --matrix --markdown matrix.md
+  iolab calibrate --matrix --targets loop,nvme=/dev/nvme0n1 --engines io_uring --depths 1,32`,
 	fioArgs: true,
 	flags: func(fs *flag.FlagSet) runFunc {
-		rounds := fs.Int("rounds", 3, "`N` rounds of fio then iolab")
-		format := fs.String("output-format", "normal", "the output's `FORMAT`: normal, or json for scripts")
+		rounds := fs.Int("rounds", 0, "`N` rounds of fio then iolab (default 3; 5 with --matrix)")
+		format := fs.String("output-format", "normal", "the output's `FORMAT`: normal (with --matrix: Markdown), or json for scripts")
 		fioPath := fs.String("fio", "fio", "the fio binary: a `PATH`, or a name looked up in $PATH")
+		matrix := fs.Bool("matrix", false, "run the calibration matrix (targets × engines × iodepths) instead of one job")
+		targets := fs.String("targets", "zram,loop", "with --matrix: the `LIST` of targets: zram, loop, NAME=PATH")
+		engines := fs.String("engines", "io_uring,libaio,psync", "with --matrix: the `LIST` of engines")
+		depths := fs.String("depths", "1,8,32", "with --matrix: the `LIST` of iodepths (sync engines run at 1 only)")
+		runtime := fs.Duration("duration", 3*time.Second, "with --matrix: each run's `DURATION` (fio's runtime)")
+		markdown := fs.String("markdown", "", "with --matrix: also write the Markdown table to `FILE`")
+		dir := fs.String("dir", os.TempDir(), "with --matrix: the `DIR` for the loop target's backing file")
 		return func(ctx context.Context, e *env, job []string) error {
-			return calibrate(ctx, e.runner, *rounds, *format, *fioPath, job, e.stdout, e.stderr)
+			if !*matrix {
+				n := *rounds
+				if n == 0 {
+					n = 3
+				}
+				return calibrate(ctx, e.runner, n, *format, *fioPath, job, e.stdout, e.stderr)
+			}
+			if len(job) > 0 {
+				return usageError{fmt.Sprintf("calibrate --matrix runs its own jobs: drop %q (choose targets, engines and depths with --targets, --engines, --depths)", job[0])}
+			}
+			n := *rounds
+			if n == 0 {
+				n = 5
+			}
+			m := matrixOptions{rounds: n, format: *format, fio: *fioPath, targets: splitList(*targets), engines: splitList(*engines),
+				runtime: *runtime, markdown: *markdown, dir: *dir}
+			for _, d := range splitList(*depths) {
+				v, err := strconv.Atoi(d)
+				if err != nil || v < 1 || v > 65536 {
+					return usageError{fmt.Sprintf("calibrate: --depths %q: want whole numbers from 1 to 65536", d)}
+				}
+				m.depths = append(m.depths, v)
+			}
+			return calibrateMatrix(ctx, m, e.stdout, e.stderr)
 		}
 	},
+}
+
+type matrixOptions struct {
+	rounds           int
+	format, fio      string
+	targets, engines []string
+	depths           []int
+	runtime          time.Duration
+	markdown, dir    string
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// calibrateMatrix sets the targets up, runs the matrix and takes the
+// targets down again, whatever happened.
+func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Writer) (err error) {
+	if m.format != "normal" && m.format != "json" {
+		return usageError{fmt.Sprintf("calibrate: --output-format=%q: use normal or json", m.format)}
+	}
+	if m.rounds < 1 || m.rounds > 100 {
+		return usageError{"calibrate: --rounds: from 1 to 100"}
+	}
+	if m.runtime < 100*time.Millisecond || m.runtime > time.Hour {
+		return usageError{"calibrate: --duration: from 100ms to 1h"}
+	}
+	if len(m.targets) == 0 || len(m.engines) == 0 || len(m.depths) == 0 {
+		return usageError{"calibrate: --targets, --engines and --depths each need at least one value"}
+	}
+	for _, eng := range m.engines {
+		if _, ok := bench.LookupEngine(eng); !ok {
+			return usageError{fmt.Sprintf("calibrate: --engines: no engine %q", eng)}
+		}
+	}
+	fioBin, err := exec.LookPath(m.fio)
+	if err != nil {
+		return fmt.Errorf("calibrate: fio (%s) is not installed: %w; install it (apt-get install fio) or give --fio PATH", m.fio, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("calibrate: finding iolab's own binary: %w", err)
+	}
+	version, _ := exec.Command(fioBin, "--version").Output()
+	spec := fio.MatrixSpec{Engines: m.engines, Depths: m.depths, Rounds: m.rounds, Runtime: m.runtime,
+		Fio: []string{fioBin}, Iolab: []string{self, "run", "--no-save"}}
+	sizes := map[string]int64{"zram": 512 << 20, "loop": 1 << 30}
+	for _, t := range m.targets {
+		fmt.Fprintf(stderr, "setting up %s\n", t)
+		tg, serr := setUpTarget(t, m.dir, sizes[t])
+		if serr != nil {
+			err = serr
+			break
+		}
+		defer func() {
+			if cerr := tg.cleanup(); cerr != nil {
+				err = errors.Join(err, fmt.Errorf("calibrate: taking %s down: %w", tg.Name, cerr))
+			}
+		}()
+		spec.Targets = append(spec.Targets, tg.MatrixTarget)
+	}
+	if err != nil {
+		return err
+	}
+	rows, err := fio.Matrix(ctx, spec, stderr)
+	if err != nil {
+		return err
+	}
+	if m.markdown != "" {
+		var b strings.Builder
+		if err := fio.WriteMatrixMarkdown(&b, spec, strings.TrimSpace(string(version)), rows); err != nil {
+			return err
+		}
+		if err := os.WriteFile(m.markdown, []byte(b.String()), 0o644); err != nil {
+			return fmt.Errorf("calibrate: --markdown: %w", err)
+		}
+	}
+	if m.format == "json" {
+		return fio.WriteMatrixJSON(stdout, rows)
+	}
+	return fio.WriteMatrixMarkdown(stdout, spec, strings.TrimSpace(string(version)), rows)
 }
 
 func calibrate(ctx context.Context, runner *bench.Runner, rounds int, format, fioPath string, job []string, stdout, stderr io.Writer) error {

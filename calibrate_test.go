@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"iolab/bench/fio"
+	"iolab/bench/testdev"
+)
+
+// TestCalibrateMatrix runs a one-round matrix on a loop device named by
+// the user (fio and this binary as iolab, both as children) and checks
+// the table BENCHMARKS.md is made from: one row per engine × depth (a
+// sync engine only at iodepth 1), both tools' figures, the ratio and the
+// CPU per I/O, in the Markdown file and in JSON.
+func TestCalibrateMatrix(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Fatal("fio is not installed (the test command installs it)")
+	}
+	dev := testLoop(t, 64<<20)
+	t.Setenv("IOLAB_TEST_MAIN", "1") // the children of this test binary act as iolab
+	md := filepath.Join(t.TempDir(), "matrix.md")
+	var out, errOut bytes.Buffer
+	err := run([]string{"calibrate", "--matrix", "--targets", "dev=" + dev, "--engines", "psync,libaio", "--depths", "1,4",
+		"--rounds", "1", "--duration", "200ms", "--markdown", md, "--output-format", "json"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var rows []fio.MatrixRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out.String())
+	}
+	want := []string{"psync/1", "libaio/1", "libaio/4"}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %v: %+v", len(rows), want, rows)
+	}
+	for i, r := range rows {
+		if got := r.Engine + "/" + strconv.Itoa(r.Depth); got != want[i] || r.Target != "dev" {
+			t.Errorf("row %d is %s on %s, want %s on dev", i, got, r.Target, want[i])
+		}
+		if r.Fio.IOPS <= 0 || r.Iolab.IOPS <= 0 || r.Ratio <= 0 || r.Fio.CPUPerIONS <= 0 || r.Iolab.CPUPerIONS <= 0 || r.Iolab.ClatP50NS <= 0 {
+			t.Errorf("row %d lacks figures: %+v", i, r)
+		}
+		if r.Ratio < r.RatioLo || r.Ratio > r.RatioHi {
+			t.Errorf("row %d: ratio %g outside its interval [%g, %g]", i, r.Ratio, r.RatioLo, r.RatioHi)
+		}
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n| dev |"); n != 3 || !strings.Contains(string(b), "| target | engine | iodepth |") {
+		t.Errorf("the Markdown table has %d rows:\n%s", n, b)
+	}
+}
+
+// TestCalibrateLoopTarget: the loop target calibrate sets up for itself is
+// a direct-I/O loop device over a file of random data, and is gone after.
+func TestCalibrateLoopTarget(t *testing.T) {
+	testdev.NeedLoopTools(t)
+	dir := t.TempDir()
+	tg, err := setUpTarget("loop", dir, 4<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(tg.Path), "loop", "dio"))
+	if err != nil || strings.TrimSpace(string(back)) != "1" {
+		tg.cleanup()
+		t.Fatalf("%s: direct I/O %q (%v), want 1", tg.Path, back, err)
+	}
+	if err := tg.cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(tg.Path), "loop")); err == nil {
+		t.Errorf("%s is still attached", tg.Path)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+	if _, err := setUpTarget("floppy", dir, 1); err == nil || !strings.Contains(err.Error(), "zram, loop or NAME=PATH") {
+		t.Errorf("unknown target: %v", err)
+	}
+}
