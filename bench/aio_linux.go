@@ -59,6 +59,8 @@ type aioRing struct {
 var libaioEngine = Engine{
 	Name: "libaio",
 	Help: "Linux native asynchronous I/O (io_submit, io_getevents)",
+	// fsync=N: fio's libaio does each sync with fsync(2) on its own thread.
+	Flags: SyncInline,
 	Options: []OptionSpec{
 		{Name: "userspace_reap", Flag: true, Unit: "bool", Default: "0",
 			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",

@@ -40,6 +40,13 @@ const (
 	// PowerOfTwoDepth engines run iodepth rounded up to a power of two, as
 	// fio's io_uring engine does (its ring has that many entries).
 	PowerOfTwoDepth
+	// SyncInline engines take no fsync or fdatasync: the job thread makes
+	// the call itself, once nothing waits to be submitted (fio 3.33's
+	// libaio, which does not trust Linux AIO's fsync).
+	SyncInline
+	// PollQueues engines fail every hipri I/O on a device without poll
+	// queues (io_uring's IOPOLL); others fall back to interrupts (RWF_HIPRI).
+	PollQueues
 )
 
 // Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a

@@ -7,5 +7,9 @@ var engineTable = []*Engine{
 	&ioURingEngine,
 	&libaioEngine,
 	&psyncEngine,
+	&syncEngine,
+	&vsyncEngine,
+	&pvsyncEngine,
+	&pvsync2Engine,
 	&nullEngine,
 }

@@ -155,8 +155,10 @@ func (rn *Runner) checkTarget(j *Job, path string) (system.Target, error) {
 		}
 	}
 	if j.Hipri {
-		if err := rn.Sys.CheckPoll(t); err != nil {
+		if err := rn.Sys.CheckPoll(t); err != nil && j.NeedsPollQueues() {
 			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+		} else if err != nil {
+			rn.log().Warn("hipri: the kernel will not poll this job's I/O", "job", j.Name, "engine", j.IOEngine, "why", err)
 		}
 	}
 	return t, nil

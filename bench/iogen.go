@@ -53,6 +53,8 @@ type ioGen struct {
 	ios        uint64
 	timeEnd    bool // time_based: never done
 	ended      bool
+
+	genSync // fsync=N, fdatasync=N
 }
 
 // newIOGen sets up the generator of job j, at index among the run's jobs
@@ -90,6 +92,13 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 				return 0, 0, 0, 0, false
 			}
 			continue
+		}
+		if sync, due := g.syncDue(); due {
+			// A sync goes to the file the next I/O would (set_io_u_file
+			// picks the file before fill_io_u picks the direction).
+			if i := g.pickFile(); i >= 0 {
+				return sync, i, 0, 0, true
+			}
 		}
 		op = opRead
 		if !g.reads || (g.writes && g.dirRand.below(100) >= g.mix) {

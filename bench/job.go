@@ -114,6 +114,7 @@ func NewJob() Job {
 		IODepthBatchCompleteMin: 1,
 		PercentileList:          hist.DefaultPercentiles(),
 		FileOptions:             defaultFileOptions(),
+		BufferOptions:           DefaultBufferOptions(),
 	}
 }
 
@@ -211,6 +212,7 @@ func (j Job) Clone() Job {
 	j.Options = slices.Clone(j.Options)
 	j.BSSplit = [2][]BSSplit{slices.Clone(j.BSSplit[0]), slices.Clone(j.BSSplit[1])}
 	j.PatternOptions = j.PatternOptions.clone()
+	j.BufferPattern = slices.Clone(j.BufferPattern)
 	return j
 }
 

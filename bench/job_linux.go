@@ -71,6 +71,7 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
 		if j.Direct {
 			flags |= unix.O_DIRECT
 		}
+		flags |= j.openSyncFlags()
 		// create_on_open's file, not there at Prepare (it has no device
 		// yet), is made now, as fio opens it with O_CREAT.
 		created := t.Dev == "" && !t.IsBlock
@@ -98,7 +99,7 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
 		}
 	}
 	var err error
-	r.bufs, err = newBuffers(int(j.MaxBS()), r.depth, seed)
+	r.bufs, err = newJobBuffers(j, r.depth, seed)
 	if err != nil {
 		r.close()
 		return nil, err
@@ -184,6 +185,9 @@ func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.E
 	}
 	if errno == unix.EOPNOTSUPP && j.Hipri {
 		return fmt.Errorf("job %s: %s at offset %d: %w: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)
+	}
+	if errno == unix.EAGAIN && j.NoWait {
+		return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %w: with nowait (RWF_NOWAIT) an I/O that would block fails instead, as in fio: the data is not in the page cache, or the device is busy; drop nowait", j.Name, op, n, off, t.Path, errno)
 	}
 	return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %w", j.Name, op, n, off, t.Path, errno)
 }

@@ -69,6 +69,9 @@ type loop struct {
 	nextSample   int64
 	interval     int64
 	err          error
+
+	gen  *ioGen
+	sync loopSync // fsync=N, fdatasync=N, end_fsync (loop_sync_linux.go)
 }
 
 func (l *loop) now() int64 { return int64(time.Since(l.base)) }
@@ -104,7 +107,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	if r.info.sync {
 		gen.syncEngine()
 	}
-	var writeSeq uint64
+	l.initSync(gen)
 
 	ramp := int64(j.RampTime)
 	l.measuring = ramp == 0
@@ -128,6 +131,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 			res.Start = time.Now()
 			l.nextSample = t + l.interval
 			ru0 = threadUsage()
+			l.syncRampEnd()
 		}
 		if (end >= 0 && t >= end) || stop.Load() {
 			timeEnded = true
@@ -137,14 +141,18 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		if !ok {
 			break
 		}
+		if op > opWrite && l.sync.inline {
+			l.syncInline(op, file, t)
+			continue
+		}
 		// get_io_u: a slot is free here, since a full queue was reaped
 		// below before coming round again.
 		slot := l.free[len(l.free)-1]
 		l.free = l.free[:len(l.free)-1]
 		l.checkedOut++
 		if op == opWrite {
-			writeSeq++
-			r.bufs.stamp(int(slot), int(n), off, writeSeq)
+			gen.writesIssued++
+			r.bufs.prepareWrite(int(slot), int(n), off)
 		}
 		l.eng.queue(int(slot), op, file, off, n)
 		l.created[slot] = t
@@ -208,6 +216,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 			break // the engine failed; its error is kept
 		}
 	}
+	if took := l.endSync(); timeEnded {
+		stopAt += took
+	}
 	if !timeEnded {
 		stopAt = l.now()
 		ru1 = threadUsage()
@@ -221,6 +232,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	res.Runtime = time.Duration(stopAt - l.measureStart)
 	res.Dirs = l.cur
 	res.Dist = l.dist
+	res.Sync = l.sync.cur
 	res.UsrCPU = tvDuration(ru1.Utime) - tvDuration(ru0.Utime)
 	res.SysCPU = tvDuration(ru1.Stime) - tvDuration(ru0.Stime)
 	res.Ctx = uint64((ru1.Nvcsw - ru0.Nvcsw) + (ru1.Nivcsw - ru0.Nivcsw))
@@ -290,7 +302,7 @@ func (l *loop) commit() {
 			// timed from there, with no slat (fio has none either).
 			l.issued[s] = l.created[s]
 		}
-		if l.measuring && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart {
+		if l.measuring && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart && l.dirOf[s] <= Write {
 			l.cur[l.dirOf[s]].Slat.Add(uint64(tp - l.created[s]))
 		}
 	}
@@ -329,6 +341,9 @@ func (l *loop) reap(want int, block bool) {
 		s := c.slot
 		d := l.dirOf[s]
 		l.free = append(l.free, s)
+		if l.completedSync(s, d, c.res, tc) {
+			continue
+		}
 		if c.res < 0 {
 			if l.err == nil {
 				l.err = ioError(l.j, l.r.target, d, l.offOf[s], l.lenOf[s], unix.Errno(-c.res))

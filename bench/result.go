@@ -51,6 +51,7 @@ type JobResult struct {
 	// windows (fio's total_run_time, the base of its CPU shares); 0 for
 	// one job, whose sum is Runtime (TotalRuntime).
 	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
+	Sync SyncResult `json:"sync"` // fsync=N and fdatasync=N
 
 	Interval time.Duration `json:"interval_ns"`
 	Samples  []Sample      `json:"samples"`
@@ -171,6 +172,7 @@ func (r *JobResult) Merge(o *JobResult) {
 		a.Clat.Merge(&b.Clat)
 		a.Lat.Merge(&b.Lat)
 	}
+	r.Sync.merge(&o.Sync)
 	r.Runtime = max(r.Runtime, o.Runtime)
 	for i := range min(len(r.Samples), len(o.Samples)) {
 		for d := range 2 {

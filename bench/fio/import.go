@@ -430,6 +430,10 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 			plus = plus || hasBins
 		}
 	}
+	var err error
+	if r.Sync, err = importSync(&jr.Sync); err != nil {
+		return nil, false, fmt.Errorf("sync: lat_ns: %w", err)
+	}
 	return r, plus, nil
 }
 

@@ -100,13 +100,14 @@ func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when
 	writeLatBuckets(b, "nsec", dist.latN)
 	writeLatBuckets(b, "usec", dist.latU)
 	writeLatBuckets(b, "msec", dist.latM)
+	writeSyncNormal(b, r)
 	usr, sys := cpuShares(r)
 	fmt.Fprintf(b, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%d, majf=%d, minf=%d\n", usr, sys, r.Ctx, r.MajFlt, r.MinFlt)
 	fmt.Fprintf(b, "  IO depths    : %s\n", distLine(dist.level))
 	fmt.Fprintf(b, "     submit    : %s\n", distLine(dist.submit))
 	fmt.Fprintf(b, "     complete  : %s\n", distLine(dist.complete))
-	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,0 short=%d,%d,0,0 dropped=0,0,0,0\n",
-		r.Dirs[bench.Read].IOs, r.Dirs[bench.Write].IOs, r.Dirs[bench.Read].Short, r.Dirs[bench.Write].Short)
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
+		r.Dirs[bench.Read].IOs, r.Dirs[bench.Write].IOs, r.Sync.Fsyncs, r.Dirs[bench.Read].Short, r.Dirs[bench.Write].Short)
 	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", latencyDepth(&r.Job))
 }
 

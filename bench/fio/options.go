@@ -238,6 +238,9 @@ func FinishJob(j *bench.Job) error {
 	if j.SQThreadPollCPU >= 0 && !j.SQThreadPoll {
 		return fail("sqthread_poll_cpu", "sqthread_poll_cpu has no effect without sqthread_poll (add sqthread_poll)")
 	}
+	if err := finishBuffers(j, fail); err != nil {
+		return err
+	}
 	if j.IODepthBatchSubmit == 0 || j.IODepthBatchSubmit > j.IODepth {
 		j.IODepthBatchSubmit = j.IODepth
 	}

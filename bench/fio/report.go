@@ -181,7 +181,7 @@ func jobReport(r *bench.JobResult, plus bool, gs *groupStats) JobReport {
 	jr.UsrCPU, jr.SysCPU = cpuShares(r)
 	jr.Read = dirReport(r, bench.Read, plus, gs)
 	jr.Write = dirReport(r, bench.Write, plus, gs)
-	jr.Sync = SyncReport{} // iolab's jobs make no fsync calls yet
+	jr.Sync = syncReport(r, plus)
 	dist := distShares(&r.Dist)
 	jr.IODepthLevel, jr.IODepthSubmit, jr.IODepthComplete = dist.level, dist.submit, dist.complete
 	jr.LatencyNS, jr.LatencyUS, jr.LatencyMS = dist.latN, dist.latU, dist.latM

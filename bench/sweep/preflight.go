@@ -137,7 +137,7 @@ func preflight(rn *bench.Runner, plan *Plan, steps []Step, disks []string) []Pro
 					if t == nil {
 						continue
 					}
-					if j.Hipri {
+					if j.NeedsPollQueues() {
 						if err := rn.Sys.CheckPoll(*t); err != nil {
 							add(err.Error(), st.Axes)
 						}
