@@ -103,12 +103,6 @@ func (j *Job) WriteBuffers() WriteBuffers {
 	return w
 }
 
-// Syncs reports whether the job issues fsyncs at all: fio syncs only jobs
-// that write (should_fsync).
-func (j *Job) Syncs() bool {
-	return j.Writes() && (j.FsyncBlocks > 0 || j.FdatasyncBlocks > 0 || j.EndFsync || j.FsyncOnClose)
-}
-
 // NeedsPollQueues reports whether the job's hipri needs the device's poll
 // queues: its engine fails polled I/O without them (PollQueues).
 func (j *Job) NeedsPollQueues() bool {

@@ -394,6 +394,20 @@ func TestOptionFinishJob(t *testing.T) {
 			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchCompleteMax, 8) }},
 		{name: "complete_max 0 stays 0", opts: [][2]string{{"filename", "f"}, {"iodepth", "16"}},
 			check: func(j *bench.Job) string { return mismatch(j.IODepthBatchCompleteMax, 0) }},
+		{name: "vsync deeper than 1", opts: [][2]string{{"filename", "f"}, {"ioengine", "vsync"}, {"iodepth", "8"}},
+			wantErr: "iodepth=8: ioengine=vsync takes at most 1 I/Os in flight"},
+		{name: "hipri with pvsync2", opts: [][2]string{{"filename", "f"}, {"ioengine", "pvsync2"}, {"hipri", ""}, {"hipri_percentage", "10"}}},
+		{name: "hipri_percentage alone", opts: [][2]string{{"filename", "f"}, {"ioengine", "pvsync2"}, {"hipri_percentage", "10"}},
+			wantErr: "hipri_percentage has no effect without hipri"},
+		{name: "nowait with io_uring", opts: [][2]string{{"filename", "f"}, {"ioengine", "io_uring"}, {"nowait", "1"}},
+			wantErr: "nowait is an pvsync2 option but the job uses ioengine=io_uring"},
+		{name: "buffer_compress_chunk alone", opts: [][2]string{{"filename", "f"}, {"buffer_compress_chunk", "4k"}},
+			wantErr: "buffer_compress_chunk has no effect without buffer_compress_percentage between 1 and 99"},
+		// fio decides when buffer_pattern is parsed whether the job reads.
+		{name: "buffer_pattern before rw=write refills", opts: [][2]string{{"filename", "f"}, {"buffer_pattern", "1"}, {"rw", "write"}},
+			check: func(j *bench.Job) string { return mismatch(j.WriteBuffers().Refill, true) }},
+		{name: "buffer_pattern after rw=write does not", opts: [][2]string{{"filename", "f"}, {"rw", "write"}, {"buffer_pattern", "1"}},
+			check: func(j *bench.Job) string { return mismatch(j.WriteBuffers().Refill, false) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := bench.NewJob()
