@@ -22,7 +22,7 @@ func TestCommandLineErrors(t *testing.T) {
 
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"misspelt option", []string{"run", "--name=x", "--iodeph=4"}, 2, `"iodepth"`},
-		{"unsupported option", []string{"run", "--name=x", "--fsync=1"}, 2, "not supported"},
+		{"unsupported option", []string{"run", "--name=x", "--cgroup=x"}, 2, "not supported"},
 		{"no jobs", []string{"run"}, 2, "no jobs"},
 		{"missing target", []string{"run", "--name=x", "--filename=/nonexistent/dev"}, 1, "does not exist"},
 		{"calibrate without fio", []string{"calibrate", "--fio=/nonexistent/fio", "--name=x", "--ioengine=null", "--size=1m"}, 1, "apt-get install -y fio"},
