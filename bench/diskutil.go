@@ -48,7 +48,7 @@ func diskUtilization(disks []string, before, after map[string]system.DiskStat, e
 // another process's I/O — shows. A disk with a job that does not use
 // O_DIRECT is left unset: the page cache moves bytes on its own schedule
 // (writeback of earlier writes, readahead), and the two cannot be
-// compared.
+// compared; nor is a disk whose filesystem a job makes sync (its journal).
 func countJobBytes(util []system.DiskUtilization, groups []Group, targets [][][]system.Target, results [][]JobResult) {
 	for k := range util {
 		u := &util[k]
@@ -67,9 +67,10 @@ func countJobBytes(util []system.DiskUtilization, groups []Group, targets [][][]
 				if !on {
 					continue
 				}
-				if !groups[g].Jobs[i].Direct || elsewhere {
-					// Buffered I/O, or files on several disks: what the
-					// job moved says nothing certain about this disk.
+				if !groups[g].Jobs[i].Direct || elsewhere || groups[g].Jobs[i].syncsFile(targets[g][i]) {
+					// Buffered I/O, files on several disks, or syncs that
+					// make a filesystem write its journal: what the job
+					// moved says nothing certain about this disk.
 					checked = false
 				}
 				moved += results[g][i].Moved[Read] + results[g][i].Moved[Write]

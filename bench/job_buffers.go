@@ -1,5 +1,7 @@
 package bench
 
+import "iolab/bench/system"
+
 // BufferOptions are the job options for what write buffers hold and how
 // writes are synced — buffer contents, fsync, O_SYNC, the page cache — and
 // the options of the sync engines (fio's options.c, engines/sync.c).
@@ -108,4 +110,19 @@ func (j *Job) WriteBuffers() WriteBuffers {
 func (j *Job) NeedsPollQueues() bool {
 	e := j.Engine()
 	return j.Hipri && (e == nil || e.Has(PollQueues))
+}
+
+// syncsFile reports whether the job syncs a file on a filesystem, which
+// then writes its journal beside the job's data: the disk's bytes cannot be
+// held against the job's.
+func (j *Job) syncsFile(targets []system.Target) bool {
+	if !j.Writes() || !(j.FsyncBlocks > 0 || j.FdatasyncBlocks > 0 || j.EndFsync || j.FsyncOnClose || j.SyncIO != "") {
+		return false
+	}
+	for _, t := range targets {
+		if !t.IsBlock {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,10 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+
+	"iolab/bench/system"
+)
 
 // TestWriteBuffers: fio's fix-ups and flags (init.c fixup_options,
 // setup_td_flags; io_u.c get_io_u), option by option.
@@ -44,5 +48,34 @@ func TestWriteBuffers(t *testing.T) {
 				t.Errorf("%+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSyncingFileJobsLeaveTheDiskUnchecked: a job that syncs a file makes
+// its filesystem write a journal too, so the disk's bytes are not held
+// against the job's (no false "disturbed"); on a block device they are.
+func TestSyncingFileJobsLeaveTheDiskUnchecked(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		set     func(j *Job)
+		block   bool
+		checked bool
+	}{
+		{"direct writes", func(j *Job) {}, false, true},
+		{"fsync on a file", func(j *Job) { j.FsyncBlocks = 8 }, false, false},
+		{"O_DSYNC on a file", func(j *Job) { j.SyncIO = "dsync" }, false, false},
+		{"end_fsync on a file", func(j *Job) { j.EndFsync = true }, false, false},
+		{"fsync on a device", func(j *Job) { j.FsyncBlocks = 8 }, true, true},
+		{"fsync on a file, reading", func(j *Job) { j.FsyncBlocks, j.RW = 8, "read" }, false, true},
+	} {
+		j := NewJob()
+		j.RW, j.Direct = "write", true
+		tc.set(&j)
+		util := []system.DiskUtilization{{Name: "vda"}}
+		countJobBytes(util, []Group{{Jobs: []Job{j}}}, [][][]system.Target{{{{Disk: "vda", IsBlock: tc.block}}}},
+			[][]JobResult{{{Moved: [2]uint64{0, 4096}}}})
+		if checked := util[0].JobBytes != 0; checked != tc.checked {
+			t.Errorf("%s: disk checked %v, want %v", tc.name, checked, tc.checked)
+		}
 	}
 }
