@@ -87,6 +87,9 @@ type aio struct {
 	depth  int
 	queued int
 	done   int // prefix of ptrs already submitted
+	// submitAt is where fio's libaio would submit from in its ring of iodepth
+	// iocbs: it never submits across the ring's end in one call.
+	submitAt int
 
 	fds       []uint32 // per job file
 	bufs      *buffers
@@ -155,13 +158,15 @@ func (a *aio) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	a.queued++
 }
 
-// commit is fio's fio_libaio_commit: one io_submit of every queued iocb.
+// commit is fio's fio_libaio_commit: one io_submit of every queued iocb
+// (two where they straddle the end of fio's ring of iocbs).
 // When the context is full (EAGAIN) the rest stay queued for the next
 // commit, after the job has reaped.
 func (a *aio) commit() (int, error) {
 	total := 0
 	for a.done < a.queued {
-		n, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(a.queued-a.done), uintptr(unsafe.Add(a.ptrs, a.done*8)))
+		nr := min(a.queued-a.done, a.depth-a.submitAt)
+		n, _, errno := unix.RawSyscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(nr), uintptr(unsafe.Add(a.ptrs, a.done*8)))
 		switch {
 		case errno == unix.EINTR:
 			continue
@@ -172,6 +177,7 @@ func (a *aio) commit() (int, error) {
 			return total, fmt.Errorf("libaio: io_submit: %w", errno)
 		}
 		a.done += int(n)
+		a.submitAt = (a.submitAt + int(n)) % a.depth
 		total += int(n)
 	}
 	a.queued, a.done = 0, 0

@@ -73,7 +73,7 @@ func (l *loop) accountSync(op ioOp, res int32, created, issued, tc int64) {
 // syncInline does a sync on the job thread, for SyncInline engines. As in
 // fio's libaio, a sync that finds I/Os queued but not submitted is turned
 // back (FIO_Q_BUSY): they are submitted and reaped as on a full queue
-// first.
+// first. The sync completes at once (FIO_Q_COMPLETED) and takes no slot.
 func (l *loop) syncInline(op ioOp, file int, created int64) {
 	if len(l.queued) > 0 {
 		l.commit()
@@ -103,6 +103,10 @@ func (l *loop) syncInline(op ioOp, file int, created int64) {
 	tc := l.now()
 	l.gen.lastWasSync = true
 	l.accountSync(op, res, created, created, tc)
+	if l.cmin == 0 && l.cmax == 0 && l.checkedOut > 0 {
+		// Polling reaps after every I/O, the sync included.
+		l.reap(1, true)
+	}
 }
 
 // endSync is fio's end_fsync — and its fsync_on_close, which fio 3.33 does

@@ -19,7 +19,8 @@ import (
 // same system calls per I/O on each sync engine, and sync as often.
 
 // strace runs prog under strace with env added and returns the traced
-// calls on path (strace -y names each descriptor's file), one line each.
+// calls on path (strace -y names each descriptor's file; "" keeps every
+// call), one line each.
 func strace(t *testing.T, calls, path string, env []string, prog string, args ...string) []string {
 	t.Helper()
 	if _, err := exec.LookPath("strace"); err != nil {
@@ -37,7 +38,7 @@ func strace(t *testing.T, calls, path string, env []string, prog string, args ..
 	}
 	var lines []string
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, "<"+path+">") {
+		if l != "" && (path == "" || strings.Contains(l, "<"+path+">")) {
 			lines = append(lines, l)
 		}
 	}
@@ -218,4 +219,45 @@ func dataTraits(t *testing.T, path string) [4]float64 {
 		packed += min(b.Len(), 4096)
 	}
 	return [4]float64{distinct(data, 512), distinct(data, 4096), zeroShare(data), float64(packed) / float64(len(data))}
+}
+
+// TestLibaioSyncsMatchFio: libaio's syncs are fio's — an fsync(2) by the
+// job thread once nothing waits to be submitted — down to the order of
+// every io_submit, io_getevents and fsync, batches split where fio's ring
+// of iocbs wraps.
+func TestLibaioSyncsMatchFio(t *testing.T) {
+	aio := regexp.MustCompile(`^\d+\s+(io_submit|io_getevents)\([^,]+, (\d+)(?:, (\d+))?`)
+	sync := regexp.MustCompile(`^\d+\s+(fsync|fdatasync)\(`)
+	seq := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if m := aio.FindStringSubmatch(l); m != nil {
+				out = append(out, strings.TrimSpace(m[1]+" "+m[2]+" "+m[3]))
+			} else if m := sync.FindStringSubmatch(l); m != nil {
+				out = append(out, m[1])
+			}
+		}
+		return out
+	}
+	for _, opts := range [][]string{
+		{"--iodepth=4", "--iodepth_batch=4", "--fsync=3"},
+		{"--iodepth=8", "--iodepth_batch=0", "--iodepth_batch_complete_min=3", "--fdatasync=7"},
+	} {
+		t.Run(strings.Join(opts, ","), func(t *testing.T) {
+			// io_submit and io_getevents name the aio context, not the file:
+			// trace every call, keep those of the job.
+			fioBin := lookFio(t)
+			a, b := scratch(t, 1<<20, 0), scratch(t, 1<<20, 0)
+			args := append([]string{"--ioengine=libaio", "--rw=randwrite", "--bs=4k", "--size=256k"}, opts...)
+			fio := strace(t, "io_submit,io_getevents,fsync,fdatasync", "", nil, fioBin, append([]string{"--thread", "--name=t", "--filename=" + a}, args...)...)
+			iolab := strace(t, "io_submit,io_getevents,fsync,fdatasync", "", []string{"IOLAB_EFFECT_JOB=1"}, os.Args[0], append([]string{"--name=t", "--filename=" + b}, args...)...)
+			want, got := seq(fio), seq(iolab)
+			if len(want) < 40 {
+				t.Fatalf("fio's trace holds %d calls", len(want))
+			}
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("fio:\n%s\niolab:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		})
+	}
 }
