@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"iolab/bench/testdev"
 
 	"golang.org/x/sys/unix"
 )
@@ -255,5 +258,63 @@ func TestSyncReport(t *testing.T) {
 	back, err := importSync(&rep)
 	if err != nil || back.Fsyncs != 3 || back.Lat.Stat.N != 3 {
 		t.Errorf("imported back: %+v, %v", back, err)
+	}
+}
+
+// TestBuffersOnDevice: on a block device, through io_uring with O_DIRECT
+// and fsyncs in the ring, what the device holds afterwards is what the
+// options say.
+func TestBuffersOnDevice(t *testing.T) {
+	testdev.NeedLoopTools(t)
+	for _, tc := range []struct {
+		opts  []string
+		check func(data []byte) string
+	}{
+		{[]string{"--zero_buffers"}, func(d []byte) string {
+			if !bytes.Equal(d, make([]byte, len(d))) {
+				return "not all zeros"
+			}
+			return ""
+		}},
+		{[]string{"--buffer_pattern=0x0102"}, func(d []byte) string {
+			if !bytes.Equal(d, bytes.Repeat([]byte{1, 2}, len(d)/2)) {
+				return "not the pattern"
+			}
+			return ""
+		}},
+		{[]string{"--buffer_compress_percentage=75"}, func(d []byte) string {
+			if z := zeroShare(d); !near(z, 0.75, 0.01) {
+				return fmt.Sprintf("%.3f zeros", z)
+			}
+			return ""
+		}},
+		{[]string{"--dedupe_percentage=75"}, func(d []byte) string {
+			if s := distinct(d, 4096); !near(s, 0.25, 0.07) {
+				return fmt.Sprintf("%.3f of the blocks distinct", s)
+			}
+			return ""
+		}},
+		{nil, func(d []byte) string {
+			if distinct(d, 512) != 1 || stamped(d) != 1 {
+				return "sectors not all distinct and stamped"
+			}
+			return ""
+		}},
+	} {
+		t.Run(strings.Join(tc.opts, ","), func(t *testing.T) {
+			dev := testdev.Loop(t, 2<<20)
+			r := run(t, append([]string{"--name=w", "--filename=" + dev, "--rw=randwrite", "--bs=4k", "--direct=1",
+				"--ioengine=io_uring", "--iodepth=4", "--fsync=16", "--end_fsync=1"}, tc.opts...)...)
+			if s := job(r).Sync; job(r).Error != "" || s.Fsyncs == 0 {
+				t.Fatalf("error %q, %d fsyncs", job(r).Error, s.Fsyncs)
+			}
+			data, err := os.ReadFile(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tc.check(data); msg != "" {
+				t.Errorf("%s read back: %s", dev, msg)
+			}
+		})
 	}
 }
