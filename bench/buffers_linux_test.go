@@ -103,7 +103,11 @@ func TestSyncsAtFioPoints(t *testing.T) {
 		if tc.fsync == 2 {
 			blocks = 12
 		}
-		g := newIOGen(&j, []genFile{{blocks: blocks}}, 0)
+		lay, err := j.layout([]fileState{{"a", int64(blocks) * 4096, true}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newIOGen(&j, lay, 0)
 		var got []byte
 		for {
 			op, _, _, _, ok := g.next()

@@ -15,14 +15,11 @@ func runLoop(t *testing.T, j *Job) JobResult {
 	t.Helper()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var tg system.Target
-	if !j.Diskless() {
-		var err error
-		if tg, err = (system.FS{}).ResolveTarget(j.Filename); err != nil {
-			t.Fatal(err)
-		}
+	jf, err := (&Runner{Sys: system.FS{}}).prepareJob(j, map[string]system.Target{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	r, err := openJob(system.FS{}, j, 0, tg)
+	r, err := openJob(system.FS{}, j, 0, jf)
 	if err != nil {
 		t.Fatal(err)
 	}
