@@ -51,7 +51,7 @@ type JobResult struct {
 	// windows (fio's total_run_time, the base of its CPU shares); 0 for
 	// one job, whose sum is Runtime (TotalRuntime).
 	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
-	Sync SyncResult `json:"sync"` // fsync=N and fdatasync=N
+	Sync       SyncResult    `json:"sync"` // fsync=N and fdatasync=N
 
 	Interval time.Duration `json:"interval_ns"`
 	Samples  []Sample      `json:"samples"`

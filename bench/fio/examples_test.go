@@ -24,8 +24,6 @@ import (
 var notYet = map[string]string{
 	"paced.fio":    "rate_iops",
 	"thinking.fio": "thinktime",
-	"buffers.fio":  "refill_buffers",
-	"durable.fio":  "ioengine", // ioengine=pvsync2
 }
 
 // TestExampleJobsMatchFio runs the job files under testdata/jobs/examples
