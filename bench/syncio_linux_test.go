@@ -1,13 +1,17 @@
 package bench
 
 import (
+	"errors"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"iolab/bench/system"
 	"iolab/bench/testdev"
+
+	"golang.org/x/sys/unix"
 )
 
 // runLoop runs job j's loop on this thread, as a job thread does.
@@ -82,5 +86,17 @@ func TestJobLoopAllocFree(t *testing.T) {
 				t.Errorf("%d allocations for 500 I/Os, %d for 5000", small, large)
 			}
 		})
+	}
+}
+
+// TestNowaitError: an I/O RWF_NOWAIT turned back (data not in the page
+// cache; whether it is depends on readahead racing the read, in fio as
+// here) fails the job saying why.
+func TestNowaitError(t *testing.T) {
+	j := NewJob()
+	j.Name, j.NoWait = "n", true
+	err := ioError(&j, system.Target{Path: "/f"}, Read, 0, 4096, unix.EAGAIN)
+	if !strings.Contains(err.Error(), "RWF_NOWAIT") || !errors.Is(err, unix.EAGAIN) {
+		t.Errorf("%v", err)
 	}
 }

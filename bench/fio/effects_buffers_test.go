@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"iolab/bench/testdev"
-
-	"golang.org/x/sys/unix"
 )
 
 // The buffer and sync options' probes: what a write job leaves on the
@@ -228,17 +226,6 @@ func init() {
 			t.Errorf("nowait=1: %d of 256 reads with RWF_NOWAIT", n)
 		}
 		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--ioengine=psync", "--nowait=1"), "pvsync2")
-		// Data not in the page cache: the read would block, so it fails,
-		// and the job with it (as in fio), saying why.
-		cold := scratch(t, 1<<20, 1)
-		fd, err := unix.Open(cold, unix.O_RDONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Fsync(fd)
-		unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
-		unix.Close(fd)
-		refused(t, runErr(t, "--name=e", "--filename="+cold, "--ioengine=pvsync2", "--size=64k", "--nowait=1"), "RWF_NOWAIT")
 	}
 }
 
