@@ -26,7 +26,7 @@ func TestJSONMatchesFio(t *testing.T) {
 	dev := testdev.Loop(t, 16<<20)
 	args := []string{"--filename=" + dev, "--direct=1", "--bs=4k", "--size=4m",
 		"--name=aio", "--rw=randread", "--ioengine=libaio", "--iodepth=4",
-		"--name=sync", "--stonewall", "--rw=write", "--ioengine=psync", "--description=the sync job"}
+		"--name=sync", "--stonewall", "--rw=write", "--ioengine=psync", "--fsync=64", "--description=the sync job"}
 
 	fioOut := runFio(t, fio, "", append([]string{"--output-format=json+"}, args...)...)
 	cfg, res := runIolab(t, args...)
@@ -109,7 +109,7 @@ func (d *jsonDiff) match(path string, fioOnly bool) bool {
 // deterministic are the paths whose values must be equal: what the jobs
 // did, as opposed to how fast.
 var deterministic = regexp.MustCompile(`^(global options\..*|jobs\[\]\.(jobname|groupid|error|desc|job options\..*|` +
-	`(read|write|trim)\.(io_bytes|io_kbytes|total_ios|short_ios|drop_ios|(slat_ns|clat_ns|lat_ns)\.N)|sync\..*|` +
+	`(read|write|trim)\.(io_bytes|io_kbytes|total_ios|short_ios|drop_ios|(slat_ns|clat_ns|lat_ns)\.N)|sync\.(total_ios|lat_ns\.N)|` +
 	`iodepth_level\..*|iodepth_submit\..*|iodepth_complete\..*|latency_(depth|target|percentile|window))|disk_util\[\]\.name)$`)
 
 // variableKeys are objects whose member names depend on the results.

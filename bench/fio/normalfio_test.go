@@ -24,7 +24,8 @@ func TestNormalMatchesFio(t *testing.T) {
 	dev := testdev.Loop(t, 16<<20)
 	args := []string{"--filename=" + dev, "--direct=1", "--bs=4k", "--size=2m",
 		"--name=aio", "--rw=randrw", "--ioengine=libaio", "--iodepth=4",
-		"--name=sync", "--stonewall", "--rw=read", "--ioengine=psync", "--numjobs=2", "--description=the sync jobs"}
+		"--name=sync", "--stonewall", "--rw=read", "--ioengine=psync", "--numjobs=2", "--description=the sync jobs",
+		"--name=fsync", "--stonewall", "--rw=write", "--ioengine=pvsync2", "--fsync=16", "--fdatasync=5"}
 	fioOut := runFio(t, fio, "", args...)
 	cfg, res := runIolab(t, args...)
 	var ours bytes.Buffer
