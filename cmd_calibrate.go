@@ -39,7 +39,8 @@ process, io_uring's workers included). Targets zram and loop are set up for the 
   iolab calibrate --matrix --targets loop,nvme=/dev/nvme0n1 --engines io_uring --depths 1,32`,
 	fioArgs: true,
 	flags: func(fs *flag.FlagSet) runFunc {
-		rounds := fs.Int("rounds", 0, "`N` rounds of fio then iolab (default 3; 5 with --matrix)")
+		var rounds optionalInt
+		fs.Var(&rounds, "rounds", "`N` rounds of fio then iolab (default 3; 5 with --matrix)")
 		format := fs.String("output-format", "normal", "the output's `FORMAT`: normal (with --matrix: Markdown), or json for scripts")
 		fioPath := fs.String("fio", "fio", "the fio binary: a `PATH`, or a name looked up in $PATH")
 		matrix := fs.Bool("matrix", false, "run the calibration matrix (targets × engines × iodepths) instead of one job")
@@ -51,19 +52,13 @@ process, io_uring's workers included). Targets zram and loop are set up for the 
 		dir := fs.String("dir", os.TempDir(), "with --matrix: the `DIR` for the loop target's backing file")
 		return func(ctx context.Context, e *env, job []string) error {
 			if !*matrix {
-				n := *rounds
-				if n == 0 {
-					n = 3
-				}
+				n := rounds.or(3)
 				return calibrate(ctx, e.runner, n, *format, *fioPath, job, e.stdout, e.stderr)
 			}
 			if len(job) > 0 {
 				return usageError{fmt.Sprintf("calibrate --matrix runs its own jobs: drop %q (choose targets, engines and depths with --targets, --engines, --depths)", job[0])}
 			}
-			n := *rounds
-			if n == 0 {
-				n = 5
-			}
+			n := rounds.or(5)
 			m := matrixOptions{rounds: n, format: *format, fio: *fioPath, targets: splitList(*targets), engines: splitList(*engines),
 				runtime: *runtime, markdown: *markdown, dir: *dir}
 			for _, d := range splitList(*depths) {
@@ -177,4 +172,34 @@ func calibrate(ctx context.Context, runner *bench.Runner, rounds int, format, fi
 		return cal.WriteJSON(stdout)
 	}
 	return cal.WriteText(stdout)
+}
+
+// optionalInt is an integer flag whose default depends on other flags:
+// unset, or what was given.
+type optionalInt struct {
+	n   int
+	set bool
+}
+
+func (o *optionalInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.n)
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	o.n, o.set = n, true
+	return nil
+}
+
+func (o *optionalInt) or(def int) int {
+	if o.set {
+		return o.n
+	}
+	return def
 }
