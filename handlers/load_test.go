@@ -240,11 +240,14 @@ func TestUnderLoad(t *testing.T) {
 	t.Logf("GET / under load: %v; documents and imports: %d ok, %d busy (429), %d too large (413), %d other; peak RSS %d MiB",
 		took, ok.Load(), busy.Load(), tooBig.Load(), other.Load(), peak.Load()>>20)
 	// The median of five: on two cores shared with the clients, the
-	// other test packages and the garbage collector, one request may
-	// wait out a time slice or two.
+	// other test packages (CI runs them at once) and the garbage
+	// collector, a request waits out time slices. What this guards is
+	// the dashboard staying usable while large documents are read
+	// (before the limits, GET / took seconds), not its speed: that is
+	// the load benchmark's.
 	slices.Sort(took)
-	if took[len(took)/2] >= 100*time.Millisecond {
-		t.Errorf("GET / took %v under load, want < 100 ms", took)
+	if took[len(took)/2] >= 500*time.Millisecond {
+		t.Errorf("GET / took %v under load, want a median < 500 ms", took)
 	}
 	if peak.Load() >= 500<<20 {
 		t.Errorf("peak RSS %d MiB, want < 500 MiB", peak.Load()>>20)
