@@ -44,7 +44,8 @@ func TestCalibrateMatrix(t *testing.T) {
 		if got := r.Engine + "/" + strconv.Itoa(r.Depth); got != want[i] || r.Target != "dev" {
 			t.Errorf("row %d is %s on %s, want %s on dev", i, got, r.Target, want[i])
 		}
-		if r.Fio.IOPS <= 0 || r.Iolab.IOPS <= 0 || r.Ratio <= 0 || r.Fio.CPUPerIONS <= 0 || r.Iolab.CPUPerIONS <= 0 || r.Iolab.ClatP50NS <= 0 {
+		if r.Fio.IOPS <= 0 || r.Iolab.IOPS <= 0 || r.Ratio <= 0 || r.Fio.CPUPerIONS <= 0 || r.Iolab.CPUPerIONS <= 0 || r.Iolab.ClatP50NS <= 0 ||
+			r.Fio.FixedCPUNS <= 0 || r.Iolab.FixedCPUNS <= 0 || r.Iolab.LatMeanNS <= 0 {
 			t.Errorf("row %d lacks figures: %+v", i, r)
 		}
 		if r.Ratio < r.RatioLo || r.Ratio > r.RatioHi {
@@ -55,7 +56,9 @@ func TestCalibrateMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), "\n| dev |"); n != 3 || !strings.Contains(string(b), "| target | engine | iodepth |") {
+	if n := strings.Count(string(b), "\n| dev |"); n != 3 || !strings.Contains(string(b), "| target | engine | iodepth |") ||
+		!strings.Contains(string(b), "iolab's timer ") ||
+		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 1 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4`") {
 		t.Errorf("the Markdown table has %d rows:\n%s", n, b)
 	}
 }

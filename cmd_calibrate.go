@@ -14,6 +14,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/system"
 )
 
 var calibrateCommand = command{
@@ -31,7 +32,8 @@ With --matrix it runs the table BENCHMARKS.md is made from: a 4 KiB random read 
 engine × iodepth, fio and iolab as child processes alternating (default 5 rounds), and prints per row
 the median iolab/fio IOPS ratio with its bootstrap 95 % interval (rows whose interval holds 1 are
 ties), both tools' IOPS, clat p50 and mean latency, and CPU time per I/O (user + system of each
-process, io_uring's workers included). Targets zram and loop are set up for the run and removed after:
+process, io_uring's workers included, less that of a one-I/O run of the same job: start-up and exit).
+Each tool runs in a session of its own, as fio's job processes do. Targets zram and loop are set up for the run and removed after:
 /dev/zram0 filled with 512 MiB of random data (it must be unused), and a direct-I/O loop device over a
 1 GiB file of random data; NAME=PATH adds a device of yours, which is only read.
 
@@ -82,6 +84,14 @@ type matrixOptions struct {
 	markdown, dir    string
 }
 
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, v := range strings.Split(s, ",") {
@@ -123,6 +133,11 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 	version, _ := exec.Command(fioBin, "--version").Output()
 	spec := fio.MatrixSpec{Engines: m.engines, Depths: m.depths, Rounds: m.rounds, Runtime: m.runtime,
 		Fio: []string{fioBin}, Iolab: []string{self, "run", "--no-save"}}
+	spec.Command = fmt.Sprintf("iolab calibrate --matrix --rounds %d --duration %s --targets %s --engines %s --depths %s",
+		m.rounds, m.runtime, strings.Join(m.targets, ","), strings.Join(m.engines, ","), joinInts(m.depths))
+	if host, err := (system.FS{}).Host(); err == nil {
+		spec.Machine = host.Summary() + ", iolab's timer " + bench.ClockSource()
+	}
 	sizes := map[string]int64{"zram": 512 << 20, "loop": 1 << 30}
 	for _, t := range m.targets {
 		fmt.Fprintf(stderr, "setting up %s\n", t)

@@ -88,10 +88,14 @@ func writeCommandHelp(w io.Writer, c *command) error {
 }
 
 // flagRow is a flag as help lists it: "--db FILE" and its usage, with its
-// default when that is not the zero value.
+// default when that is not the zero value. A one-letter flag is "-o DIR",
+// as usage lines and examples write it.
 func flagRow(f *flag.Flag) [2]string {
 	name, usage := flag.UnquoteUsage(f)
 	term := "--" + f.Name
+	if len(f.Name) == 1 {
+		term = "-" + f.Name
+	}
 	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 		if name == "" || name == "value" || name == "string" || name == "int" {
 			name = "VALUE"

@@ -226,13 +226,7 @@ func pushRun(ctx context.Context, store *db.Store, id int64, base, token string)
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		var eb struct {
-			Error string `json:"error"`
-		}
-		msg := strings.TrimSpace(string(answer))
-		if json.Unmarshal(answer, &eb) == nil && eb.Error != "" {
-			msg = eb.Error
-		}
+		msg := answerError(answer)
 		if resp.StatusCode == http.StatusUnauthorized {
 			msg += " (give the dashboard's token with --push-token or --token)"
 		}

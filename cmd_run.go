@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/summary"
@@ -36,6 +34,8 @@ type runOptions struct {
 	limits             sweep.Limits
 	push               string // dashboard URL to push the finished run to
 	pushToken          string
+	slo                string
+	on                 onOptions
 }
 
 var runCommand = command{
@@ -75,9 +75,13 @@ func runFlags(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&o.dropCaches, "drop-caches", false, "sync and drop the page cache before each step")
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
 	limitFlags(fs, &o.limits)
+	fs.StringVar(&o.slo, "slo", "", "the latency objective `pP<LAT` the QoS curve's knee is found under, e.g. p99<1ms (default p99<1ms, or the preset's)")
 	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
 	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at `URL`")
-	fs.StringVar(&o.pushToken, "push-token", "", "the dashboard's `TOKEN` for --push (default $IOLAB_TOKEN)")
+	fs.StringVar(&o.pushToken, "push-token", "", "the dashboard's `TOKEN` for --push and --on (default $IOLAB_TOKEN)")
+	fs.Var(&o.on.hosts, "on", "run the plan on the dashboard's `HOSTS` (the names of its Hosts page, comma-separated or repeated; local: its own machine) as a group, not here; needs --dashboard")
+	fs.BoolVar(&o.on.serial, "serial", false, "with --on: the hosts one after another, not at once (hosts that share a device or a network)")
+	fs.StringVar(&o.on.dashboard, "dashboard", "", "the dashboard's `URL` for --on, e.g. http://lab:8080")
 	return func(ctx context.Context, e *env, fioArgs []string) error {
 		o.pushToken = envDefault(o.pushToken, "IOLAB_TOKEN")
 		return runJobs(ctx, e.runner, &o, fioArgs, e.stdout, e.stderr)
@@ -87,12 +91,29 @@ func runFlags(fs *flag.FlagSet) runFunc {
 func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs []string, stdout, stderr io.Writer) error {
 	// What fio would print before the jobs run ("Laying out IO file").
 	runner.Notice = func(msg string) { fmt.Fprintln(stderr, msg) }
+	runner.LogFiles = true // fio writes its log files in the working directory
 	if o.push != "" && o.noSave {
 		return usageError{"--push needs the run stored: drop --no-save"}
 	}
 	plan, err := buildPlan(o, fioArgs)
 	if err != nil {
 		return err
+	}
+	for _, n := range plan.Base.Notes {
+		fmt.Fprintf(stderr, "iolab: note: %s\n", n)
+	}
+	if plan.Base.ParseOnly {
+		return nil
+	}
+	switch {
+	case len(o.on.hosts) > 0 && o.on.dashboard == "":
+		return usageError{"--on needs --dashboard URL"}
+	case len(o.on.hosts) == 0 && (o.on.serial || o.on.dashboard != ""):
+		return usageError{"--serial and --dashboard go with --on HOSTS"}
+	case len(o.on.hosts) > 0 && o.push != "":
+		return usageError{"--on runs the plan on the dashboard's hosts, which store it there: drop --push"}
+	case len(o.on.hosts) > 0:
+		return startOnHosts(ctx, plan, &o.on, o.pushToken, stdout)
 	}
 	var store *db.Store
 	if !o.noSave {
@@ -165,7 +186,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 	spec := launch.Spec{Preset: o.preset, Args: fioArgs,
 		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible,
-		Limits: o.limits}
+		Limits: o.limits, SLO: o.slo}
 	if o.repeat != "" {
 		n, auto, err := sweep.ParseRepeat(o.repeat)
 		if err != nil {
@@ -191,15 +212,20 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 	if len(results) == 1 || cfg.OutputFormat == "json" || cfg.OutputFormat == "json+" {
 		for i := range results {
 			r := &results[i]
-			if r.Result == nil {
+			res := r.Result
+			if res == nil && len(results) == 1 {
+				// As fio reports a failed job, with its err=.
+				res = r.Unvouched
+			}
+			if res == nil {
 				continue
 			}
 			switch cfg.OutputFormat {
 			case "json", "json+":
-				rep := fio.NewReport(r.Result, &r.Step.Config, cfg.OutputFormat == "json+")
+				rep := fio.NewReport(res, &r.Step.Config, cfg.OutputFormat == "json+")
 				errs = append(errs, fio.WriteJSON(w, &rep))
 			default:
-				errs = append(errs, fio.WriteNormal(w, r.Result, &r.Step.Config))
+				errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
 			}
 		}
 		if len(results) == 1 || cfg.OutputFormat != "normal" {
@@ -222,8 +248,7 @@ type progressLine struct {
 func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *progressLine {
 	p := &progressLine{w: w, steps: steps}
 	if f, ok := w.(*os.File); ok {
-		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-		p.tty = err == nil
+		p.tty = isTerminal(f)
 	}
 	if p.tty {
 		p.prog = launch.NewProgress(runner, steps, time.Second, func(t launch.Tick) {

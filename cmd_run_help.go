@@ -66,12 +66,14 @@ func writeRunHelp(w io.Writer) {
 	writeDefinitions(&b, [][2]string{
 		{"--output-format FORMAT", "normal (fio's text), json, or json+ (json with the latency histograms' bins) (default normal)"},
 		{"--output FILE", "write the results to FILE instead of the standard output"},
+		{"--parse-only", "read the options and job files, say what is wrong, and run nothing (exit status 0 when they are good)"},
 	})
 
 	b.WriteString("\n")
 	writeParagraphs(&b, "fio options: fio's names, values and units, as --name=value here or name=value in a job file's "+
 		"[global] or job section; an option iolab does not take is an error, never ignored. Their full semantics are "+
-		"fio's: see fio's HOWTO ("+fioHOWTO+", or man fio).")
+		"fio's: see fio's HOWTO ("+fioHOWTO+", or man fio). The few that fio takes and then ignores (its profiles' "+
+		"options such as threads, its soft-deprecated verifysort) run with a note saying so.")
 	writeUnitLegend(&b)
 	var groups []optionGroup
 	for _, f := range fio.OptionFamilies() {

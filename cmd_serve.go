@@ -20,6 +20,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/db/fleet"
 	"iolab/db/launch"
 	"iolab/handlers"
 )
@@ -31,7 +32,8 @@ var serveCommand = command{
 	about: `The dashboard serves the run store the other commands use. On 127.0.0.1 (the default) anyone on
 the machine may use it; on any other address launching, cancelling and deleting need the token
 (--token, or one generated and printed at start). Web runs may use only the targets of --allow-target
-and the files under --data-dir.`,
+and the files under --data-dir. Other hosts run plans too, from the Hosts page: iolab agents (iolab
+agent, each with its own token) and fio servers on the addresses of --fio-allow.`,
 	flags: func(fs *flag.FlagSet) runFunc {
 		var o serveOptions
 		fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the `ADDRESS` to listen on")
@@ -40,7 +42,10 @@ and the files under --data-dir.`,
 		fs.BoolVar(&o.readToken, "read-token", false, "require the token for reading too")
 		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may use as targets (default: data/ beside the store)")
 		fs.Var(&o.allow, "allow-target", "a device or file web runs may use, by its `PATH` (repeatable)")
+		fs.Var(&o.fioAllow, "fio-allow", "the addresses fio servers may have, a `PREFIX` or address such as 10.0.0.0/24 (repeatable; none: no fio server)")
 		limitFlags(fs, &o.limits)
+		fs.StringVar(&o.pprof, "pprof", "", "serve Go's profiler (net/http/pprof) on this loopback `ADDRESS`")
+		memoryFlags(fs, &o.memory)
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {
 				return e.usage()
@@ -53,8 +58,10 @@ and the files under --data-dir.`,
 // serveOptions are `iolab serve`'s flags.
 type serveOptions struct {
 	listen, dbPath, token, dataDir string
+	pprof                          string
+	memory                         serveMemory
 	readToken                      bool
-	allow                          stringList
+	allow, fioAllow                stringList
 	limits                         sweep.Limits
 }
 
@@ -90,20 +97,41 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 		o.token = hex.EncodeToString(b)
 		fmt.Fprintf(stdout, "token for launching, cancelling and deleting: %s\n", o.token)
 	}
+	fioAllow, err := fleet.ParseAllowList(o.fioAllow...)
+	if err != nil {
+		return usageError{"--fio-allow: " + err.Error()}
+	}
+	o.memory.apply()
 	srv, err := handlers.New(handlers.Config{
 		Store: store, Runner: runner, Token: o.token, RequireToken: !loopback, ReadNeedsToken: o.readToken,
 		AllowTargets: o.allow, DataDir: o.dataDir, Logger: logger, Limits: o.limits, Listen: o.listen,
+		Fleet: handlers.FleetConfig{FioAllow: fioAllow},
+		HTTP:  handlers.HTTPLimits{CacheBytes: o.memory.cache},
 	})
 	if err != nil {
 		return err
+	}
+	if o.pprof != "" {
+		stop, err := servePprof(o.pprof, stdout, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
 	hs := srv.HTTPServer()
-	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s and files under %s)\n",
-		ln.Addr(), store.Path(), strings.Join(o.allow, ", "), o.dataDir)
+	targets := "files under " + o.dataDir
+	if len(o.allow) > 0 {
+		targets = strings.Join(o.allow, ", ") + " and " + targets
+	}
+	fleetNote := ""
+	if !fioAllow.Empty() {
+		fleetNote = ", fio servers on " + fioAllow.String()
+	}
+	fmt.Fprintf(stdout, "iolab dashboard on http://%s/ (store %s, web targets: %s%s)\n", ln.Addr(), store.Path(), targets, fleetNote)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	select {

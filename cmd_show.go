@@ -82,6 +82,14 @@ func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult) error {
 	for _, n := range summary.Notes(steps) {
 		para(fmt.Sprintf("step %d: %s", n.Step, p(n.Text)))
 	}
+	for i := range steps {
+		f := summary.FiguresOf(&steps[i])
+		for _, j := range f.Jobs {
+			for _, o := range j.Outcomes {
+				para(fmt.Sprintf("step %d: job %s: %s", f.Seq, p(j.Name), p(o)))
+			}
+		}
+	}
 	for _, sk := range r.Plan.Skipped {
 		para(fmt.Sprintf("left out before the run: %s: %s", p(sweep.FormatAxes(sk.Axes)), p(sk.Reason)))
 	}

@@ -31,8 +31,8 @@ import (
 // commandTable lists iolab's commands in the order help shows them.
 func commandTable() []*command {
 	return []*command{
-		&serveCommand, &runCommand, &calibrateCommand,
-		&runsCommand, &showCommand, &exportCommand, &importCommand, &pushCommand,
+		&serveCommand, &runCommand, &agentCommand, &calibrateCommand,
+		&runsCommand, &showCommand, &compareCommand, &reportCommand, &exportCommand, &importCommand, &pushCommand,
 		&presetsCommand, &versionCommand, &helpCommand,
 	}
 }

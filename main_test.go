@@ -72,6 +72,42 @@ func TestRunJSONToFile(t *testing.T) {
 	}
 }
 
+// TestRunReportsFailedVerify: a one-job run whose verify finds a changed
+// block exits 1 and still prints fio's report of the job, as fio does:
+// its error 84 (EILSEQ) and the reads up to the block, in JSON and in
+// the normal output's err= line.
+func TestRunReportsFailedVerify(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	target := filepath.Join(dir, "target")
+	args := []string{"run", "--no-save", "--name=v", "--filename=" + target, "--size=256k", "--rw=write", "--bs=4k", "--verify=crc32c"}
+	if code, _, stderr := runOut(t, args...); code != 0 {
+		t.Fatalf("the write: exit %d\n%s", code, stderr)
+	}
+	f, err := os.OpenFile(target, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xde, 0xad}, 40*4096+1000); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, stdout, stderr := runOut(t, append(args, "--verify_only", "--output-format=json")...)
+	if code != 1 || !strings.Contains(stderr, "verify failed at file "+target+" offset 163840") {
+		t.Fatalf("verify_only: exit %d, want 1 naming the block\n%s", code, stderr)
+	}
+	reps, err := fio.ParseReports(strings.NewReader(stdout))
+	if err != nil || len(reps) != 1 || len(reps[0].Jobs) != 1 {
+		t.Fatalf("no fio report of the failed job (%v):\n%s", err, stdout)
+	}
+	if j := reps[0].Jobs[0]; j.Error != 84 || j.Read.IOBytes < 40*4096 || j.Read.IOBytes > 41*4096 {
+		t.Errorf("the report: error %d, read %d bytes; want 84 and the 41 blocks up to the changed one", j.Error, j.Read.IOBytes)
+	}
+	if _, stdout, _ := runOut(t, append(args, "--verify_only")...); !strings.Contains(stdout, "err=84 (") {
+		t.Errorf("the normal output does not say err=84:\n%s", stdout)
+	}
+}
+
 // TestCalibrateAgainstFio runs the real fio beside iolab on the null
 // engine (CI installs fio; elsewhere the test needs it on PATH).
 func TestCalibrateAgainstFio(t *testing.T) {
@@ -95,5 +131,34 @@ func TestCalibrateAgainstFio(t *testing.T) {
 		if d.Fio.IOPS <= 0 || d.Iolab.IOPS <= 0 || d.IOPSRatio != d.Iolab.IOPS/d.Fio.IOPS {
 			t.Fatalf("%s: fio %v, iolab %v, ratio %v", d.Direction, d.Fio.IOPS, d.Iolab.IOPS, d.IOPSRatio)
 		}
+	}
+}
+
+// TestRunParseOnly: fio's --parse-only reads the options and job files and
+// runs nothing: exit 0 and no target touched for good ones, the error
+// for a bad one.
+func TestRunParseOnly(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	job := filepath.Join(dir, "j.fio")
+	if err := os.WriteFile(job, []byte("[j]\nfilename="+target+"\nsize=1m\nthreads=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"run", "--parse-only", "--db=" + filepath.Join(dir, "db"), job}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Errorf("--parse-only laid out the target: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "db")); !os.IsNotExist(err) {
+		t.Errorf("--parse-only opened the store: %v", err)
+	}
+	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "threads: ") {
+		t.Errorf("stdout %q, stderr %q: want nothing, and the note on threads", stdout.String(), stderr.String())
+	}
+	err := run([]string{"run", "--parse-only", "--name=x", "--iodeph=4"}, &stdout, &stderr)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"iodepth"`) {
+		t.Errorf("a bad option with --parse-only: %v (exit %d), want exit 2 naming it", err, exitCode(err))
 	}
 }

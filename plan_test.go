@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -223,23 +222,9 @@ func TestKilledRunIsRecovered(t *testing.T) {
 			break
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if got := activeScheduler(t, dev); got != other {
-		t.Fatalf("scheduler %s while killed, want %s (the test needs the switch to be left behind)", got, other)
-	}
 	// The next start restores the scheduler and marks the run interrupted.
-	var out, errOut bytes.Buffer
-	if err := run([]string{"runs", "--db", dbPath}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	if got := activeScheduler(t, dev); got != original {
-		t.Fatalf("scheduler %s after the next start, want %s", got, original)
-	}
-	if !strings.Contains(out.String(), "interrupted") {
-		t.Fatalf("run not marked interrupted:\n%s", out.String())
+	if out := killAndRestart(t, cmd, dbPath, dev, original, other); !strings.Contains(out, "interrupted") {
+		t.Fatalf("run not marked interrupted:\n%s", out)
 	}
 	if n := storedSteps(t, dbPath); n < 2 || n >= 6 {
 		t.Fatalf("%d steps kept, want the finished ones (2..5)", n)

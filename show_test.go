@@ -38,6 +38,14 @@ func TestShowStoredRuns(t *testing.T) {
 			"  fg-reader randread 4k iodepth 1  ",
 			"Per job: mean latency",
 		}},
+		{"qos", []string{
+			"plan: iolab run --sweep=rate_iops=max,10%,20%,30%,40%,50%,60%,70%,80%,150% '--slo=p99<5ms'",
+			"\nLatency vs achieved IOPS — qos, a point per rate_iops\n",
+			"\n60%        1.24k  1.22k<         from intended start  ",
+			"\n<   rate not held: more than 1 % short of the rate asked;",
+			"\nmax        -      2.07k          clat  ",
+			"\nKnee at p99<5ms: 829 IOPS (rate_iops=40%, p99 506µs, from intended start)\n",
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dbPath := filepath.Join(t.TempDir(), "show.db")

@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// straceCounts runs a command under strace -f -c and returns the calls
-// counted for each of the system calls named.
-func straceCounts(t *testing.T, calls []string, env []string, name string, args ...string) map[string]int {
+// straceOut runs a command under strace -f with flags and returns what
+// strace wrote.
+func straceOut(t *testing.T, flags []string, env []string, name string, args ...string) string {
 	t.Helper()
 	out := t.TempDir() + "/strace"
-	cmd := exec.Command("strace", append([]string{"-f", "-c", "-e", "trace=" + strings.Join(calls, ","), "-o", out, name}, args...)...)
+	cmd := exec.Command("strace", append(append(append([]string{"-f"}, flags...), "-o", out, name), args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
@@ -25,10 +25,24 @@ func straceCounts(t *testing.T, calls []string, env []string, name string, args 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(text)
+}
+
+// straceTrace is the trace of calls (comma-separated), one line each.
+func straceTrace(t *testing.T, calls string, env []string, name string, args ...string) string {
+	t.Helper()
+	return straceOut(t, []string{"-qq", "-e", "trace=" + calls, "-e", "signal=none"}, env, name, args...)
+}
+
+// straceCounts runs a command under strace -f -c and returns the calls
+// counted for each of the system calls named.
+func straceCounts(t *testing.T, calls []string, env []string, name string, args ...string) map[string]int {
+	t.Helper()
+	text := straceOut(t, []string{"-c", "-e", "trace=" + strings.Join(calls, ",")}, env, name, args...)
 	counts := map[string]int{}
 	// strace -c rows: % time, seconds, usecs/call, calls, [errors,] syscall
 	row := regexp.MustCompile(`(?m)^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$`)
-	for _, m := range row.FindAllStringSubmatch(string(text), -1) {
+	for _, m := range row.FindAllStringSubmatch(text, -1) {
 		n, _ := strconv.Atoi(m[1])
 		counts[m[2]] = n
 	}
@@ -39,19 +53,9 @@ func straceCounts(t *testing.T, calls []string, env []string, name string, args 
 // calls that submit (to_submit > 0) and those that only wait.
 func uringEnters(t *testing.T, env []string, name string, args ...string) [2]int {
 	t.Helper()
-	out := t.TempDir() + "/strace"
-	cmd := exec.Command("strace", append([]string{"-f", "-qq", "-e", "trace=io_uring_enter", "-e", "signal=none", "-o", out, name}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
-	}
-	text, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var n [2]int
 	re := regexp.MustCompile(`io_uring_enter\(\d+, (\d+),`)
-	for _, m := range re.FindAllStringSubmatch(string(text), -1) {
+	for _, m := range re.FindAllStringSubmatch(straceTrace(t, "io_uring_enter", env, name, args...), -1) {
 		if m[1] == "0" {
 			n[1]++
 		} else {

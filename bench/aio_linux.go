@@ -16,6 +16,10 @@ const (
 	iocbCmdFsync  = 2
 	iocbCmdFdsync = 3
 
+	// iocbFlagIOPrio says aio_reqprio holds the I/O's priority (else it
+	// has the submitting thread's).
+	iocbFlagIOPrio = 1 << 1
+
 	aioRingMagic = 0xa10a10a1
 )
 
@@ -61,11 +65,11 @@ var libaioEngine = Engine{
 	Help: "Linux native asynchronous I/O (io_submit, io_getevents)",
 	// fsync=N: fio's libaio does each sync with fsync(2) on its own thread.
 	Flags: SyncInline,
-	Options: []OptionSpec{
+	Options: append([]OptionSpec{
 		{Name: "userspace_reap", Flag: true, Unit: "bool", Default: "0",
 			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",
 			Set:  BoolField(func(j *Job) *bool { return &j.UserspaceReap }), Get: GetBool(func(j *Job) *bool { return &j.UserspaceReap })},
-	},
+	}, cmdprioOptions...),
 	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
 		a, err := newAIO(j, fds, bufs, depth)
 		if err != nil {
@@ -156,6 +160,15 @@ func (a *aio) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	p := (*uintptr)(unsafe.Add(a.ptrs, a.queued*8))
 	*p = uintptr(unsafe.Pointer(cb))
 	a.queued++
+}
+
+// prioritize gives the I/O queued on slot priority p: aio_reqprio with
+// IOCB_FLAG_IOPRIO (fio_libaio_cmdprio_prep). The others carry none, and
+// the kernel gives them the submitting thread's (prio, prioclass).
+func (a *aio) prioritize(slot int, p uint16) {
+	cb := (*iocb)(unsafe.Add(a.iocbs, slot*int(unsafe.Sizeof(iocb{}))))
+	cb.reqPrio = int16(p)
+	cb.flags |= iocbFlagIOPrio
 }
 
 // commit is fio's fio_libaio_commit: one io_submit of every queued iocb

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/binary"
 	"unsafe"
 )
 
@@ -26,35 +25,50 @@ type buffers struct {
 	bs     int
 
 	w      WriteBuffers
-	seeds  rng    // one seed per buffer or compression chunk filled
-	prev   rng    // seeds as they were before the last buffer that was no repeat
-	dedupe rng    // picks the repeats
-	seq    uint64 // writes stamped so far
+	seeds  rng        // one seed per buffer or compression chunk filled
+	prev   rng        // seeds as they were before the last buffer that was no repeat
+	dedupe rng        // picks the repeats
+	ws     workingSet // dedupe_mode=working_set; no blocks without it
+	seq    uint64     // writes stamped so far
 }
 
-// newBuffers makes slots buffers of bs bytes filled with random bytes.
-func newBuffers(bs, slots int, seed uint64) (*buffers, error) {
+// newBuffers makes slots buffers of bs bytes filled with random bytes,
+// in memory placed as mem says (numa_mem_policy).
+func newBuffers(bs, slots int, seed uint64, mem memPolicy) (*buffers, error) {
 	stride := (bs + pageSize - 1) &^ (pageSize - 1)
-	a, err := newArena(stride * slots)
+	a, err := newArenaFor(stride*slots, mem)
 	if err != nil {
 		return nil, err
 	}
+	first, seeds := dataStream(seed)
 	b := &buffers{arena: a, base: a.base(), stride: stride, bs: bs, w: WriteBuffers{Scramble: true, Chunk: bs},
-		seeds: newRand(seed ^ 0x5eed), dedupe: newRand(seed ^ 0xdede)}
-	b.prev = b.seeds
-	fillRandom(a.mem, b.seeds.next())
+		seeds: seeds, prev: seeds, dedupe: newRand(seed ^ 0xdede)}
+	fillRandom(a.mem, first)
 	return b, nil
 }
 
-// newJobBuffers makes the buffers of job j and, when it writes, fills
-// each the way its options say, as fio does when it sets up its io_us
-// (backend.c init_io_u).
-func newJobBuffers(j *Job, slots int, seed uint64) (*buffers, error) {
-	b, err := newBuffers(int(j.MaxBS()), slots, seed)
+// dataStream is what a job whose buffers have seed fills them from: the
+// seed of its arena's first fill, then the stream of seeds its buffers
+// and compression chunks take one by one.
+func dataStream(seed uint64) (first uint64, stream rng) {
+	stream = newRand(seed ^ 0x5eed)
+	return stream.next(), stream
+}
+
+// newJobBuffers makes the buffers of job j, index among the run's jobs
+// whose buffers have seeds (by index), in memory placed as mem says, and,
+// when it writes, fills each the way its options say, as fio does when it
+// sets up its io_us (backend.c init_io_u).
+func newJobBuffers(j *Job, slots, index int, seeds []uint64, mem memPolicy) (*buffers, error) {
+	b, err := newBuffers(int(j.MaxBS()), slots, seeds[index], mem)
 	if err != nil {
 		return nil, err
 	}
 	b.w = j.WriteBuffers()
+	if b.w.WorkingSet > 0 {
+		minBS, _ := j.BlockSizes(Write)
+		b.ws = newWorkingSet(b.w, minBS, index, seeds)
+	}
 	if j.Writes() {
 		for s := range slots {
 			b.fill(b.slice(s))
@@ -92,9 +106,13 @@ func (b *buffers) fill(p []byte) {
 	case w.Compress > 0 || w.Dedupe > 0:
 		src := &b.seeds
 		if w.Dedupe > 0 {
-			// A repeat replays the seeds of the last buffer that was none.
+			// A repeat replays the seeds of the last buffer that was none,
+			// or of a block of the working set.
 			if w.Dedupe == 100 || b.dedupe.below(100) < uint64(w.Dedupe) {
 				dup := b.prev
+				if b.ws.blocks > 0 {
+					dup = b.ws.block(b.ws.pick.below(b.ws.blocks))
+				}
 				src = &dup
 			} else {
 				b.prev = b.seeds
@@ -114,6 +132,49 @@ func (b *buffers) fill(p []byte) {
 	}
 }
 
+// workingSet is fio's dedupe working set (dedupe.c
+// init_dedupe_working_set_seeds, io_u.c get_buf_state): the seeds of the
+// first blocks a job's writes fill, one of which a repeat replays. Those
+// blocks are the job's own first ones; with dedupe_global they are taken
+// from every job of the run in turn, blocks/jobs of each (at least one),
+// starting with this job's and going on with the next job's in the
+// run's order, so jobs that share the run share the set. A block is the
+// smallest write; a longer write that repeats one goes on into the blocks
+// after it, as its seeds do.
+type workingSet struct {
+	blocks uint64
+	perJob uint64 // fio's pages_per_seed
+	// stride is the seeds one block takes (fio's num_seed_advancements),
+	// rounded up as a fill takes one for a last, shorter chunk too (fio
+	// rounds down, and then replays blocks that were never written).
+	stride  uint64
+	streams []rng // the jobs' data streams, this job's first
+	pick    rng   // fio's dedupe_working_set_index_state
+}
+
+// newWorkingSet sets up the working set of the job at index among the
+// run's jobs, whose buffers have seeds; its blocks are of minBS bytes.
+func newWorkingSet(w WriteBuffers, minBS int64, index int, seeds []uint64) workingSet {
+	ws := workingSet{blocks: uint64(w.WorkingSet), perJob: uint64(w.WorkingSet),
+		stride: uint64((minBS + int64(w.Chunk) - 1) / int64(w.Chunk)), pick: newRand(seeds[index] ^ 0xd5e7)}
+	_, own := dataStream(seeds[index])
+	ws.streams = []rng{own}
+	if w.Global {
+		ws.perJob = max(ws.blocks/uint64(len(seeds)), 1)
+		for k := 1; k < len(seeds); k++ {
+			_, s := dataStream(seeds[(index+k)%len(seeds)])
+			ws.streams = append(ws.streams, s)
+		}
+	}
+	return ws
+}
+
+// block is the seeds of the working set's block i.
+func (ws *workingSet) block(i uint64) rng {
+	s := ws.streams[(i/ws.perJob)%uint64(len(ws.streams))]
+	return s.skip(i % ws.perJob * ws.stride)
+}
+
 // fillCompressible is fio's __fill_random_buf_percentage for one chunk:
 // the first (100-pct)% random, the rest the pattern or zeros.
 func fillCompressible(p []byte, seed uint64, pct int, pattern []byte) {
@@ -123,28 +184,6 @@ func fillCompressible(p []byte, seed uint64, pct int, pattern []byte) {
 		copyPattern(p[n:], pattern)
 	} else {
 		clear(p[n:])
-	}
-}
-
-// fillRandom fills p with random bytes from seed.
-func fillRandom(p []byte, seed uint64) {
-	r := newRand(seed)
-	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		binary.LittleEndian.PutUint64(p[i:], r.next())
-	}
-	if i < len(p) {
-		var last [8]byte
-		binary.LittleEndian.PutUint64(last[:], r.next())
-		copy(p[i:], last[:])
-	}
-}
-
-// copyPattern repeats pattern over p from its start (fio's cpy_pattern).
-func copyPattern(p, pattern []byte) {
-	n := copy(p, pattern)
-	for n < len(p) {
-		n += copy(p[n:], p[:n])
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 func testBuffers(t *testing.T, bs, slots int, w WriteBuffers) *buffers {
 	t.Helper()
-	b, err := newBuffers(bs, slots, 7)
+	b, err := newBuffers(bs, slots, 7, memPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +54,51 @@ func TestFillDedupe(t *testing.T) {
 		}
 		if n := len(seen); n < tc.lo || n > tc.hi {
 			t.Errorf("dedupe %d%%, compress %d%%: %d distinct buffers of 1000, want %d to %d", tc.pct, tc.compress, n, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestWorkingSetBlocks: block i of a working set is the data of the i-th
+// buffer its job fills, and with dedupe_global the next jobs' first
+// buffers follow the job's own, an equal number each (fio's dedupe.c).
+func TestWorkingSetBlocks(t *testing.T) {
+	seeds := []uint64{11, 22, 33}
+	w := WriteBuffers{Dedupe: 50, Compress: 50, Chunk: 1024, WorkingSet: 6}
+	// The first n buffers the job at index fills.
+	fills := func(index, n int) [][]byte {
+		b, err := newBuffers(4096, 1, seeds[index], memPolicy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.free()
+		b.w = WriteBuffers{Compress: 50, Chunk: 1024}
+		var out [][]byte
+		for range n {
+			b.fill(b.slice(0))
+			out = append(out, bytes.Clone(b.slice(0)))
+		}
+		return out
+	}
+	replay := func(ws *workingSet, i uint64) []byte {
+		b := testBuffers(t, 4096, 1, WriteBuffers{Compress: 50, Chunk: 1024})
+		src := ws.block(i)
+		p := b.slice(0)
+		for c := 0; c < len(p); c += 1024 {
+			fillCompressible(p[c:c+1024], src.next(), 50, nil)
+		}
+		return p
+	}
+	own := newWorkingSet(w, 4096, 1, seeds)
+	for i, f := range fills(1, 6) {
+		if !bytes.Equal(replay(&own, uint64(i)), f) {
+			t.Errorf("block %d is not the job's fill %d", i, i)
+		}
+	}
+	w.Global = true
+	global := newWorkingSet(w, 4096, 1, seeds)
+	for i, want := range [][]byte{fills(1, 2)[0], fills(1, 2)[1], fills(2, 2)[0], fills(2, 2)[1], fills(0, 2)[0], fills(0, 2)[1]} {
+		if !bytes.Equal(replay(&global, uint64(i)), want) {
+			t.Errorf("global block %d is not the fill it should be (two of each job's, from the job's own on)", i)
 		}
 	}
 }
@@ -115,9 +160,6 @@ func TestSyncsAtFioPoints(t *testing.T) {
 				break
 			}
 			got = append(got, "RWSD"[op])
-			if op == opWrite {
-				g.writesIssued++
-			}
 			g.lastWasSync = op > opWrite // it completes at once
 		}
 		if string(got) != tc.want {

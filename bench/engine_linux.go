@@ -46,6 +46,9 @@ type engineInfo struct {
 	// published engines (SQPOLL) start an I/O when it is published to the
 	// ring, not in a system call: time it from there, with no slat.
 	published bool
+	// setup is how the engine was set up, when there are choices the
+	// kernel may refuse (io_uring's flags): JobResult.EngineSetup.
+	setup string
 }
 
 // engineOpener sets up an engine for job j on its files' descriptors fds,
@@ -87,4 +90,11 @@ func (q *completions) popWait(want int, c []completion) (int, error) {
 		return q.pop(c), errNothingInFlight
 	}
 	return q.pop(c), nil
+}
+
+// prioritized engines carry a priority on each I/O of their own, where
+// cmdprio gives it one (fio's io_uring and libaio).
+type prioritized interface {
+	// prioritize gives the I/O just queued on slot priority p.
+	prioritize(slot int, p uint16)
 }

@@ -86,7 +86,7 @@ func TestEngineWriteReadBack(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer unix.Close(fd)
-				bufs, err := newBuffers(bs, depth, 1)
+				bufs, err := newBuffers(bs, depth, 1, memPolicy{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"iolab/bench/system"
 
@@ -18,6 +19,9 @@ import (
 type JobFiles struct {
 	Targets []system.Target
 	layout  jobLayout
+	// parallel: create_serialize=0, worked out when the job's phase
+	// starts (prepareParallel).
+	parallel bool
 }
 
 // prepareJob lays out j's files where fio would, then resolves and checks
@@ -35,7 +39,10 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	if err != nil {
 		return jf, fmt.Errorf("job %s: %w", j.Name, err)
 	}
-	if jf.layout, err = j.layout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
+	if jf.layout, err = j.fillLayout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
+		return jf, err
+	}
+	if err := rn.checkLayout(j, jf.layout); err != nil {
 		return jf, err
 	}
 	if err := rn.layOutFiles(j, jf.layout); err != nil {
@@ -48,6 +55,9 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	for i, p := range paths {
 		if j.CreateOnOpen {
 			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				if j.NoFileCreate {
+					return jf, fmt.Errorf("job %s: %w", j.Name, noFileCreate(p, 0))
+				}
 				// Made when the job opens it: the policy is asked about
 				// where it will be, and the job creates it there without
 				// following a link (a target with no identity yet).
@@ -77,7 +87,7 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	for i, t := range jf.Targets {
 		if t.IsBlock && t.Size != states[i].Size {
 			states[i].Size, states[i].Regular = t.Size, false
-			if jf.layout, err = j.layout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
+			if jf.layout, err = j.fillLayout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
 				return jf, err
 			}
 		}
@@ -99,6 +109,30 @@ func (rn *Runner) newFileTarget(j *Job, p string) (system.Target, error) {
 		}
 	}
 	return t, nil
+}
+
+// checkLayout asks the policy about each file the job would lay out,
+// before anything is written: laying out writes a new file at the job's
+// path, or moves one over a shorter file there, so a path the policy
+// refuses (an agent's allow-list, a dashboard's) must be refused before,
+// not after, as the targets are.
+func (rn *Runner) checkLayout(j *Job, lay jobLayout) error {
+	if rn.Policy == nil || j.Diskless() {
+		return nil
+	}
+	for _, r := range lay.Files {
+		if !r.Extend {
+			continue
+		}
+		resolved, err := PlannedPath(r.Path)
+		if err != nil {
+			return fmt.Errorf("job %s: %w", j.Name, err)
+		}
+		if err := rn.Policy(system.Target{Path: r.Path, Resolved: resolved}); err != nil {
+			return fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	return nil
 }
 
 // fileStates reads each path's size and kind: missing files are regular
@@ -203,8 +237,8 @@ func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
 		if !r.Extend || j.Diskless() {
 			continue
 		}
-		if fi, err := os.Stat(r.Path); err == nil && fi.Size() >= r.RealSize {
-			continue // laid out since (another job of the run)
+		if fi, err := os.Stat(r.Path); err == nil && (fi.Size() >= r.RealSize || rn.laidOutBefore(r.Path, fi, r.RealSize)) {
+			continue // laid out since (another job of the run), or by this runner
 		}
 		todo = append(todo, r)
 		total += r.RealSize
@@ -212,11 +246,16 @@ func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	if j.NoFileCreate {
+		return noFileCreate(todo[0].Path, todo[0].RealSize)
+	}
 	msg := fmt.Sprintf("%s: Laying out IO file (1 file / %dMiB)", j.Name, total>>20)
 	if len(todo) > 1 {
 		msg = fmt.Sprintf("%s: Laying out IO files (%d files / total %dMiB)", j.Name, len(todo), total>>20)
 	}
-	if rn.Notice != nil {
+	if j.fills() {
+		// fill_device's file is made empty: its writes make it.
+	} else if rn.Notice != nil {
 		rn.Notice(msg)
 	} else {
 		rn.log().Info("laying out IO file", "job", j.Name, "files", len(todo), "size", total)
@@ -225,8 +264,48 @@ func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
 		if err := rn.layOut(j, r.Path, r.RealSize); err != nil {
 			return err
 		}
+		if fi, err := os.Stat(r.Path); err == nil && fi.Size() < r.RealSize {
+			rn.laidOut.Store(r.Path, laidOutFile{ino: inode(fi), size: r.RealSize})
+		}
 	}
 	return nil
+}
+
+// laidOutFile is a file the runner laid out short (Runner.laidOut): the
+// inode it made and the size it laid it out for.
+type laidOutFile struct {
+	ino  uint64
+	size int64
+}
+
+// laidOutBefore reports whether the runner laid out fi, still the file it
+// made, for at least size bytes.
+func (rn *Runner) laidOutBefore(path string, fi os.FileInfo, size int64) bool {
+	v, ok := rn.laidOut.Load(path)
+	if !ok {
+		return false
+	}
+	lf := v.(laidOutFile)
+	return lf.ino == inode(fi) && lf.size >= size
+}
+
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+// noFileCreate is the error for a file allow_file_create=0 forbids
+// making: missing, or shorter than size, which fio's extend_file would
+// unlink and create anew (and, forbidden to, fail the job after the
+// unlink; iolab leaves the file as it is).
+func noFileCreate(path string, size int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s does not exist, and allow_file_create=0 forbids creating it (fio: file creation disallowed by allow_file_create=0)", path)
+	}
+	return fmt.Errorf("%s is %d bytes, short of the %d the job covers, and allow_file_create=0 forbids laying it out anew (fio would unlink it first, then fail)", path, fi.Size(), size)
 }
 
 // layOut makes path a file of size bytes the way fio's extend_file does:
@@ -251,11 +330,15 @@ func (rn *Runner) layOut(j *Job, path string, size int64) error {
 		f.Close()
 		return fmt.Errorf("lay out %s: %w", path, err)
 	}
-	if err := fallocate(f, j.Fallocate, size); err != nil {
+	if j.fills() {
+		// fio's fallocate_file and ftruncate skip fill_device's file.
+	} else if err := fallocate(f, j.Fallocate, size); err != nil {
 		return fail(err)
 	}
 	if j.Reads() {
-		if err := f.Truncate(size); err != nil {
+		if j.fills() {
+			// written until the filesystem is full, below
+		} else if err := f.Truncate(size); err != nil {
 			return fail(err)
 		}
 		bs := min(j.MaxBS(), size)
@@ -273,6 +356,9 @@ func (rn *Runner) layOut(j *Job, path string, size int64) error {
 		for done := int64(0); done < size; {
 			n := min(int64(len(buf)), size-done)
 			if _, err := f.Write(buf[:n]); err != nil {
+				if j.fills() && fullErr(err) {
+					break // fio's extend_file under fill_device
+				}
 				if errors.Is(err, unix.ENOSPC) {
 					err = fmt.Errorf("%w: the filesystem is full (fio stops the same way: ENOSPC on laying out file)", err)
 				}
@@ -336,7 +422,7 @@ func fallocate(f *os.File, mode string, size int64) error {
 // refreshJob lays out again, before a later phase, the files an earlier
 // one removed (unlink), and checks them anew.
 func (rn *Runner) refreshJob(j *Job, jf JobFiles) (JobFiles, error) {
-	if j.Diskless() {
+	if j.Diskless() || jf.parallel {
 		return jf, nil
 	}
 	for _, r := range jf.layout.Files {

@@ -24,18 +24,27 @@ type ioGen struct {
 	writes bool
 	mix    uint64 // rwmixread
 
-	dirRand rng
-	seeds   randSeeds // fio's seed slots for this job (randseed.go)
-	index   int       // the job's place in the run, for the picker's seeds
-	pick    *picker   // random jobs: generator, distribution, random map
+	// fio's read/write mix (get_rw_ddir): the direction drawn last
+	// (td->rwmix_ddir), the count of its I/Os issued at which fio draws
+	// again (rwmix_issues), the I/Os issued in each direction (io_issues;
+	// fsync=N counts the writes) and the mix's own generator
+	// (rwmix_state, always 32-bit).
+	mixDir    ioOp
+	mixIssues uint64
+	issues    [2]uint64
+	mixRand   taus88
+
+	seeds randSeeds // fio's seed slots for this job (randseed.go)
+	index int       // the job's place in the run, for the picker's seeds
+	pick  *picker   // random jobs: generator, distribution, random map
 
 	files  []genFile
 	fileAt fileService
 
-	// Block sizes, alignment and the random-map unit per direction.
+	// Block sizes and alignment per direction, and each direction's
+	// generator of bsrange and bssplit sizes (fio's bsrange_state).
 	minBS, maxBS, align [2]int64
-	bsRand              rng
-	mapUnit             int64 // the random map's block: the smallest block size
+	bsRand              [2]frand
 
 	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
 	identical      bool // rw_sequencer=identical
@@ -55,6 +64,14 @@ type ioGen struct {
 	ended      bool
 
 	genSync // fsync=N, fdatasync=N
+
+	// reseeds counts the passes that re-seeded the job's random
+	// sources (fio's clear_io_state): the loop's own (cmdprio) follow.
+	reseeds int
+
+	// rate is fio's rate_ddir for a job with a rate (pacer_linux.go): it
+	// may wait, or switch the direction; false ends the job.
+	rate func(ioOp) (ioOp, bool)
 }
 
 // newIOGen sets up the generator of job j, at index among the run's jobs
@@ -62,9 +79,11 @@ type ioGen struct {
 func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
 	g := &ioGen{j: j, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
 		seeds: j.seeds(index), index: index, timeEnd: j.TimeBased, seqNr: max(j.RWSeqNr, 1)}
-	g.dirRand, g.bsRand = newRand(g.seeds[seedMix]), newRand(g.seeds[seedBS])
-	g.seqLeft = g.seqNr
+	// fio starts td->ddir_seq_nr at 1, not at N (init.c): the first
+	// I/O of rw=randread:N is random.
+	g.seqLeft = 1
 	g.setupFiles(lay)
+	g.seedDraws()
 	loops := uint64(max(j.Loops, 1))
 	g.loopsLeft = max(j.Loops, 1)
 	g.passLimit = uint64(lay.Size)
@@ -100,24 +119,69 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 				return sync, i, 0, 0, true
 			}
 		}
-		op = opRead
-		if !g.reads || (g.writes && g.dirRand.below(100) >= g.mix) {
-			op = opWrite
-		}
-		file, off, n, ok = g.place(op)
+		op, file, off, n, ok = g.place()
 		if !ok {
 			// Every file is done: the pass ends (fio's do_io returns).
-			if !g.nextPass() {
+			if g.ended || !g.nextPass() {
 				return 0, 0, 0, 0, false
 			}
 			continue
 		}
+		g.issues[op]++ // fio's td_io_queue counts it; the loop queues it next
 		g.issued += uint64(n)
 		g.passIssued += uint64(n)
 		g.passDone += uint64(n)
 		g.ios++
 		return op, file, off, n, true
 	}
+}
+
+// direction is the direction of the next read or write, as fio's
+// get_rw_ddir draws it for a job that does both: a new draw (1 to 100,
+// reads up to rwmixread) only once the direction drawn last has issued
+// rwmix_issues I/Os in all, and on a change of direction rwmix_issues
+// becomes the I/Os the old direction has issued in all times the new
+// one's share (set_rwmix_bytes): the new direction keeps the turn until
+// its own count catches up with that.
+func (g *ioGen) direction() ioOp {
+	switch {
+	case !g.writes:
+		return opRead
+	case !g.reads:
+		return opWrite
+	}
+	if g.issues[g.mixDir] >= g.mixIssues {
+		d := opWrite
+		if uint64(g.mixRand.between(1, 100)) <= g.mix {
+			d = opRead
+		}
+		if d != g.mixDir {
+			share := g.mix
+			if d == opWrite {
+				share = 100 - g.mix
+			}
+			g.mixIssues = g.issues[g.mixDir] * share / 100
+		}
+		g.mixDir = d
+	}
+	return g.mixDir
+}
+
+// seedDraws (re)seeds the generators of the mix, the block sizes and
+// file_service_type=random from the job's seeds, as fio's
+// td_fill_rand_seeds does: 64-bit ones with random_generator=tausworthe64
+// (or once fio has switched to it for a file of more than 2^32 blocks),
+// except the mix's; a verifying job's writes draw their sizes from the
+// reads' seed (so that its reads back match them).
+func (g *ioGen) seedDraws() {
+	use64 := g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
+	g.mixRand = newTaus88(g.seeds[seedMix])
+	wseed := g.seeds[seedBS1]
+	if g.j.Verify != "" {
+		wseed = g.seeds[seedBS]
+	}
+	g.bsRand = [2]frand{newFrand(g.seeds[seedBS], use64), newFrand(wseed, use64)}
+	g.fileAt.rand = newFrand(g.seeds[seedFile], use64)
 }
 
 // syncEngine tells the generator the job's engine does each I/O inside

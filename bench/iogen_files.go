@@ -1,9 +1,6 @@
 package bench
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // genFile is one file (or device) a job does I/O on, as the generator sees
 // it: fio's struct fio_file, as setup_files leaves it and the job moves it
@@ -24,12 +21,12 @@ type genFile struct {
 // fileService picks the file of each I/O, fio's __get_next_file.
 type fileService struct {
 	random, sequential bool
-	nr                 int // I/Os per file before switching
-	rand               rng
-	next               int // round robin's next file
-	cur                int // the file being served; -1: none
-	left               int // I/Os left on it
-	nrDone             int // files done (fio's nr_done_files)
+	nr                 int   // I/Os per file before switching
+	rand               frand // random's generator (fio's next_file_state)
+	next               int   // round robin's next file
+	cur                int   // the file being served; -1: none
+	left               int   // I/Os left on it
+	nrDone             int   // files done (fio's nr_done_files)
 }
 
 // setupFiles takes the job's regions and works out block sizes, alignment
@@ -43,23 +40,25 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 		g.minBS[d], g.maxBS[d] = j.BlockSizes(d)
 		g.align[d] = j.Align(d)
 	}
-	g.mapUnit = j.MinBS()
 	g.identical = j.RWSequencer == "identical"
 	// fio turns strided zones off for a job with several files open.
 	g.strided = j.ZoneMode == "strided" && len(g.files) == 1
 	if g.random {
 		// fio: any use of blockalign turns the random map off.
 		useMap := !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
-		blocks := make([]uint64, len(g.files))
+		sizes := make([]uint64, len(g.files))
 		names := make([]string, len(g.files))
 		for i, f := range g.files {
-			blocks[i] = uint64(min(f.ioSize, f.realSize) / g.mapUnit)
+			sizes[i] = uint64(min(f.ioSize, f.realSize))
+			if j.ZoneMode == "strided" {
+				sizes[i] = uint64(j.ZoneRange) // fio's init_random_map
+			}
 			names[i] = lay.Files[i].Path
 		}
-		g.pick = newPicker(j, blocks, names, g.index, g.seeds, useMap)
+		g.pick = newPicker(j, sizes, names, g.index, g.seeds, useMap)
 	}
 	g.fileAt = fileService{random: j.FileService == "random", sequential: j.FileService == "sequential",
-		nr: max(j.FileServiceNr, 1), rand: newRand(g.seeds[seedFile]), cur: -1}
+		nr: max(j.FileServiceNr, 1), cur: -1}
 }
 
 // startPass sets the files up for a pass (fio's clear_io_state and the
@@ -68,12 +67,14 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 func (g *ioGen) startPass(first bool) {
 	// fio's clear_io_state re-seeds a repeatable job for each pass.
 	if !first && g.j.repeatable() {
-		g.dirRand, g.bsRand = newRand(g.seeds[seedMix]), newRand(g.seeds[seedBS])
 		if g.pick != nil {
 			g.pick.reseed()
 		}
+		g.seedDraws()
+		g.reseeds++
 	}
 	g.passIssued, g.passDone, g.zoneBytes = 0, 0, 0
+	g.mixIssues = 0 // reset_io_counters
 	// fio resets its count of done files to start over for loops, and
 	// (as fio 3.33 shows, psync with io_size past the region) for io_size.
 	if first || g.timeEnd || g.j.Loops > 1 || g.j.IOSize > 0 {
@@ -98,17 +99,26 @@ func (g *ioGen) resetFile(f *genFile) {
 
 func (g *ioGen) doneFiles() int { return g.fileAt.nrDone }
 
-// place picks the file, offset and length of an I/O in direction op
-// (fio's set_io_u_file and fill_io_u); ok is false when every file is
-// done.
-func (g *ioGen) place(op ioOp) (file int, off int64, n uint32, ok bool) {
+// place picks the file, direction, offset and length of a read or
+// write (fio's set_io_u_file and fill_io_u); ok is false when every file
+// is done, or a rate's time is up (ended). As in fio, each file tried
+// draws its direction anew (set_rw_ddir is fill_io_u's first step).
+func (g *ioGen) place() (op ioOp, file int, off int64, n uint32, ok bool) {
 	for {
 		i := g.pickFile()
 		if i < 0 {
-			return 0, 0, 0, false
+			return 0, 0, 0, 0, false
+		}
+		op = g.direction()
+		if g.rate != nil {
+			if op, ok = g.rate(op); !ok {
+				g.ended = true
+				return 0, 0, 0, 0, false
+			}
+			g.mixDir = op // fio's get_rw_ddir keeps rate_ddir's choice
 		}
 		if off, n, ok := g.fill(&g.files[i], int(op)); ok {
-			return i, off, n, true
+			return op, i, off, n, true
 		}
 		// The file has nothing more to give in this pass.
 		g.files[i].done = true
@@ -138,7 +148,9 @@ func (g *ioGen) pickFile() int {
 	i := -1
 	if s.random {
 		for {
-			if i = int(s.rand.below(uint64(n))); !g.files[i].done {
+			// fio's __get_next_fileno_rand; a 64-bit draw can round
+			// up to n.
+			if i = min(int(s.rand.scale(uint64(n))), n-1); !g.files[i].done {
 				break
 			}
 		}
@@ -205,7 +217,7 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 		return 0, 0, false
 	}
 	if isRandom && g.pick.mapped(f.idx) {
-		size = g.mark(f, off, size)
+		size = g.mark(f, d, off, size)
 	}
 	f.lastStart[d], f.lastPos[d] = off, off+size
 	g.zoneBytes += size
@@ -297,28 +309,38 @@ func (g *ioGen) randOffset(f *genFile, d int) (uint64, bool) {
 	if lastb == 0 {
 		return 0, false
 	}
-	return g.pick.draw(f.idx, lastb, uint64(max(g.align[d]/g.mapUnit, 1)))
+	return g.pick.draw(f.idx, d, lastb)
 }
 
-// mark records a random I/O in the random map, cut short at the first
-// block already done (fio's mark_random_map).
-func (g *ioGen) mark(f *genFile, off, size int64) int64 {
+// mark records a random I/O in direction d in the random map, cut short
+// at the first block already done (fio's mark_random_map). fio counts
+// the I/O's blocks in d's smallest block size (io_u.c:43), the map's bits
+// in the smallest of all (rw_min_bs, filesetup.c:1541): where the
+// directions' sizes differ, the larger marks a bit per block of its own,
+// as if the map's bits were its blocks — the bits its draws look up the
+// same way (picker.uniform). fio's bug, copied for the bytes it makes.
+func (g *ioGen) mark(f *genFile, d int, off, size int64) int64 {
 	m := g.pick.files[f.idx].bmap
-	first := uint64((off - f.offset) / g.mapUnit)
-	nr := uint64((size + g.mapUnit - 1) / g.mapUnit)
-	var k uint64
-	for ; k < nr && first+k < m.n && !m.isSet(first+k); k++ {
-		m.set(first + k)
-	}
+	bs := g.minBS[d]
+	first := uint64((off - f.offset) / bs)
+	nr := uint64((size + bs - 1) / bs)
+	k := m.setNr(first, nr)
 	if k == 0 {
-		k = 1
+		// fio asserts that a block was marked: the block drawn was free.
+		return size
 	}
-	return min(size, int64(k)*g.mapUnit)
+	return min(size, int64(k)*bs)
 }
 
-// buflen is fio's get_next_buflen: the I/O's size, from bssplit's shares
-// or uniformly from bsrange, aligned down to the smallest size, and
-// fitting in the region.
+// buflen is fio's get_next_buflen: the I/O's size, drawn from d's own
+// generator — bssplit's shares (the first entry, in fio's order by share,
+// whose running share covers the draw and that fits), or bsrange's
+// smallest plus the draw's share of its largest (not of the range: fio
+// 3.33 io_u.c:583, so the largest size, where the overshoot is capped,
+// comes up more often than the others, in fio's numbers as in iolab's) —
+// aligned down to the smallest size and no larger than the largest,
+// drawn again until it fits in the region. 0 when not even the smallest
+// fits: the file is done (fill_io_u fails).
 func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 	lo, hi := g.minBS[d], g.maxBS[d]
 	if lo == hi {
@@ -329,14 +351,16 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 		return 0
 	}
 	split := g.j.BSSplit[d]
-	// fio retries until a size fits; the smallest always does, so this
-	// ends, but a split whose smallest size has no share could spin: after
-	// many tries the smallest size is taken.
-	for try := 0; try < 1000; try++ {
-		r := g.bsRand.next()
+	r := &g.bsRand[d]
+	// fio draws until a size fits. The smallest fits, so a split draws
+	// one at once; but a split whose smallest size has no share (its
+	// share filled in as 0) can draw none that fits, where fio spins for
+	// ever: after many draws iolab takes the smallest.
+	for range 1000 {
+		v := r.next()
 		var n int64
 		if len(split) == 0 {
-			n = lo + int64(float64(hi)*(float64(r>>11)/(1<<53)))
+			n = lo + int64(float64(hi)*(float64(v)/(float64(r.max())+1)))
 		} else {
 			perc := uint64(0)
 			for _, e := range split {
@@ -345,7 +369,7 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 				}
 				n = e.BS
 				perc += uint64(e.Percent)
-				if r/perc <= math.MaxUint64/100 && fits(n) {
+				if v/perc <= r.max()/100 && fits(n) {
 					break
 				}
 			}
@@ -355,8 +379,7 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 		} else {
 			n -= n % lo
 		}
-		n = min(n, hi)
-		if n > 0 && fits(n) {
+		if n = min(n, hi); fits(n) {
 			return n
 		}
 	}

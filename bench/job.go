@@ -91,7 +91,14 @@ type Job struct {
 	FileOptions
 	PatternOptions
 	PacingOptions
+	FlowOptions
+	NUMAOptions
 	BufferOptions
+	VerifyOptions
+	SteadyOptions
+	LogOptions
+	PrioOptions
+	ErrorOptions
 
 	// Options are the options set in this job's own section (or, on the
 	// command line, after its --name), as written.
@@ -115,6 +122,10 @@ func NewJob() Job {
 		PercentileList:          hist.DefaultPercentiles(),
 		FileOptions:             defaultFileOptions(),
 		BufferOptions:           DefaultBufferOptions(),
+		PacingOptions:           defaultPacing(),
+		VerifyOptions:           defaultVerify(),
+		SteadyOptions:           defaultSteady(),
+		LogOptions:              defaultLogOptions(),
 	}
 }
 
@@ -150,7 +161,8 @@ type Group struct {
 	// Wait is true when the group waits for every earlier job to finish
 	// before it starts (stonewall); otherwise it starts with the one before.
 	Wait bool `json:"wait"`
-	// Reporting is group_reporting: one result for the whole group.
+	// Reporting is group_reporting on some job of the group: its results
+	// are merged into entries (JoinsEntry).
 	Reporting bool `json:"reporting"`
 	// Jobs, numjobs already expanded: clones keep their job's name.
 	Jobs []Job `json:"jobs"`
@@ -175,6 +187,11 @@ type Config struct {
 	OutputFormat  string   `json:"output_format"` // normal, json or json+
 	Output        string   `json:"output"`        // file to write the report to; "" is stdout
 	GlobalOptions []Option `json:"global_options"`
+	// Notes are what the parser has to say that is not an error: options
+	// fio takes and ignores (bench/fio's inert options), each with why.
+	Notes []string `json:"notes,omitempty"`
+	// ParseOnly is fio's --parse-only: check the options, run nothing.
+	ParseOnly bool `json:"-"`
 }
 
 // Expand turns jobs, in order, into groups the way fio's add_job numbers
@@ -213,6 +230,9 @@ func (j Job) Clone() Job {
 	j.BSSplit = [2][]BSSplit{slices.Clone(j.BSSplit[0]), slices.Clone(j.BSSplit[1])}
 	j.PatternOptions = j.PatternOptions.clone()
 	j.BufferPattern = slices.Clone(j.BufferPattern)
+	j.VerifyPattern = slices.Clone(j.VerifyPattern)
+	j.CmdprioBSSplit = [2][]PrioSplit{slices.Clone(j.CmdprioBSSplit[0]), slices.Clone(j.CmdprioBSSplit[1])}
+	j.ErrorOptions = j.ErrorOptions.clone()
 	return j
 }
 
@@ -226,8 +246,19 @@ func (c *Config) Args() []string {
 	for _, j := range c.Jobs {
 		args = append(args, "--name="+j.Name)
 		for _, o := range j.Options {
+			if o.Name == "name" {
+				continue // a job file's name= in its section: --name above says it, and again would start a job
+			}
 			args = append(args, o.Arg())
 		}
 	}
 	return args
 }
+
+// JoinsEntry reports whether the group's i-th job reports in the entry of
+// the job before it, as fio's __show_run_stats (stat.c) makes a group's
+// entries: in order, a job with group_reporting joins the entry before it
+// — even that of a job without group_reporting — and any other job starts
+// an entry of its own. With group_reporting on every job (in [global], as
+// it is nearly always), the group is one entry.
+func (g *Group) JoinsEntry(i int) bool { return i > 0 && g.Jobs[i].GroupReporting }

@@ -8,7 +8,8 @@ import "iolab/bench/system"
 type BufferOptions struct {
 	// What writes carry (fio's zero_buffers, refill_buffers,
 	// scramble_buffers, buffer_pattern, buffer_compress_percentage,
-	// buffer_compress_chunk, dedupe_percentage); see WriteBuffers.
+	// buffer_compress_chunk, dedupe_percentage, dedupe_mode,
+	// dedupe_working_set_percentage, dedupe_global); see WriteBuffers.
 	ZeroBuffers     bool `json:"zero_buffers,omitempty"`
 	RefillBuffers   bool `json:"refill_buffers,omitempty"`
 	ScrambleBuffers bool `json:"scramble_buffers"` // default true
@@ -18,6 +19,13 @@ type BufferOptions struct {
 	CompressPercentage int    `json:"buffer_compress_percentage,omitempty"`
 	CompressChunk      int    `json:"buffer_compress_chunk"` // bytes; default 512, 0 means bs
 	DedupePercentage   int    `json:"dedupe_percentage,omitempty"`
+	// DedupeMode is how a repeated write is made: DedupeRepeat (the last
+	// buffer that was no repeat) or DedupeWorkingSet (a block drawn from
+	// the job's first DedupeWorkingSet % of size in blocks, shared among
+	// every job of the run with DedupeGlobal).
+	DedupeMode       string `json:"dedupe_mode,omitempty"`
+	DedupeWorkingSet int    `json:"dedupe_working_set_percentage"` // default 5
+	DedupeGlobal     bool   `json:"dedupe_global,omitempty"`
 	// BuffersSet says which of them the job gave, which fio's fix-ups
 	// consult (its fio_option_is_set and TD_F_COMPRESS).
 	BuffersSet BufferSet `json:"buffers_set,omitempty"`
@@ -37,7 +45,7 @@ type BufferOptions struct {
 }
 
 // BufferSet records which buffer options a job gave.
-type BufferSet uint8
+type BufferSet uint16
 
 // The buffer options fio asks "was it given?" of.
 const (
@@ -48,6 +56,17 @@ const (
 	// SetCompress is fio's TD_F_COMPRESS: buffer_compress_percentage or
 	// dedupe_percentage was given, whatever its value.
 	SetCompress
+	// The dedupe options that shape dedupe_percentage's repeats, which
+	// mean nothing without it.
+	SetDedupeMode
+	SetDedupeWorkingSet
+	SetDedupeGlobal
+)
+
+// The dedupe modes (fio's dedupe_mode).
+const (
+	DedupeRepeat     = "repeat"
+	DedupeWorkingSet = "working_set"
 )
 
 // MaxPatternSize is the longest buffer_pattern fio takes (its
@@ -56,7 +75,7 @@ const MaxPatternSize = 512
 
 // DefaultBufferOptions are fio's defaults.
 func DefaultBufferOptions() BufferOptions {
-	return BufferOptions{ScrambleBuffers: true, CompressChunk: 512, HipriPercentage: 100}
+	return BufferOptions{ScrambleBuffers: true, CompressChunk: 512, DedupeMode: DedupeRepeat, DedupeWorkingSet: 5, HipriPercentage: 100}
 }
 
 // WriteBuffers is what a job's writes carry, resolved from its options the
@@ -78,6 +97,13 @@ type WriteBuffers struct {
 	Chunk            int // bytes; never 0
 	Pattern          []byte
 	Zero             bool
+	// WorkingSet is dedupe_mode=working_set's number of blocks (0: a
+	// repeat is the last buffer that was none, fio's repeat): a repeat is
+	// one of the first WorkingSet blocks of the job's own data, drawn at
+	// random — with Global, of the first WorkingSet/jobs blocks of each
+	// job of the run in turn (fio's dedupe.c).
+	WorkingSet int64
+	Global     bool
 }
 
 // WriteBuffers resolves the job's buffer options.
@@ -96,6 +122,14 @@ func (j *Job) WriteBuffers() WriteBuffers {
 		// fio's min_not_zero(min_bs, compress_chunk), min_bs the smallest
 		// write.
 		w.Chunk = int(minBS)
+	}
+	// init_dedupe_working_set_seeds: the working set is a share of size,
+	// in blocks of the smallest write. get_buf_state uses it only below
+	// 100 %: at 100 every buffer repeats one.
+	if w.Dedupe > 0 && w.Dedupe < 100 && o.DedupeMode == DedupeWorkingSet {
+		minBS, _ := j.BlockSizes(Write)
+		w.WorkingSet = j.Size * int64(o.DedupeWorkingSet) / 100 / minBS
+		w.Global = o.DedupeGlobal
 	}
 	// setup_td_flags: scramble unless zero_buffers was asked for (and
 	// scramble_buffers was not); get_io_u: never with compression or

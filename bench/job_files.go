@@ -25,7 +25,20 @@ type FileOptions struct {
 	FileService   string `json:"file_service_type,omitempty"`
 	FileServiceNr int    `json:"file_service_nr,omitempty"`
 	CreateOnOpen  bool   `json:"create_on_open,omitempty"`
-	Unlink        bool   `json:"unlink,omitempty"`
+	// NoFileCreate is fio's allow_file_create=0: a file that is missing,
+	// or too short and so to be laid out anew, fails the job instead of
+	// being made (stored inverted, so that a job stored before the option
+	// existed may create files, as it did then).
+	NoFileCreate bool `json:"no_file_create,omitempty"`
+	// FillDevice is fio's fill_device (fill_fs): without a size, a file
+	// is as big as its filesystem's free space and ENOSPC (or EDQUOT) on
+	// a write ends the job without an error (fill_linux.go).
+	FillDevice bool `json:"fill_device,omitempty"`
+	// CreateParallel is fio's create_serialize=0: the job's files are
+	// worked out and laid out when its group starts, alongside the
+	// group's other such jobs, not one job at a time before the run.
+	CreateParallel bool `json:"create_parallel,omitempty"`
+	Unlink         bool `json:"unlink,omitempty"`
 	// Fallocate is how a new file is allocated when laid out: native (""),
 	// none, posix, keep or truncate.
 	Fallocate string `json:"fallocate,omitempty"`
@@ -130,6 +143,16 @@ func (j *Job) MinBS() int64 {
 		out, _ = j.BlockSizes(Read)
 	}
 	return out
+}
+
+// rwMinBS is fio's rw_min_bs: the smallest block size of reads, writes
+// and trims, whether the job does them or not (fixup_options), the unit
+// of its random map and LFSR. iolab's trims would take the writes'
+// sizes, as fio's do when bs (bsrange, bssplit) gives one or two values.
+func (j *Job) rwMinBS() int64 {
+	r, _ := j.BlockSizes(Read)
+	w, _ := j.BlockSizes(Write)
+	return min(r, w)
 }
 
 // Align is the alignment of direction d's random offsets: ba, or the

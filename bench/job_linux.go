@@ -23,6 +23,17 @@ type jobRun struct {
 	bufs   *buffers
 	depth  int
 	target system.Target // the first file's, for messages
+
+	sleepGran int64 // a pacing job's nanosleep granularity (pacer_linux.go)
+
+	ss   *steadyProbe // steady state's view of the job (steady_linux.go); nil without ss_dur
+	logs *jobLogs     // its log files (joblog.go); nil without them
+	flow *flowShare   // its part in its flow (flow.go); nil in none
+	// stateDir is where its verify state and dumps go (Runner.StateDir).
+	stateDir string
+	// notice tells the user what the job reports as it goes (error_dump;
+	// Runner.Notice); nil: nobody listens.
+	notice func(msg string)
 }
 
 // jobFile is one file (or device) a job does I/O on.
@@ -44,16 +55,31 @@ func (r *jobRun) fds() []int {
 // openJob runs on the job's locked thread: io_uring's SINGLE_ISSUER and
 // DEFER_TASKRUN tie a ring to the thread that created it. It opens each of
 // the job's files as Prepare checked it (system.SameTarget) and drops its
-// cached pages (invalidate), as fio's td_io_open_file does.
-func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
+// cached pages (invalidate), as fio's td_io_open_file does. index is the
+// job's place in the run, from 0 (fio's thread_number - 1); seeds are the
+// seeds of the buffers of the run's jobs, by index (bufferSeeds), which a
+// dedupe working set shared among them reads; nil: the job's own alone.
+func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jobRun, error) {
 	r := &jobRun{j: j, index: index, layout: jf.layout}
-	if err := setAffinity(j.CPUsAllowed); err != nil {
+	cpus, mem, err := numaPlacement(sys, j)
+	if err != nil {
+		return nil, err
+	}
+	if cpus != nil {
+		// fio sets numa_cpu_nodes' CPUs after cpus_allowed's, in place
+		// of them (thread_main).
+		if err := setAffinity(cpus); err != nil {
+			return nil, fmt.Errorf("job %s: numa_cpu_nodes: CPUs %v: %w", j.Name, cpus, err)
+		}
+	} else if err := setAffinity(jobCPUs(j, index)); err != nil {
 		return nil, fmt.Errorf("job %s: cpus_allowed: %w", j.Name, err)
 	}
+	if err := setThreadIOPrio(j); err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.Name, err)
+	}
 	r.depth = j.Engine().Depth(j.IODepth)
-	seed := j.RandSeed + uint64(index)
-	if !j.RandRepeat {
-		seed = uint64(time.Now().UnixNano())
+	if j.Rated() || j.Thinktime > 0 {
+		r.sleepGran = sleepGranularity()
 	}
 	if j.Diskless() {
 		r.files = append(r.files, jobFile{fd: -1})
@@ -98,8 +124,11 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
 			r.target = t
 		}
 	}
-	var err error
-	r.bufs, err = newJobBuffers(j, r.depth, seed)
+	if seeds == nil {
+		seeds = make([]uint64, index+1)
+		seeds[index] = bufferSeed(j, index)
+	}
+	r.bufs, err = newJobBuffers(j, r.depth, index, seeds, mem)
 	if err != nil {
 		r.close()
 		return nil, err
@@ -110,6 +139,28 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles) (*jobRun, error) {
 		return nil, fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	return r, nil
+}
+
+// bufferSeeds are the seeds of the buffers of cfg's jobs, in the run's
+// order (a job's index): every job's is known before any starts, as
+// dedupe_global's working set takes blocks of the others' data.
+func bufferSeeds(cfg *Config) []uint64 {
+	var out []uint64
+	for _, g := range cfg.Groups {
+		for i := range g.Jobs {
+			out = append(out, bufferSeed(&g.Jobs[i], len(out)))
+		}
+	}
+	return out
+}
+
+// bufferSeed is the seed of the buffers of j at index among the run's
+// jobs: fixed with randrepeat, else new every run.
+func bufferSeed(j *Job, index int) uint64 {
+	if !j.RandRepeat {
+		return uint64(time.Now().UnixNano()) + uint64(index)
+	}
+	return j.RandSeed + uint64(index)
 }
 
 // newEngine sets up j's engine on fd with one buffer per slot.
@@ -149,6 +200,10 @@ func setAffinity(cpus []int) error {
 }
 
 func (r *jobRun) close() {
+	if r.logs != nil {
+		r.logs.close() // a job that never ran: its files, still empty
+		r.logs = nil
+	}
 	if r.eng != nil {
 		r.eng.close()
 		r.eng = nil
@@ -185,6 +240,9 @@ func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.E
 	}
 	if errno == unix.EOPNOTSUPP && j.Hipri {
 		return fmt.Errorf("job %s: %s at offset %d: %w: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)
+	}
+	if errno == unix.EPERM && j.UsesCmdprio() {
+		return fmt.Errorf("job %s: %s at offset %d: %w", j.Name, op, off, ioprioError("cmdprio_class", IOPrioClassRT, errno))
 	}
 	if errno == unix.EAGAIN && j.NoWait {
 		return fmt.Errorf("job %s: %s of %d bytes at offset %d on %s: %w: with nowait (RWF_NOWAIT) an I/O that would block fails instead, as in fio: the data is not in the page cache, or the device is busy; drop nowait", j.Name, op, n, off, t.Path, errno)

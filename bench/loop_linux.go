@@ -38,18 +38,21 @@ import (
 
 // loop is one job's I/O loop state, on the job's locked thread.
 type loop struct {
-	r    *jobRun
-	j    *Job
-	eng  engine
-	info engineInfo
-	live *atomic.Uint64
+	r *jobRun
+	j *Job
+	// filled: a write found the filesystem full under fill_device.
+	filled bool
+	eng    engine
+	info   engineInfo
+	live   *atomic.Uint64
 
-	base time.Time
+	clk jobClock // clock.go
 
-	// Per slot (fio's io_u): when it was created and issued, its direction
-	// and offset.
+	// Per slot (fio's io_u): when it was created and issued, its direction,
+	// file and offset.
 	created, issued []int64
 	dirOf           []uint8
+	fileOf          []int32
 	offOf           []int64
 	lenOf           []uint32
 
@@ -69,20 +72,46 @@ type loop struct {
 	nextSample   int64
 	interval     int64
 	err          error
+	// ended: the job ended itself without an error (verify_fatal's first
+	// bad block under continue_on_error=verify; loop_errors_linux.go).
+	ended bool
 
 	gen  *ioGen
 	sync loopSync // fsync=N, fdatasync=N, end_fsync (loop_sync_linux.go)
+
+	pace   *pacer    // rate and think time (pacer_linux.go); nil without them
+	holds  *holds    // a rated job's engine calls (holds.go); nil without a rate
+	holdAt int64     // when the engine call under way began; -1 between calls
+	st     stamps    // which latencies are recorded (stamps.go)
+	qos    qosLoop   // latency from intended starts, per interval (qos_linux.go)
+	tick   int64     // the latest clock(): the current I/O's time
+	vfy    *verifier // data verification (verify_linux.go); nil without verify
+	prio   prioLoop  // I/O priorities (loop_prio_linux.go)
+	clocks uint64    // clock reads, for the tests of how few there are
+
+	lt   *latTarget   // latency_target's search (lattarget_linux.go); nil without it
+	ssp  *steadyProbe // what steady state watches (steady_linux.go); nil without ss_dur
+	flow *flowShare   // the job's part in its flow (flow.go); nil in none
 }
 
-func (l *loop) now() int64 { return int64(time.Since(l.base)) }
+func (l *loop) now() int64 {
+	l.clocks++
+	return l.clk.since()
+}
+
+// clock reads the time of the I/O being picked into tick.
+func (l *loop) clock() int64 {
+	l.tick = l.now()
+	return l.tick
+}
 
 // run is the job's I/O loop; see the comment at the top of this file.
 func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uint64) JobResult {
 	j := r.j
-	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid()}
+	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.setup}
 	depth := r.depth
-	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, base: time.Now(), res: &res, interval: int64(interval),
-		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
+	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: &res, interval: int64(interval), flow: r.flow,
+		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), fileOf: make([]int32, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
 		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]completion, depth)}
 	for i := range l.free {
 		l.free[i] = int32(depth - 1 - i)
@@ -108,12 +137,24 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		gen.syncEngine()
 	}
 	l.initSync(gen)
+	l.st = newStamps(j)
+	l.qos = newQoSLoop(l.st)
+	l.initVerify()
+	l.initPrio(depth, gen.seeds[seedPrioCmds])
+	if l.pace = newPacer(l, j, stop, depth); l.pace != nil && l.pace.paced() {
+		gen.rate = l.pace.rateDir
+		l.holds = l.pace.holds
+	}
+	l.holdAt = -1
 
 	ramp := int64(j.RampTime)
 	l.measuring = ramp == 0
 	if l.measuring {
 		res.Start = time.Now()
+		l.logStart()
 	}
+	l.lt = newLatTarget(j, l.clock())
+	l.startProbe(r.ss)
 	var end int64 = -1
 	if j.Runtime > 0 {
 		end = ramp + int64(j.Runtime)
@@ -122,27 +163,54 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	ru0 := threadUsage()
 	timeEnded := false
 	for l.err == nil {
-		t := l.now()
-		if !l.measuring && t >= ramp {
+		if l.vfy != nil {
+			l.verifyBacklog()
+		}
+		t := l.clock()
+		restart := l.lt != nil && l.latTargetStep()
+		if (!l.measuring && t >= ramp) || restart {
 			l.cur = [2]DirResult{}
 			l.dist = IODist{}
+			l.prioRestart()
 			l.measureStart = t
 			l.measuring = true
+			// fio's reset_all_stats: the runtime counts from the
+			// ramp's end as it is seen, however late that is.
+			if end >= 0 {
+				end = t + int64(j.Runtime)
+			}
 			res.Start = time.Now()
 			l.nextSample = t + l.interval
 			ru0 = threadUsage()
 			l.syncRampEnd()
+			if l.pace != nil {
+				l.pace.restart(t)
+			}
+			l.windowRestarted(t)
+			l.logStart()
 		}
-		if (end >= 0 && t >= end) || stop.Load() {
+		if (end >= 0 && t >= end) || stop.Load() || l.endedEarly() {
 			timeEnded = true
 			break
 		}
+		if l.filled || l.ended {
+			break
+		}
+		if l.flow != nil && l.flowHeld(stop) {
+			continue
+		}
 		op, file, off, n, ok := gen.next()
+		t = l.tick // later than t if a rate waited
 		if !ok {
+			timeEnded = l.pace != nil && l.pace.expired
 			break
 		}
 		if op > opWrite && l.sync.inline {
 			l.syncInline(op, file, t)
+			continue
+		}
+		if l.vfy != nil && l.vfy.only && op == opWrite {
+			l.vfy.dryWrite(file, off, n) // verify_only: fio's do_dry_run
 			continue
 		}
 		// get_io_u: a slot is free here, since a full queue was reaped
@@ -151,18 +219,27 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		l.free = l.free[:len(l.free)-1]
 		l.checkedOut++
 		if op == opWrite {
-			gen.writesIssued++
 			r.bufs.prepareWrite(int(slot), int(n), off)
 		}
+		if l.vfy != nil {
+			l.vfy.queued(l, slot, op, file, off, n)
+		}
 		l.eng.queue(int(slot), op, file, off, n)
+		if l.prio.cp != nil && op <= opWrite {
+			l.queuedPrio(slot, op, n)
+		}
 		l.created[slot] = t
 		l.dirOf[slot] = uint8(op)
+		l.fileOf[slot] = int32(file)
 		l.offOf[slot] = off
 		l.lenOf[slot] = n
 		l.queued = append(l.queued, slot)
 		l.pending++
 		if l.measuring && op <= opWrite {
 			l.dist.Issued[op]++
+		}
+		if l.pace != nil {
+			l.pace.queued(slot, op, n, t)
 		}
 		if l.info.sync {
 			// A sync engine does the I/O in the commit and completes it
@@ -171,6 +248,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 			l.commit()
 			l.pending = 0
 			l.reap(1, true)
+			if l.pace != nil {
+				l.pace.after(op)
+			}
 			continue
 		}
 		if l.pending >= l.batch {
@@ -180,8 +260,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		}
 		// fio's wait_for_completions, only once every slot is taken (or
 		// when polling).
-		if len(l.free) == 0 || polling {
-			full := len(l.free) == 0
+		if full := len(l.free) == 0 || l.lt.full(l.checkedOut); full || polling {
 			want := min(l.cmin, l.checkedOut)
 			if l.cmin == 0 || (full && want == 0) {
 				want = 1
@@ -192,6 +271,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 					break
 				}
 			}
+		}
+		if l.pace != nil {
+			l.pace.after(op)
 		}
 	}
 	// What is still in flight is reaped in one call (fio's
@@ -231,6 +313,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	}
 	res.Runtime = time.Duration(stopAt - l.measureStart)
 	res.Dirs = l.cur
+	l.prioResult()
 	res.Dist = l.dist
 	res.Sync = l.sync.cur
 	res.UsrCPU = tvDuration(ru1.Utime) - tvDuration(ru0.Utime)
@@ -238,6 +321,15 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	res.Ctx = uint64((ru1.Nvcsw - ru0.Nvcsw) + (ru1.Nivcsw - ru0.Nivcsw))
 	res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
 	res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
+	res.ClockReads = l.clocks
+	l.verifyEnd(stop.Load)
+	// The logs close after the verify phase, whose reads they log too.
+	logEnd := stopAt
+	if l.vfy != nil {
+		logEnd = max(logEnd, l.vfy.end)
+	}
+	l.logEnd(logEnd)
+	l.endProbe(&res)
 	if l.err != nil {
 		res.Error = l.err.Error()
 		if errno, ok := errors.AsType[unix.Errno](l.err); ok {
@@ -256,6 +348,7 @@ func (l *loop) closeInterval(stopAt int64, measured bool) {
 			At:    time.Duration(stopAt - l.measureStart),
 			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
 			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
+			Lat:   l.qosInterval(),
 		})
 	}
 }
@@ -266,6 +359,25 @@ func (l *loop) markDepth() {
 	if l.measuring {
 		l.dist.MarkDepth(l.checkedOut, l.pending)
 	}
+}
+
+// holdOpen and holdClose bracket an engine call of a rated job, for the
+// latency from intended starts (holds.go); end -1 reads the clock.
+func (l *loop) holdOpen() {
+	if l.holds != nil && l.holdAt < 0 {
+		l.holdAt = l.now()
+	}
+}
+
+func (l *loop) holdClose(end int64) {
+	if l.holdAt < 0 {
+		return
+	}
+	if end < 0 {
+		end = l.now()
+	}
+	l.holds.add(l.holdAt, end)
+	l.holdAt = -1
 }
 
 // commit submits the queued I/Os (fio's td_io_commit and ->commit) and
@@ -282,6 +394,7 @@ func (l *loop) commit() {
 		// time serves as the issue time, which saves a clock read per I/O.
 		tp = l.created[l.queued[0]]
 	}
+	l.holdOpen()
 	done, err := l.eng.commit()
 	if err != nil {
 		l.err = err
@@ -292,9 +405,12 @@ func (l *loop) commit() {
 		// marks nothing.
 		l.dist.MarkSubmit(done)
 	}
-	if !l.info.sync && !l.info.published {
+	if !l.info.sync && !l.info.published && l.st.issue {
 		tp = l.now()
-	}
+		l.holdClose(tp)
+	} else if !l.info.sync {
+		l.holdClose(-1)
+	} // a sync engine's I/O is reaped next: the hold ends there
 	for _, s := range l.queued[:done] {
 		l.issued[s] = tp
 		if l.info.published {
@@ -302,8 +418,9 @@ func (l *loop) commit() {
 			// timed from there, with no slat (fio has none either).
 			l.issued[s] = l.created[s]
 		}
-		if l.measuring && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart && l.dirOf[s] <= Write {
+		if l.measuring && l.st.slat && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart && l.dirOf[s] <= Write {
 			l.cur[l.dirOf[s]].Slat.Add(uint64(tp - l.created[s]))
+			l.logSlat(s, tp)
 		}
 	}
 	// What the kernel did not take (libaio's full context) stays queued
@@ -327,6 +444,7 @@ func (l *loop) reap(want int, block bool) {
 	if l.err != nil || most == 0 {
 		return
 	}
+	l.holdOpen()
 	n, err := l.eng.getevents(want, most, block && l.cmin > 0, l.comps[:most])
 	if err != nil {
 		l.err = err
@@ -334,9 +452,16 @@ func (l *loop) reap(want int, block bool) {
 		l.dist.MarkComplete(n) // fio's io_u_mark_complete, per reap
 	}
 	if n == 0 {
+		l.holdClose(-1)
 		return
 	}
-	tc := l.now()
+	tc := l.tick // without latencies to take, the I/O's own time will do
+	if l.st.complete {
+		tc = l.now()
+		l.holdClose(tc)
+	} else {
+		l.holdClose(-1)
+	}
 	for _, c := range l.comps[:n] {
 		s := c.slot
 		d := l.dirOf[s]
@@ -345,12 +470,28 @@ func (l *loop) reap(want int, block bool) {
 			continue
 		}
 		if c.res < 0 {
+			var dr *DirResult
+			if l.measuring && l.created[s] >= l.measureStart {
+				dr = &l.cur[d]
+			}
+			if l.ioFailed(s, d, unix.Errno(-c.res), dr) {
+				continue // continue_on_error: counted, and the job goes on
+			}
+			if l.filledUp(s, d, c.res) {
+				continue // fill_device: the end, not an error
+			}
 			if l.err == nil {
 				l.err = ioError(l.j, l.r.target, d, l.offOf[s], l.lenOf[s], unix.Errno(-c.res))
 			}
 			continue
 		}
 		l.res.Moved[d] += uint64(c.res)
+		if l.vfy != nil {
+			l.vfy.completed(l, s, d, c.res)
+		}
+		if l.lt != nil || l.ssp != nil {
+			l.measuredHook(s, c.res, tc)
+		}
 		if l.measuring && l.created[s] >= l.measureStart {
 			dr := &l.cur[d]
 			dr.IOs++
@@ -359,9 +500,18 @@ func (l *loop) reap(want int, block bool) {
 				dr.Short++
 			}
 			clat := uint64(tc - l.issued[s])
-			dr.Clat.Add(clat)
+			if l.st.clat {
+				dr.Clat.Add(clat)
+			}
 			l.dist.MarkLatency(clat)
-			dr.Lat.Add(uint64(tc - l.created[s]))
+			if l.st.lat {
+				dr.Lat.Add(uint64(tc - l.created[s]))
+			}
+			if l.prio.cp != nil {
+				l.prioDone(s, d, clat, tc)
+			}
+			l.qosCompleted(dr, s, d, tc, int64(clat))
+			l.logDone(s, c.res, clat, tc)
 		}
 	}
 	l.checkedOut -= n
@@ -371,6 +521,7 @@ func (l *loop) reap(want int, block bool) {
 			At:    time.Duration(tc - l.measureStart),
 			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
 			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
+			Lat:   l.qosInterval(),
 		})
 		l.nextSample += l.interval
 		if l.nextSample <= tc {

@@ -32,11 +32,12 @@ func (l *loop) initSync(gen *ioGen) {
 	}
 }
 
-// syncRampEnd: when the ramp ends fio starts counting writes afresh
-// (reset_all_stats), and the syncs measured so far go with the ramp.
+// syncRampEnd: when the ramp ends fio starts counting the I/Os issued
+// afresh (reset_all_stats: the writes fsync=N counts, the mix's counts),
+// and the syncs measured so far go with the ramp.
 func (l *loop) syncRampEnd() {
 	l.sync.cur = SyncResult{}
-	l.gen.writesIssued = 0
+	l.gen.issues, l.gen.mixIssues = [2]uint64{}, 0
 	l.gen.lastWasSync = false
 }
 
@@ -99,8 +100,10 @@ func (l *loop) syncInline(op ioOp, file int, created int64) {
 		// io_u counted in.
 		l.dist.MarkDepth(l.checkedOut+1, 1)
 	}
+	l.holdOpen()
 	res := fsyncFile(l.r.files[file].fd, op)
 	tc := l.now()
+	l.holdClose(tc)
 	l.gen.lastWasSync = true
 	l.accountSync(op, res, created, created, tc)
 	if l.cmin == 0 && l.cmax == 0 && l.checkedOut > 0 {

@@ -51,6 +51,10 @@ type OptionSpec struct {
 	// Get reads the option back from a job, written as Set takes it; nil
 	// for options that leave nothing to read back.
 	Get func(j *Job) string
+	// OptionalValue options may go without a value in a job file (fio's
+	// write_bw_log and kin); on the command line, as in fio, they take the
+	// next argument.
+	OptionalValue bool
 }
 
 // IntField sets an int field from a whole number in [lo, hi].

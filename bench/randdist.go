@@ -124,7 +124,7 @@ func zonedExample(k DistKind) string {
 // parseZones reads zones as fio's split_parse_ddir and zone_split_ddir
 // do: A/S pairs separated by colons, up to the first empty one; the
 // access percentages must add up to exactly 100. In zoned, a size above
-// 100 counts as 100 and sizes left out (or 0) share what the others leave
+// 100 counts as 100 and sizes left out ("20" or "20/") or 0 share what the others leave
 // of 100 — with a single zone that share is 0, as in fio. In zoned_abs,
 // a size left out is 0 bytes.
 func parseZones(s string, kind DistKind) ([]Zone, error) {
@@ -150,6 +150,9 @@ func parseZones(s string, kind DistKind) ([]Zone, error) {
 			if z.Size, err = units.ParseSize(strings.TrimSpace(size)); err != nil {
 				return nil, fmt.Errorf("zone %q: %v", item, err)
 			}
+		case hasSize && strings.TrimSpace(size) == "":
+			// "20/" leaves the size out, as fio's atoi of nothing does
+			// (fio's examples/rand-zones.fio ends with one).
 		case hasSize:
 			p, err := strconv.Atoi(strings.TrimSpace(size))
 			if err != nil || p < 0 {

@@ -125,12 +125,13 @@ func TestParseDistribution(t *testing.T) {
 		{in: "normal", want: "normal:0"},
 		{in: "normal:10:0", want: "normal:10:0"},
 		{in: "zoned:60/10:30/20:8/30:2/40", want: "zoned:60/10:30/20:8/30:2/40"},
-		{in: "zoned:60/10:40/200", wantErr: "more than 100"},       // fio: zone_split percentages add to more than 100%
-		{in: "zoned:60/10:40", want: "zoned:60/10:40/90"},          // a size left out takes the rest
-		{in: "zoned:60/0:40/10", want: "zoned:60/90:40/10"},        // as does 0
-		{in: "zoned:50:30:20/40", want: "zoned:50/30:30/30:20/40"}, // shared, rounded down
-		{in: "zoned:100", want: "zoned:100/0"},                     // fio's quirk: one zone without a size is empty
-		{in: "zoned:60/10:40/20::5/5", want: "zoned:60/10:40/20"},  // fio stops at an empty zone
+		{in: "zoned:60/10:40/200", wantErr: "more than 100"},         // fio: zone_split percentages add to more than 100%
+		{in: "zoned:60/10:40", want: "zoned:60/10:40/90"},            // a size left out takes the rest
+		{in: "zoned:60/0:40/10", want: "zoned:60/90:40/10"},          // as does 0
+		{in: "zoned:50:30:20/40", want: "zoned:50/30:30/30:20/40"},   // shared, rounded down
+		{in: "zoned:50/5:30/15:20/", want: "zoned:50/5:30/15:20/80"}, // fio's examples/rand-zones.fio: "20/" is a size left out
+		{in: "zoned:100", want: "zoned:100/0"},                       // fio's quirk: one zone without a size is empty
+		{in: "zoned:60/10:40/20::5/5", want: "zoned:60/10:40/20"},    // fio stops at an empty zone
 		{in: "zoned_abs:60/20g:30/100g:10/500g", want: "zoned_abs:60/20g:30/100g:10/500g"},
 		{in: "zoned_abs:50/1m:50", want: "zoned_abs:50/1m:50/0"},
 		{in: "zoned:50/10:40/20", wantErr: "add up to 90, not 100"},                                // fio: access percentage don't add up to 100

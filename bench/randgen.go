@@ -1,5 +1,7 @@
 package bench
 
+import "math"
+
 // fio's random number generators, bit for bit, so that a job with the same
 // options and seed picks the same offsets as fio 3.33: the combined
 // Tausworthe generators of lib/rand.h (taus88, fio's "tausworthe", and
@@ -78,6 +80,47 @@ func (t *taus258) next() uint64 {
 	t.s4 = (t.s4&0xfffffffffffe0000)<<23 ^ (t.s4<<5^t.s4)>>24
 	t.s5 = (t.s5&0xffffffffff800000)<<8 ^ (t.s5<<3^t.s5)>>33
 	return t.s1 ^ t.s2 ^ t.s3 ^ t.s4 ^ t.s5
+}
+
+// frand is fio's struct frand_state: taus88, or taus258 with use64
+// (random_generator=tausworthe64), behind one next and one maximum, as
+// fio's __rand and rand_max are. fio draws block sizes and picks files
+// with it.
+type frand struct {
+	use64 bool
+	t32   taus88
+	t64   taus258
+}
+
+// newFrand seeds as fio's init_rand_seed: the 32-bit generator takes
+// the seed's low 32 bits.
+func newFrand(seed uint64, use64 bool) frand {
+	if use64 {
+		return frand{use64: true, t64: newTaus258(seed)}
+	}
+	return frand{t32: newTaus88(seed)}
+}
+
+func (f *frand) next() uint64 {
+	if f.use64 {
+		return f.t64.next()
+	}
+	return uint64(f.t32.next())
+}
+
+// max is fio's rand_max: the largest value next returns.
+func (f *frand) max() uint64 {
+	if f.use64 {
+		return math.MaxUint64
+	}
+	return math.MaxUint32
+}
+
+// scale is fio's n * (r / (rand_max + 1.0)) in doubles, truncated: a
+// number below n from one draw (the 64-bit one rounds r to a double
+// first, as C's conversion does, and can reach n).
+func (f *frand) scale(n uint64) uint64 {
+	return uint64(float64(n) * (float64(f.next()) / (float64(f.max()) + 1.0)))
 }
 
 // lfsr walks 0..n-1, each value once, with a maximal-length XNOR LFSR of

@@ -55,6 +55,39 @@ func TestBlockMap(t *testing.T) {
 	}
 }
 
+// TestBlockMapSetNr pins fio's axmap_set_nr: a run of blocks marked up
+// to the first one already done, across words, and past the last block
+// to the end of its word, which then counts as full, as in fio.
+func TestBlockMapSetNr(t *testing.T) {
+	m := newBlockMap(100)
+	for _, tc := range []struct{ b, nr, want uint64 }{
+		{10, 5, 5},   // 10..14
+		{8, 5, 2},    // 8 and 9: 10 is done
+		{12, 3, 0},   // done already
+		{60, 10, 10}, // 60..63 and 64..69, across a word
+		{96, 40, 32}, // 96..99 and on past the map's 100 blocks to the word's end
+		{101, 1, 0},  // fio's __axmap_set sets nothing past block 100
+		{100, 1, 0},  // done by the run that went past the end
+		{70, 26, 26}, // 70..95: the last word is full
+	} {
+		if got := m.setNr(tc.b, tc.nr); got != tc.want {
+			t.Errorf("setNr(%d, %d) = %d, want %d", tc.b, tc.nr, got, tc.want)
+		}
+	}
+	if !m.isSet(100) || !m.isSet(69) || m.isSet(7) || m.isSet(15) {
+		t.Error("isSet disagrees with the blocks marked")
+	}
+	if m.levels[1][0]&2 == 0 {
+		t.Error("the last word is full, its unused bits included, but not marked so a level up")
+	}
+	if b, ok := m.nextFree(99); !ok || b != 0 {
+		t.Errorf("next free after 99 = %d, %v; want 0 (going round)", b, ok)
+	}
+	if b, ok := m.nextFree(8); !ok || b != 15 {
+		t.Errorf("next free after 8 = %d, %v; want 15", b, ok)
+	}
+}
+
 // TestBlockMapLarge: a map big enough to live outside the Go heap works
 // the same, and goes away with the collector.
 func TestBlockMapLarge(t *testing.T) {

@@ -39,21 +39,78 @@ func (m *blockMap) reset() {
 	}
 }
 
+// isSet reports whether block b is done. Like fio's axmap_isset it
+// looks at b = n too: the unused bits of the last word can be set
+// (setNr).
 func (m *blockMap) isSet(b uint64) bool {
-	return b < m.n && m.levels[0][b/64]&(1<<(b%64)) != 0
+	w := b / 64
+	return b <= m.n && w < uint64(len(m.levels[0])) && m.levels[0][w]&(1<<(b%64)) != 0
 }
 
-// set marks block b done, and each word it fills as full in the level
-// above.
-func (m *blockMap) set(b uint64) {
-	for _, l := range m.levels {
-		l[b/64] |= 1 << (b % 64)
-		if l[b/64] != ^uint64(0) {
-			return
+// setNr marks up to nr blocks from b done, stopping before the first one
+// already done, and returns how many it marked (fio's axmap_set_nr).
+// As fio's does, it goes on past the last block to the end of its word:
+// fio's __axmap_set works out a count clipped to the map and then does
+// not use it (fio 3.33 lib/axmap.c:276-279), so an I/O that overhangs the
+// map's blocks marks bits beyond them, which can fill the word and mark
+// it full a level up. Copied: it decides where later draws land.
+func (m *blockMap) setNr(b, nr uint64) uint64 {
+	var set uint64
+	for nr > 0 {
+		// fio's __axmap_set lets a run reach block n (bit_nr > nr_bits,
+		// lib/axmap.c:276); when n is a whole number of words, that is
+		// the word past its map, which fio reads and writes out of
+		// bounds, so what it counts there is the heap's (only a strided
+		// zone's map, which ends before the region does, gets there).
+		// iolab stops at its map's end.
+		if b > m.n || b/64 >= uint64(len(m.levels[0])) {
+			break
 		}
-		b /= 64
+		bit := b % 64
+		want := min(nr, 64-bit)
+		mask := lowBits(want) << bit
+		word := &m.levels[0][b/64]
+		if over := *word & mask; over != 0 {
+			// Only the free run up to the first done block.
+			want = uint64(bits.TrailingZeros64(over)) - bit
+			if want == 0 {
+				break
+			}
+			mask = lowBits(want) << bit
+		}
+		m.setMask(b/64, mask)
+		set += want
+		if want != min(nr, 64-bit) {
+			break
+		}
+		nr -= want
+		b += want
+	}
+	return set
+}
+
+// lowBits is a word with its n low bits set (n ≤ 64).
+func lowBits(n uint64) uint64 {
+	if n >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<n - 1
+}
+
+// setMask sets mask in word w of the bottom level, and each word it
+// fills as full in the level above.
+func (m *blockMap) setMask(w, mask uint64) {
+	l := m.levels[0]
+	l[w] |= mask
+	for i := 1; i < len(m.levels) && l[w] == ^uint64(0); i++ {
+		l = m.levels[i]
+		l[w/64] |= 1 << (w % 64)
+		w /= 64
 	}
 }
+
+// set marks block b done.
+func (m *blockMap) set(b uint64) { m.setNr(b, 1) }
 
 // firstFree returns the first free block at or after b.
 func (m *blockMap) firstFree(b uint64) (uint64, bool) {
@@ -94,6 +151,9 @@ func (m *blockMap) firstFree(b uint64) (uint64, bool) {
 // nextFree returns the first free block after b, going round to the
 // start of the file (fio's axmap_next_free).
 func (m *blockMap) nextFree(b uint64) (uint64, bool) {
+	if b >= m.n {
+		return 0, false
+	}
 	next := b + 1
 	if next >= m.n {
 		next = 0

@@ -30,7 +30,7 @@ type picker struct {
 	dist  *Distribution
 	gen   string
 	files []pickFile
-	bs    uint64
+	align [2]uint64 // each direction's blockalign (fio's ba): zoned_abs's unit
 
 	t32     taus88  // tausworthe's offsets (fio's td->random_state)
 	t64     taus258 // tausworthe64's
@@ -47,18 +47,26 @@ type picker struct {
 }
 
 type pickFile struct {
-	blocks uint64
-	bmap   *blockMap
-	lfsr   lfsr
-	skew   skewed
+	bmap *blockMap
+	lfsr lfsr
+	skew skewed
 }
 
 // newPicker sets up the picker of job j, at index among the run's jobs
-// with seeds, over files of blocks blocks (of the smallest block size)
-// named names (fio seeds its skewed distributions with the file's name);
-// useMap: the job may keep a random map (no norandommap, no blockalign).
-func newPicker(j *Job, blocks []uint64, names []string, index int, seeds randSeeds, useMap bool) *picker {
-	p := &picker{dist: &j.RandomDistribution, gen: j.randomGenerator(blocks), bs: uint64(j.MinBS()),
+// with seeds, over files whose regions are sizes bytes long, named names
+// (fio seeds its skewed distributions with the file's name); useMap: the
+// job may keep a random map (no norandommap, no blockalign). The map and
+// the LFSR count blocks of fio's rw_min_bs (init_random_map), the
+// skewed distributions ranges of the smaller of the two directions'
+// smallest sizes, the last one partial (__init_rand_distribution).
+func newPicker(j *Job, sizes []uint64, names []string, index int, seeds randSeeds, useMap bool) *picker {
+	unit := uint64(j.rwMinBS())
+	blocks := make([]uint64, len(sizes))
+	for i, s := range sizes {
+		blocks[i] = s / unit
+	}
+	p := &picker{dist: &j.RandomDistribution, gen: j.randomGenerator(blocks),
+		align: [2]uint64{uint64(j.Align(Read)), uint64(j.Align(Write))},
 		seeds: seeds, files: make([]pickFile, len(blocks))}
 	if p.gen != j.RandomGenerator && p.gen == genTausworthe64 {
 		p.gen, p.to64 = genTausworthe, true
@@ -76,7 +84,6 @@ func newPicker(j *Job, blocks []uint64, names []string, index int, seeds randSee
 	skewSeed := uint32(p.seeds[seedBlock])
 	for i, n := range blocks {
 		pf := &p.files[i]
-		pf.blocks = n
 		switch {
 		case p.dist.Kind == DistZipf || p.dist.Kind == DistPareto || p.dist.Kind == DistNormal:
 			seed := skewSeed
@@ -87,7 +94,7 @@ func newPicker(j *Job, blocks []uint64, names []string, index int, seeds randSee
 				}
 				seed = jhash(name, 0) * uint32(index+1)
 			}
-			pf.skew = newSkewed(p.dist, n, seed)
+			pf.skew = newSkewed(p.dist, (sizes[i]+unit-1)/unit, seed)
 		case p.gen == genLFSR:
 			var ok bool
 			if pf.lfsr, ok = lfsrInit(n, p.seeds[seedBlock]); !ok {
@@ -158,36 +165,46 @@ func (p *picker) restart(file int) {
 // mapped reports whether file keeps a random map.
 func (p *picker) mapped(file int) bool { return p != nil && p.files[file].bmap != nil }
 
-// draw picks a random block of file below n, in blocks of per map units
-// (fio's get_next_rand_offset); ok is false when every block is done (the
+// draw picks a random block of file for direction d below n, its last
+// block (fio's get_next_rand_offset): a number of d's blockalign units,
+// the I/O's offset over it. ok is false when every block is done (the
 // map is full, or the LFSR has walked them all).
-func (p *picker) draw(file int, n, per uint64) (uint64, bool) {
+func (p *picker) draw(file, d int, n uint64) (uint64, bool) {
 	f := &p.files[file]
 	switch p.dist.Kind {
 	case DistZipf, DistPareto, DistNormal:
 		return f.skew.next(), true
 	case DistZoned, DistZonedAbs:
-		return p.zoned(f)
+		return p.zoned(f, d, n)
 	}
-	return p.uniform(f, n, per)
+	return p.uniform(f, n)
 }
 
 // zoned picks the zone for this I/O, then a block in it (fio's
-// __get_next_rand_offset_zoned and _zoned_abs).
-func (p *picker) zoned(f *pickFile) (uint64, bool) {
+// __get_next_rand_offset_zoned and _zoned_abs): zoned's percentages are
+// of d's last block n, zoned_abs's sizes in d's blockalign units.
+func (p *picker) zoned(f *pickFile, d int, n uint64) (uint64, bool) {
 	z := &p.zones[p.zone.between(1, 100)-1]
-	start, n := z.lo*f.blocks/100, f.blocks*(z.hi-z.lo)/100
+	start, span := z.lo*n/100, n*(z.hi-z.lo)/100
 	if p.dist.Kind == DistZonedAbs {
-		start, n = z.lo/p.bs, z.hi/p.bs-z.lo/p.bs
+		start, span = z.lo/p.align[d], z.hi/p.align[d]-z.lo/p.align[d]
 	}
-	b, ok := p.uniform(f, n, 1)
+	b, ok := p.uniform(f, span)
 	return start + b, ok
 }
 
 // uniform picks a block below n (fio's __get_next_rand_offset): the
 // generator's next number scaled to n, then the next free block if the
-// random map has it done.
-func (p *picker) uniform(f *pickFile, n, per uint64) (uint64, bool) {
+// random map has it done. As in fio, b is looked up in the map as it is,
+// though the map counts blocks of the smallest block size and b counts
+// the direction's own: where the directions' sizes differ, a direction
+// of larger blocks checks and skips to the map's bits as if they were
+// its blocks (fio 3.33 io_u.c:121 and :127), and its I/O goes wherever
+// that lands — past the region's end, which ends the file (fill). A bug
+// of fio's, copied because it is what fio users see in their numbers:
+// --rw=randrw --bs=64k,1m --size=8m does 5 reads and 3 writes in fio, and
+// ends after 3.4 MB of 8.
+func (p *picker) uniform(f *pickFile, n uint64) (uint64, bool) {
 	var b uint64
 	switch p.gen {
 	case genLFSR:
@@ -200,11 +217,10 @@ func (p *picker) uniform(f *pickFile, n, per uint64) (uint64, bool) {
 	if b >= n && n > 0 {
 		b = n - 1 // a 64-bit draw can round up to 1.0
 	}
-	if f.bmap == nil || !f.bmap.isSet(b*per) {
+	if f.bmap == nil || !f.bmap.isSet(b) {
 		return b, true
 	}
-	free, ok := f.bmap.nextFree(b * per)
-	return free / per, ok
+	return f.bmap.nextFree(b)
 }
 
 // checkPattern checks j's access pattern against its region of region

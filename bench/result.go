@@ -22,6 +22,13 @@ type DirResult struct {
 	Slat  hist.Lat `json:"slat"`  // empty for sync and SQPOLL engines, as in fio
 	Clat  hist.Lat `json:"clat"`
 	Lat   hist.Lat `json:"lat"`
+	// Intended is the latency from each I/O's intended start (qos.go):
+	// only for a direction paced by rate or rate_iops, else empty.
+	Intended hist.Lat `json:"intended_lat"`
+	// Prios is the latency per priority (result_prio.go), the job's own
+	// first: where cmdprio gives some I/Os a priority of their own, or a
+	// group's jobs ran at different ones; else nil.
+	Prios []PrioLat `json:"prios,omitempty"`
 }
 
 // Sample is the cumulative I/O count of a job at the end of one interval.
@@ -29,6 +36,9 @@ type Sample struct {
 	At    time.Duration `json:"at_ns"` // since the measured window began
 	IOs   [2]uint64     `json:"ios"`
 	Bytes [2]uint64     `json:"bytes"`
+	// Lat is the interval's own latency (qos.go); nil when latencies are
+	// off or nothing completed in it.
+	Lat *IntervalLat `json:"lat,omitempty"`
 }
 
 // JobResult is one job's (or, merged, one reporting group's) outcome.
@@ -39,6 +49,13 @@ type JobResult struct {
 	Error   string `json:"error"` // "" when the job succeeded
 	// Errno is the error's errno when it has one (fio's err=), else 0.
 	Errno int `json:"errno,omitempty"`
+	// TotalErr counts the I/O errors the job went on after
+	// (continue_on_error; fio's total_err_count), FirstError is the
+	// first one's errno and FirstErrorMsg its words where fio keeps them
+	// (loop_errors_linux.go).
+	TotalErr      uint64 `json:"total_err,omitempty"`
+	FirstError    int    `json:"first_error,omitempty"`
+	FirstErrorMsg string `json:"first_error_msg,omitempty"`
 	// TID is the job thread's id (fio prints its job process's pid).
 	TID int `json:"tid,omitempty"`
 
@@ -52,6 +69,9 @@ type JobResult struct {
 	// one job, whose sum is Runtime (TotalRuntime).
 	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
 	Sync       SyncResult    `json:"sync"` // fsync=N and fdatasync=N
+	// Verify is the job's data verification, apart from the measured
+	// I/O (bench/verify_linux.go); nil when it does not verify.
+	Verify *VerifyResult `json:"verify,omitempty"`
 
 	Interval time.Duration `json:"interval_ns"`
 	Samples  []Sample      `json:"samples"`
@@ -69,6 +89,25 @@ type JobResult struct {
 	// in-flight I/O drained after the window included: what its disk must
 	// have done for it (DiskUtilization.JobBytes).
 	Moved [2]uint64 `json:"moved_bytes"`
+
+	// Steady is the steady-state window, with ss_dur; with
+	// group_reporting, the group's.
+	Steady *SteadyResult `json:"steady,omitempty"`
+	// LatencyDepth is the queue depth a latency_target search ended at
+	// (0 without a target).
+	LatencyDepth int `json:"latency_depth,omitempty"`
+	// EngineSetup is how the job's engine was set up where the kernel
+	// chooses (io_uring: the setup flags it took, ring sizes, what is
+	// registered); "" for engines without such choices.
+	EngineSetup string `json:"engine_setup,omitempty"`
+
+	// Logs are the job's log files (write_bw_log, …), each's first
+	// StoredLogMax bytes; the store keeps them apart from the result.
+	Logs []JobLog `json:"-"`
+
+	// ClockReads is how often the job's loop read the clock: the tests
+	// keep it near one per I/O.
+	ClockReads uint64 `json:"-"`
 }
 
 // SaturatedCPU is the share of a core a job thread may use before iolab
@@ -158,27 +197,35 @@ func (r *JobResult) TotalRuntime() time.Duration {
 	return r.Runtime
 }
 
+// merge adds o into d: counts and histograms add.
+func (d *DirResult) merge(o *DirResult) {
+	d.IOs += o.IOs
+	d.Bytes += o.Bytes
+	d.Short += o.Short
+	d.Slat.Merge(&o.Slat)
+	d.Clat.Merge(&o.Clat)
+	d.Lat.Merge(&o.Lat)
+	d.Intended.Merge(&o.Intended)
+}
+
 // Merge adds o into r for group_reporting: counts and histograms add, the
 // window is the longest, samples add interval by interval.
 func (r *JobResult) Merge(o *JobResult) {
 	r.RuntimeSum = r.TotalRuntime() + o.TotalRuntime()
+	r.Logs = append(r.Logs, o.Logs...)
 	r.Dist.Merge(&o.Dist)
 	for d := range r.Dirs {
-		a, b := &r.Dirs[d], &o.Dirs[d]
-		a.IOs += b.IOs
-		a.Bytes += b.Bytes
-		a.Short += b.Short
-		a.Slat.Merge(&b.Slat)
-		a.Clat.Merge(&b.Clat)
-		a.Lat.Merge(&b.Lat)
+		r.Dirs[d].merge(&o.Dirs[d])
 	}
 	r.Sync.merge(&o.Sync)
+	r.Verify = mergeVerify(r.Verify, o.Verify)
 	r.Runtime = max(r.Runtime, o.Runtime)
 	for i := range min(len(r.Samples), len(o.Samples)) {
 		for d := range 2 {
 			r.Samples[i].IOs[d] += o.Samples[i].IOs[d]
 			r.Samples[i].Bytes[d] += o.Samples[i].Bytes[d]
 		}
+		r.Samples[i].Lat = r.Samples[i].Lat.merge(o.Samples[i].Lat)
 	}
 	r.Samples = r.Samples[:min(len(r.Samples), len(o.Samples))]
 	r.UsrCPU += o.UsrCPU
@@ -188,10 +235,24 @@ func (r *JobResult) Merge(o *JobResult) {
 	r.MajFlt += o.MajFlt
 	r.Moved[Read] += o.Moved[Read]
 	r.Moved[Write] += o.Moved[Write]
-	if r.Error == "" {
-		r.Error, r.Errno = o.Error, o.Errno
+	r.ClockReads += o.ClockReads
+	// fio's sum_thread_stats: the group's error is its first job's that
+	// has one to report — an error, or under continue_on_error the first
+	// it went on after (kept as Errno, with no Error: the job went on);
+	// total_err adds up, and first_error is the last job's.
+	if r.Error == "" && r.Errno == 0 {
+		if r.Job.ContinueOnError != 0 && r.FirstError != 0 {
+			r.Errno = r.FirstError
+		} else {
+			r.Error, r.Errno, r.FirstErrorMsg = o.Error, o.Errno, o.FirstErrorMsg
+		}
 	}
+	r.TotalErr += o.TotalErr
+	r.FirstError = o.FirstError
 	r.Jobs += o.Jobs
+	if o.LatencyDepth != 0 {
+		r.LatencyDepth = o.LatencyDepth // fio's group takes its last job's
+	}
 }
 
 // MergeJobs is a group_reporting group's one result: the first job's,
@@ -199,10 +260,38 @@ func (r *JobResult) Merge(o *JobResult) {
 func MergeJobs(jobs []JobResult) JobResult {
 	merged := jobs[0]
 	merged.Samples = append([]Sample(nil), merged.Samples...)
+	for i := range merged.Samples {
+		merged.Samples[i].Lat = merged.Samples[i].Lat.clone()
+	}
+	merged.Logs = append([]JobLog(nil), merged.Logs...)
 	for i := 1; i < len(jobs); i++ {
 		merged.Merge(&jobs[i])
 	}
+	prios := groupPrios(jobs)
+	for d := range merged.Dirs {
+		merged.Dirs[d].Prios = prios[d]
+	}
 	return merged
+}
+
+// ReportEntries merges a group's results into fio's entries (Group.
+// JoinsEntry): each result whose job has group_reporting joins the one
+// before it.
+func ReportEntries(jobs []JobResult) []JobResult {
+	var out []JobResult
+	for start := 0; start < len(jobs); {
+		end := start + 1
+		for end < len(jobs) && jobs[end].Job.GroupReporting {
+			end++
+		}
+		if end-start == 1 {
+			out = append(out, jobs[start])
+		} else {
+			out = append(out, MergeJobs(jobs[start:end]))
+		}
+		start = end
+	}
+	return out
 }
 
 // GroupResult is one reporting group: its jobs' results, or with
@@ -212,6 +301,9 @@ type GroupResult struct {
 	Reporting bool                     `json:"reporting"`
 	Jobs      []JobResult              `json:"jobs"`
 	Disks     []system.DiskUtilization `json:"disks"`
+	// Schedulers are the I/O schedulers jobs' ioscheduler switched disks
+	// to while the group ran: disk → scheduler.
+	Schedulers map[string]string `json:"schedulers,omitempty"`
 }
 
 // Totals are the result's IOPS and bytes/s summed over its jobs (or

@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"iolab/bench/system"
@@ -21,17 +20,33 @@ import (
 // alignment. It returns each job's files, indexed like
 // cfg.Groups[g].Jobs[i].
 func (rn *Runner) Prepare(cfg *Config) ([][]JobFiles, error) {
+	if err := checkSteadyGroups(cfg.Groups); err != nil {
+		return nil, err
+	}
+	if err := checkFlows(cfg.Groups); err != nil {
+		return nil, err
+	}
 	out := make([][]JobFiles, len(cfg.Groups))
 	seen := map[string]system.Target{}
 	for g, grp := range cfg.Groups {
 		out[g] = make([]JobFiles, len(grp.Jobs))
 		for i := range grp.Jobs {
+			if _, _, err := numaPlacement(rn.Sys, &grp.Jobs[i]); err != nil {
+				return nil, err
+			}
+			if grp.Jobs[i].CreateParallel {
+				out[g][i] = JobFiles{parallel: true} // prepareParallel
+				continue
+			}
 			jf, err := rn.prepareJob(&grp.Jobs[i], seen)
 			if err != nil {
 				return nil, err
 			}
 			out[g][i] = jf
 		}
+	}
+	if err := rn.checkIOSchedulers(cfg, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -50,6 +65,7 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 		interval = time.Second
 	}
 	host, _ := rn.Sys.Host()
+	host.Clock = ClockSource()
 	res := &Result{Start: time.Now(), Host: host}
 
 	// The job loops allocate nothing per I/O, but a GC cycle would still
@@ -62,16 +78,19 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 1<<30))
 
 	var errs []error
-	jobs := 0 // in the phases before: fio numbers its jobs across the run
+	rc := newRunControl(cfg)
 	for first := 0; first < len(cfg.Groups); {
 		last := first + 1
 		for last < len(cfg.Groups) && !cfg.Groups[last].Wait {
 			last++
 		}
-		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval, jobs)
-		for _, g := range cfg.Groups[first:last] {
-			jobs += len(g.Jobs)
+		if rc.ended.Load() {
+			// exit_what=all ended the run in an earlier phase.
+			res.Groups = append(res.Groups, notStartedPhase(cfg.Groups[first:last], interval)...)
+			first = last
+			continue
 		}
+		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval, rc)
 		res.Groups = append(res.Groups, phase...)
 		if err != nil {
 			errs = append(errs, err)
@@ -106,8 +125,8 @@ func isSetupError(err error) bool {
 
 // runPhase runs the jobs of groups at the same time. Every job sets up on
 // its own locked thread first; they start together only when all are ready.
-// The run's jobs before these number first.
-func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration, first int) ([]GroupResult, error) {
+// The run's jobs before these (rc.threads) number first.
+func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration, rc *runControl) ([]GroupResult, error) {
 	type slotRef struct{ g, i int }
 	var refs []slotRef
 	for g := range groups {
@@ -115,6 +134,11 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 			refs = append(refs, slotRef{g, i})
 		}
 	}
+	// Start delays, wait_for, exitall and exit_what (control_linux.go); k
+	// counts the phase's jobs in the order of refs.
+	pc := rc.phase(groups)
+	ssm := newSteadyMonitor(groups) // steady state (steady_linux.go); nil without ss_dur
+	defer func() { rc.threads += len(refs) }()
 	results := make([][]JobResult, len(groups))
 	for g := range groups {
 		results[g] = make([]JobResult, len(groups[g].Jobs))
@@ -125,6 +149,9 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	runtime.GOMAXPROCS(procs + len(refs))
 	defer runtime.GOMAXPROCS(procs)
 
+	if err := rn.prepareParallel(groups, files); err != nil {
+		return nil, setupError{err}
+	}
 	// Files an earlier phase removed (unlink) are laid out again.
 	for _, ref := range refs {
 		jf, err := rn.refreshJob(&groups[ref.g].Jobs[ref.i], files[ref.g][ref.i])
@@ -133,30 +160,43 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 		}
 		files[ref.g][ref.i] = jf
 	}
-	var stop atomic.Bool
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
 	var wg sync.WaitGroup
 	for k, ref := range refs {
 		j := &groups[ref.g].Jobs[ref.i]
-		index := first + k // the job's place in the run, fio's thread_number - 1
+		index := rc.threads + k // the job's place in the run, fio's thread_number - 1
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ran, failed := false, false
+			defer func() { pc.finished(k, ran, failed) }()
 			lockThread()
-			run, err := openJob(rn.Sys, j, index, files[ref.g][ref.i])
+			run, err := openJob(rn.Sys, j, index, files[ref.g][ref.i], rc.seeds)
+			if err == nil {
+				run.stateDir = rn.StateDir
+				if run.logs, err = openJobLogs(j, index+1, rn.LogFiles); err != nil {
+					run.close()
+				}
+			}
 			ready <- err
 			if err != nil {
 				return
 			}
 			defer run.close()
+			run.ss = ssm.probe(ref.g, ref.i)
+			run.flow = rc.flows.join(j)
+			defer run.flow.leave()
+			run.notice = rn.Notice
 			<-start
-			if stop.Load() {
+			if !pc.await(k, j) {
+				results[ref.g][ref.i] = notStarted(j, groups[ref.g].ID, interval)
 				return
 			}
-			r := run.run(&stop, interval, &rn.completed)
+			r := run.run(pc.stop(k), interval, &rn.completed)
 			r.GroupID = groups[ref.g].ID
 			results[ref.g][ref.i] = r
+			ran, failed = true, r.Error != ""
 		}()
 	}
 	var setupErrs []error
@@ -165,8 +205,16 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 			setupErrs = append(setupErrs, err)
 		}
 	}
+	var switched map[string]string
+	restore := func() error { return nil }
+	if len(setupErrs) == 0 {
+		var err error
+		if switched, restore, err = rn.switchSchedulers(groups, files); err != nil {
+			setupErrs = append(setupErrs, err)
+		}
+	}
 	if len(setupErrs) > 0 {
-		stop.Store(true)
+		pc.stopAll()
 		close(start)
 		wg.Wait()
 		return nil, setupError{errors.Join(setupErrs...)}
@@ -186,29 +234,35 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	go func() {
 		select {
 		case <-ctx.Done():
-			stop.Store(true)
+			pc.stopAll()
 		case <-done:
 		}
 	}()
+	ssm.start()
 	close(start)
 	wg.Wait()
 	close(done)
+	ssm.finish(results)
 	elapsed := time.Since(t0)
 	after, _ := rn.Sys.DiskStats()
+	rerr := restore()
 
 	util := diskUtilization(disks, before, after, elapsed)
 	countJobBytes(util, groups, targets, results)
 	var out []GroupResult
 	var errs []error
+	if rerr != nil {
+		errs = append(errs, rerr)
+	}
 	for g, grp := range groups {
-		gr := GroupResult{ID: grp.ID, Reporting: grp.Reporting, Jobs: results[g]}
+		gr := GroupResult{ID: grp.ID, Reporting: grp.Reporting, Jobs: results[g], Schedulers: switched}
 		for _, r := range results[g] {
 			if r.Error != "" {
 				errs = append(errs, errors.New(r.Error))
 			}
 		}
-		if grp.Reporting && len(gr.Jobs) > 1 {
-			gr.Jobs = []JobResult{MergeJobs(gr.Jobs)}
+		if grp.Reporting {
+			gr.Jobs = ReportEntries(gr.Jobs)
 		}
 		gr.Disks = slices.Clone(util)
 		out = append(out, gr)

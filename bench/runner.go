@@ -3,6 +3,7 @@ package bench
 import (
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,9 +25,26 @@ type Runner struct {
 	// the CLI prints it on stderr, the dashboard shows it as the run's
 	// status.
 	Notice func(msg string)
+	// LogFiles lets jobs write their log files (write_bw_log, …) where
+	// fio would, relative to the working directory: the CLI's runs. The
+	// dashboard's runs keep them with the result only.
+	LogFiles bool
+	// StateDir is where jobs keep the other files fio writes in its
+	// working directory: the verify state (local-NAME-N-verify.state,
+	// which verify_state_load reads back) and verify_dump's blocks. ""
+	// is the working directory, as fio (the CLI); the dashboard and
+	// agents keep them in their data directory, not wherever the server
+	// was started.
+	StateDir string
 
 	// completed counts I/Os completed by the running jobs, for progress.
 	completed atomic.Uint64
+	// laidOut holds the files this runner laid out shorter than their
+	// jobs' regions — a job that only writes gets its file allocated, not
+	// written, and with fallocate=none or keep not even that (fio's
+	// extend_file) — so that the check before a run, the run and its
+	// steps do not lay them out again, each saying so: path → laidOutFile.
+	laidOut sync.Map
 }
 
 // CompletedIOs is how many I/Os the runner's jobs have completed so far,

@@ -15,7 +15,14 @@ import (
 )
 
 // runLoop runs job j's loop on this thread, as a job thread does.
-func runLoop(t *testing.T, j *Job) JobResult {
+func runLoop(t testing.TB, j *Job) JobResult {
+	t.Helper()
+	return runLoopWith(t, j, time.Hour, nil)
+}
+
+// runLoopWith is runLoop sampling every interval, with the job's engine
+// wrapped by wrap when it is not nil.
+func runLoopWith(t testing.TB, j *Job, interval time.Duration, wrap func(engine) engine) JobResult {
 	t.Helper()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -23,13 +30,16 @@ func runLoop(t *testing.T, j *Job) JobResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := openJob(system.FS{}, j, 0, jf)
+	r, err := openJob(system.FS{}, j, 0, jf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.close()
+	if wrap != nil {
+		r.eng = wrap(r.eng)
+	}
 	var stop atomic.Bool
-	res := r.run(&stop, time.Hour, new(atomic.Uint64))
+	res := r.run(&stop, interval, new(atomic.Uint64))
 	if res.Error != "" {
 		t.Fatal(res.Error)
 	}

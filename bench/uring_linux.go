@@ -123,7 +123,7 @@ var ioURingEngine = Engine{
 	// fio's io_uring engine rounds iodepth up to its ring's size, a power
 	// of two, and keeps that many I/Os in flight: iodepth=3 runs 4.
 	Flags: PowerOfTwoDepth | PollQueues,
-	Options: []OptionSpec{
+	Options: append([]OptionSpec{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",
 			Set:  BoolField(func(j *Job) *bool { return &j.Hipri }), Get: GetBool(func(j *Job) *bool { return &j.Hipri })},
@@ -145,14 +145,14 @@ var ioURingEngine = Engine{
 		{Name: "registerfiles", Flag: true, Unit: "bool", Default: "0",
 			Help: "a registered file (IOSQE_FIXED_FILE)",
 			Set:  BoolField(func(j *Job) *bool { return &j.RegisterFiles }), Get: GetBool(func(j *Job) *bool { return &j.RegisterFiles })},
-	},
+	}, cmdprioOptions...),
 	Modes: []EngineMode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
 	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
 		u, err := newURing(j, fds, bufs, depth)
 		if err != nil {
 			return nil, engineInfo{}, err
 		}
-		return u, engineInfo{published: u.sqpoll()}, nil
+		return u, engineInfo{published: u.sqpoll(), setup: u.describe()}, nil
 	},
 }
 
@@ -182,6 +182,9 @@ type uring struct {
 	sqeFlags  uint8
 	fixedBufs bool
 	bufs      *buffers
+	// ioprio is the priority every read and write carries (the job's,
+	// prio and prioclass) unless cmdprio gives it another (prioritize).
+	ioprio uint16
 }
 
 func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
@@ -235,7 +238,7 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 	if err != nil {
 		return nil, uringSetupError(err, j)
 	}
-	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs}
+	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs, ioprio: j.JobIOPrio()}
 	for _, fd := range fds {
 		r.files = append(r.files, int32(fd))
 	}
@@ -354,6 +357,10 @@ func (r *uring) queue(slot int, op ioOp, file int, off int64, n uint32) {
 		s.addr = uint64(r.bufs.addr(slot))
 		s.len = n
 		s.bufIndex = uint16(slot)
+		// fio sets the job's priority on every read and write, not
+		// trusting the submitting thread's to be inherited (an SQPOLL
+		// thread's is its own): fio_ioring_prep.
+		s.ioprio = r.ioprio
 	case opFsync, opFdatasync:
 		s.opcode = ioringOpFsync
 		if op == opFdatasync {
@@ -362,6 +369,13 @@ func (r *uring) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	}
 	r.tail++
 	r.toSubmit++
+}
+
+// prioritize gives the I/O queued last priority p in its SQE's ioprio
+// (fio_ioring_cmdprio_prep).
+func (r *uring) prioritize(_ int, p uint16) {
+	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr((r.tail-1)&r.sqMask)*unsafe.Sizeof(sqe{})))
+	s.ioprio = p
 }
 
 func (r *uring) enter(toSubmit, minComplete, flags uint32) (int, error) {

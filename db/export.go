@@ -35,7 +35,7 @@ func (s *Store) Export(ctx context.Context, id int64) (*Export, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: export run %d: %w", id, notFound(err))
 	}
-	steps, err := readSteps(ctx, tx, id, LoadAll())
+	steps, err := readSteps(ctx, tx, id, LoadAll(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("db: export run %d: %w", id, err)
 	}

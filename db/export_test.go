@@ -240,8 +240,15 @@ func TestRunUIDBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to the schema of 0001: undo 0004, 0003, then 0002.
-	for _, q := range []string{"ALTER TABLE step_results DROP COLUMN fio", "DROP TRIGGER runs_id_last", "DROP TABLE run_ids", "DROP INDEX runs_uid", "ALTER TABLE runs DROP COLUMN uid", "PRAGMA user_version = 1"} {
+	// Back to the schema of 0001: undo 0009 (step stamps), 0007 (qos), 0006 (run versions), 0005, 0004, 0003, then 0002.
+	for _, q := range []string{"DROP TRIGGER steps_stamp_insert", "DROP TRIGGER steps_stamp_update", "DROP TABLE step_stamp",
+		"ALTER TABLE steps DROP COLUMN stamp", "ALTER TABLE step_results DROP COLUMN qos", "ALTER TABLE samples DROP COLUMN lat_n",
+		"ALTER TABLE samples DROP COLUMN lat_p50", "ALTER TABLE samples DROP COLUMN lat_p99", "ALTER TABLE samples DROP COLUMN lat_max",
+		"DROP TRIGGER runs_version_step_insert", "DROP TRIGGER runs_version_step_update",
+		"DROP TRIGGER runs_version_step_delete", "DROP TRIGGER runs_version_self", "DROP TRIGGER runs_version_group_insert",
+		"DROP TRIGGER runs_version_group_update", "DROP TRIGGER runs_version_group_delete", "ALTER TABLE runs DROP COLUMN version",
+		"DROP TABLE agent_runs", "DROP TABLE group_runs", "DROP TABLE run_groups", "DROP TABLE hosts",
+		"ALTER TABLE step_results DROP COLUMN fio", "DROP TRIGGER runs_id_last", "DROP TABLE run_ids", "DROP INDEX runs_uid", "ALTER TABLE runs DROP COLUMN uid", "PRAGMA user_version = 1"} {
 		if _, err := s.write.ExecContext(ctx, q); err != nil {
 			t.Fatal(q, err)
 		}

@@ -91,7 +91,7 @@ func testJobResult(rng *rand.Rand, job bench.Job, n int, samples int) bench.JobR
 	jr := bench.JobResult{
 		Name: job.Name, GroupID: 0, Job: job, Start: at(10), Runtime: 60 * time.Second,
 		Interval: time.Second, UsrCPU: 1200 * time.Millisecond, SysCPU: 3400 * time.Millisecond,
-		Ctx: 123456, MinFlt: 789, MajFlt: 1, Jobs: 1,
+		Ctx: 123456, MinFlt: 789, MajFlt: 1, Jobs: 1, EngineSetup: "io_uring CQSIZE DEFER_TASKRUN; sq 8, cq 8",
 	}
 	for d := range jr.Dirs {
 		dr := &jr.Dirs[d]
@@ -105,6 +105,11 @@ func testJobResult(rng *rand.Rand, job bench.Job, n int, samples int) bench.JobR
 			dr.Bytes += uint64(job.BS)
 		}
 		dr.Short = uint64(d)
+	}
+	// cmdprio's latencies per priority, on the reads.
+	jr.Dirs[bench.Read].Prios = []bench.PrioLat{{Prio: bench.IOPrioValue(bench.IOPrioClassIdle, 0)}, {Prio: bench.IOPrioValue(bench.IOPrioClassRT, 0)}}
+	for k := range 2 * n {
+		jr.Dirs[bench.Read].Prios[k%2].Lat.Add(latency(rng, 80_000*float64(k%2+1), 0.4))
 	}
 	for i := range samples {
 		f := uint64(i + 1)
@@ -146,6 +151,8 @@ func testStep(rng *rand.Rand, seq, n, samples int, twoGroups bool) sweep.StepRes
 		a.GroupID = 1
 		plain := testJobResult(rng, job, n/4, 0) // no samples: reads back nil
 		plain.GroupID, plain.Error = 2, "io_uring_enter: resource temporarily unavailable"
+		// Errors it went on after (continue_on_error): kept too.
+		a.TotalErr, a.FirstError, a.FirstErrorMsg = 16, 5, "job t: read of 4096 bytes at offset 1048576 on /dev/loop4: input/output error"
 		res.Groups = append(res.Groups,
 			bench.GroupResult{ID: 1, Reporting: true, Jobs: []bench.JobResult{a}},
 			bench.GroupResult{ID: 2, Jobs: []bench.JobResult{plain}})

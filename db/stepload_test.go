@@ -105,7 +105,7 @@ func TestStepsForLoadsWhatItIsAsked(t *testing.T) {
 		}
 		for i := range w {
 			if !reflect.DeepEqual(got[i], w[i]) {
-				t.Errorf("%s: step %d differs:\n got %s\nwant %s", tc.name, i, summary(got[i]), summary(w[i]))
+				t.Errorf("%s: step %d differs:\n got %s\nwant %s", tc.name, i, describeStep(got[i]), describeStep(w[i]))
 			}
 		}
 	}

@@ -38,7 +38,7 @@ var resultColumns = func() []string {
 			}
 		}
 	}
-	return append(cols, "fio")
+	return append(cols, "fio", "qos")
 }()
 
 // fioExtras is what step_results.fio keeps of a bench.JobResult.
@@ -47,6 +47,22 @@ type fioExtras struct {
 	Errno      int           `json:"errno,omitempty"`
 	RuntimeSum time.Duration `json:"runtime_sum_ns,omitempty"`
 	Dist       bench.IODist  `json:"dist"`
+	// Steady is the steady-state window (ss_dur), LatencyDepth the depth
+	// a latency_target search ended at.
+	Steady       *bench.SteadyResult `json:"steady,omitempty"`
+	LatencyDepth int                 `json:"latency_depth,omitempty"`
+	// EngineSetup is bench.JobResult.EngineSetup: io_uring's flags.
+	EngineSetup string `json:"engine_setup,omitempty"`
+	// Verify is the job's data verification (verify=), apart from its
+	// measured I/O.
+	Verify *bench.VerifyResult `json:"verify,omitempty"`
+	// Prios are each direction's latencies per I/O priority
+	// (bench.DirResult.Prios), where there are any.
+	Prios *[2][]bench.PrioLat `json:"prios,omitempty"`
+	// The I/O errors the job went on after (continue_on_error).
+	TotalErr      uint64 `json:"total_err,omitempty"`
+	FirstError    int    `json:"first_error,omitempty"`
+	FirstErrorMsg string `json:"first_error_msg,omitempty"`
 }
 
 // groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
@@ -160,7 +176,8 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 	insResult := tx.StmtContext(ctx, s.stmts.insertResult)
 	row := make([]any, 0, 1+len(resultColumns))
 	var scratch []byte
-	sampleArgs := make([]any, 0, sampleBatches[0]*7)
+	sampleArgs := make([]any, 0, sampleBatches[0]*sampleParams)
+	logBudget := stepLogsMax
 	for gi := range res.Result.Groups {
 		g := &res.Result.Groups[gi]
 		for ji := range g.Jobs {
@@ -186,11 +203,15 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 					sampleArgs = append(sampleArgs, resultID, i+k, int64(sm.At),
 						int64(sm.IOs[bench.Read]), int64(sm.IOs[bench.Write]),
 						int64(sm.Bytes[bench.Read]), int64(sm.Bytes[bench.Write]))
+					sampleArgs = appendIntervalLat(sampleArgs, sm.Lat)
 				}
 				if _, err := tx.StmtContext(ctx, s.stmts.insertSamples[b]).ExecContext(ctx, sampleArgs...); err != nil {
 					return fmt.Errorf("group %d job %d samples: %w", gi, ji, err)
 				}
 				i += n
+			}
+			if err := insertLogs(ctx, tx, resultID, jr.Logs, &logBudget); err != nil {
+				return fmt.Errorf("group %d job %d: %w", gi, ji, err)
 			}
 		}
 	}
@@ -198,7 +219,8 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 }
 
 // sampleBatches are the row counts of the sample INSERTs, largest first and
-// ending with 1 (7 parameters a row, far below SQLite's limit of 32766).
+// ending with 1 (sampleParams parameters a row, far below SQLite's limit
+// of 32766).
 var sampleBatches = []int{64, 32, 16, 8, 4, 2, 1}
 
 // writeStmts are SaveStep's statements, prepared once on the write
@@ -250,12 +272,12 @@ func (ws *writeStmts) close() {
 
 func insertSamplesSQL(n int) string {
 	var b strings.Builder
-	b.WriteString(`INSERT INTO samples (result_id, idx, at_ns, read_ios, write_ios, read_bytes, write_bytes) VALUES `)
+	b.WriteString(`INSERT INTO samples (result_id, idx, at_ns, read_ios, write_ios, read_bytes, write_bytes, ` + sampleLatColumns + `) VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString("(?" + strings.Repeat(", ?", sampleParams-1) + ")")
 	}
 	return b.String()
 }
@@ -278,11 +300,20 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 				encodeBins(scratch, &l.Hist))
 		}
 	}
-	extras, err := json.Marshal(fioExtras{TID: jr.TID, Errno: jr.Errno, RuntimeSum: jr.RuntimeSum, Dist: jr.Dist})
+	x := fioExtras{TID: jr.TID, Errno: jr.Errno, RuntimeSum: jr.RuntimeSum, Dist: jr.Dist, EngineSetup: jr.EngineSetup, Verify: jr.Verify,
+		Steady: jr.Steady, LatencyDepth: jr.LatencyDepth, TotalErr: jr.TotalErr, FirstError: jr.FirstError, FirstErrorMsg: jr.FirstErrorMsg}
+	if jr.Dirs[bench.Read].Prios != nil || jr.Dirs[bench.Write].Prios != nil {
+		x.Prios = &[2][]bench.PrioLat{jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios}
+	}
+	extras, err := json.Marshal(x)
 	if err != nil {
 		return nil, fmt.Errorf("fio: %w", err)
 	}
-	return append(row, string(extras)), nil
+	qos, err := qosColumn(jr)
+	if err != nil {
+		return nil, fmt.Errorf("qos: %w", err)
+	}
+	return append(row, string(extras), qos), nil
 }
 
 // encodeBins writes the histogram's non-empty buckets as fio's json+ "bins"
@@ -403,6 +434,9 @@ type StepLoad struct {
 	Samples func(*sweep.StepResult) bool
 	// Jobs reads each job result's Job, the options the job ran with.
 	Jobs bool
+	// Logs are the kinds of fio log files to read of the results whose
+	// samples are read (logs.go); nil reads none.
+	Logs []bench.LogKind
 }
 
 // Hists is a set of the latency histograms of a job result's directions.
@@ -418,7 +452,7 @@ const (
 
 // LoadAll reads everything, as Steps and Export do.
 func LoadAll() StepLoad {
-	return StepLoad{Hists: AllHists, Samples: EverySample, Jobs: true}
+	return StepLoad{Hists: AllHists, Samples: EverySample, Jobs: true, Logs: AllLogKinds}
 }
 
 // EverySample is a StepLoad.Samples that reads the samples of every step.
@@ -434,7 +468,7 @@ func (s *Store) StepsFor(ctx context.Context, runID int64, load StepLoad) ([]swe
 		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
 	}
 	defer tx.Rollback()
-	steps, err := readSteps(ctx, tx, runID, load)
+	steps, err := readSteps(ctx, tx, runID, load, s.stepCache)
 	if err != nil {
 		return nil, fmt.Errorf("db: run %d steps: %w", runID, err)
 	}
@@ -462,7 +496,7 @@ func (s *Store) EachStep(ctx context.Context, runID int64, load StepLoad, fn fun
 	}
 	w := stepWindow{after: math.MinInt64, limit: eachStepBatch}
 	for {
-		steps, err := readStepWindow(ctx, tx, runID, load, w)
+		steps, err := readStepWindow(ctx, tx, runID, load, w, s.stepCache)
 		if err != nil {
 			return fmt.Errorf("db: run %d steps: %w", runID, err)
 		}
@@ -500,22 +534,23 @@ func runExists(ctx context.Context, tx *sql.Tx, runID int64) error {
 }
 
 // readSteps reads run runID's steps in tx, and what load asks for of them.
-func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad) ([]sweep.StepResult, error) {
+func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, cache *stepCache) ([]sweep.StepResult, error) {
 	if err := runExists(ctx, tx, runID); err != nil {
 		return nil, err
 	}
-	return readStepWindow(ctx, tx, runID, load, allSteps)
+	return readStepWindow(ctx, tx, runID, load, allSteps, cache)
 }
 
 // readStepWindow reads the steps of run runID in window w, and what load
-// asks for of them.
-func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, w stepWindow) ([]sweep.StepResult, error) {
+// asks for of them; the job results and samples from cache (stepcache.go)
+// when it is not nil and serves load.
+func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, w stepWindow, cache *stepCache) ([]sweep.StepResult, error) {
 
 	dec := repeatDecoder{}
 	steps := []sweep.StepResult{}
-	var stepIDs []int64              // steps.id of each of steps
+	var stepIDs, stamps []int64      // steps.id and stamp of each of steps
 	stepIndex := make(map[int64]int) // steps.id → index in steps
-	rows, err := tx.QueryContext(ctx, `SELECT id, `+strings.Join(stepColumns, ", ")+`
+	rows, err := tx.QueryContext(ctx, `SELECT id, stamp, `+strings.Join(stepColumns, ", ")+`
 		FROM steps WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, w.after, w.limit)
 	if err != nil {
 		return nil, err
@@ -523,14 +558,14 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			id                                  int64
+			id, stamp                           int64
 			sr                                  sweep.StepResult
 			axes, config, schedulers, cpu, proc string
 			start, end, resultStart             sql.NullInt64
 			hasResult                           bool
 			resultHost, resultGroups            sql.NullString
 		)
-		err := rows.Scan(&id, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
+		err := rows.Scan(&id, &stamp, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
 			&sr.Status, &sr.Error, &start, &end, &schedulers, &cpu, &proc,
 			&hasResult, &resultStart, &resultHost, &resultGroups)
 		if err != nil {
@@ -561,6 +596,7 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 		}
 		stepIndex[id] = len(steps)
 		stepIDs = append(stepIDs, id)
+		stamps = append(stamps, stamp)
 		steps = append(steps, sr)
 	}
 	if err := rows.Err(); err != nil {
@@ -568,6 +604,12 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 	}
 	rows.Close()
 	if len(steps) == 0 {
+		return steps, nil
+	}
+	if cache.serves(load) {
+		if err := cache.fill(ctx, tx, load, steps, stepIDs, stamps, dec); err != nil {
+			return nil, err
+		}
 		return steps, nil
 	}
 	// The job results and samples of the steps read: seq in (after, last].
@@ -651,8 +693,20 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 		if len(picked) == len(steps) {
 			picked = nil // all of the window's: no list to check
 		}
-		if err := readSamples(ctx, tx, runID, w.after, last, picked, jobs, byID); err != nil {
+		into := func(id int64) (*[]bench.Sample, error) {
+			i, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("samples of unknown result %d", id)
+			}
+			return &jobs[i].Samples, nil
+		}
+		if err := readSamples(ctx, tx, runID, w.after, last, picked, into); err != nil {
 			return nil, err
+		}
+		if load.Logs != nil {
+			if err := readLogs(ctx, tx, load.Logs, runID, w.after, last, picked, jobs, byID); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return steps, nil
@@ -689,47 +743,65 @@ func (load StepLoad) reads(c string) bool {
 // the order of Hists' bits.
 var latNames = [...]string{"slat", "clat", "lat"}
 
-// readSamples reads the samples of a run's job results into jobs, whose
-// indexes byID gives by step_results id: of the steps whose seq is in
-// (after, last] and whose ids only lists, or all of those when only is
-// nil.
-func readSamples(ctx context.Context, tx *sql.Tx, runID, after, last int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
+// stepsWhere picks a run's steps (st) with seq in (after, last], and of
+// those only the ids in only unless it is nil.
+func stepsWhere(runID, after, last int64, only []int64) (string, []any, error) {
 	where, args := "st.run_id = ? AND st.seq > ? AND st.seq <= ?", []any{runID, after, last}
 	if only != nil {
 		ids, err := json.Marshal(only)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
 		where += " AND st.id IN (SELECT value FROM json_each(?))"
 		args = append(args, string(ids))
 	}
+	return where, args, nil
+}
+
+// readSamples reads the samples of a run's job results, each into the
+// slice into gives for its step_results id: of the steps whose seq is in
+// (after, last] and whose ids only lists, or all of those when only is
+// nil.
+func readSamples(ctx context.Context, tx *sql.Tx, runID, after, last int64, only []int64, into func(resultID int64) (*[]bench.Sample, error)) error {
+	where, args, err := stepsWhere(runID, after, last, only)
+	if err != nil {
+		return err
+	}
 	// r.id in the ORDER BY lets SQLite walk the indexes without sorting.
-	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes
+	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes, `+sampleLatSelect+`
 		FROM steps st JOIN step_results r ON r.step_id = st.id JOIN samples s ON s.result_id = r.id
 		WHERE `+where+` ORDER BY st.seq, r.group_index, r.job_index, r.id, s.idx`, args...)
 	if err != nil {
 		return err
 	}
+	return scanSamples(rows, into)
+}
+
+// scanSamples reads rows of samples (result_id, at_ns, the counts and
+// sampleLatSelect), those of each result together in order, each into
+// the slice into gives for its result.
+func scanSamples(rows *sql.Rows, into func(resultID int64) (*[]bench.Sample, error)) error {
 	defer rows.Close()
 	var (
 		id, at               int64
 		rIOs, wIOs, rBy, wBy int64
-		jr                   *bench.JobResult
+		dst                  *[]bench.Sample
 		cur                  int64 = -1
+		lat                  intervalLatScan
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &at, &rIOs, &wIOs, &rBy, &wBy); err != nil {
+		if err := rows.Scan(append([]any{&id, &at, &rIOs, &wIOs, &rBy, &wBy}, lat.dest()...)...); err != nil {
 			return err
 		}
 		if id != cur {
-			i, ok := byID[id]
-			if !ok {
-				return fmt.Errorf("samples of unknown result %d", id)
+			var err error
+			if dst, err = into(id); err != nil {
+				return err
 			}
-			cur, jr = id, &jobs[i]
+			cur = id
 		}
-		jr.Samples = append(jr.Samples, bench.Sample{At: time.Duration(at),
-			IOs: [2]uint64{uint64(rIOs), uint64(wIOs)}, Bytes: [2]uint64{uint64(rBy), uint64(wBy)}})
+		*dst = append(*dst, bench.Sample{At: time.Duration(at),
+			IOs: [2]uint64{uint64(rIOs), uint64(wIOs)}, Bytes: [2]uint64{uint64(rBy), uint64(wBy)}, Lat: lat.value()})
 	}
 	return rows.Err()
 }
@@ -744,7 +816,7 @@ type resultRowScan struct {
 	runtime, interval, usr, sys               int64
 	ctx, minFlt, majFlt                       int64
 	iops, bw                                  [2]float64 // derived; read to skip
-	fio                                       sql.NullString
+	fio, qos                                  sql.NullString
 	dirs                                      [2]struct {
 		ios, bytes, short int64
 		lats              [3]struct {
@@ -766,7 +838,7 @@ func (rr *resultRowScan) dest() []any {
 			d = append(d, &l.n, &l.min, &l.max, &l.mean, &l.s, &l.bins)
 		}
 	}
-	return append(d, &rr.fio)
+	return append(d, &rr.fio, &rr.qos)
 }
 
 // fill sets jr from the scanned row, decoding its JSON with dec.
@@ -786,7 +858,15 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 		if err := json.Unmarshal([]byte(rr.fio.String), &x); err != nil {
 			return fmt.Errorf("fio: %w", err)
 		}
-		jr.TID, jr.Errno, jr.RuntimeSum, jr.Dist = x.TID, x.Errno, x.RuntimeSum, x.Dist
+		jr.TID, jr.Errno, jr.RuntimeSum, jr.Dist, jr.EngineSetup, jr.Verify = x.TID, x.Errno, x.RuntimeSum, x.Dist, x.EngineSetup, x.Verify
+		jr.Steady, jr.LatencyDepth = x.Steady, x.LatencyDepth
+		if x.Prios != nil {
+			jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios = x.Prios[bench.Read], x.Prios[bench.Write]
+		}
+		jr.TotalErr, jr.FirstError, jr.FirstErrorMsg = x.TotalErr, x.FirstError, x.FirstErrorMsg
+	}
+	if err := decodeQoS(rr.qos, jr); err != nil {
+		return err
 	}
 	for d := range jr.Dirs {
 		src, dst := &rr.dirs[d], &jr.Dirs[d]

@@ -74,6 +74,8 @@ type Store struct {
 
 	interrupted []int64
 	path        string
+
+	stepCache *stepCache // what pages read of steps, by (id, stamp)
 }
 
 // Path is the database file the store was opened on.
@@ -107,7 +109,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkForeign(ctx, path); err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
-	s := &Store{proc: "/proc", self: processOwner("/proc", os.Getpid()), path: path}
+	s := &Store{proc: "/proc", self: processOwner("/proc", os.Getpid()), path: path, stepCache: newStepCache(stepCacheBytes)}
 
 	// Modernc runs the _pragma values on every new connection. An
 	// immediate transaction takes the write lock at BEGIN, so a second
@@ -174,7 +176,15 @@ func checkForeign(ctx context.Context, path string) error {
 	if err != nil || string(head) != "SQLite format 3\x00" {
 		return fmt.Errorf("not a SQLite database, so not an iolab store; give --db a new file or an iolab store")
 	}
-	probe, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	// A hot journal (a process killed mid-transaction before WAL was on)
+	// must be rolled back before anything reads the file, which a
+	// read-only connection cannot do; rolling it back is SQLite's own
+	// recovery, safe for any SQLite file.
+	mode := "?mode=ro&"
+	if _, err := os.Stat(path + "-journal"); err == nil {
+		mode = "?"
+	}
+	probe, err := sql.Open("sqlite", "file:"+path+mode+"_pragma=busy_timeout(5000)")
 	if err != nil {
 		return err
 	}
@@ -315,6 +325,10 @@ func (s *Store) MarkInterrupted(ctx context.Context) ([]int64, error) {
 	return ids, nil
 }
 
+// StoppedMessage is the error of a run its process left queued or running
+// (status) when it stopped: what the next open marks it interrupted with.
+func StoppedMessage(status string) string { return "iolab stopped while the run was " + status }
+
 func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -355,7 +369,7 @@ func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 	now := time.Now().UnixNano()
 	var ids []int64
 	for _, u := range dead {
-		msg := "iolab stopped while the run was " + u.status
+		msg := StoppedMessage(u.status)
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
 			error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`, now, msg, u.id); err != nil {
 			return nil, fmt.Errorf("mark run %d interrupted: %w", u.id, err)

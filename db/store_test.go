@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/migrations"
@@ -179,6 +180,11 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 		failedStep(2),
 		testStep(rng, 3, 2000, 150, false), // more samples than one INSERT batch
 	}
+	// A job's verification is kept apart from its measured I/O.
+	v := &bench.VerifyResult{Method: "crc32c", Reads: bench.DirResult{IOs: 3, Bytes: 12288}, Runtime: 5e6, StateFile: "local-a-0-verify.state",
+		Failed: &bench.VerifyError{Job: "a", File: "/dev/x", Method: "crc32c", Offset: 4096, Length: 4096, Expected: "01020304", Received: "05060708", BadIntervals: 1}}
+	v.Reads.Clat.Add(1500)
+	want[1].Result.Groups[0].Jobs[0].Verify = v
 	for _, st := range want {
 		if st.Result != nil {
 			if n := len(st.Result.Groups[0].Jobs[0].Dirs[0].Clat.Hist.Bins()); n < 100 {
@@ -198,7 +204,7 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 	}
 	for i := range want {
 		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("step %d differs:\n got %s\nwant %s", i, summary(got[i]), summary(want[i]))
+			t.Errorf("step %d differs:\n got %s\nwant %s", i, describeStep(got[i]), describeStep(want[i]))
 		}
 		if want[i].Result == nil {
 			continue
@@ -239,8 +245,8 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 	}
 }
 
-// summary describes a step result briefly, for failure messages.
-func summary(st sweep.StepResult) string {
+// describeStep describes a step result briefly, for failure messages.
+func describeStep(st sweep.StepResult) string {
 	var b strings.Builder
 	b.WriteString(st.Status + " " + st.Start.String())
 	if st.Result != nil {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/db/launch"
 
@@ -45,6 +44,9 @@ func (s *Server) apiCreateRun(c echo.Context) error {
 			return &ValidationError{Field: ute.Field, Msg: fmt.Sprintf("%s: %v", ute.Field, err)}
 		}
 		return &ValidationError{Msg: "the body is not a plan: " + err.Error()}
+	}
+	if isGroup(req.Hosts) {
+		return s.apiCreateGroup(c, &req)
 	}
 	id, err := s.launch(c.Request().Context(), &req)
 	if err != nil {
@@ -111,22 +113,20 @@ func (s *Server) apiGetRun(c echo.Context) error {
 		return nil
 	}
 	sep := ""
-	err = s.store.EachStep(ctx, id, db.LoadAll(), func(st *sweep.StepResult) error {
-		b, err := json.Marshal(st)
-		if err != nil {
-			return err
-		}
+	err = s.store.EachStepJSON(ctx, id, func(b []byte) error {
 		if _, err := io.WriteString(w, sep); err != nil {
 			return err
 		}
 		sep = ","
 		_, err = w.Write(b)
-		// A step's encoding is a millisecond of CPU: let the light
-		// requests in between rather than after a 10 ms time slice.
+		// A step's encoding (or, kept, its gzipping) is a millisecond
+		// of CPU: let the light requests in between rather than after a
+		// 10 ms time slice.
 		runtime.Gosched()
 		return err
 	})
 	if err != nil {
+		markNotWhole(c)
 		s.log.Warn("run document cut short", "run", id, "err", err)
 		return nil
 	}

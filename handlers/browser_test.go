@@ -37,8 +37,9 @@ func artifactsDir(t *testing.T) string {
 }
 
 // browser starts a headless Debian chromium with its own profile: a fresh
-// browser context, sharing nothing with any other.
-func browser(t *testing.T, path string) (context.Context, context.CancelFunc) {
+// browser context, sharing nothing with any other; extra options follow
+// the defaults.
+func browser(t *testing.T, path string, extra ...chromedp.ExecAllocatorOption) (context.Context, context.CancelFunc) {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -51,6 +52,7 @@ func browser(t *testing.T, path string) (context.Context, context.CancelFunc) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 	)
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)

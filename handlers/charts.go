@@ -16,7 +16,7 @@ import (
 func chartViewOf(q chart.Query, runs []chart.Run) chartView {
 	enc := q.Values().Encode()
 	v := chartView{Kind: string(q.Kind), Title: string(q.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}
-	ch, err := chart.Build(q, runs)
+	ch, err := chart.Draw(q, runs) // the page links to the table's CSV
 	if err != nil {
 		v.Error = err.Error()
 		return v

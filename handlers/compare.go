@@ -10,6 +10,7 @@ import (
 
 	"iolab/db"
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 
 	"github.com/labstack/echo/v4"
 )
@@ -61,8 +62,8 @@ func compareQuery(v url.Values, ids []int64) url.Values {
 type comparePageData struct {
 	pageBase
 	Runs      []chart.Run
-	Warnings  []Warning
-	Diffs     []diffRow
+	Warnings  []report.Warning
+	Diffs     []report.EnvDiff
 	DiffCSV   string
 	Charts    []chartView
 	MaxIOPS   *chart.Chart
@@ -73,6 +74,15 @@ type comparePageData struct {
 	Sched    []schedTables
 	SchedCSV string
 	JobsCSV  string
+	// StatDiffs are the statistical diffs (handlers/statdiff.go): each
+	// run against the first, or one run's axis values against its base;
+	// StatErr says why there are none, StatAxes pick one run's axis.
+	StatDiffs []statDiffView
+	StatErr   string
+	StatCSV   string
+	StatAxes  []chartLink
+	// Report is the link that downloads the page as a write-up.
+	Report string
 }
 
 // compareView shows several runs side by side: warnings about what
@@ -84,23 +94,51 @@ func (s *Server) compareView(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), ids, chart.Load(0, chart.On(chart.ComparePage)...))
+	data, err := s.compareData(c, ids)
 	if err != nil {
 		return err
+	}
+	return s.render(c, http.StatusOK, "compare", data)
+}
+
+// compareData is the compare page of runs ids, its charts' state from the
+// request's query.
+func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, error) {
+	load := chart.Load(0, chart.On(chart.ComparePage)...)
+	load.Hists |= db.ClatHist // the statistical diff's percentiles
+	runs, err := s.loadRuns(c.Request().Context(), ids, load)
+	if err != nil {
+		return nil, err
 	}
 	v := compareQuery(c.QueryParams(), ids)
 	base, err := chart.ParseQuery(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	canon := base.Values()
 	canon.Del("kind")
-	data := comparePageData{pageBase: s.base(c, "Compare runs"), Runs: runs, Warnings: CompareWarnings(runs),
-		Diffs: compareDiffs(runs), Canonical: "/compare?" + canon.Encode()}
+	data := comparePageData{pageBase: s.base(c, "Compare runs"), Runs: runs, Warnings: report.CompareWarnings(runs),
+		Diffs: report.EnvDiffs(runs), Canonical: "/compare?" + canon.Encode()}
 	tv := url.Values{}
 	for _, id := range ids {
 		tv.Add("run", strconv.FormatInt(id, 10))
 	}
+	axis, baseValue := c.QueryParam("axis"), c.QueryParam("base")
+	if diffs, err := statDiffs(runs, axis, baseValue); err != nil {
+		data.StatErr = err.Error()
+	} else {
+		data.StatDiffs = statDiffViews(diffs)
+	}
+	data.StatAxes = statDiffAxisLinks(runs, axis)
+	data.Report = "/report?" + tv.Encode()
+	sv := url.Values{"run": tv["run"], "table": {"stats"}}
+	if axis != "" {
+		sv.Set("axis", axis)
+	}
+	if baseValue != "" {
+		sv.Set("base", baseValue)
+	}
+	data.StatCSV = "/compare/export.csv?" + sv.Encode()
 	tv.Set("table", "diff")
 	data.DiffCSV = "/compare/export.csv?" + tv.Encode()
 	tv.Set("table", "maxiops")
@@ -119,30 +157,41 @@ func (s *Server) compareView(c echo.Context) error {
 		data.Charts = append(data.Charts, chartViewOf(q, runs))
 	}
 	if data.MaxIOPS, err = chart.Build(chart.Query{Kind: chart.MaxIOPS}, runs); err != nil {
-		return err
+		return nil, err
 	}
-	return s.render(c, http.StatusOK, "compare", &data)
+	return &data, nil
 }
 
 // compareCSV is the compare page's tables as CSV: table=diff (environment
-// and plan differences), maxiops, schedulers or jobs.
+// and plan differences), stats (the statistical diff), maxiops, schedulers or jobs.
 func (s *Server) compareCSV(c echo.Context) error {
 	ids, err := compareIDs(c.QueryParams())
 	if err != nil {
 		return err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), ids, db.StepLoad{})
+	t := c.QueryParam("table")
+	load := db.StepLoad{}
+	if t == "stats" {
+		load.Hists = db.ClatHist
+	}
+	runs, err := s.loadRuns(c.Request().Context(), ids, load)
 	if err != nil {
 		return err
 	}
 	var ch *chart.Chart
-	switch t := c.QueryParam("table"); t {
+	switch t {
+	case "stats":
+		diffs, err := statDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"))
+		if err != nil {
+			return &ValidationError{Field: "run", Msg: err.Error()}
+		}
+		ch = statDiffCSV(diffs)
 	case "diff":
 		ch = &chart.Chart{Columns: []string{"field"}}
 		for _, r := range runs {
 			ch.Columns = append(ch.Columns, "run "+strconv.FormatInt(r.Run.ID, 10))
 		}
-		for _, d := range compareDiffs(runs) {
+		for _, d := range report.EnvDiffs(runs) {
 			ch.Rows = append(ch.Rows, append([]string{d.Field}, d.Values...))
 		}
 	case "maxiops", "":
@@ -152,7 +201,7 @@ func (s *Server) compareCSV(c echo.Context) error {
 	case "schedulers", "jobs":
 		ch = schedulerCSV(runs, t == "jobs")
 	default:
-		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, maxiops, schedulers or jobs", t)}
+		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, stats, maxiops, schedulers or jobs", t)}
 	}
 	return s.serveCSV(c, "iolab-compare.csv", ch)
 }

@@ -16,6 +16,7 @@ import (
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 )
 
 // warnRun is a synthetic run for CompareWarnings: one job, one target,
@@ -49,6 +50,11 @@ func TestCompareWarnings(t *testing.T) {
 			[]string{"run 1 passthrough", "run 2 translated", "~30 %"}},
 		{"iommu unknown on one side", same, func(r *db.Run, _ *bench.Job) { r.Host.IOMMU.Mode = "" }, nil, nil},
 		{"device model", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Model = "Other SSD" }, []string{"device model"}, []string{"Other SSD"}},
+		{"firmware", func(r *db.Run, _ *bench.Job) { r.Targets[0].Firmware = "E2010325" },
+			func(r *db.Run, _ *bench.Job) { r.Targets[0].Firmware = "E2010600" }, []string{"firmware"}, []string{"run 2 E2010600", "run 1 E2010325"}},
+		{"firmware unknown on one side", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Firmware = "E2010600" }, nil, nil},
+		{"firmware of another model", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Model, r.Targets[0].Firmware = "Other SSD", "X1" },
+			[]string{"device model"}, nil},
 		{"driver", same, func(r *db.Run, _ *bench.Job) { r.Targets[0].Driver = "virtio_blk" }, []string{"device driver"}, []string{"virtio_blk"}},
 		{"block size", same, func(_ *db.Run, j *bench.Job) { j.BS = 65536 }, []string{"block size"}, []string{"64k"}},
 		{"block size swept", same, func(r *db.Run, _ *bench.Job) {
@@ -79,7 +85,7 @@ func TestCompareWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := CompareWarnings([]chart.Run{warnRun(1, tt.a), warnRun(2, tt.b)})
+			ws := report.CompareWarnings([]chart.Run{warnRun(1, tt.a), warnRun(2, tt.b)})
 			var fields []string
 			var all strings.Builder
 			for _, w := range ws {
@@ -100,7 +106,7 @@ func TestCompareWarnings(t *testing.T) {
 		})
 	}
 	// A single run warns only about itself.
-	if ws := CompareWarnings([]chart.Run{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
+	if ws := report.CompareWarnings([]chart.Run{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
 		t.Errorf("single run: %+v", ws)
 	}
 }
@@ -128,7 +134,7 @@ func TestCompareWarningsHipriFailed(t *testing.T) {
 		}
 		return r
 	}
-	ws := CompareWarnings([]chart.Run{withSteps(1, sweep.StepDone), withSteps(2, sweep.StepFailed)})
+	ws := report.CompareWarnings([]chart.Run{withSteps(1, sweep.StepDone), withSteps(2, sweep.StepFailed)})
 	var fallback []string
 	for _, w := range ws {
 		if strings.Contains(w.Msg, "fell back to interrupts") {
@@ -144,7 +150,7 @@ func TestCompareWarningsHipriFailed(t *testing.T) {
 			t.Errorf("run 2's failed hipri steps count as hipri: %s", w.Msg)
 		}
 	}
-	if ws := CompareWarnings([]chart.Run{withSteps(2, sweep.StepFailed)}); slices.ContainsFunc(ws, func(w Warning) bool { return strings.Contains(w.Msg, "fell back") }) {
+	if ws := report.CompareWarnings([]chart.Run{withSteps(2, sweep.StepFailed)}); slices.ContainsFunc(ws, func(w report.Warning) bool { return strings.Contains(w.Msg, "fell back") }) {
 		t.Errorf("a run whose hipri steps all failed warns of a fallback: %+v", ws)
 	}
 }
@@ -153,7 +159,7 @@ func TestCompareDiffs(t *testing.T) {
 	a := warnRun(1, nil)
 	b := warnRun(2, func(r *db.Run, j *bench.Job) { r.Kernel, r.Host.IOMMU.Mode, j.BS = "6.1.0", "translated", 8192 })
 	got := map[string][]string{}
-	for _, d := range compareDiffs([]chart.Run{a, b}) {
+	for _, d := range report.EnvDiffs([]chart.Run{a, b}) {
 		got[d.Field] = d.Values
 	}
 	want := map[string][]string{"kernel": {"6.12.0", "6.1.0"}, "IOMMU mode": {"passthrough", "translated"}, "block size": {"4k", "8k"}}
@@ -164,6 +170,27 @@ func TestCompareDiffs(t *testing.T) {
 		if !slices.Equal(got[k], v) {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// Two QoS runs under different objectives, at different rates: the
+// difference that moves their knees is listed.
+func TestCompareDiffsQoS(t *testing.T) {
+	qos := func(id int64, slo string, rates ...string) chart.Run {
+		return warnRun(id, func(r *db.Run, _ *bench.Job) {
+			o, err := sweep.ParseSLO(slo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Plan.SLO, r.Plan.Sweeps = &o, []sweep.Sweep{{Axis: sweep.AxisRateIOPS, Values: rates}}
+		})
+	}
+	got := map[string][]string{}
+	for _, d := range report.EnvDiffs([]chart.Run{qos(1, "p99<1ms", "max", "50%"), qos(2, "p99.9<2ms", "max", "50%", "90%")}) {
+		got[d.Field] = d.Values
+	}
+	if !slices.Equal(got["QoS objective"], []string{"p99<1ms", "p99.9<2ms"}) || !slices.Equal(got["rate_iops"], []string{"max, 50%", "max, 50%, 90%"}) || len(got) != 2 {
+		t.Errorf("diffs = %q", got)
 	}
 }
 
@@ -234,7 +261,7 @@ func TestComparePage(t *testing.T) {
 		{"missing run", "/compare?run=999", 404, []string{"run 999 not found"}},
 		{"diff csv", "/compare/export.csv?table=diff&run=" + id1 + "&run=" + id2, 200, []string{"field,run " + id1 + ",run " + id2, "IOMMU mode,passthrough,translated"}},
 		{"maxiops csv", "/compare/export.csv?table=maxiops&run=" + id1 + "&run=" + id2, 200, []string{"kernel,ioengine,job,max_iops,at", "6.12.0-a,null,cmp-one,3000,iodepth=4", "6.1.0-b,null,cmp-two,2100,iodepth=4"}},
-		{"bad table", "/compare/export.csv?table=nope&run=" + id1, 400, []string{"use diff, maxiops"}},
+		{"bad table", "/compare/export.csv?table=nope&run=" + id1, 400, []string{"use diff, stats, maxiops"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()

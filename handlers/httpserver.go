@@ -48,6 +48,9 @@ type HTTPLimits struct {
 	// MaxImport an import's. Beyond: 413.
 	MaxBody   int64
 	MaxImport int64
+	// CacheBytes bounds the gzipped answers kept of run pages, charts,
+	// CSVs and documents (respcache.go).
+	CacheBytes int64
 }
 
 // DefaultHTTPLimits are sized for a small machine (2 cores): a dashboard
@@ -67,6 +70,7 @@ func DefaultHTTPLimits() HTTPLimits {
 		HeavyWait:         5 * time.Second,
 		MaxBody:           1 << 20,
 		MaxImport:         64 << 20,
+		CacheBytes:        64 << 20,
 	}
 }
 
@@ -85,6 +89,7 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 	orDefault(&l.MaxUploads, d.MaxUploads)
 	orDefault(&l.MaxBody, d.MaxBody)
 	orDefault(&l.MaxImport, d.MaxImport)
+	orDefault(&l.CacheBytes, d.CacheBytes)
 	return l
 }
 
@@ -170,6 +175,7 @@ const (
 	heavy                    // a whole run read and drawn or written out: a turn, HeavyWriteTimeout
 	upload                   // an import: a large body read with UploadReadTimeout, and a turn
 	stream                   // the event stream: no deadline but each event's
+	cached                   // heavy, its answers cached per run version: a turn only to build one (respcache.go)
 )
 
 // classify sets the request's body limit and deadlines by its route's
@@ -182,7 +188,7 @@ func (s *Server) classify(class routeClass) echo.MiddlewareFunc {
 			rc := http.NewResponseController(c.Response())
 			limit, read, write := l.MaxBody, l.ReadTimeout, l.WriteTimeout
 			switch class {
-			case heavy:
+			case heavy, cached:
 				write = l.HeavyWriteTimeout
 				read = max(read, write) // a cancelled read ends the request
 			case upload:

@@ -12,6 +12,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/sweep"
+	"iolab/db"
 	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
@@ -32,7 +33,12 @@ type runForm struct {
 	Direct, Discard           bool
 	DropCaches                bool
 	SkipImpossible            bool
+	SLO                       string
 	JobFile                   string
+	// Hosts run the plan as a group (LocalHost for this machine), Serial
+	// one after another.
+	Hosts  []string
+	Serial bool
 }
 
 // formAxes are the axes the form has a field for, in the table's order.
@@ -50,6 +56,49 @@ func defaultForm() runForm {
 		Runtime: "10", Repeat: "1", Direct: true}
 }
 
+// withPreset is the form as picking the preset called name fills it (as
+// app.js does when the preset changes): /runs/new?preset=qos-curve shows,
+// and submits, the preset's own options and sweeps, not the form's
+// default iodepth and engine sweeps over them. A name no preset has is
+// kept for the submit to refuse.
+func (f runForm) withPreset(name string) runForm {
+	f.Preset = name
+	for _, p := range presetInfos() {
+		if p.Name != name {
+			continue
+		}
+		for k, v := range p.Fields {
+			switch k {
+			case "rw":
+				f.RW = v
+			case "bs":
+				f.BS = v
+			case "rwmixread":
+				f.RWMixRead = v
+			case "runtime":
+				f.Runtime = v
+			case "ramp_time":
+				f.RampTime = v
+			case "repeat":
+				f.Repeat = v
+			case "direct":
+				f.Direct = v == "true"
+			case "discard":
+				f.Discard = v == "true"
+			case "drop_caches":
+				f.DropCaches = v == "true"
+			case "slo":
+				f.SLO = v
+			default:
+				if slices.ContainsFunc(formAxes(), func(a sweep.AxisSpec) bool { return string(a.Name) == k }) {
+					f.Sweeps[k] = v
+				}
+			}
+		}
+	}
+	return f
+}
+
 func readForm(c echo.Context) runForm {
 	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
 	on := func(k string) bool { x := c.FormValue(k); return x == "on" || x == "1" || x == "true" }
@@ -57,7 +106,10 @@ func readForm(c echo.Context) runForm {
 		RWMixRead: v("rwmixread"), Sweeps: map[string]string{},
 		Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
 		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), SkipImpossible: on("skip_impossible"),
-		JobFile: c.FormValue("jobfile"), MoreSweeps: c.FormValue("sweeps")}
+		JobFile: c.FormValue("jobfile"), MoreSweeps: c.FormValue("sweeps"), Serial: on("serial"), SLO: v("slo")}
+	if params, err := c.FormParams(); err == nil {
+		f.Hosts = params["hosts"]
+	}
 	for _, a := range formAxes() {
 		f.Sweeps[string(a.Name)] = v(string(a.Name))
 	}
@@ -83,7 +135,8 @@ func splitList(s string) []string {
 // With a job file, an axis field still at the form's default is not
 // applied: the job file says what its jobs do.
 func (f *runForm) request() (*PlanRequest, error) {
-	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, exact: true}
+	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, SLO: f.SLO, exact: true,
+		Hosts: f.Hosts, Serial: f.Serial}
 	if f.Repeat != "" {
 		if err := req.Repeat.set(f.Repeat); err != nil {
 			return nil, &ValidationError{Field: "repeat", Msg: err.Error()}
@@ -102,7 +155,7 @@ func (f *runForm) request() (*PlanRequest, error) {
 		switch {
 		case len(vals) == 0:
 		case jobFile && slices.Equal(vals, splitList(defaults[string(a.Name)])):
-		case len(vals) == 1 && !jobFile && !a.Step && !strings.Contains(vals[0], "+"):
+		case len(vals) == 1 && !jobFile && !a.Step && !strings.Contains(vals[0], "+") && !a.SweepOnly(vals[0]):
 			set(string(a.Name), vals[0])
 		default:
 			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: a.Name, Values: vals})
@@ -154,7 +207,7 @@ func formField(field string) string {
 		return "target"
 	case "time_based":
 		return "runtime"
-	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct", "sweeps":
+	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct", "sweeps", "hosts":
 	default:
 		if !slices.ContainsFunc(formAxes(), func(a sweep.AxisSpec) bool { return string(a.Name) == name }) {
 			if strings.HasPrefix(field, "sweep.") {
@@ -179,6 +232,7 @@ type newRunPageData struct {
 	Error       string            // about the whole plan
 	Targets     []string          // the allow-list, offered in the target field
 	DataDir     string
+	Hosts       []db.Host // the fleet's hosts, offered besides this machine
 	SweepFields []sweepField
 	RWModes     []string
 }
@@ -194,8 +248,12 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := s.hosts(c.Request().Context())
+	if err != nil {
+		return nil, err
+	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
-		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f),
+		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f), Hosts: hosts,
 		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}}, nil
 }
 
@@ -211,7 +269,7 @@ func sweepFields(f runForm) []sweepField {
 func (s *Server) newRunPage(c echo.Context) error {
 	f := defaultForm()
 	if p := c.QueryParam("preset"); p != "" {
-		f.Preset = p
+		f = f.withPreset(p)
 	}
 	data, err := s.newRunData(c, f)
 	if err != nil {
@@ -226,8 +284,14 @@ func (s *Server) newRunPage(c echo.Context) error {
 func (s *Server) createRun(c echo.Context) error {
 	f := readForm(c)
 	req, err := f.request()
-	var id int64
-	if err == nil {
+	var (
+		id  int64
+		grp *db.Group
+	)
+	switch {
+	case err == nil && isGroup(req.Hosts):
+		grp, err = s.launchGroup(c.Request().Context(), req)
+	case err == nil:
 		id, err = s.launch(c.Request().Context(), req)
 	}
 	var ve *ValidationError
@@ -254,6 +318,9 @@ func (s *Server) createRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if grp != nil {
+		return c.Redirect(http.StatusSeeOther, groupURL(grp.UID))
+	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
 }
 
@@ -265,6 +332,21 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	runner, err := s.checkLocal(req, plan)
+	if err != nil {
+		return 0, err
+	}
+	rec, err := launch.NewRecord(plan, runner, nil)
+	if err != nil {
+		return 0, err
+	}
+	return s.launcher.Launch(ctx, rec, plan, launch.TargetDevices(plan, runner))
+}
+
+// checkLocal checks a plan against its targets on this machine, when
+// they all exist (laying out a new file is left to the run), and returns
+// the runner that checked it.
+func (s *Server) checkLocal(req *PlanRequest, plan *sweep.Plan) (*bench.Runner, error) {
 	runner := s.newRunner()
 	exist := true
 	for _, g := range plan.Base.Groups {
@@ -273,7 +355,7 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 				if _, err := os.Stat(path); err != nil {
 					exist = false
 					if j.Size <= 0 && j.FileSize[0] == 0 {
-						return 0, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, path)}
+						return nil, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, path)}
 					}
 				}
 			}
@@ -286,13 +368,9 @@ func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
 	if err := check(); err != nil {
 		var oe *bench.OptionError
 		if errors.As(err, &oe) {
-			return 0, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
+			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
 		}
-		return 0, &ValidationError{Field: "plan", Msg: err.Error()}
+		return nil, &ValidationError{Field: "plan", Msg: err.Error()}
 	}
-	rec, err := launch.NewRecord(plan, runner, nil)
-	if err != nil {
-		return 0, err
-	}
-	return s.launcher.Launch(ctx, rec, plan, launch.TargetDevices(plan, runner))
+	return runner, nil
 }

@@ -153,3 +153,24 @@ func TestEveryFieldError(t *testing.T) {
 		t.Errorf("API errors %+v", got)
 	}
 }
+
+// A pasted job file with an option fio takes and ignores (fio's own
+// examples set threads=1) runs, and the run page says that it changed
+// nothing.
+func TestFormJobFileInertOption(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	jobFile := "[global]\nfilename=" + ts.dataDir + "/jf.dat\nsize=1m\nioengine=null\n[reader]\nthreads=1\nrw=randread\n"
+	form := url.Values{"jobfile": {jobFile}, "iodepth": {"1,4,16"}, "ioengine": {"io_uring"}, "numjobs": {""},
+		"rw": {"randread"}, "bs": {"4k"}, "runtime": {"10"}, "repeat": {"1"}, "direct": {"on"}}
+	rec := ts.do(t, http.MethodPost, "/runs", form.Encode())
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("form: %d %.1000s", rec.Code, rec.Body)
+	}
+	loc := rec.Header().Get("Location")
+	id, _ := strconv.ParseInt(strings.TrimPrefix(loc, "/runs/"), 10, 64)
+	waitStatus(t, ts.store, id, db.StatusDone)
+	body := ts.do(t, http.MethodGet, loc, "").Body.String()
+	if !strings.Contains(body, "Options that change nothing") || !strings.Contains(body, "jobfile:6: threads: an option of fio&#39;s tiobench profile") {
+		t.Errorf("the run page does not say that threads=1 changed nothing")
+	}
+}

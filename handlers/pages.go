@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"iolab/bench"
@@ -143,12 +144,36 @@ type runPageData struct {
 	Command   string
 	JobFile   string
 	CanDelete bool
+	// Group is the page of the group the run is one host's run of, on
+	// GroupHost; "" for a run of no group.
+	Group, GroupHost string
 	// JobLinks pick the job the charts draw, for a run of several jobs.
 	JobLinks []jobLink
 	// What the step table's legend says: how many I/Os p50 and p99 need,
 	// and the share of a core that flags a job's thread as saturated.
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
+	// LogSteps are the fio log files the steps kept, to download.
+	LogSteps []logStep
+	// Report downloads the run's write-up (handlers/report.go); StatDiff
+	// is the statistical diff of its swept engines, schedulers… ("" when
+	// it sweeps none).
+	Report, StatDiff, StatDiffAxis string
+}
+
+// sizeHint is about how large the page is: its charts' options, escaped
+// (quotes grow five times), and its step table. The page is rendered
+// into a buffer of that size rather than one grown as it is written,
+// megabytes for a long run.
+func (d *runPageData) sizeHint() int {
+	n := 32 << 10
+	for _, c := range d.Charts {
+		n += len(c.Option) * 7 / 4
+	}
+	for _, st := range d.Steps {
+		n += 768 * len(st.Jobs)
+	}
+	return n
 }
 
 // jobLink is a link to the run page with its charts of one job.
@@ -189,7 +214,10 @@ type jobRow struct {
 	Options string // "randread 4k iodepth 1": what the job ran
 	// Saturated says why the job's thread may have been the bottleneck;
 	// "" when it was not.
-	Saturated  string
+	Saturated string
+	// Outcomes are what the job's verify, steady-state and
+	// latency_target options concluded, a line each.
+	Outcomes   []string
 	IOPS, BW   string
 	P50, P99   string
 	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
@@ -197,10 +225,13 @@ type jobRow struct {
 
 // stepRows formats the per-step table; the CSV at /runs/:id/steps.csv
 // has the same columns, unformatted.
-func stepRows(steps []sweep.StepResult) []stepRow {
+func stepRows(steps []sweep.StepResult) []stepRow { return summaryRows(summary.Steps(steps)) }
+
+// summaryRows is stepRows of summaries.
+func summaryRows(steps []summary.Step) []stepRow {
 	rows := make([]stepRow, len(steps))
 	for i := range steps {
-		rows[i] = stepRowOf(stepFiguresOf(&steps[i]))
+		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]))
 	}
 	return rows
 }
@@ -237,7 +268,7 @@ func stepRowOf(f stepFigures) stepRow {
 }
 
 func jobRowOf(j *summary.JobFigures) jobRow {
-	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(),
+	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(), Outcomes: j.Outcomes,
 		IOPS: units.Number(j.IOPS), BW: units.Number(j.BWMiB),
 		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
 	for i, p := range stepPercentiles {
@@ -278,23 +309,33 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.store.StepsFor(ctx, id, pageStepLoad(timelineSamples(state.Step)))
+	steps, err := s.store.Summaries(ctx, id)
 	if err != nil {
 		return err
 	}
 	data := runPageData{pageBase: s.base(c, fmt.Sprintf("Run %d · %s", run.ID, run.Name)), Run: run,
 		Active: s.launcher.Active(id), Waiting: s.launcher.Waiting(id),
 		Command: run.Plan.Command(), JobFile: run.Plan.JobFile()}
-	if planned, err := run.Plan.Steps(); err == nil {
-		data.Planned = len(planned)
-	}
+	data.Planned = s.planned.of(run)
 	data.CanDelete = !data.Active
-	data.Steps = stepRows(steps)
-	data.Errors = summary.GroupErrors(steps)
-	data.Notes = summary.Notes(steps)
+	if uid, m, err := s.store.GroupOfRun(ctx, id); err == nil {
+		data.Group, data.GroupHost = groupURL(uid), m.HostName
+	}
+	data.Steps = summaryRows(steps)
+	files, err := s.store.RunLogFiles(ctx, id)
+	if err != nil {
+		return err
+	}
+	data.LogSteps = logSteps(id, files)
+	data.Errors = summary.GroupErrorsOf(steps)
+	data.Notes = summary.NotesOf(steps)
 	data.ReliableP50, data.ReliableP99 = hist.ReliableN(stepPercentiles[0]), hist.ReliableN(stepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
-	cr := chart.Run{Run: *run, Steps: steps}
+	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
+	if axes := summary.DiffAxes(&run.Plan); len(axes) > 0 && len(steps) > 0 {
+		data.StatDiff, data.StatDiffAxis = fmt.Sprintf("/compare?run=%d#stat-diff", run.ID), string(axes[0])
+	}
+	cr := chart.Run{Run: *run, Summary: steps}
 	job := strings.TrimSpace(c.QueryParam("job"))
 	names := cr.Jobs()
 	if job != "" && !slices.Contains(names, job) {
@@ -312,6 +353,39 @@ func (s *Server) runPage(c echo.Context) error {
 		data.Charts = chartViews([]chart.Run{cr}, state)
 	}
 	return s.render(c, http.StatusOK, "run", &data)
+}
+
+// plannedSteps are the step counts of runs' plans, by run: a stored
+// run's plan never changes, and expanding a long one (each step's jobs)
+// was a tenth of its page's build, again after each step landed.
+type plannedSteps struct {
+	mu     sync.Mutex
+	counts map[plannedKey]int
+}
+
+// plannedKey is a run: its id, and when it was created, which tells a run
+// from another stored under the id of a deleted one.
+type plannedKey struct{ id, created int64 }
+
+// of is how many steps run's plan expands to; 0 when it does not.
+func (p *plannedSteps) of(run *db.Run) int {
+	k := plannedKey{run.ID, run.Created.UnixNano()}
+	p.mu.Lock()
+	n, ok := p.counts[k]
+	p.mu.Unlock()
+	if ok {
+		return n
+	}
+	if steps, err := run.Plan.Steps(); err == nil {
+		n = len(steps)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.counts) >= 4096 { // a few bytes each; no server shows that many runs in a while
+		clear(p.counts)
+	}
+	p.counts[k] = n
+	return n
 }
 
 // chartViews builds every chart that the runs' steps can show, in the
@@ -361,6 +435,22 @@ func pageStepLoad(samples func(*sweep.StepResult) bool) db.StepLoad {
 // loadRuns reads runs and what load asks for of their steps, for charts.
 // One load serves every run.
 func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.Run, error) {
+	return s.readRuns(ctx, ids, func(id int64, cr *chart.Run) (err error) {
+		cr.Steps, err = s.store.StepsFor(ctx, id, load)
+		return err
+	})
+}
+
+// loadSummaries reads runs and their steps' summaries, for charts.
+func (s *Server) loadSummaries(ctx context.Context, ids []int64) ([]chart.Run, error) {
+	return s.readRuns(ctx, ids, func(id int64, cr *chart.Run) (err error) {
+		cr.Summary, err = s.store.Summaries(ctx, id)
+		return err
+	})
+}
+
+// readRuns reads runs, and their steps with steps.
+func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64, cr *chart.Run) error) ([]chart.Run, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
 	}
@@ -373,11 +463,16 @@ func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([
 		if err != nil {
 			return nil, err
 		}
-		steps, err := s.store.StepsFor(ctx, id, load)
-		if err != nil {
+		cr := chart.Run{Run: *r}
+		if err := steps(id, &cr); err != nil {
 			return nil, err
 		}
-		out = append(out, chart.Run{Run: *r, Steps: steps})
+		if _, m, err := s.store.GroupOfRun(ctx, id); err == nil {
+			cr.Host = m.HostName
+		} else if !errors.Is(err, db.ErrNotFound) {
+			return nil, err
+		}
+		out = append(out, cr)
 	}
 	return out, nil
 }
@@ -405,7 +500,7 @@ func (s *Server) queryChart(c echo.Context) (chart.Query, []chart.Run, *chart.Ch
 	if err != nil {
 		return q, nil, nil, err
 	}
-	runs, err := s.loadRuns(c.Request().Context(), q.Runs, q.Load())
+	runs, err := s.loadSummaries(c.Request().Context(), q.Runs)
 	if err != nil {
 		return q, nil, nil, err
 	}
@@ -438,7 +533,8 @@ func (s *Server) chartCSV(c echo.Context) error {
 // serveCSV writes a table as a CSV download, straight to the client.
 func (s *Server) serveCSV(c echo.Context, filename string, ch *chart.Chart) error {
 	startCSV(c, filename)
-	if err := WriteCSV(c.Response(), ch); err != nil {
+	if err := chart.WriteCSV(c.Response(), ch); err != nil {
+		markNotWhole(c)
 		s.log.Warn("csv cut short", "path", c.Request().URL.Path, "err", err)
 	}
 	return nil
@@ -464,33 +560,27 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if _, err := s.getRun(ctx, id); err != nil {
 		return err
 	}
-	// Step by step: a run of any length is a few steps' memory.
-	var cw *csvWriter
-	err = s.store.EachStep(ctx, id, pageStepLoad(nil), func(st *sweep.StepResult) error {
-		if cw == nil {
-			startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
-			cw = newCSVWriter(c.Response(), stepsColumns)
-			if err := cw.header(); err != nil {
-				return err
+	// The summaries are a few MB of a run of any length; the rows go out
+	// as they are made.
+	steps, err := s.store.Summaries(ctx, id)
+	if err != nil {
+		return err
+	}
+	startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
+	cw := chart.NewCSVWriter(c.Response(), stepsColumns)
+	err = cw.Header()
+	for i := 0; err == nil && i < len(steps); i++ {
+		for _, row := range summaryTableRows(&steps[i]) {
+			if err = cw.Row(row); err != nil {
+				break
 			}
 		}
-		for _, row := range stepsTableRows(st) {
-			if err := cw.row(row); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if cw == nil { // no step, or the store failed before the first
-		if err != nil {
-			return err
-		}
-		return s.serveCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id), &chart.Chart{Columns: stepsColumns})
 	}
 	if err == nil {
-		err = cw.flush()
+		err = cw.Flush()
 	}
 	if err != nil {
+		markNotWhole(c)
 		s.log.Warn("steps csv cut short", "run", id, "err", err)
 	}
 	return nil
@@ -581,14 +671,21 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 var stepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
 	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
 	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
-	"disturbed", "error"}
+	"outcomes", "disturbed", "error"}
 
 // stepsTableRows are one step's rows of the per-step CSV.
-func stepsTableRows(st *sweep.StepResult) [][]string {
+func stepsTableRows(st *sweep.StepResult) [][]string { return figuresTableRows(stepFiguresOf(st)) }
+
+// summaryTableRows is stepsTableRows of a summary.
+func summaryTableRows(st *summary.Step) [][]string {
+	return figuresTableRows(summary.FiguresOfStep(st))
+}
+
+// figuresTableRows are the rows of the per-step CSV of a step's figures.
+func figuresTableRows(f stepFigures) [][]string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
 	var rows [][]string
-	f := stepFiguresOf(st)
 	jobs := f.Jobs
 	if len(jobs) == 0 {
 		jobs = []summary.JobFigures{{}}
@@ -609,7 +706,7 @@ func stepsTableRows(st *sweep.StepResult) [][]string {
 		}
 		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
 			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
-			f.Disturbed, f.Error))
+			strings.Join(j.Outcomes, "; "), f.Disturbed, f.Error))
 	}
 	return rows
 }

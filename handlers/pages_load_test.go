@@ -12,6 +12,7 @@ import (
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 )
 
 // seedFullRun stores a finished run with everything a step can hold —
@@ -193,7 +194,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		if got, want := schedulerTables(page, true), schedulerTables(runs, true); !reflect.DeepEqual(got, want) {
 			t.Errorf("compare %v: scheduler tables differ:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
-		if got, want := CompareWarnings(page), CompareWarnings(runs); !reflect.DeepEqual(got, want) {
+		if got, want := report.CompareWarnings(page), report.CompareWarnings(runs); !reflect.DeepEqual(got, want) {
 			t.Errorf("compare %v: warnings differ:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 	}

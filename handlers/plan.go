@@ -41,6 +41,17 @@ type PlanRequest struct {
 	// SkipImpossible leaves out the steps the targets cannot run (they are
 	// recorded with the run) instead of refusing the plan.
 	SkipImpossible bool `json:"skip_impossible,omitempty"`
+	// SLO is the latency objective of the QoS curve's knee (p99<1ms).
+	SLO string `json:"slo,omitempty"`
+	// Hosts run the plan as a group, one run each (handlers/groups.go):
+	// "local" for this machine, else the names of the Hosts page; Serial
+	// runs them one after another.
+	Hosts  []string `json:"hosts,omitempty"`
+	Serial bool     `json:"serial,omitempty"`
+
+	// grouped: the plan runs on a group's hosts, each of which resolves
+	// and checks its targets itself; groupLocal: this machine is one.
+	grouped, groupLocal bool
 
 	// exact: sweeps, repeat, discard and drop caches are the request's
 	// alone, not merged with the preset's (the form shows the preset's
@@ -207,7 +218,15 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100, or auto (at most 100 repeats from the web)"}
 	}
 	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat.N, AutoRepeat: req.Repeat.Auto, Discard: req.Discard, DropCaches: req.DropCaches,
-		SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits}
+		SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits, SLO: req.SLO}
+	if len(req.SLO) > 64 {
+		return nil, &ValidationError{Field: "slo", Msg: "slo: at most 64 characters, e.g. p99<1ms"}
+	}
+	if req.SLO != "" {
+		if _, err := sweep.ParseSLO(req.SLO); err != nil {
+			return nil, validation("slo", err)
+		}
+	}
 	if req.JobFile != "" {
 		if req.Preset != "" || len(req.Options) > 0 || len(req.Jobs) > 0 {
 			return nil, &ValidationError{Field: "jobfile", Msg: "give a job file or options (and a preset), not both"}
@@ -252,7 +271,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	for _, g := range plan.Base.Groups {
 		for _, j := range g.Jobs {
 			for _, path := range j.FilePaths() {
-				err := s.checkTarget(path, j.AllowMountedWrite)
+				err := s.targetOK(req, path, j.AllowMountedWrite)
 				if err == nil {
 					continue
 				}
@@ -298,8 +317,8 @@ func (s *Server) fieldErrors(req *PlanRequest) ValidationErrors {
 				continue // requestArgs says why
 			}
 			if k == "filename" {
-				for _, name := range bench.SplitFileList(s.resolveTargets(v)) {
-					if err := s.checkTarget(name, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				for _, name := range bench.SplitFileList(s.resolveFor(req, v)) {
+					if err := s.targetOK(req, name, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						errs = append(errs, &ValidationError{Field: prefix + k, Msg: err.Error()})
 						break
 					}
@@ -348,7 +367,7 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 				return nil, &ValidationError{Field: prefix + k, Msg: fmt.Sprintf("option %s: the value has a line break", k)}
 			}
 			if k == "filename" || k == "directory" {
-				v = s.resolveTargets(v)
+				v = s.resolveFor(req, v)
 				hasTarget = true
 			}
 			out = append(out, "--"+k+"="+v)
@@ -381,7 +400,7 @@ func (s *Server) requestArgs(req *PlanRequest) ([]string, error) {
 		}
 		jobs = []string{"--name=" + name}
 	}
-	if !hasTarget && s.dataDir != "" {
+	if !hasTarget && s.dataDir != "" && !req.grouped {
 		// A job without filename uses fio's names (jobname.jobnum.filenum)
 		// in its directory: here, the data directory.
 		global = append([]string{"--directory=" + s.dataDir}, global...)
@@ -433,7 +452,7 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 	if !filepath.IsAbs(clean) {
 		return refuse("not an absolute path")
 	}
-	if s.dataDir == "" || !within(s.dataDir, clean) {
+	if s.dataDir == "" || !launch.Within(s.dataDir, clean) {
 		return refuse("not on the server's allow-list")
 	}
 	if mountedWrite {
@@ -446,7 +465,7 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 		if err != nil {
 			return refuse(err.Error())
 		}
-		if !within(s.dataDir, real) || !fi.Mode().IsRegular() {
+		if !launch.Within(s.dataDir, real) || !fi.Mode().IsRegular() {
 			return refuse("not a regular file under the data directory")
 		}
 		return nil
@@ -455,7 +474,7 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 	if err != nil {
 		return refuse("its directory does not exist")
 	}
-	if !within(s.dataDir, dir) && dir != s.dataDir {
+	if !launch.Within(s.dataDir, dir) && dir != s.dataDir {
 		return refuse("not under the data directory")
 	}
 	return nil
@@ -463,29 +482,9 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 
 // targetPolicy is the runners' Policy: a target, resolved, must be an
 // allow-listed device or file (also resolved), or a regular file inside the
-// data directory.
+// data directory (launch.AllowList).
 func (s *Server) targetPolicy(t system.Target) error {
-	for _, a := range s.allowTargets {
-		if r, err := filepath.EvalSymlinks(a); err == nil && r == t.Resolved {
-			return nil
-		}
-	}
-	if s.dataDir != "" && !t.IsBlock {
-		if dir, err := filepath.EvalSymlinks(s.dataDir); err == nil && within(dir, t.Resolved) {
-			return nil
-		}
-	}
-	name := t.Path
-	if t.Resolved != t.Path {
-		name += " (→ " + t.Resolved + ")"
-	}
-	return fmt.Errorf("%s is not on this server's allow-list (it may have changed since the run was queued)", name)
-}
-
-// within reports whether p is strictly inside dir (both clean, absolute).
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	return launch.AllowList{Targets: s.allowTargets, DataDir: s.dataDir, Whose: "this server's"}.Policy(t)
 }
 
 // PresetInfo is a preset as the form and GET /api/presets show it: its
@@ -538,6 +537,7 @@ func presetInfos() []PresetInfo {
 		info.Fields["repeat"] = strconv.Itoa(info.Repeat)
 		info.Fields["discard"] = strconv.FormatBool(p.Discard)
 		info.Fields["drop_caches"] = strconv.FormatBool(p.DropCaches)
+		info.Fields["slo"] = p.SLO
 		out = append(out, info)
 	}
 	return out

@@ -21,6 +21,12 @@ type labStep struct {
 	iops   float64
 	median time.Duration
 	spread float64 // sigma of the log-normal latency
+	// intervals: each sample gets its interval's latency (bench.IntervalLat);
+	// latencyTarget, latencyDepth: the job searched with latency_target and
+	// ended at that depth.
+	intervals     bool
+	latencyTarget time.Duration
+	latencyDepth  int
 }
 
 // seedLab stores a run of plan whose steps look like a real device's: a
@@ -96,9 +102,14 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 				var sm bench.Sample
 				sm.At = time.Duration(s) * every
 				sm.IOs[d], sm.Bytes[d] = done, done*uint64(job.BS)
+				if f.intervals {
+					sm.Lat = &bench.IntervalLat{N: n / uint64(samples), P50: uint64(f.median),
+						P99: uint64(float64(f.median) * math.Exp(2.33*f.spread)), Max: 6 * uint64(f.median)}
+				}
 				jr.Samples = append(jr.Samples, sm)
 			}
 			jr.Moved[d] = dr.Bytes
+			jr.Job.LatencyTarget, jr.LatencyDepth = f.latencyTarget, f.latencyDepth
 			jobs = append(jobs, jr)
 			load += f.iops
 		}

@@ -80,6 +80,8 @@ type Config struct {
 	// Listen is the address the server listens on (host:port); on a
 	// loopback one, requests for other hosts are refused (checkHost).
 	Listen string
+	// Fleet is how the dashboard drives other hosts (handlers/hosts.go).
+	Fleet FleetConfig
 }
 
 // Server serves the dashboard.
@@ -102,6 +104,9 @@ type Server struct {
 	pages          map[string]*template.Template
 	static         fs.FS
 	crossOrigin    *http.CrossOriginProtection
+	cache          *respCache // the cached class's answers (respcache.go)
+	planned        *plannedSteps
+	fleet          *fleetState
 }
 
 // pageNames are the templates, each parsed with layout.html.
@@ -126,7 +131,9 @@ func New(cfg Config) (*Server, error) {
 	// prepares them, and opens exactly what it checked: a file swapped for
 	// a symlink to a device while its run was queued is refused then.
 	newRunner := func() *bench.Runner {
-		return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log, Policy: s.targetPolicy}
+		// Verify state files and dumps go to the data directory, where
+		// a later web run's verify_state_load finds them.
+		return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log, Policy: s.targetPolicy, StateDir: s.dataDir}
 	}
 	if cfg.RequireToken && cfg.Token == "" {
 		return nil, errors.New("handlers: a token is required but none is set")
@@ -139,7 +146,8 @@ func New(cfg Config) (*Server, error) {
 	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
 		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
-		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection()}
+		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
+		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
 		host, _, _ := net.SplitHostPort(cfg.Listen)
 		s.loopbackHost = host
@@ -161,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	tfs := web.Templates()
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", name+".html")
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", "statdiff.html", "runparts.html", name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("handlers: template %s: %w", name, err)
 		}
@@ -173,6 +181,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.static = static
 	s.launcher = launch.NewLauncher(cfg.Store, newRunner, log, cfg.ProgressEvery)
+	if err := s.initFleet(cfg.Fleet); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -192,6 +203,9 @@ func (s *Server) Register(e *echo.Echo) {
 			mw = append(mw, s.requireRead)
 		case writeAccess:
 			mw = append(mw, s.requireWrite)
+		}
+		if r.class == cached {
+			mw = append(mw, s.cached) // after the access check
 		}
 		e.Add(r.method, r.path, r.handler, mw...)
 	}
@@ -218,18 +232,19 @@ type route struct {
 
 // routes lists every route: pages, the JSON API, imports and compares.
 func (s *Server) routes() []route {
-	return []route{
+	return append([]route{
 		// Pages.
 		{"GET", "/", s.runsPage, readAccess, light},
 		{"GET", "/runs", s.runsPage, readAccess, light},
 		{"GET", "/runs/new", s.newRunPage, readAccess, light},
 		{"POST", "/runs", s.createRun, writeAccess, light},
-		{"GET", "/runs/:id", s.runPage, readAccess, heavy},
-		{"GET", "/runs/:id/steps.csv", s.stepsCSV, readAccess, heavy},
+		{"GET", "/runs/:id", s.runPage, readAccess, cached},
+		{"GET", "/runs/:id/steps.csv", s.stepsCSV, readAccess, cached},
+		{"GET", "/runs/:id/log", s.runLog, readAccess, heavy},
 		{"POST", "/runs/:id/cancel", s.cancelRun, writeAccess, light},
 		{"POST", "/runs/:id/delete", s.deleteRun, writeAccess, light},
-		{"GET", "/charts", s.chartPage, readAccess, heavy},
-		{"GET", "/charts/export.csv", s.chartCSV, readAccess, heavy},
+		{"GET", "/charts", s.chartPage, readAccess, cached},
+		{"GET", "/charts/export.csv", s.chartCSV, readAccess, cached},
 		{"GET", "/login", s.loginPage, openAccess, light},
 		{"POST", "/login", s.login, openAccess, light},
 		{"POST", "/logout", s.logout, openAccess, light},
@@ -237,11 +252,11 @@ func (s *Server) routes() []route {
 		// JSON API.
 		{"GET", "/api/runs", s.apiListRuns, readAccess, light},
 		{"POST", "/api/runs", s.apiCreateRun, writeAccess, light},
-		{"GET", "/api/runs/:id", s.apiGetRun, readAccess, heavy},
+		{"GET", "/api/runs/:id", s.apiGetRun, readAccess, cached},
 		{"DELETE", "/api/runs/:id", s.apiDeleteRun, writeAccess, light},
 		{"POST", "/api/runs/:id/cancel", s.apiCancelRun, writeAccess, light},
 		{"GET", "/api/runs/:id/events", s.apiEvents, readAccess, stream},
-		{"GET", "/api/charts", s.apiChart, readAccess, heavy},
+		{"GET", "/api/charts", s.apiChart, readAccess, cached},
 		{"GET", "/api/presets", s.apiPresets, readAccess, light},
 
 		// Import and push: iolab exports and fio JSON, token-protected.
@@ -250,18 +265,20 @@ func (s *Server) routes() []route {
 		{"POST", "/import", s.importSubmit, writeAccess, upload},
 
 		// Compare page, labels and rename (handlers/compare.go, labels.go).
-		{"GET", "/compare", s.compareView, readAccess, heavy},
-		{"GET", "/compare/export.csv", s.compareCSV, readAccess, heavy},
+		{"GET", "/compare", s.compareView, readAccess, cached},
+		{"GET", "/compare/export.csv", s.compareCSV, readAccess, cached},
+		{"GET", "/report", s.reportDownload, readAccess, heavy},
 		{"POST", "/runs/:id/rename", s.renameRun, writeAccess, light},
 		{"POST", "/runs/:id/labels", s.editLabels, writeAccess, light},
 		{"PATCH", "/api/runs/:id", s.apiPatchRun, writeAccess, light},
-	}
+	}, s.fleetRoutes()...)
 }
 
 // Shutdown cancels the runs: the running step ends cancelled, schedulers
 // are restored, the runs are marked cancelled. Call it after the HTTP
 // server's own Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.fleet.stop()
 	return s.launcher.Shutdown(ctx)
 }
 
@@ -476,6 +493,9 @@ func (s *Server) render(c echo.Context, status int, page string, data any) error
 		return fmt.Errorf("handlers: no page %q", page)
 	}
 	var buf bytes.Buffer
+	if h, ok := data.(interface{ sizeHint() int }); ok {
+		buf.Grow(h.sizeHint())
+	}
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
 		return fmt.Errorf("handlers: render %s: %w", page, err)
 	}

@@ -160,7 +160,7 @@ func TestRoutes(t *testing.T) {
 		{"runs by name", "GET", "/runs?name=ONE", 200, []string{"seed-one"}, "text/html"},
 		{"runs by name excludes", "GET", "/runs?name=nope", 200, []string{"No runs match"}, "text/html"},
 		{"runs bad status", "GET", "/runs?status=bogus", 400, []string{"status"}, "text/html"},
-		{"new run form", "GET", "/runs/new", 200, []string{"sched-mixed", "sched-seqwrite", "sched-fairness", "engines-randwrite", "numjobs-scaling", `name="jobfile"`}, "text/html"},
+		{"new run form", "GET", "/runs/new", 200, []string{"sched-mixed", "sched-seqwrite", "sched-fairness", "engines-randwrite", "numjobs-scaling", "pts-precondition", `name="jobfile"`}, "text/html"},
 		{"run page", "GET", "/runs/" + id1, 200, []string{"seed-one", "Environment", "Test CPU", "iolab run --sweep=iodepth=1,4,16 --repeat=2", "[seed-one]", `class="chart"`, "data-option=", "iodepth=16 #2"}, "text/html"},
 		{"run missing", "GET", "/runs/999", 404, []string{"run 999 not found"}, "text/html"},
 		{"run bad id", "GET", "/runs/abc", 404, nil, "text/html"},

@@ -161,6 +161,78 @@ func init() {
 			t.Errorf("dedupe_percentage=100: %.4f of the blocks distinct, want one", d)
 		}
 	}
+	// A working set of 1 MiB × N% in 4 KiB blocks: every repeated block
+	// is one of the job's first writes (the working set's blocks), while
+	// repeat mode repeats blocks all along the file.
+	workingSet := func(t *testing.T, extra ...string) (repeated, beyond int) {
+		b := written(t, append([]string{"--size=1m", "--dedupe_percentage=50"}, extra...)...)
+		firstAt, n := map[string]int{}, map[string]int{}
+		for off := 0; off < len(b); off += 4096 {
+			blk := string(b[off : off+4096])
+			if _, ok := firstAt[blk]; !ok {
+				firstAt[blk] = off / 4096
+			}
+			n[blk]++
+		}
+		for blk, c := range n {
+			if c > 1 {
+				repeated++
+				if firstAt[blk] > 64 {
+					beyond++ // first written past the first quarter
+				}
+			}
+		}
+		return repeated, beyond
+	}
+	effects["dedupe_mode"] = func(t *testing.T) {
+		// (The job's first block fills its buffer as it starts, unwritten:
+		// a repeat of it may first show anywhere.)
+		if r, beyond := workingSet(t, "--dedupe_mode=working_set", "--dedupe_working_set_percentage=10"); r > 25 || r < 10 || beyond > 1 {
+			t.Errorf("working_set of 25 blocks: %d blocks repeated, %d of them first written past block 64", r, beyond)
+		}
+		if r, beyond := workingSet(t, "--dedupe_mode=repeat"); r < 40 || beyond < 20 {
+			t.Errorf("repeat: %d blocks repeated, %d first written past block 64; want them all along the file", r, beyond)
+		}
+		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--rw=write", "--dedupe_mode=working_set"), "dedupe_percentage")
+		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--rw=write", "--dedupe_percentage=50", "--dedupe_mode=working_set"), "size")
+	}
+	effects["dedupe_working_set_percentage"] = func(t *testing.T) {
+		small, _ := workingSet(t, "--dedupe_mode=working_set", "--dedupe_working_set_percentage=2")
+		large, _ := workingSet(t, "--dedupe_mode=working_set", "--dedupe_working_set_percentage=40")
+		if small > 5 || large <= 25 {
+			t.Errorf("working sets of 5 and 102 blocks: %d and %d blocks repeated", small, large)
+		}
+		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--rw=write", "--size=1m", "--dedupe_percentage=50",
+			"--dedupe_mode=working_set", "--dedupe_working_set_percentage=60"), "cannot add up to more than 100")
+		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--rw=write", "--dedupe_percentage=50", "--dedupe_working_set_percentage=20"), "dedupe_mode=working_set")
+	}
+	effects["dedupe_global"] = func(t *testing.T) {
+		// Two jobs, each its own file: with dedupe_global, blocks of one
+		// repeat in the other.
+		shared := func(extra ...string) int {
+			a, b := scratch(t, 1<<20, 0xa5), scratch(t, 1<<20, 0xa5)
+			args := append([]string{"--rw=write", "--bs=4k", "--size=1m", "--ioengine=psync", "--dedupe_percentage=50",
+				"--dedupe_mode=working_set", "--dedupe_working_set_percentage=50"}, extra...)
+			run(t, append(args, "--name=a", "--filename="+a, "--name=b", "--filename="+b)...)
+			da, _ := os.ReadFile(a)
+			db, _ := os.ReadFile(b)
+			inA := map[string]bool{}
+			for off := 0; off < len(da); off += 4096 {
+				inA[string(da[off:off+4096])] = true
+			}
+			n := 0
+			for off := 0; off < len(db); off += 4096 {
+				if inA[string(db[off:off+4096])] {
+					n++
+				}
+			}
+			return n
+		}
+		if apart, together := shared(), shared("--dedupe_global=1"); apart != 0 || together < 40 {
+			t.Errorf("blocks of b found in a: %d without dedupe_global, %d with it", apart, together)
+		}
+		refused(t, runErr(t, "--name=e", "--filename="+file(t, 1<<20), "--rw=write", "--dedupe_percentage=50", "--dedupe_global=1"), "dedupe_mode=working_set")
+	}
 
 	// A 64 KiB write of 16 blocks: fio syncs after writes 4, 8 and 12 —
 	// not after the last, where the job ends.

@@ -2,6 +2,7 @@ package fio
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -132,6 +133,43 @@ func init() {
 		}
 		if c := two(t, "--file_service_type=roundrobin:4"); fdSwitches(c) != 3 {
 			t.Errorf("roundrobin:4: %d switches, want 3", fdSwitches(c))
+		}
+	}
+	effects["allow_file_create"] = func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "data")
+		args := []string{"--name=e", "--ioengine=psync", "--filename=" + path, "--size=64k", "--allow_file_create=0"}
+		// A missing file fails the job, in fio as in iolab, and stays
+		// missing; with create_on_open too.
+		out, err := exec.Command(lookFio(t), args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "file creation disallowed by allow_file_create=0") {
+			t.Errorf("fio ran with a missing file and allow_file_create=0: %v\n%s", err, out)
+		}
+		refused(t, runErr(t, args...), "allow_file_create=0 forbids creating it")
+		refused(t, runErr(t, append(args, "--rw=write", "--create_on_open=1")...), "allow_file_create=0 forbids creating it")
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Fatalf("allow_file_create=0 made %s: %v", path, err)
+		}
+		// Too short to cover: refused, and left as it was (fio unlinks it
+		// first).
+		if err := os.WriteFile(path, make([]byte, 4096), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, runErr(t, args...), "forbids laying it out anew")
+		if fi, err := os.Stat(path); err != nil || fi.Size() != 4096 {
+			t.Errorf("allow_file_create=0 changed the short file: %v, %v", fi, err)
+		}
+		// A file that is there runs; and by default one is made.
+		os.Truncate(path, 64<<10)
+		if r := run(t, args...); ios(r) != 16 {
+			t.Errorf("allow_file_create=0 on a file that is there: %d I/Os, want 16", ios(r))
+		}
+		os.Remove(path)
+		if r := run(t, args[:len(args)-1]...); ios(r) != 16 {
+			t.Errorf("allow_file_create=1: %d I/Os, want 16", ios(r))
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("allow_file_create=1 did not make the file: %v", err)
 		}
 	}
 	effects["create_on_open"] = func(t *testing.T) {

@@ -146,8 +146,8 @@ func tracedOffsets(t *testing.T, env []string, path string, bs int, bin string, 
 }
 
 // TestPatternMatchesFio runs jobs side by side with fio 3.33 on the same
-// file and compares every offset of every job thread. The read/write mix
-// of rw=randrw is not the pattern's and is left out.
+// file and compares every offset of every job thread, and of a mixed job
+// each I/O's direction too.
 func TestPatternMatchesFio(t *testing.T) {
 	fio := lookFio(t)
 	if _, err := exec.LookPath("strace"); err != nil {
@@ -169,6 +169,10 @@ func TestPatternMatchesFio(t *testing.T) {
 		{"--rw=randread", "--percentage_random=30", "--io_size=2m"},
 		{"--rw=randwrite", "--percentage_random=40", "--random_generator=lfsr", "--offset=256k"},
 		{"--rw=randread", "--numjobs=2", "--size=256k", "--random_distribution=pareto:0.2"},
+		{"--rw=randrw"},
+		{"--rw=randrw", "--rwmixread=70", "--io_size=2m", "--numjobs=2"},
+		{"--rw=rw", "--rwmixread=30"},
+		{"--rw=randrw:3", "--percentage_random=60,20", "--random_generator=tausworthe64"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()

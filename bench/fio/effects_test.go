@@ -75,11 +75,7 @@ func TestMain(m *testing.M) {
 // run parses args and runs the job in this process.
 func run(t *testing.T, args ...string) *bench.Result {
 	t.Helper()
-	cfg, err := ParseArgs(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := (&bench.Runner{Sys: system.FS{}, Interval: 100 * time.Millisecond}).Run(context.Background(), cfg)
+	_, res, err := runArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,6 +404,25 @@ func init() {
 			t.Errorf("allow_mounted_write=1: %v", err)
 		}
 	}
+	effects["io_submit_mode"] = func(t *testing.T) {
+		// inline is how iolab always submits: the job's own thread, each
+		// I/O as it is queued (fio's iodepth_batch=1), as without it.
+		args := []string{"--name=e", "--filename=" + file(t, 1<<20), "--ioengine=libaio", "--iodepth=4", "--size=256k"}
+		with, without := traced(t, "io_submit", append(args, "--io_submit_mode=inline")...), traced(t, "io_submit", args...)
+		submitters := map[string]bool{}
+		for _, l := range with {
+			if pid, _, ok := strings.Cut(l, " "); ok && strings.Contains(l, "io_submit(") {
+				submitters[pid] = true
+			}
+		}
+		if n, m := count(with, `io_submit\(`), count(without, `io_submit\(`); n != m || n < 64 || len(submitters) != 1 {
+			t.Errorf("io_submit_mode=inline: %d io_submit calls from %d threads; without it %d; want 64 from the job's thread", n, len(submitters), m)
+		}
+		err := runErr(t, append(args, "--io_submit_mode=offload")...)
+		refused(t, err, "io_submit_mode=offload")
+		refused(t, err, "intended_lat_ns")
+		refused(t, runErr(t, append(args, "--io_submit_mode=threads")...), "not one of inline, offload")
+	}
 	effects["thread"] = func(t *testing.T) {
 		run(t, base(t, "--thread")...)
 		refused(t, runErr(t, base(t, "--thread=0")...), "thread")
@@ -415,10 +430,6 @@ func init() {
 	effects["kb_base"] = func(t *testing.T) {
 		run(t, base(t, "--kb_base=1024")...)
 		refused(t, runErr(t, base(t, "--kb_base=1000")...), "1024")
-	}
-	effects["verify"] = func(t *testing.T) {
-		run(t, base(t, "--verify=0")...)
-		refused(t, runErr(t, base(t, "--verify=md5")...), "verify")
 	}
 	uring := func(extra ...string) []string {
 		return append([]string{"--name=e", "--ioengine=io_uring", "--size=64k"}, extra...)

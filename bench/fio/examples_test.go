@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,19 +22,19 @@ import (
 // option it refuses (the first one in the file). The test checks that
 // the refusal names that option; once iolab takes the option, remove the
 // file's line and the test compares it with fio like the others.
-var notYet = map[string]string{
-	"paced.fio":    "rate_iops",
-	"thinking.fio": "thinktime",
-}
+var notYet = map[string]string{}
 
 // TestExampleJobsMatchFio runs the job files under testdata/jobs/examples
 // — written after fio's own examples, on a scratch loop device and
 // directory — with fio and with iolab, and compares what they did: the
 // same jobs (or groups, with group_reporting) in the same order, in the
-// same groups, and for a job bounded by its size the same bytes in each
-// direction (only their sum where the job mixes reads and writes at
-// random: which I/O is a read is fio's random draw). A file listed in
-// notYet must be refused, naming its option.
+// same groups, with the same error, and for a job bounded by its size the
+// same bytes and I/Os in each direction, mixed jobs' included (iolab draws
+// the mix, the block sizes and the offsets as fio does), and the same I/Os
+// in each priority — or, for one that went on after I/O errors, the same
+// I/Os issued (which count the failed ones: what succeeded depends on when
+// the disk filled). A file listed in notYet must be refused, naming its
+// option.
 func TestExampleJobsMatchFio(t *testing.T) {
 	fio := lookFio(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "jobs", "examples", "*.fio"))
@@ -48,6 +49,10 @@ func TestExampleJobsMatchFio(t *testing.T) {
 	dev := testdev.Loop(t, 16<<20)
 	t.Setenv("IOLAB_DEV", dev)
 	t.Setenv("IOLAB_DIR", t.TempDir())
+	// A filesystem for jobs that fill it (enospc.fio); emptied before
+	// each run.
+	smallfs := scratchExt4(t, 32<<20)
+	t.Setenv("IOLAB_SMALLFS", smallfs)
 	// They are fio's job files, whatever iolab makes of them.
 	if out, err := exec.Command(fio, append([]string{"--parse-only"}, files...)...).CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("fio --parse-only: %v\n%s", err, out)
@@ -57,6 +62,8 @@ func TestExampleJobsMatchFio(t *testing.T) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("IOLAB_DIR", t.TempDir())
+			t.Chdir(os.Getenv("IOLAB_DIR")) // verify state files land in the working directory
+			emptyDir(t, smallfs)
 			cfg, res, err := runExample(path)
 			if option, ok := notYet[name]; ok {
 				oe, isOption := errors.AsType[*bench.OptionError](err)
@@ -73,6 +80,7 @@ func TestExampleJobsMatchFio(t *testing.T) {
 			if err != nil {
 				t.Fatalf("iolab: %v", err)
 			}
+			emptyDir(t, smallfs)
 			compareWithFio(t, fio, path, cfg, res)
 			ran = append(ran, name)
 		})
@@ -90,7 +98,12 @@ func optionOf(oe *bench.OptionError) string {
 
 // runExample parses and runs a job file as `iolab run FILE` does.
 func runExample(path string) (*bench.Config, *bench.Result, error) {
-	cfg, err := ParseArgs([]string{path})
+	return runArgs([]string{path})
+}
+
+// runArgs parses and runs a job given as `iolab run` arguments.
+func runArgs(args []string) (*bench.Config, *bench.Result, error) {
+	cfg, err := ParseArgs(args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,18 +131,88 @@ func compareWithFio(t *testing.T, fio, path string, cfg *bench.Config, res *benc
 			t.Errorf("entry %d: iolab %s in group %d, fio %s in group %d", i, g.JobName, g.GroupID, w.JobName, w.GroupID)
 			continue
 		}
+		for d, dirs := range [][2]DirReport{{w.Read, g.Read}, {w.Write, g.Write}} {
+			examplePrios(t, g.JobName, d, dirs[0].Prios, dirs[1].Prios, !j.TimeBased)
+		}
+		if w.Error != g.Error {
+			t.Errorf("%s: iolab's error is %d, fio's %d", g.JobName, g.Error, w.Error)
+		}
 		if j.TimeBased {
 			continue // bounded by time: the bytes are the speed's
 		}
-		mixed := j.RW == "rw" || j.RW == "randrw"
-		if mixed {
-			if gs, ws := g.Read.IOBytes+g.Write.IOBytes, w.Read.IOBytes+w.Write.IOBytes; gs != ws {
-				t.Errorf("%s: iolab moved %d bytes, fio %d", g.JobName, gs, ws)
+		if jobs[i].TotalErr > 0 || (w.TotalErr != nil && *w.TotalErr > 0) {
+			// Bounded by what it issued, failed I/Os included.
+			gi, wi := issued(g, j), issued(w, j)
+			if gi != wi {
+				t.Errorf("%s: iolab issued %d I/Os, fio %d", g.JobName, gi, wi)
 			}
 			continue
 		}
-		if g.Read.IOBytes != w.Read.IOBytes || g.Write.IOBytes != w.Write.IOBytes {
-			t.Errorf("%s: iolab read %d and wrote %d bytes, fio %d and %d", g.JobName, g.Read.IOBytes, g.Write.IOBytes, w.Read.IOBytes, w.Write.IOBytes)
+		if g.Read.IOBytes != w.Read.IOBytes || g.Write.IOBytes != w.Write.IOBytes ||
+			g.Read.TotalIOs != w.Read.TotalIOs || g.Write.TotalIOs != w.Write.TotalIOs {
+			t.Errorf("%s: iolab read %d bytes in %d I/Os and wrote %d in %d, fio %d in %d and %d in %d", g.JobName,
+				g.Read.IOBytes, g.Read.TotalIOs, g.Write.IOBytes, g.Write.TotalIOs,
+				w.Read.IOBytes, w.Read.TotalIOs, w.Write.IOBytes, w.Write.TotalIOs)
+		}
+	}
+}
+
+// examplePrios compares a direction's latencies per priority with
+// fio's. With exact (a size-bound job, whose draws are fio's): the same
+// priorities in the same order, as many I/Os in each. Otherwise (bounded
+// by time) how many I/Os there are is the speed's, and a priority with
+// few I/Os may have none: both show latencies per priority or neither,
+// headed by the job's own.
+func examplePrios(t *testing.T, job string, d int, theirs, ours []PrioReport, exact bool) {
+	t.Helper()
+	name := func(ps []PrioReport) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, fmt.Sprintf("%d/%d", p.PrioClass, p.Prio))
+		}
+		return out
+	}
+	g, w := name(ours), name(theirs)
+	switch {
+	case !exact && (len(g) == 0) == (len(w) == 0) && (len(g) == 0 || g[0] == w[0]):
+		return
+	case !slices.Equal(g, w):
+		t.Errorf("%s %s: iolab's priorities %v, fio's %v", job, dirNames[d], g, w)
+		return
+	}
+	for i := range theirs {
+		if w, g := theirs[i].Clat, ours[i].Clat; w != nil && g != nil && w.N != g.N {
+			t.Errorf("%s %s priority %d/%d: iolab %d I/Os, fio %d", job, dirNames[d], theirs[i].PrioClass, theirs[i].Prio, g.N, w.N)
+		}
+	}
+}
+
+// issued is how many I/Os a job issued in the directions its rw does:
+// total_ios counts the failed ones too (fio's total_io_u).
+func issued(r *JobReport, j *bench.Job) uint64 {
+	var n uint64
+	if j.Reads() {
+		n += r.Read.TotalIOs
+	}
+	if j.Writes() {
+		n += r.Write.TotalIOs
+	}
+	return n
+}
+
+// emptyDir removes what a run left in dir.
+func emptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "lost+found" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -105,16 +105,14 @@ var inProcess sync.Mutex
 
 // TestFilesLikeFio runs job files that use the file, size and offset
 // options with fio and with iolab, each in a directory of its own, and
-// compares what fio's JSON says (the jobs and their groups, io_bytes and,
-// where no random size decides it, total_ios) and the files each leaves
-// behind.
+// compares what fio's JSON says (the jobs and their groups, io_bytes and
+// total_ios: the random sizes and directions are fio's draws) and the
+// files each leaves behind.
 func TestFilesLikeFio(t *testing.T) {
 	fio := lookFio(t)
 	for _, tc := range []struct {
 		name string
 		job  string
-		// randomSizes: I/O sizes are drawn at random, so only bytes match.
-		randomSizes bool
 	}{
 		{name: "nrfiles in a directory", job: "[a]\nnrfiles=3\nsize=1m\nrw=read\n[b]\nfilesize=64k\nnrfiles=2\nrw=randwrite\n"},
 		{name: "filename_format and clones", job: "[a]\nnrfiles=2\nnumjobs=2\nsize=128k\nfilename_format=x.$jobnum.$filenum.$jobname\nrw=write\n"},
@@ -128,11 +126,11 @@ func TestFilesLikeFio(t *testing.T) {
 		{name: "number_ios and loops", job: "[a]\nfilename=f\nsize=1m\nnumber_ios=10\nloops=3\n[b]\nfilename=g\nsize=256k\nloops=3\nrw=randread\n"},
 		{name: "blockalign", job: "[a]\nfilename=f\nsize=256k\nrw=randread\nba=1k\n"},
 		{name: "unlink and create_on_open", job: "[a]\nsize=64k\nunlink=1\nrw=write\n[b]\ncreate_on_open=1\nsize=64k\nrw=write\n"},
-		// Which direction each I/O of a mixed job takes is random, and
-		// fio's draw is not iolab's: one job per direction.
-		{name: "bs per direction", job: "[a]\nfilename=f\nsize=1m\nbs=4k,64k\nrw=read\n[b]\nfilename=g\nsize=1m\nbs=4k,64k\nrw=write\n"},
-		{name: "bsrange", job: "[a]\nfilename=f\nsize=1m\nbsrange=4k-64k\nrw=read\n", randomSizes: true},
-		{name: "bssplit", job: "[a]\nfilename=f\nsize=1m\nbssplit=4k/10:64k/50:16k/40\nrw=randread\n", randomSizes: true},
+		{name: "bs per direction", job: "[a]\nfilename=f\nsize=1m\nbs=4k,64k\nrw=read\n[b]\nfilename=g\nsize=1m\nbs=4k,64k\nrw=write\n" +
+			"[c]\nfilename=h\nsize=1m\nbs=4k,64k\nrw=randrw\n"},
+		{name: "bsrange", job: "[a]\nfilename=f\nsize=1m\nbsrange=4k-64k\nrw=read\n"},
+		{name: "bssplit", job: "[a]\nfilename=f\nsize=1m\nbssplit=4k/10:64k/50:16k/40\nrw=randread\n"},
+		{name: "file_service_type=random", job: "[a]\nnrfiles=3\nfilesize=256k\nfile_service_type=random\nrw=randrw\nbsrange=4k-32k\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// fio runs alongside the other cases; iolab's runs, in this
@@ -155,13 +153,6 @@ func TestFilesLikeFio(t *testing.T) {
 					inProcess.Unlock()
 				}
 				names[i] = filesLeft(t, dir)
-			}
-			if tc.randomSizes {
-				for i := range counts {
-					for k := range counts[i] {
-						counts[i][k].IOs = [2]uint64{}
-					}
-				}
 			}
 			if !slices.Equal(counts[0], counts[1]) {
 				t.Errorf("jobs (group, read and write bytes, I/Os):\n  fio   %v\n  iolab %v", counts[0], counts[1])

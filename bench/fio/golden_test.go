@@ -38,6 +38,14 @@ type synthJob struct {
 	read, write load
 	err         string
 	errno       int
+	// totalErr errors, the first firstError, that the job went on after
+	// (continue_on_error).
+	totalErr   uint64
+	firstError int
+	// steady is the job's steady-state window; depth the depth its
+	// latency target's search ended at.
+	steady *bench.SteadyResult
+	depth  int
 }
 
 // synthDisk is a disk's counters over a golden run, as /proc/diskstats
@@ -127,6 +135,27 @@ runtime=5
 	jobs: []synthJob{{runtime: 1250 * time.Millisecond, write: load{ios: 312, clat: 4 * time.Millisecond},
 		err: "job writer: write of 1048576 bytes at offset 327155712 on /dev/sdb: input/output error", errno: 5}},
 }, {
+	// A job that went on after its read errors (continue_on_error), and
+	// one that met none: fio's total_err and first_error, and the first
+	// error as the job's.
+	name: "continue_on_error",
+	jobFile: `[global]
+filename=/dev/sdb
+ioengine=libaio
+direct=1
+size=2m
+continue_on_error=read
+
+[scan]
+rw=read
+
+[clean]
+rw=write
+offset=2m
+`,
+	jobs: []synthJob{{runtime: 80 * time.Millisecond, read: load{ios: 512, clat: 150 * time.Microsecond, slat: 2 * time.Microsecond}, totalErr: 16, firstError: 5},
+		{runtime: 90 * time.Millisecond, write: load{ios: 512, clat: 170 * time.Microsecond, slat: 2 * time.Microsecond}}},
+}, {
 	// Two jobs on two disks, the second disk named first by the jobs:
 	// the disks stay in the jobs' order.
 	name: "disk_util",
@@ -183,6 +212,63 @@ numjobs=2
 	disks: []synthDisk{
 		{"loop1", system.DiskStat{ReadIOs: 4100, ReadSectors: 524_800, ReadTicks: 3_300, WriteIOs: 2050, WriteSectors: 262_400, WriteTicks: 2_900, IOTicks: 1_550, TimeInQueue: 6_150}},
 	},
+}, {
+	// A job ended on steady state (its window's samples, the criterion
+	// as fio prints it) and one ended by its latency target's search.
+	name: "steadystate",
+	jobFile: `[global]
+ioengine=libaio
+direct=1
+filename=/dev/nvme0n1
+time_based
+runtime=60
+
+[precondition]
+rw=randwrite
+bs=4k
+iodepth=32
+ss=iops_slope:0.5%
+ss_dur=4s
+ss_ramp=2s
+
+[profile]
+new_group
+rw=randread
+bs=4k
+iodepth=64
+latency_target=2ms
+latency_window=500000
+latency_percentile=99.9
+`,
+	jobs: []synthJob{
+		{runtime: 9 * time.Second, write: load{ios: 1_800_000, clat: 160 * time.Microsecond, slat: 2 * time.Microsecond},
+			steady: &bench.SteadyResult{Metric: bench.SteadyIOPS, Slope: true, Pct: true, Limit: 0.5, Dur: 4, Attained: true, Full: true,
+				Criterion: 0.31, MaxDeviation: 0, SlopeValue: 62, IOPS: []uint64{200_110, 199_870, 200_320, 200_200},
+				BW: []uint64{819_650_560, 818_667_520, 820_510_720, 820_019_200}, Last: 9 * time.Second}},
+		{runtime: 500 * time.Millisecond, read: load{ios: 60_000, clat: 900 * time.Microsecond, slat: 2 * time.Microsecond}, depth: 24},
+	},
+}, {
+	// cmdprio: a share of each direction's I/Os real-time, the others
+	// idle (prioclass), latency shown per priority.
+	name: "cmdprio",
+	jobFile: `[prio]
+filename=/dev/nvme0n1
+rw=randrw
+bs=4k
+ioengine=io_uring
+iodepth=16
+direct=1
+runtime=2
+prioclass=3
+cmdprio_percentage=20,40
+cmdprio_class=1
+cmdprio=2
+`,
+	jobs: []synthJob{{
+		runtime: 2 * time.Second,
+		read:    load{ios: 90_000, clat: 110 * time.Microsecond, slat: 3 * time.Microsecond},
+		write:   load{ios: 60_000, clat: 150 * time.Microsecond, slat: 3 * time.Microsecond},
+	}},
 }}
 
 // goldenRun turns a golden case into its config and result: the job file
@@ -234,6 +320,7 @@ func synthResult(j bench.Job, group int, s synthJob) bench.JobResult {
 	r := bench.JobResult{
 		Name: j.Name, GroupID: group, Job: j, Error: s.err,
 		Start: goldenStart, Runtime: s.runtime, Interval: interval, Jobs: 1, TID: 4242,
+		Steady: s.steady, LatencyDepth: s.depth, TotalErr: s.totalErr, FirstError: s.firstError,
 	}
 	if s.err != "" {
 		r.Errno = s.errno
@@ -247,6 +334,18 @@ func synthResult(j bench.Job, group int, s synthJob) bench.JobResult {
 		dr := &r.Dirs[d]
 		dr.IOs, dr.Bytes = l.ios, l.ios*uint64(j.BS)
 		r.Dist.Issued[d] = l.ios
+		// With cmdprio, I/O k carries cmdprio's priority when k % 100 is
+		// below its share, the job's own otherwise.
+		if share := uint64(j.CmdprioPercentage[d]); share > 0 {
+			dr.Prios = []bench.PrioLat{{Prio: j.JobIOPrio()}, {Prio: bench.IOPrioValue(j.CmdprioClass[d], j.CmdprioLevel[d])}}
+			for k := range l.ios {
+				i := 0
+				if k%100 < share {
+					i = 1
+				}
+				dr.Prios[i].Lat.Add(spread(k, l.clat))
+			}
+		}
 		for k := range l.ios {
 			clat := spread(k, l.clat)
 			dr.Clat.Add(clat)
@@ -373,13 +472,19 @@ func jobCount(res *bench.Result) int {
 // it was written from: counts, and with json+ the whole clat histogram.
 func checkParsedJob(t *testing.T, jr JobReport, r *bench.JobResult, plus bool) {
 	t.Helper()
-	if jr.JobName != r.Name || jr.GroupID != r.GroupID || (jr.Error != 0) != (r.Error != "") {
-		t.Errorf("job %q group %d error %d, want %q group %d error %q", jr.JobName, jr.GroupID, jr.Error, r.Name, r.GroupID, r.Error)
+	if jr.JobName != r.Name || jr.GroupID != r.GroupID || jr.Error != errnoOf(r) {
+		t.Errorf("job %q group %d error %d, want %q group %d error %d (%q)", jr.JobName, jr.GroupID, jr.Error, r.Name, r.GroupID, errnoOf(r), r.Error)
+	}
+	if total, first := errorCounts(r); (total == nil) != (jr.TotalErr == nil) || (total != nil && (*jr.TotalErr != *total || *jr.FirstError != *first)) {
+		t.Errorf("job %q: total_err %v first_error %v, want %v %v", jr.JobName, jr.TotalErr, jr.FirstError, total, first)
 	}
 	for d, dir := range []DirReport{jr.Read, jr.Write} {
 		if dir.TotalIOs != r.Dirs[d].IOs || dir.IOBytes != r.Dirs[d].Bytes || dir.Clat.N != r.Dirs[d].Clat.Stat.N {
 			t.Errorf("%s dir %d: total_ios %d io_bytes %d clat N %d, want %d %d %d", r.Name, d,
 				dir.TotalIOs, dir.IOBytes, dir.Clat.N, r.Dirs[d].IOs, r.Dirs[d].Bytes, r.Dirs[d].Clat.Stat.N)
+		}
+		if want := len(prioReports(&r.Dirs[d], &r.Job, false)); len(dir.Prios) != want || (want > 0 && dir.Prios[0].Clat.N != r.Dirs[d].Prios[0].Lat.Stat.N) {
+			t.Errorf("%s dir %d: %d priorities parsed back, want %d", r.Name, d, len(dir.Prios), want)
 		}
 		if !plus {
 			if dir.Clat.Bins != nil {

@@ -395,9 +395,12 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 	r := &bench.JobResult{Name: jr.JobName, GroupID: jr.GroupID, Job: job, Ctx: jr.Ctx, MinFlt: jr.Minf, MajFlt: jr.Majf, Jobs: 1}
 	if jr.Error != 0 {
 		r.Error = fmt.Sprintf("fio error %d", jr.Error)
-		if jr.FirstError != 0 {
-			r.Error += fmt.Sprintf(" (first error %d)", jr.FirstError)
+		if jr.FirstError != nil && *jr.FirstError != 0 {
+			r.Error += fmt.Sprintf(" (first error %d)", *jr.FirstError)
 		}
+	}
+	if jr.TotalErr != nil && jr.FirstError != nil {
+		r.TotalErr, r.FirstError = *jr.TotalErr, *jr.FirstError
 	}
 	if jr.JobStart > 0 {
 		r.Start = time.UnixMilli(jr.JobStart)
@@ -429,12 +432,39 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 			*l.out = lat
 			plus = plus || hasBins
 		}
+		prios, err := importPrios(dr.Prios)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: prios: %w", [2]string{"read", "write"}[d], err)
+		}
+		out.Prios = prios
 	}
+	importSteady(jr, r)
 	var err error
 	if r.Sync, err = importSync(&jr.Sync); err != nil {
 		return nil, false, fmt.Errorf("sync: lat_ns: %w", err)
 	}
 	return r, plus, nil
+}
+
+// importPrios rebuilds a direction's latencies per priority from fio's
+// "prios" (clat_ns, or lat_ns with lat_percentiles).
+func importPrios(prios []PrioReport) ([]bench.PrioLat, error) {
+	var out []bench.PrioLat
+	for _, p := range prios {
+		lr := p.Clat
+		if lr == nil {
+			lr = p.Lat
+		}
+		if lr == nil {
+			return nil, fmt.Errorf("priority %d/%d has neither clat_ns nor lat_ns", p.PrioClass, p.Prio)
+		}
+		lat, _, err := fioLat(lr)
+		if err != nil {
+			return nil, fmt.Errorf("priority %d/%d: %w", p.PrioClass, p.Prio, err)
+		}
+		out = append(out, bench.PrioLat{Prio: uint16(p.PrioClass<<13 | p.Prio), Lat: lat})
+	}
+	return out, nil
 }
 
 // fioLat rebuilds a Lat from fio's summary: S, the sum of squared

@@ -19,9 +19,10 @@ import (
 //     "global") sets defaults for the jobs after it; several may appear,
 //     each applying from there on;
 //   - every other [section] is a job named after it;
-//   - lines whose first non-blank character is ';' or '#' are comments.
-//     fio has no comments after an option, so neither does iolab: in
-//     "bs=4k # x" the value is "4k # x", and an error;
+//   - ';' and '#' start a comment, on a line of its own or after an option
+//     or a section header: fio (strip_blank_end in parse.c) cuts every line
+//     at the first of them, so "filename=data ; or /dev/sda" is "data", and
+//     neither character can appear in a value;
 //   - "option=value", blanks around '=' ignored, or a bare option for
 //     options that need no value (time_based, stonewall, ...);
 //   - ${VAR} in an option is replaced by the environment variable VAR. fio
@@ -37,7 +38,7 @@ func ParseJobFile(r io.Reader, name string) (*bench.Config, error) {
 	if len(p.jobs) == 0 {
 		return nil, &bench.OptionError{File: name, Msg: "no jobs: add a [job] section"}
 	}
-	return &bench.Config{Jobs: p.jobs, Groups: bench.Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals}, nil
+	return &bench.Config{Jobs: p.jobs, Groups: bench.Expand(p.jobs), OutputFormat: "normal", GlobalOptions: p.globals, Notes: p.notes}, nil
 }
 
 // Limits on what a job file or command line may hold: fio's own limit on
@@ -62,8 +63,9 @@ type jobParser struct {
 
 	cur      *bench.Job // the job being built; nil in a global section
 	curFile  string
-	curLine  int  // where cur starts, for errors about the whole job
-	wallNext bool // the next job waits for those before it
+	curLine  int      // where cur starts, for errors about the whole job
+	wallNext bool     // the next job waits for those before it
+	notes    []string // inert options met (inert.go): Config.Notes
 }
 
 func newJobParser(file string) *jobParser {
@@ -114,6 +116,17 @@ func (p *jobParser) startSection(name string, line int) error {
 // apply sets an option on the current job, or on the defaults in a global
 // section.
 func (p *jobParser) apply(name, value string, line int) error {
+	if o, ok := lookupInert(name); ok {
+		note, err := inertNote(o, value)
+		if err != nil {
+			return p.errorAt(line, err)
+		}
+		if p.curFile != "" {
+			note = fmt.Sprintf("%s:%d: %s", p.curFile, line, note)
+		}
+		p.notes = append(p.notes, note)
+		return nil
+	}
 	target := p.cur
 	if target == nil {
 		target = &p.defaults
@@ -134,7 +147,13 @@ func (p *jobParser) finishJob() error {
 	}
 	j := p.cur
 	p.cur = nil
+	if p.curFile != "" {
+		sortOptions(j.Options) // options_prio.go
+	}
 	if err := FinishJob(j); err != nil {
+		return p.errorAt(p.curLine, err)
+	}
+	if err := checkJobOrder(j, p.jobs); err != nil {
 		return p.errorAt(p.curLine, err)
 	}
 	p.jobs = append(p.jobs, *j)
@@ -163,8 +182,12 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 		if lr.N <= 0 {
 			return tooLarge(file)
 		}
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || text[0] == ';' || text[0] == '#' {
+		text := sc.Text()
+		if i := strings.IndexAny(text, ";#"); i >= 0 {
+			text = text[:i]
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
 			continue
 		}
 		if text[0] == '[' {
@@ -190,9 +213,6 @@ func (p *jobParser) parseFile(r io.Reader, file string) error {
 		name, value, _ := strings.Cut(expanded, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if err := p.apply(name, value, line); err != nil {
-			if oe, ok := errors.AsType[*bench.OptionError](err); ok && strings.ContainsAny(value, "#;") {
-				oe.Msg += " (fio allows comments only on lines of their own)"
-			}
 			return err
 		}
 	}

@@ -165,8 +165,9 @@ func TestParseJobFileEnv(t *testing.T) {
 	if j.Filename != "/dev/loop7" || j.BS != 16384 {
 		t.Errorf("filename, bs = %q, %d; want /dev/loop7, 16384", j.Filename, j.BS)
 	}
-	// Recorded as fio records it: expanded.
-	want := []bench.Option{{Name: "filename", Value: "/dev/loop7"}, {Name: "bs", Value: "16k"}}
+	// Recorded as fio records it: expanded, and filename last (fio sorts
+	// a section's options by priority).
+	want := []bench.Option{{Name: "bs", Value: "16k"}, {Name: "filename", Value: "/dev/loop7"}}
 	if !reflect.DeepEqual(j.Options, want) {
 		t.Errorf("Options = %v, want %v", j.Options, want)
 	}
@@ -193,6 +194,7 @@ func TestParseJobFileSyntax(t *testing.T) {
 		{"stonewall in global", "[global]\nfilename=f\nstonewall\n[a]\n[b]\n[c]\n", "0:[a] 1:wait[b] 2:wait[c]"},
 		{"group_reporting", "[global]\nfilename=f\n[a]\n[b]\ngroup_reporting\n[c]\nnew_group\n", "0:[a b]report 1:[c]"},
 		{"value with =", "[a]\nfilename=/tmp/a=b\n", "0:[a]"},
+		{"comments after options and headers", "[a] ; first\nfilename=f\t; or /dev/sda\nbs=8k# big\n[b]#\nfilename=g\nstonewall ; phase 2\n", "0:[a] 1:wait[b]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := ParseJobFile(strings.NewReader(tc.src), "x.fio")
@@ -206,6 +208,19 @@ func TestParseJobFileSyntax(t *testing.T) {
 	}
 }
 
+// TestJobFileCommentsCut: fio cuts every line at its first ';' or '#'
+// (strip_blank_end), so what follows an option is not part of its value.
+func TestJobFileCommentsCut(t *testing.T) {
+	cfg, err := ParseJobFile(strings.NewReader("[global]\nbs=8k ; 8 KiB\n[w] # the writer\nfilename=datafile.tmp\t; or use a full disk, for example /dev/sda\nrw=write#seq\n"), "x.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := cfg.Groups[0].Jobs[0]
+	if j.Name != "w" || j.Filename != "datafile.tmp" || j.BS != 8192 || j.RW != "write" {
+		t.Errorf("job %q: filename %q, bs %d, rw %q; want w, datafile.tmp, 8192, write", j.Name, j.Filename, j.BS, j.RW)
+	}
+}
+
 func TestParseJobFileErrors(t *testing.T) {
 	t.Setenv("IOLAB_TEST_EMPTY", "")
 	for _, tc := range []struct {
@@ -214,11 +229,11 @@ func TestParseJobFileErrors(t *testing.T) {
 	}{
 		{"outside a section", "bs=4k\n[a]\n", "x.fio:1: bs=4k is outside any section (put it under [global] or a [job])"},
 		{"unknown option", "[a]\nfilename=f\n\niodeph=8\n", `x.fio:4: unknown option "iodeph" (did you mean "iodepth"?)`},
-		{"unsupported option", "[global]\nverify_pattern=0xff\n", `x.fio:2: option "verify_pattern" is not supported by iolab (remove it, or run this job with fio)`},
+		{"unsupported option", "[global]\nverify_async=2\n", `x.fio:2: option "verify_async" is not supported by iolab (remove it, or run this job with fio)`},
 		{"bad value", "[a]\nfilename=f\nbs=4q\n", `x.fio:3: option bs: "4q" is not a size (use e.g. 4k, 1m)`},
 		{"rw suffix", "[a]\nrw=randread:0\n", `x.fio:2: option rw: rw=randread:0: for a random mode :N is a number of I/Os per random offset, at least 1`},
-		{"trailing comment", "[a]\nfilename=f\nbs=4k # small\n",
-			`x.fio:3: option bs: "4k # small" is not a size (use e.g. 4k, 1m) (fio allows comments only on lines of their own)`},
+		{"a comment does not hide a bad value", "[a]\nfilename=f\nbs=4q # small\n",
+			`x.fio:3: option bs: "4q" is not a size (use e.g. 4k, 1m)`},
 		{"bool without value", "[a]\nfilename=f\ndirect\n", "x.fio:3: option direct: needs a value (e.g. direct=1)"},
 		{"strided without zonesize", "[global]\nbs=4k\n\n[a]\nzonemode=strided\n",
 			`x.fio:4: job "a": zonemode=strided needs zonesize (e.g. zonesize=1m)`},

@@ -81,9 +81,10 @@ type JobReport struct {
 	LatencyUS       Dist `json:"latency_us,omitempty"`
 	LatencyMS       Dist `json:"latency_ms,omitempty"`
 
-	// With continue_on_error.
-	TotalErr   uint64 `json:"total_err,omitempty"`
-	FirstError int    `json:"first_error,omitempty"`
+	// With continue_on_error, even when nothing failed (fio's
+	// show_thread_status_json writes them whenever it is set).
+	TotalErr   *uint64 `json:"total_err,omitempty"`
+	FirstError *int    `json:"first_error,omitempty"`
 
 	// The latency target's settings: fio 3.33 prints them whenever
 	// latency_depth is set, which is always (the job's queue depth).
@@ -93,10 +94,16 @@ type JobReport struct {
 	LatencyWindow     uint64  `json:"latency_window"`
 
 	Desc string `json:"desc,omitempty"`
+	// Steadystate is the steady-state window, with ss_dur (report_steady.go).
+	Steadystate *SteadyReport `json:"steadystate,omitempty"`
 
 	// In fio's client output: the server, as the client was given it.
 	Hostname string `json:"hostname,omitempty"`
 	Port     int    `json:"port,omitempty"`
+
+	// IOLab is what iolab measures beyond fio (json_iolab.go), under a
+	// key of its own so fio's fields stay as fio writes them.
+	IOLab *IOLabReport `json:"iolab,omitempty"`
 }
 
 // DirReport is one direction ("read", "write", "trim", "sync" or "mixed") of
@@ -116,6 +123,9 @@ type DirReport struct {
 	Slat LatReport `json:"slat_ns"`
 	Clat LatReport `json:"clat_ns"`
 	Lat  LatReport `json:"lat_ns"`
+	// Prios is the latency per priority (report_prio.go), where fio
+	// 3.33 prints it: once two priorities of the direction have samples.
+	Prios []PrioReport `json:"prios,omitempty"`
 
 	BWMin     uint64  `json:"bw_min"`
 	BWMax     uint64  `json:"bw_max"`

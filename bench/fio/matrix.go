@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,12 @@ type MatrixSpec struct {
 	// Fio runs fio; Iolab runs iolab's `run` command: both get the job's
 	// fio options appended, and print fio's json+ on stdout.
 	Fio, Iolab []string
+	// Machine describes where it ran, for the table's heading: the host's
+	// summary and iolab's timer.
+	Machine string
+	// Command is the iolab command line that makes the table, shown
+	// above it.
+	Command string
 }
 
 // MatrixTarget is one device the matrix runs on.
@@ -66,6 +73,10 @@ type Sample struct {
 	ClatP50NS  float64 `json:"clat_p50_ns"`
 	LatMeanNS  float64 `json:"lat_mean_ns"`
 	CPUPerIONS float64 `json:"cpu_per_io_ns"`
+	// FixedCPUNS is the CPU time of a one-I/O run of the same job: the
+	// tool's start-up and exit, taken off each round's CPU time before it
+	// is divided by the I/Os.
+	FixedCPUNS float64 `json:"fixed_cpu_ns"`
 
 	RoundsIOPS []float64 `json:"rounds_iops"`
 	RoundsCPU  []float64 `json:"rounds_cpu_per_io_ns"`
@@ -84,26 +95,35 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 				if e.Has(bench.SyncIO) && depth > 1 {
 					continue // a sync engine does one I/O at a time
 				}
-				args := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
-					"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--time_based",
-					"--runtime=" + units.FormatDuration(spec.Runtime), "--output-format=json+"}
+				job := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
+					"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--output-format=json+"}
+				args := append(slices.Clip(job), "--time_based", "--runtime="+units.FormatDuration(spec.Runtime))
 				row := MatrixRow{Target: tg.Name, Engine: eng, Depth: depth}
-				var fioRuns, iolabRuns []childRun
+				tools := []*matrixTool{{name: "fio", cmd: spec.Fio}, {name: "iolab", cmd: spec.Iolab}}
+				// Each tool's start-up and exit, measured on a one-I/O run
+				// of the same job, is taken off its CPU time: what is left
+				// is the cost of the I/Os.
+				one := append(slices.Clip(job), "--size=4k")
+				for _, tool := range tools {
+					r, err := runChild(ctx, append(slices.Clone(tool.cmd), one...), 0)
+					if err != nil {
+						return rows, fmt.Errorf("calibrate: %s on %s, one I/O: %w", tool.name, tg.Path, err)
+					}
+					tool.fixed = r.cpu
+				}
 				for round := 1; round <= spec.Rounds; round++ {
-					for _, tool := range []struct {
-						name string
-						cmd  []string
-						out  *[]childRun
-					}{{"fio", spec.Fio, &fioRuns}, {"iolab", spec.Iolab, &iolabRuns}} {
+					for _, tool := range tools {
 						fmt.Fprintf(progress, "%s %s iodepth=%d round %d/%d: %s\n", tg.Name, eng, depth, round, spec.Rounds, tool.name)
-						r, err := runChild(ctx, append(append([]string(nil), tool.cmd...), args...))
+						r, err := runChild(ctx, append(slices.Clone(tool.cmd), args...), tool.fixed)
 						if err != nil {
 							return rows, fmt.Errorf("calibrate: %s on %s: %w", tool.name, tg.Path, err)
 						}
-						*tool.out = append(*tool.out, r)
+						tool.runs = append(tool.runs, r)
 					}
 				}
+				fioRuns, iolabRuns := tools[0].runs, tools[1].runs
 				row.Fio, row.Iolab = summarise(fioRuns), summarise(iolabRuns)
+				row.Fio.FixedCPUNS, row.Iolab.FixedCPUNS = float64(tools[0].fixed), float64(tools[1].fixed)
 				var ratios []float64
 				for i := range fioRuns {
 					if fioRuns[i].iops > 0 {
@@ -125,14 +145,40 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 	return rows, nil
 }
 
+// matrixTool is fio or iolab in one row of the matrix: its command, the
+// CPU time of its one-I/O run, and its rounds.
+type matrixTool struct {
+	name  string
+	cmd   []string
+	fixed time.Duration
+	runs  []childRun
+}
+
 // childRun is what one child run measured.
 type childRun struct {
 	iops, clatP50, latMean, cpuPerIO float64
+	cpu                              time.Duration
 }
 
-// runChild runs argv, reads its json+ report and its CPU time.
-func runChild(ctx context.Context, argv []string) (childRun, error) {
+// childCommand is the command for one of the matrix's runs. It starts a
+// session of its own: fio's job processes each call setsid(), so under
+// the kernel's autogroup scheduling every fio job gets a CPU share of its
+// own, apart from what else runs in the session it was started from;
+// iolab's job threads live in its process, so the process gets its own
+// session for the same treatment. Canceled, it is asked to stop
+// (SIGTERM: fio ends its jobs, iolab its run) and killed 10 s later.
+func childCommand(ctx context.Context, argv []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+// runChild runs argv, reads its json+ report and its CPU time, and
+// counts what is above fixed as the I/Os' CPU time.
+func runChild(ctx context.Context, argv []string, fixed time.Duration) (childRun, error) {
+	cmd := childCommand(ctx, argv)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -154,9 +200,9 @@ func runChild(ctx context.Context, argv []string) (childRun, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	r := childRun{iops: s.IOPS, clatP50: float64(s.ClatP50NS), latMean: s.LatMeanNS}
+	r := childRun{iops: s.IOPS, clatP50: float64(s.ClatP50NS), latMean: s.LatMeanNS, cpu: cpu}
 	if ios > 0 {
-		r.cpuPerIO = float64(cpu) / float64(ios)
+		r.cpuPerIO = float64(max(cpu-fixed, 0)) / float64(ios)
 	}
 	return r, nil
 }
@@ -181,9 +227,16 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	var b strings.Builder
 	fmt.Fprintf(&b, "4 KiB random read, O_DIRECT, %s per run, %d rounds alternating (fio, iolab, fio, …); %s vs %s.\n",
 		spec.Runtime, spec.Rounds, fioVersion, Version)
+	if spec.Command != "" {
+		fmt.Fprintf(&b, "Made by `%s`.\n", spec.Command)
+	}
+	if spec.Machine != "" {
+		fmt.Fprintf(&b, "Machine: %s.\n", spec.Machine)
+	}
 	b.WriteString("Ratios are iolab / fio: the median over the rounds' pairs, its bootstrap 95 % interval, and the\n")
 	b.WriteString("pairs' min–max; *tie* where the interval holds 1. CPU per I/O is each process's user + system\n")
-	b.WriteString("time (all its threads, io_uring's io-wq workers included) over the I/Os it did.\n\n")
+	b.WriteString("time (all its threads, io_uring's io-wq workers included), less that of a one-I/O run of the same\n")
+	b.WriteString("job (start-up and exit), over the I/Os it did.\n\n")
 	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {

@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -63,7 +64,7 @@ func plural(n int) string {
 func writeJobLines(b *strings.Builder, g bench.Group) int {
 	for i := 0; i < len(g.Jobs); i += max(g.Jobs[i].NumJobs, 1) {
 		j := &g.Jobs[i]
-		bs := num2str(uint64(j.BS), sigFigs, 1, true, "B")
+		bs := num2str(uint64(j.BS), j.SignificantFigures(), 1, true, "B")
 		fmt.Fprintf(b, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
 			j.Name, g.ID, j.RW, bs, bs, bs, bs, bs, bs, j.IOEngine, j.IODepth)
 		if j.NumJobs > 1 {
@@ -73,26 +74,25 @@ func writeJobLines(b *strings.Builder, g bench.Group) int {
 	return len(g.Jobs)
 }
 
-// sigFigs is fio's significant_figures default.
-const sigFigs = 4
-
 var dirNames = [2]string{"read", "write"}
 
 func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when string) {
-	if r.Dirs[bench.Read].IOs+r.Dirs[bench.Write].IOs == 0 && r.Error == "" {
+	if rd, _ := r.ReportedDir(bench.Read); rd.IOs+r.Dirs[bench.Write].IOs == 0 && r.Error == "" {
 		return // fio prints nothing of a job that did nothing
 	}
 	errno := errnoOf(r)
-	if r.Error == "" {
+	if errno == 0 {
 		fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d: pid=%d: %s\n", r.Name, r.GroupID, r.Jobs, errno, r.TID, when)
 	} else {
-		fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d (%s): pid=%d: %s\n", r.Name, r.GroupID, r.Jobs, errno, r.Error, r.TID, when)
+		// A job that went on after its errors has the first one's
+		// words, where fio keeps them (bench.JobResult.FirstErrorMsg).
+		fmt.Fprintf(b, "%s: (groupid=%d, jobs=%d): err=%2d (%s): pid=%d: %s\n", r.Name, r.GroupID, r.Jobs, errno, cmp.Or(r.Error, r.FirstErrorMsg), r.TID, when)
 	}
 	if r.Job.Description != "" {
 		fmt.Fprintf(b, "  Description  : [%s]\n", r.Job.Description)
 	}
 	for d := range 2 {
-		if r.Dirs[d].Bytes > 0 {
+		if dr, _ := r.ReportedDir(d); dr.Bytes > 0 {
 			writeDirNormal(b, r, d, gs)
 		}
 	}
@@ -106,9 +106,13 @@ func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when
 	fmt.Fprintf(b, "  IO depths    : %s\n", distLine(dist.level))
 	fmt.Fprintf(b, "     submit    : %s\n", distLine(dist.submit))
 	fmt.Fprintf(b, "     complete  : %s\n", distLine(dist.complete))
+	rd, _ := r.ReportedDir(bench.Read) // a write job's verify reads are its reads
 	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
-		r.Dirs[bench.Read].IOs, r.Dirs[bench.Write].IOs, r.Sync.Fsyncs, r.Dirs[bench.Read].Short, r.Dirs[bench.Write].Short)
-	fmt.Fprintf(b, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", latencyDepth(&r.Job))
+		rd.IOs, r.Dirs[bench.Write].IOs, r.Sync.Fsyncs, rd.Short, r.Dirs[bench.Write].Short)
+	if total, first := errorCounts(r); total != nil {
+		fmt.Fprintf(b, "     errors    : total=%d, first_error=%d/<%s>\n", *total, *first, bench.Strerror(*first))
+	}
+	writeSteadyNormal(b, r)
 }
 
 // distLine is one of fio's "IO depths", "submit" or "complete" lines.
@@ -147,8 +151,8 @@ func writeLatBuckets(b *strings.Builder, unit string, d Dist) {
 
 // writeDirNormal is fio's show_ddir_status for one direction.
 func writeDirNormal(b *strings.Builder, r *bench.JobResult, d int, gs *groupStats) {
-	dr := &r.Dirs[d]
-	runt := runtimeMS(r.Runtime)
+	dr, runtime := r.ReportedDir(d)
+	runt := runtimeMS(runtime)
 	if runt == 0 {
 		runt = 1 // a window under a millisecond: fio would print nothing
 	}
@@ -157,14 +161,27 @@ func writeDirNormal(b *strings.Builder, r *bench.JobResult, d int, gs *groupStat
 	if d == bench.Write {
 		post = "; 0 zone resets" // fio's zbd_write_status, on every write line
 	}
+	sig := r.Job.SignificantFigures()
 	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s (%s)(%s/%dmsec)%s\n", dirNames[d],
-		num2str(dr.IOs*1000/runt, sigFigs, 1, false, ""),
-		num2str(bw, sigFigs, 1, true, "B/s"), num2str(bw, sigFigs, 1, false, "B/s"),
-		num2str(dr.Bytes, sigFigs, 1, true, "B"), runtimeMS(r.Runtime), post)
+		num2str(dr.IOs*1000/runt, sig, 1, false, ""),
+		num2str(bw, sig, 1, true, "B/s"), num2str(bw, sig, 1, false, "B/s"),
+		num2str(dr.Bytes, sig, 1, true, "B"), runtimeMS(runtime), post)
 	writeLat(b, "slat", &dr.Slat.Stat)
 	writeLat(b, "clat", &dr.Clat.Stat)
 	writeLat(b, " lat", &dr.Lat.Stat)
-	writePercentiles(b, "clat", &dr.Clat, r.Job.PercentileList)
+	writePrioLats(b, dr, &r.Job)
+	// fio prints the percentiles slat_percentiles, clat_percentiles and
+	// lat_percentiles ask for, in that order.
+	if r.Job.SlatPercentiles {
+		writePercentiles(b, "slat", &dr.Slat, r.Job.PercentileList)
+	}
+	if r.Job.ClatPercentiles {
+		writePercentiles(b, "clat", &dr.Clat, r.Job.PercentileList)
+	}
+	if r.Job.LatPercentiles {
+		writePercentiles(b, "lat", &dr.Lat, r.Job.PercentileList)
+	}
+	writePrioPercentiles(b, dr, &r.Job)
 	if bws := r.IntervalIOPS(d, true); bws.N > 0 {
 		unit := "KiB"
 		minV, maxV, mean, dev := uint64(bws.Min), uint64(bws.Max), bws.Mean, bws.Stddev
@@ -260,15 +277,16 @@ func writeGroupStats(b *strings.Builder, id int, gs *groupStats) {
 		if gs.maxRun[d] == 0 {
 			continue
 		}
+		sig := gs.sigFigs
 		rate := func(v uint64) (string, string) {
-			return num2str(v, sigFigs, 1, true, "B/s"), num2str(v, sigFigs, 1, false, "B/s")
+			return num2str(v, sig, 1, true, "B/s"), num2str(v, sig, 1, false, "B/s")
 		}
 		agg, aggAlt := rate(gs.agg[d])
 		lo, loAlt := rate(gs.minBW[d])
 		hi, hiAlt := rate(gs.maxBW[d])
 		fmt.Fprintf(b, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%d-%dmsec\n", name,
 			agg, aggAlt, lo, hi, loAlt, hiAlt,
-			num2str(gs.bytes[d], sigFigs, 1, true, "B"), num2str(gs.bytes[d], sigFigs, 1, false, "B"),
+			num2str(gs.bytes[d], sig, 1, true, "B"), num2str(gs.bytes[d], sig, 1, false, "B"),
 			gs.minRun[d], gs.maxRun[d])
 	}
 }

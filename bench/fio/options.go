@@ -55,7 +55,7 @@ var jobOptions = []bench.OptionSpec{
 		Help: "bytes to move in all, over the region as many times as it takes (default: the region once)",
 		Set:  bench.SizeField(func(j *bench.Job) *int64 { return &j.IOSize }),
 		Get:  func(j *bench.Job) string { return units.FormatSize(j.IOSize) }},
-	{Name: "offset", Example: "1g", Unit: "size", Default: "0", Help: "where in each file the job's region starts (or N% into it)",
+	{Name: "offset", Aliases: []string{"fileoffset"}, Example: "1g", Unit: "size", Default: "0", Help: "where in each file the job's region starts (or N% into it)",
 		Set: setOffset, Get: getOffset},
 	{Name: "iodepth", Example: "32", Unit: "int", Default: "1", Help: "I/Os kept in flight (sync engines: 1)",
 		Set: bench.IntField(1, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepth }),
@@ -64,7 +64,7 @@ var jobOptions = []bench.OptionSpec{
 		Set: setEngine, Get: func(j *bench.Job) string { return j.IOEngine }},
 	{Name: "direct", Example: "1", Unit: "bool", Default: "0", Help: "O_DIRECT: bypass the page cache",
 		Set: bench.BoolField(func(j *bench.Job) *bool { return &j.Direct }), Get: bench.GetBool(func(j *bench.Job) *bool { return &j.Direct })},
-	{Name: "runtime", Example: "10s", Unit: "time", Help: "stop after this long (seconds unless a unit follows)",
+	{Name: "runtime", Aliases: []string{"timeout"}, Example: "10s", Unit: "time", Help: "stop after this long (seconds unless a unit follows)",
 		Set: bench.DurationField(func(j *bench.Job) *time.Duration { return &j.Runtime }),
 		Get: func(j *bench.Job) string { return units.FormatDuration(j.Runtime) }},
 	{Name: "time_based", Flag: true, Unit: "bool", Default: "0", Help: "run for runtime even when size is done, starting over",
@@ -107,6 +107,19 @@ var jobOptions = []bench.OptionSpec{
 		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthBatchCompleteMax })},
 	{Name: "iodepth_low", Example: "4", Unit: "int", Help: "once the queue is full, reap down to this many in flight before queueing again (0: iodepth)",
 		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthLow })},
+	{Name: "io_submit_mode", Example: "inline", Unit: "mode", Default: "inline",
+		Help: "inline: the job's own thread submits and reaps its I/O (fio's default, and iolab's way); offload is refused",
+		Set: func(_ *bench.Job, v string) error {
+			switch v {
+			case "inline":
+				return nil
+			case "offload":
+				// fio's offload hands submissions to worker threads so that
+				// a paced job keeps its schedule while the device stalls.
+				return errors.New(`io_submit_mode=offload (fio's submit threads) is not supported by iolab; for an open-loop load, pace the job with rate or rate_iops: iolab times each paced I/O from its intended start, whatever held it up, and its JSON adds that latency as "iolab": {"read": {"intended_lat_ns": …}} (see "Latency from the intended start" in the README)`)
+			}
+			return fmt.Errorf("%q is not one of inline, offload", v)
+		}},
 	{Name: "percentile_list", Example: "50:99:99.9", Unit: "list", Help: "the latency percentiles to report",
 		Set: func(j *bench.Job, v string) error {
 			p, err := parsePercentiles(v)
@@ -131,13 +144,6 @@ var jobOptions = []bench.OptionSpec{
 		Set: func(_ *bench.Job, v string) error {
 			if v != "1024" {
 				return fmt.Errorf("%q: iolab reads k, m, g as powers of 1024 only (kb_base=1024, fio's default)", v)
-			}
-			return nil
-		}},
-	{Name: "verify", Example: "0", Unit: "mode", Default: "0", Help: "data verification (iolab takes only 0)",
-		Set: func(_ *bench.Job, v string) error {
-			if v != "0" {
-				return fmt.Errorf("%q: iolab does not verify data (only verify=0 is accepted); run this job with fio", v)
 			}
 			return nil
 		}},
@@ -188,7 +194,7 @@ func ApplyOption(j *bench.Job, name, value string) error {
 	fail := func(format string, args ...any) error {
 		return &bench.OptionError{Option: name, Value: value, Msg: "option " + name + ": " + fmt.Sprintf(format, args...)}
 	}
-	if value == "" && !o.Flag {
+	if value == "" && !o.Flag && !o.OptionalValue {
 		return fail("needs a value (e.g. %s=%s)", name, o.Example)
 	}
 	if err := o.Set(j, value); err != nil {
@@ -229,8 +235,19 @@ func FinishJob(j *bench.Job) error {
 			if _, shared := eng.Option(o.Name); shared || o.Get == nil || o.Get(j) == o.Default {
 				continue
 			}
-			return fail(o.Name, "%s is an %s option but the job uses ioengine=%s (set ioengine=%s or remove %s)", o.Name, other.Name, j.IOEngine, other.Name, o.Name)
+			// Some are several engines' own (cmdprio_percentage: io_uring
+			// and libaio): name them all.
+			var owners []string
+			for _, e := range bench.Engines() {
+				if _, ok := e.Option(o.Name); ok {
+					owners = append(owners, e.Name)
+				}
+			}
+			return fail(o.Name, "%s is an %s option but the job uses ioengine=%s (set ioengine=%s or remove %s)", o.Name, strings.Join(owners, " and "), j.IOEngine, other.Name, o.Name)
 		}
+	}
+	if opt, err := j.CheckPrio(); err != nil {
+		return fail(opt, "%s", err)
 	}
 	if err := checkPattern(j); err != nil {
 		return fail("random_generator", "%s", err)
@@ -247,7 +264,19 @@ func FinishJob(j *bench.Job) error {
 	if j.IODepthBatchCompleteMax > 0 && j.IODepthBatchCompleteMax < j.IODepthBatchCompleteMin {
 		j.IODepthBatchCompleteMax = j.IODepthBatchCompleteMin
 	}
-	return finishFiles(j, fail)
+	if err := j.CheckVerify(); err != nil {
+		return fail("verify", "%s", err)
+	}
+	if err := finishFiles(j, fail); err != nil {
+		return err
+	}
+	if err := finishFlow(j, fail); err != nil {
+		return err
+	}
+	if err := finishNUMA(j, fail); err != nil {
+		return err
+	}
+	return finishPacing(j, fail)
 }
 
 // setFilename keeps filename as written: fio separates several files with
@@ -425,6 +454,12 @@ func ParseArgs(args []string) (*bench.Config, error) {
 			return args[i], nil
 		}
 		switch name {
+		case "parse-only":
+			if hasValue {
+				return nil, &bench.OptionError{Option: name, Value: value, Msg: "--parse-only takes no value, as in fio"}
+			}
+			cfg.ParseOnly = true
+			continue
 		case "output-format":
 			v, err := takeValue()
 			if err != nil {
@@ -465,10 +500,14 @@ func ParseArgs(args []string) (*bench.Config, error) {
 			return nil, &bench.OptionError{Option: name, Value: value, Msg: fmt.Sprintf("fio's --%s is not supported by iolab", name)}
 		}
 		o, ok := LookupOption(name)
+		flag := ok && o.Flag
+		if inert, isInert := lookupInert(name); isInert {
+			ok, flag = true, inert.unit == "flag"
+		}
 		if !ok {
 			return nil, unknownOption(name, value)
 		}
-		if !o.Flag {
+		if !flag {
 			v, err := takeValue()
 			if err != nil {
 				return nil, err
@@ -497,6 +536,7 @@ func ParseArgs(args []string) (*bench.Config, error) {
 	cfg.Jobs = p.jobs
 	cfg.Groups = bench.Expand(p.jobs)
 	cfg.GlobalOptions = p.globals
+	cfg.Notes = p.notes
 	return cfg, nil
 }
 
@@ -517,6 +557,9 @@ func parseJobFilePath(p *jobParser, path string) error {
 // (with the closest supported name), or a real fio option iolab does not
 // support.
 func unknownOption(name, value string) error {
+	if err := deprecatedError(name, value); err != nil {
+		return err
+	}
 	e := &bench.OptionError{Option: name, Value: value}
 	if slices.Contains(strings.Fields(fioJobOptionNames), name) {
 		e.Msg = fmt.Sprintf("option %q is not supported by iolab (remove it, or run this job with fio)", name)
@@ -537,7 +580,7 @@ func unknownOption(name, value string) error {
 // fioProgramOptions are fio's command-line options that are not job
 // options (fio --help, fio 3.33).
 var fioProgramOptions = []string{
-	"debug", "parse-only", "merge-blktrace-only", "bandwidth-log", "minimal",
+	"debug", "merge-blktrace-only", "bandwidth-log", "minimal",
 	"terse-version", "version", "help", "cpuclock-test", "crctest", "cmdhelp",
 	"enghelp", "showcmd", "eta", "eta-newline", "eta-interval",
 	"status-interval", "readonly", "section", "alloc-size", "warnings-fatal",
@@ -568,12 +611,12 @@ fsync_on_close gid group_reporting gtod_cpu gtod_reduce hipri ignore_error
 ignore_zone_limits invalidate io_limit io_size io_submit_mode iodepth
 iodepth_batch iodepth_batch_complete iodepth_batch_complete_max
 iodepth_batch_complete_min iodepth_batch_submit iodepth_low ioengine iomem
-iopsavgtime ioscheduler job_max_open_zones kb_base lat_percentiles
+iomem_align iopsavgtime ioscheduler job_max_open_zones kb_base lat_percentiles
 latency_percentile latency_run latency_target latency_window lockfile lockmem
 log_alternate_epoch log_alternate_epoch_clock_id log_avg_msec log_compression
 log_compression_cpus log_entries log_hist_coarseness log_hist_msec
 log_max_value log_offset log_prio log_store_compressed log_unix_epoch loops
-max_latency max_open_zones mem merge_blktrace_file merge_blktrace_iters
+max_latency max_open_zones mem mem_align merge_blktrace_file merge_blktrace_iters
 merge_blktrace_scalars name new_group nice nonvectored norandommap nowait
 nr_files nrfiles numa_cpu_nodes numa_mem_policy number_ios numjobs offset
 offset_align offset_increment opendir openfiles overwrite per_job_logs

@@ -85,6 +85,38 @@ var bufferOptions = []bench.OptionSpec{
 			return err
 		},
 		Get: func(j *bench.Job) string { return strconv.Itoa(j.DedupePercentage) }},
+	{Name: "dedupe_mode", Example: "working_set", Unit: "mode", Default: bench.DedupeRepeat,
+		Help: "how dedupe_percentage's writes repeat: repeat (the last write that was none) or working_set (one of the job's first writes, at random)",
+		Set: func(j *bench.Job, v string) error {
+			if err := oneOf(func(j *bench.Job) *string { return &j.DedupeMode }, bench.DedupeRepeat, bench.DedupeWorkingSet)(j, v); err != nil {
+				return err
+			}
+			j.BuffersSet |= bench.SetDedupeMode
+			return nil
+		},
+		Get: func(j *bench.Job) string { return j.DedupeMode }},
+	{Name: "dedupe_working_set_percentage", Example: "10", Unit: "%", Default: "5",
+		Help: "working_set: how many of the job's first writes the repeats draw from, as a share of size in blocks",
+		Set: func(j *bench.Job, v string) error {
+			n, err := units.ParseInt(v, 0, 100)
+			if err == nil {
+				j.DedupeWorkingSet = n
+				j.BuffersSet |= bench.SetDedupeWorkingSet
+			}
+			return err
+		},
+		Get: func(j *bench.Job) string { return strconv.Itoa(j.DedupeWorkingSet) }},
+	{Name: "dedupe_global", Example: "1", Unit: "bool", Default: "0",
+		Help: "working_set: draw from every job of the run, an equal share of each one's first writes",
+		Set: func(j *bench.Job, v string) error {
+			b, err := units.ParseFlag(v)
+			if err == nil {
+				j.DedupeGlobal = b
+				j.BuffersSet |= bench.SetDedupeGlobal
+			}
+			return err
+		},
+		Get: bench.GetBool(func(j *bench.Job) *bool { return &j.DedupeGlobal })},
 
 	{Name: "fsync", Example: "32", Unit: "int", Default: "0", Help: "fsync the file every this many writes (through the engine)",
 		Set: bench.IntField(0, 1<<31-1, func(j *bench.Job) *int { return &j.FsyncBlocks }),
@@ -143,8 +175,58 @@ func finishBuffers(j *bench.Job, fail func(option, format string, args ...any) e
 	if j.BuffersSet&bench.SetCompressChunk != 0 && (j.CompressPercentage == 0 || j.CompressPercentage == 100) && j.DedupePercentage == 0 {
 		return fail("buffer_compress_chunk", "buffer_compress_chunk has no effect without buffer_compress_percentage between 1 and 99 (add it, or remove buffer_compress_chunk)")
 	}
+	if err := finishDedupe(j, fail); err != nil {
+		return err
+	}
 	if j.HipriPercentage != 100 && !j.Hipri {
 		return fail("hipri_percentage", "hipri_percentage has no effect without hipri (add hipri, or remove hipri_percentage)")
+	}
+	return nil
+}
+
+// finishDedupe refuses the dedupe options that would change nothing, and
+// what fio's fixup_options refuses of a working set: a size not given in
+// bytes, several files, or a working set too big to leave room for the
+// repeats (its blocks are unique writes).
+func finishDedupe(j *bench.Job, fail func(option, format string, args ...any) error) error {
+	set := j.BuffersSet
+	for _, o := range []struct {
+		flag bench.BufferSet
+		name string
+	}{{bench.SetDedupeMode, "dedupe_mode"}, {bench.SetDedupeWorkingSet, "dedupe_working_set_percentage"}, {bench.SetDedupeGlobal, "dedupe_global"}} {
+		if set&o.flag != 0 && (j.DedupePercentage == 0 || j.DedupePercentage == 100) {
+			return fail(o.name, "%s has no effect without dedupe_percentage between 1 and 99 (at 100 every write repeats one buffer; add it, or remove %s)", o.name, o.name)
+		}
+	}
+	if j.DedupeMode != bench.DedupeWorkingSet {
+		for _, o := range []struct {
+			flag bench.BufferSet
+			name string
+		}{{bench.SetDedupeWorkingSet, "dedupe_working_set_percentage"}, {bench.SetDedupeGlobal, "dedupe_global"}} {
+			if set&o.flag != 0 {
+				return fail(o.name, "%s has no effect without dedupe_mode=working_set (add it, or remove %s)", o.name, o.name)
+			}
+		}
+		return nil
+	}
+	if j.DedupePercentage == 0 {
+		return nil
+	}
+	files := max(j.NrFiles, 1)
+	if j.Filename != "" {
+		files = len(bench.SplitFileList(j.Filename))
+	}
+	switch {
+	case j.Size <= 0:
+		return fail("dedupe_mode", "dedupe_mode=working_set needs size in bytes (e.g. size=1g): its working set is a share of it")
+	case files != 1:
+		return fail("dedupe_mode", "dedupe_mode=working_set works on one file per job, and the job has %d (fio's limit too)", files)
+	case j.DedupeWorkingSet+j.DedupePercentage > 100:
+		return fail("dedupe_working_set_percentage", "dedupe_working_set_percentage=%d with dedupe_percentage=%d: the working set's blocks are unique writes, so the two cannot add up to more than 100 (fio refuses it too)",
+			j.DedupeWorkingSet, j.DedupePercentage)
+	}
+	if ws := j.WriteBuffers().WorkingSet; ws < 1 {
+		return fail("dedupe_working_set_percentage", "dedupe_working_set_percentage=%d of size=%s is less than one block: there is nothing to repeat", j.DedupeWorkingSet, units.FormatSize(j.Size))
 	}
 	return nil
 }

@@ -41,6 +41,34 @@ var fileOptions = []bench.OptionSpec{
 		Get: func(j *bench.Job) string { return j.FileService }},
 	{Name: "create_on_open", Example: "1", Unit: "bool", Default: "0", Help: "create files when the job opens them, not when laying them out",
 		Set: bench.BoolField(func(j *bench.Job) *bool { return &j.CreateOnOpen })},
+	{Name: "allow_file_create", Example: "0", Unit: "bool", Default: "1", Help: "create (or lay out anew) a job's files that are missing or too short; 0: fail the job instead",
+		Set: func(j *bench.Job, v string) error {
+			on, err := units.ParseFlag(v)
+			if err == nil {
+				j.NoFileCreate = !on
+			}
+			return err
+		},
+		Get: func(j *bench.Job) string {
+			if j.NoFileCreate {
+				return "0"
+			}
+			return "1"
+		}},
+	boolOption("fill_device", []string{"fill_fs"}, "0", "without a size: write until the filesystem is full (ENOSPC ends the job, not as an error); on a device, its size",
+		func(j *bench.Job) *bool { return &j.FillDevice }),
+	{Name: "create_serialize", Example: "0", Unit: "bool", Default: "1",
+		Help: "lay out jobs' files one job at a time before the run (0: each when its group starts, in parallel; a file an earlier group wrote sizes it)",
+		Set: func(j *bench.Job, v string) error {
+			b, err := units.ParseFlag(v)
+			j.CreateParallel = err == nil && !b
+			return err
+		}, Get: func(j *bench.Job) string {
+			if j.CreateParallel {
+				return "0"
+			}
+			return "1"
+		}},
 	{Name: "unlink", Example: "1", Unit: "bool", Default: "0", Help: "delete the job's files when it ends",
 		Set: bench.BoolField(func(j *bench.Job) *bool { return &j.Unlink })},
 	{Name: "fallocate", Example: "none", Unit: "mode", Default: "native",
@@ -148,8 +176,15 @@ func parsePercent(v string) (p int, ok bool, err error) {
 
 // splitDirs splits a per-direction value the way fio's handle_option
 // does for bs and ba: "r,w" (or r:w, r-w); one value is both; an empty
-// first value leaves reads alone. A third (trim) value is refused.
+// value leaves its direction alone, and so does a comma after the last
+// value ("8k," is 8k for reads only: fio's handle_option drops the comma
+// but still takes a value to follow, so the first does not carry over;
+// "8k,32k," leaves trims at theirs, which for ba changes nothing, but see
+// trimsKeepTheirs). A third (trim) value is refused.
 func splitDirs(v string, seps string) ([]string, error) {
+	if r, ok := strings.CutSuffix(v, ","); ok && !strings.ContainsAny(r, seps) {
+		return []string{r, ""}, nil
+	}
 	v = strings.TrimSuffix(v, ",")
 	i := strings.IndexAny(v, seps)
 	if i < 0 {
@@ -162,6 +197,18 @@ func splitDirs(v string, seps string) ([]string, error) {
 	return parts, nil
 }
 
+// trimsKeepTheirs refuses "r,w," for a block size option: fio leaves its
+// trims at the size they had (4k by default), and counts it among the
+// directions' smallest block size (rw_min_bs, td_min_bs), the unit of
+// its random map and of its regions, trims or not. iolab, which does not
+// trim, has no trims' size to count.
+func trimsKeepTheirs(v string) error {
+	if strings.Count(v, ",") == 2 && strings.HasSuffix(v, ",") {
+		return fmt.Errorf("%q: the comma after the writes' value leaves trims at their own size, which fio counts in the job's smallest block size (its random map's unit) and iolab, which does not trim, cannot: drop the last comma", v)
+	}
+	return nil
+}
+
 // setDirSizes sets a per-direction size option: set(d, n) for each
 // direction a value is given for.
 func setDirSizes(v, seps string, set func(d int, n int64)) error {
@@ -170,8 +217,8 @@ func setDirSizes(v, seps string, set func(d int, n int64)) error {
 		return err
 	}
 	for i, p := range parts {
-		if p == "" && i == 0 && len(parts) > 1 {
-			continue // bs=,64k: reads keep theirs
+		if p == "" && len(parts) > 1 {
+			continue // bs=,64k: reads keep theirs; bs=64k,: writes keep theirs
 		}
 		n, err := units.ParseSize(p)
 		if err != nil {
@@ -191,13 +238,15 @@ func setDirSizes(v, seps string, set func(d int, n int64)) error {
 }
 
 func setBS(j *bench.Job, v string) error {
-	err := setDirSizes(v, ",:-", func(d int, n int64) {
-		if d == bench.Read {
-			j.BS = n
-		} else {
-			j.WriteBS = n
-		}
-	})
+	if err := trimsKeepTheirs(v); err != nil {
+		return err
+	}
+	sizes := [2]int64{j.BS, j.BS}
+	if j.WriteBS > 0 {
+		sizes[bench.Write] = j.WriteBS
+	}
+	err := setDirSizes(v, ",:-", func(d int, n int64) { sizes[d] = n })
+	j.BS, j.WriteBS = sizes[bench.Read], sizes[bench.Write]
 	if j.WriteBS == j.BS {
 		j.WriteBS = 0 // the same for both: Job.BS alone says it
 	}
@@ -217,11 +266,17 @@ func setBlockAlign(j *bench.Job, v string) error {
 
 // setBSRange reads bsrange: lo-hi (or lo:hi), or reads,writes.
 func setBSRange(j *bench.Job, v string) error {
+	if err := trimsKeepTheirs(v); err != nil {
+		return err
+	}
 	parts, err := splitDirs(v, ",")
 	if err != nil {
 		return err
 	}
 	for i, p := range parts {
+		if p == "" && len(parts) > 1 {
+			continue // that direction keeps its own
+		}
 		lo, hi, ok := strings.Cut(p, "-")
 		if !ok {
 			lo, hi, ok = strings.Cut(p, ":")
@@ -256,10 +311,14 @@ func setBSRange(j *bench.Job, v string) error {
 // own list.
 func setBSSplit(j *bench.Job, v string) error {
 	v = strings.TrimSpace(v)
+	if err := trimsKeepTheirs(v); err != nil {
+		return err
+	}
 	r, w, perDir := strings.Cut(v, ",")
-	if perDir && strings.Contains(w, ",") {
+	if strings.Contains(w, ",") {
 		return fmt.Errorf("%q: a third list is for trims, and iolab does not trim (use reads,writes)", v)
 	}
+	// "r,": writes (and trims) keep theirs (fio's str_split_parse).
 	if !perDir {
 		w = r
 	}

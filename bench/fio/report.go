@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 	"iolab/bench/system"
 )
 
@@ -123,21 +124,28 @@ type groupStats struct {
 	minBW, maxBW   [2]uint64
 	agg            [2]uint64
 	hasIO          [2]bool
+	// sigFigs is the group's significant_figures: fio takes its first
+	// job's for the run status lines.
+	sigFigs int
 }
 
 func newGroupStats(g *bench.GroupResult) groupStats {
-	var gs groupStats
+	gs := groupStats{sigFigs: 4}
+	if len(g.Jobs) > 0 {
+		gs.sigFigs = g.Jobs[0].Job.SignificantFigures()
+	}
 	for i := range g.Jobs {
 		r := &g.Jobs[i]
 		for d := range 2 {
-			if r.Dirs[d].IOs == 0 {
+			dr, runtime := r.ReportedDir(d)
+			if dr.IOs == 0 {
 				continue
 			}
-			rt := runtimeMS(r.Runtime)
+			rt := runtimeMS(runtime)
 			if rt == 0 {
 				continue
 			}
-			bw := r.Dirs[d].Bytes * 1000 / rt
+			bw := dr.Bytes * 1000 / rt
 			if !gs.hasIO[d] {
 				gs.minRun[d], gs.minBW[d] = rt, bw
 			}
@@ -146,7 +154,7 @@ func newGroupStats(g *bench.GroupResult) groupStats {
 			gs.maxRun[d] = max(gs.maxRun[d], rt)
 			gs.minBW[d] = min(gs.minBW[d], bw)
 			gs.maxBW[d] = max(gs.maxBW[d], bw)
-			gs.bytes[d] += r.Dirs[d].Bytes
+			gs.bytes[d] += dr.Bytes
 		}
 	}
 	for d := range 2 {
@@ -185,21 +193,38 @@ func jobReport(r *bench.JobResult, plus bool, gs *groupStats) JobReport {
 	dist := distShares(&r.Dist)
 	jr.IODepthLevel, jr.IODepthSubmit, jr.IODepthComplete = dist.level, dist.submit, dist.complete
 	jr.LatencyNS, jr.LatencyUS, jr.LatencyMS = dist.latN, dist.latU, dist.latM
-	jr.LatencyDepth, jr.LatencyPercentile = latencyDepth(&r.Job), 100
+	jr.TotalErr, jr.FirstError = errorCounts(r)
+	jr.LatencyTarget, jr.LatencyWindow, jr.LatencyPercentile, jr.LatencyDepth = latencyTarget(r)
 	jr.Desc = r.Job.Description
+	jr.IOLab = iolabReport(r, plus)
+	steadyReport(&jr, r)
 	return jr
 }
 
 // errnoOf is the job's fio error number: its errno, or 1 for an error
-// that has none (a failure iolab found itself).
+// that has none (a failure iolab found itself); under continue_on_error,
+// for a job that went on after its errors, the first one's (fio's
+// sum_thread_stats reports it as the job's error).
 func errnoOf(r *bench.JobResult) int {
 	switch {
 	case r.Errno != 0:
 		return r.Errno
 	case r.Error != "":
 		return 1
+	case r.Job.ContinueOnError != 0:
+		return r.FirstError
 	}
 	return 0
+}
+
+// errorCounts are fio's total_err and first_error, which its JSON has
+// whenever continue_on_error is set; nil without it.
+func errorCounts(r *bench.JobResult) (*uint64, *int) {
+	if r.Job.ContinueOnError == 0 {
+		return nil, nil
+	}
+	total, first := r.TotalErr, r.FirstError
+	return &total, &first
 }
 
 // cpuShares are fio's usr_cpu and sys_cpu: CPU time over the summed
@@ -225,20 +250,23 @@ func latencyDepth(j *bench.Job) int {
 }
 
 func dirReport(r *bench.JobResult, d int, plus bool, gs *groupStats) DirReport {
-	dr := &r.Dirs[d]
+	dr, runtime := r.ReportedDir(d)
 	out := DirReport{
 		IOBytes:  dr.Bytes,
 		IOKBytes: dr.Bytes >> 10,
 		TotalIOs: dr.IOs,
 		ShortIOs: dr.Short,
-		Slat:     LatReportFrom(&dr.Slat, nil, false),
-		Clat:     LatReportFrom(&dr.Clat, r.Job.PercentileList, plus),
-		Lat:      LatReportFrom(&dr.Lat, nil, false),
+		// fio prints percentiles, and json+ their bins, of the latencies
+		// clat_percentiles, lat_percentiles and slat_percentiles ask for.
+		Slat:  latReport(&dr.Slat, r.Job.SlatPercentiles, r.Job.PercentileList, plus),
+		Clat:  latReport(&dr.Clat, r.Job.ClatPercentiles, r.Job.PercentileList, plus),
+		Lat:   latReport(&dr.Lat, r.Job.LatPercentiles, r.Job.PercentileList, plus),
+		Prios: prioReports(dr, &r.Job, plus),
 	}
 	if dr.IOs == 0 {
 		return out
 	}
-	out.Runtime = runtimeMS(r.Runtime)
+	out.Runtime = runtimeMS(runtime)
 	if out.Runtime > 0 {
 		out.BWBytes = dr.Bytes * 1000 / out.Runtime
 		out.BW = out.BWBytes / 1024
@@ -254,6 +282,15 @@ func dirReport(r *bench.JobResult, d int, plus bool, gs *groupStats) DirReport {
 	out.IOPSMin, out.IOPSMax = uint64(iops.Min), uint64(iops.Max)
 	out.IOPSMean, out.IOPSStddev, out.IOPSSamples = iops.Mean, iops.Stddev, uint64(iops.N)
 	return out
+}
+
+// latReport is fio's add_ddir_lat_json: percentiles (and with json+ the
+// bins) only where they are asked for.
+func latReport(l *hist.Lat, percentiles bool, list []float64, plus bool) LatReport {
+	if !percentiles {
+		return LatReportFrom(l, nil, false)
+	}
+	return LatReportFrom(l, list, plus)
 }
 
 func diskUtilReport(u system.DiskUtilization) DiskUtil {

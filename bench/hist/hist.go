@@ -4,6 +4,7 @@
 package hist
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -192,12 +193,35 @@ func HistogramFromBins(bins map[uint64]uint64) (Histogram, error) {
 // of the non-empty buckets: small, and readable by anything that reads
 // fio's output.
 func (h Histogram) MarshalJSON() ([]byte, error) {
-	bins := h.Bins()
-	out := make(map[string]uint64, len(bins))
-	for v, n := range bins {
-		out[strconv.FormatUint(v, 10)] = n
+	// What encoding/json writes of the map midpoint (in decimal) → count,
+	// written without the map: keys sorted as strings, as it sorts them.
+	// A run's document holds eight histograms a job.
+	type bin struct {
+		key   []byte
+		count uint64
 	}
-	return json.Marshal(out)
+	var bins []bin
+	var keys []byte
+	for i, c := range h.Counts {
+		if c != 0 {
+			at := len(keys)
+			keys = strconv.AppendUint(keys, BucketValue(i), 10)
+			bins = append(bins, bin{key: keys[at:len(keys):len(keys)], count: c})
+		}
+	}
+	slices.SortFunc(bins, func(a, b bin) int { return bytes.Compare(a.key, b.key) })
+	out := make([]byte, 0, 2+len(keys)+len(bins)*12)
+	out = append(out, '{')
+	for i, b := range bins {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, b.key...)
+		out = append(out, '"', ':')
+		out = strconv.AppendUint(out, b.count, 10)
+	}
+	return append(out, '}'), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.

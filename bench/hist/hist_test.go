@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -437,5 +438,39 @@ func TestReliableN(t *testing.T) {
 	}
 	if Reliable(99.99, 15000) || !Reliable(99, 1000) {
 		t.Error("Reliable disagrees with ReliableN")
+	}
+}
+
+// MarshalJSON writes what encoding/json writes of the histogram's bins
+// as a map of decimal midpoints, byte for byte.
+func TestMarshalJSONIsTheMapsEncoding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 50 {
+		var h Histogram
+		for range rng.IntN(3) * rng.IntN(5000) {
+			h.Add(uint64(rng.ExpFloat64() * math.Pow(10, float64(1+i%9))))
+		}
+		if i == 7 {
+			h.Counts[HistBuckets-1] = math.MaxUint64
+		}
+		bins := map[string]uint64{}
+		for v, n := range h.Bins() {
+			bins[strconv.FormatUint(v, 10)] = n
+		}
+		want, err := json.Marshal(bins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("histogram %d: %s, want %s", i, got, want)
+		}
+		var back Histogram
+		if err := json.Unmarshal(got, &back); err != nil || back != h {
+			t.Fatalf("histogram %d does not read back: %v", i, err)
+		}
 	}
 }

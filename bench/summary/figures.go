@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
@@ -58,6 +57,10 @@ type JobFigures struct {
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
 	CPU       float64
 	Saturated bool
+	// Outcomes are the verdicts of the job's verify, steady-state and
+	// latency_target options, a line each (outcomes.go); none on a
+	// total.
+	Outcomes []string
 }
 
 // Options writes what the job ran as "randread 4k iodepth 1", and "×4"
@@ -104,6 +107,21 @@ func (f *StepFigures) IOPSText() string {
 
 // FiguresOf computes a step's figures.
 func FiguresOf(s *sweep.StepResult) StepFigures {
+	st := StepOf(s)
+	return FiguresOfStep(&st)
+}
+
+// FiguresOfStep is FiguresOf a Step.
+func FiguresOfStep(s *Step) StepFigures {
+	if s.figures == nil || s.figuresOf != s.Result {
+		return figuresOf(s)
+	}
+	f := *s.figures
+	f.Jobs = slices.Clone(f.Jobs) // the caller's own
+	return f
+}
+
+func figuresOf(s *Step) StepFigures {
 	f := StepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
 	// Only a done step has figures to show: a failed or cancelled one's
 	// are not numbers anyone can vouch for.
@@ -122,6 +140,7 @@ func FiguresOf(s *sweep.StepResult) StepFigures {
 		if j.job != nil {
 			jf.RW, jf.BS, jf.IODepth = j.job.RW, j.job.BS, j.job.IODepth
 		}
+		jf.Outcomes = outcomes(j.job, j.results)
 		f.Jobs = append(f.Jobs, jf)
 		ios += numbersOf(j.results).ios
 	}
@@ -153,13 +172,13 @@ func FiguresOf(s *sweep.StepResult) StepFigures {
 
 // jobFigures adds up results: their rates, their clat histograms merged
 // for the percentiles, their busiest thread.
-func jobFigures(results []*bench.JobResult) JobFigures {
+func jobFigures(results []*Job) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
 	var clat hist.Histogram
 	for _, r := range results {
 		for d := range 2 {
-			clat.Merge(&r.Dirs[d].Clat.Hist)
+			r.Dirs[d].Clat.Hist.AddTo(&clat)
 		}
 		f.Threads += max(r.Jobs, 1)
 		f.CPU = max(f.CPU, r.CPUShare())

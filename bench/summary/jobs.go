@@ -21,13 +21,13 @@ type stepJob struct {
 	group int        // its reporting group: jobs in different groups do not run together
 	// results are the job's results in the step (its clones'); none when
 	// the step did not run or did not finish.
-	results []*bench.JobResult
+	results []*Job
 }
 
 // stepJobs lists the jobs of a step, in order: the jobs its config (else
 // the plan's base) was to run, each with its results, then any result
 // that names a job the config does not (its options unknown).
-func stepJobs(plan *sweep.Plan, r *sweep.StepResult) []stepJob {
+func stepJobs(plan *sweep.Plan, r *Step) []stepJob {
 	var out []stepJob
 	add := func(name string, job *bench.Job, group int) *stepJob {
 		k := slices.IndexFunc(out, func(s stepJob) bool { return s.name == name })
@@ -46,9 +46,8 @@ func stepJobs(plan *sweep.Plan, r *sweep.StepResult) []stepJob {
 	}
 	for _, g := range cfg.Groups {
 		for i := range g.Jobs {
-			add(g.Jobs[i].Name, &g.Jobs[i], g.ID)
-			if g.Reporting {
-				break // the group reports as its first job (bench.MergeJobs)
+			if !g.JoinsEntry(i) { // an entry reports as its first job (bench.ReportEntries)
+				add(g.Jobs[i].Name, &g.Jobs[i], g.ID)
 			}
 		}
 	}
@@ -59,7 +58,7 @@ func stepJobs(plan *sweep.Plan, r *sweep.StepResult) []stepJob {
 	}
 	if r.Result != nil {
 		for _, g := range r.Result.Groups {
-			for i := range g.Jobs { // by index: a JobResult holds ~90 KB of histograms
+			for i := range g.Jobs {
 				// Not the result's own Job: pages do not read it
 				// (db.StepLoad), and what they show must not depend on it.
 				res := &g.Jobs[i]
@@ -98,7 +97,7 @@ type jobNumbers struct {
 }
 
 // numbersOf adds up results.
-func numbersOf(results []*bench.JobResult) jobNumbers {
+func numbersOf(results []*Job) jobNumbers {
 	var n jobNumbers
 	var lat hist.LatStat
 	for _, r := range results {
@@ -114,8 +113,8 @@ func numbersOf(results []*bench.JobResult) jobNumbers {
 }
 
 // allResults are the results of every job of a step.
-func allResults(jobs []stepJob) []*bench.JobResult {
-	var out []*bench.JobResult
+func allResults(jobs []stepJob) []*Job {
+	var out []*Job
 	for _, j := range jobs {
 		out = append(out, j.results...)
 	}

@@ -19,14 +19,28 @@ type ErrorGroup struct {
 // GroupErrors groups the failed steps of results by their error, in the
 // order each error first appears.
 func GroupErrors(results []sweep.StepResult) []ErrorGroup {
+	return groupErrors(len(results), func(i int) (int, string, string) {
+		return results[i].Step.Seq, results[i].Status, results[i].Error
+	})
+}
+
+// GroupErrorsOf is GroupErrors of Steps.
+func GroupErrorsOf(results []Step) []ErrorGroup {
+	return groupErrors(len(results), func(i int) (int, string, string) {
+		return results[i].Step.Seq, results[i].Status, results[i].Error
+	})
+}
+
+// groupErrors is GroupErrors of n steps, each's seq, status and error
+// from step.
+func groupErrors(n int, step func(i int) (seq int, status, err string)) []ErrorGroup {
 	var groups []ErrorGroup
 	index := map[string]int{}
-	for i := range results {
-		r := &results[i]
-		if r.Status != sweep.StepFailed {
+	for i := range n {
+		seq, status, msg := step(i)
+		if status != sweep.StepFailed {
 			continue
 		}
-		msg := r.Error
 		if msg == "" {
 			msg = "failed without an error message"
 		}
@@ -36,7 +50,7 @@ func GroupErrors(results []sweep.StepResult) []ErrorGroup {
 			index[msg] = k
 			groups = append(groups, ErrorGroup{Error: msg})
 		}
-		groups[k].Steps = append(groups[k].Steps, r.Step.Seq+1)
+		groups[k].Steps = append(groups[k].Steps, seq+1)
 	}
 	return groups
 }
@@ -69,13 +83,28 @@ type Note struct {
 func Notes(results []sweep.StepResult) []Note {
 	var notes []Note
 	for i := range results {
-		r := &results[i]
-		if r.Status != sweep.StepDone {
-			continue
-		}
-		if d := r.Disturbed(); d != "" {
-			notes = append(notes, Note{Step: r.Step.Seq + 1, Text: "disturbed: " + d})
+		if r := &results[i]; r.Status == sweep.StepDone {
+			notes = appendNote(notes, r.Step.Seq, r.Disturbed())
 		}
 	}
 	return notes
+}
+
+// NotesOf is Notes of Steps.
+func NotesOf(results []Step) []Note {
+	var notes []Note
+	for i := range results {
+		if r := &results[i]; r.Status == sweep.StepDone {
+			notes = appendNote(notes, r.Step.Seq, r.Disturbed())
+		}
+	}
+	return notes
+}
+
+// appendNote adds what the step seq's disturbed says, if anything.
+func appendNote(notes []Note, seq int, disturbed string) []Note {
+	if disturbed == "" {
+		return notes
+	}
+	return append(notes, Note{Step: seq + 1, Text: "disturbed: " + disturbed})
 }

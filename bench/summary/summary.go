@@ -68,6 +68,11 @@ type ScalingStep struct {
 // when they are alike. A failed or cancelled step counts against each
 // job it was to run.
 func Summarize(plan *sweep.Plan, results []sweep.StepResult) []SummaryCell {
+	return SummarizeSteps(plan, Steps(results))
+}
+
+// SummarizeSteps is Summarize of Steps.
+func SummarizeSteps(plan *sweep.Plan, results []Step) []SummaryCell {
 	// A step that says nothing of its jobs (it failed before it had a
 	// config or a result) counts against the run's.
 	var runJobs []stepJob
@@ -162,12 +167,17 @@ func Summarize(plan *sweep.Plan, results []sweep.StepResult) []SummaryCell {
 // numjobs value to the next of the same job. It returns nil when the plan
 // does not sweep numjobs over more than one value.
 func SummarizeScaling(plan *sweep.Plan, results []sweep.StepResult) []ScalingStep {
+	return SummarizeScalingSteps(plan, Steps(results))
+}
+
+// SummarizeScalingSteps is SummarizeScaling of Steps.
+func SummarizeScalingSteps(plan *sweep.Plan, results []Step) []ScalingStep {
 	sweeps := plan.Swept()
 	nj := slices.IndexFunc(sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisNumJobs })
 	if nj < 0 {
 		return nil
 	}
-	cells := Summarize(plan, results)
+	cells := SummarizeSteps(plan, results)
 	// Summarize sorted by the sweep order; numjobs must vary fastest,
 	// after the job.
 	order := sweepRanks(sweeps, results)
@@ -217,13 +227,13 @@ func rowAxis(sweeps []sweep.Sweep) sweep.Axis {
 // stepGroup is the steps of one combination of axis values: its repeats.
 type stepGroup struct {
 	axes  []sweep.AxisValue
-	steps []*sweep.StepResult // in Seq order
+	steps []*Step // in Seq order
 }
 
 // groupSteps groups results by their values on the sweeps' axes, ordered
 // by each axis's value order in its sweep (values a sweep does not list
 // come after, in the order they appear).
-func groupSteps(sweeps []sweep.Sweep, results []sweep.StepResult) []stepGroup {
+func groupSteps(sweeps []sweep.Sweep, results []Step) []stepGroup {
 	idx := make([]int, len(results))
 	for i := range idx {
 		idx[i] = i
@@ -272,7 +282,7 @@ func sweepRanksOf(sweeps []sweep.Sweep) valueRanks {
 	return r
 }
 
-func sweepRanks(sweeps []sweep.Sweep, results []sweep.StepResult) valueRanks {
+func sweepRanks(sweeps []sweep.Sweep, results []Step) valueRanks {
 	r := sweepRanksOf(sweeps)
 	for _, s := range sweeps {
 		m := r[s.Axis]
@@ -336,6 +346,22 @@ func sameExcept(x, y []sweep.AxisValue, skip sweep.Axis) bool {
 // no result) or StepCancelled. Charts and tables that leave failed steps
 // out of their numbers ask it, so that they count what the summaries count.
 func StepStatus(r *sweep.StepResult) string {
+	if r.Result == nil || r.Status == sweep.StepCancelled || r.Status == sweep.StepFailed {
+		status, _ := stepOutcome(&Step{Status: r.Status, Error: r.Error})
+		return status
+	}
+	for _, g := range r.Result.Groups {
+		for i := range g.Jobs { // by index: a JobResult holds 136 kB of histograms
+			if g.Jobs[i].Error != "" {
+				return sweep.StepFailed
+			}
+		}
+	}
+	return sweep.StepDone
+}
+
+// StatusOf is StepStatus of a Step.
+func StatusOf(r *Step) string {
 	status, _ := stepOutcome(r)
 	return status
 }
@@ -343,7 +369,7 @@ func StepStatus(r *sweep.StepResult) string {
 // stepOutcome is a step's status for the summary and, when it failed, why. A
 // step counts as failed when a job in it failed or it left no result,
 // whatever its status says.
-func stepOutcome(r *sweep.StepResult) (status, err string) {
+func stepOutcome(r *Step) (status, err string) {
 	switch r.Status {
 	case sweep.StepCancelled:
 		return sweep.StepCancelled, ""
@@ -357,7 +383,7 @@ func stepOutcome(r *sweep.StepResult) (status, err string) {
 		return sweep.StepFailed, "step left no result"
 	}
 	for _, g := range r.Result.Groups {
-		for i := range g.Jobs { // by index: a JobResult holds ~90 KB of histograms
+		for i := range g.Jobs {
 			if j := &g.Jobs[i]; j.Error != "" {
 				return sweep.StepFailed, j.Name + ": " + j.Error
 			}

@@ -68,6 +68,7 @@ func WriteSummary(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 		b.WriteString("\n")
 		writeJobsTable(&b, &notes, sweeps, cells, of)
 	}
+	writeQoSTables(&b, plan, results) // qos.go
 	notes.write(&b)
 	_, err := io.WriteString(w, b.String())
 	return err

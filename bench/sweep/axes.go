@@ -42,6 +42,10 @@ type AxisSpec struct {
 	// Step axes set something about the step (the I/O scheduler its disks
 	// run under), not about its jobs.
 	Step bool
+	// Load axes set how hard the jobs drive the device (rate_iops): their
+	// values are the load a QoS curve is drawn against, not alternatives
+	// to compare, so the statistical diff does not offer them.
+	Load bool
 
 	// apply sets v on a job and returns the options that record it, as
 	// fio would take them; nil for Step axes, which check instead.
@@ -52,6 +56,9 @@ type AxisSpec struct {
 	get func(j *bench.Job) string
 	// options are the fio options whose values the axis sets.
 	options []string
+	// expand, when set, expands a value written as a range of the axis's
+	// own (rate_iops=10%..100%); ok is false for any other value.
+	expand func(v string) (values []string, ok bool, err error)
 }
 
 // axisTable lists the axes in the order help and the form show them.
@@ -72,6 +79,7 @@ var axisTable = []AxisSpec{
 		Help: "copies of each job running at once"}),
 	optionAxis(AxisBS, AxisSpec{Help: "block size"}),
 	optionAxis(AxisRW, AxisSpec{Bare: true, Help: "access pattern: read, write, randread, randwrite, rw, randrw"}),
+	rateIOPSAxis(),
 }
 
 // enginePlaceholder lists the engines and one variant, for the form.

@@ -24,6 +24,9 @@ func (p *Plan) Command() string {
 	if p.AllowDiskScheduler {
 		parts = append(parts, "--allow-disk-scheduler")
 	}
+	if p.SLO != nil {
+		parts = append(parts, shellQuote("--slo="+p.SLO.String()))
+	}
 	for _, a := range p.Args {
 		parts = append(parts, shellQuote(a))
 	}
@@ -56,6 +59,9 @@ func (p *Plan) JobFile() string {
 	}
 	if p.DropCaches {
 		b.WriteString("; iolab run --drop-caches\n")
+	}
+	if p.SLO != nil {
+		fmt.Fprintf(&b, "; iolab run --slo=%s\n", shellQuote(p.SLO.String()))
 	}
 	if len(p.Inferred) > 0 {
 		b.WriteString("; not in fio's output, inferred from its results:\n")

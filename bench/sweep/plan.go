@@ -48,6 +48,10 @@ type Plan struct {
 	// file target (it affects everything on that disk).
 	AllowDiskScheduler bool `json:"allow_disk_scheduler,omitempty"`
 
+	// SLO is the latency objective the QoS curve's knee is found under
+	// (qos.go); nil: DefaultSLO where a curve is drawn.
+	SLO *SLO `json:"slo,omitempty"`
+
 	// Runtime and RampTime, when set, override every job's for each step.
 	Runtime  time.Duration `json:"runtime,omitempty"`
 	RampTime time.Duration `json:"ramp_time,omitempty"`
@@ -155,6 +159,12 @@ type StepResult struct {
 	// Result holds the step's groups and jobs (nil when it failed before
 	// any I/O).
 	Result *bench.Result `json:"result,omitempty"`
+	// Unvouched is what the jobs of a failed step measured before the
+	// error (the job's err=, its writes, its reads up to a block that did
+	// not verify): fio prints it as the report of the failed job, and so
+	// does `iolab run` for a one-step run. It is neither stored nor
+	// summarised: a failed step carries no figures.
+	Unvouched *bench.Result `json:"-"`
 	// CPU is the whole machine's CPU over the step, from /proc/stat.
 	CPU system.CPUBreakdown `json:"cpu"`
 	// Proc is the iolab process's own CPU use over the step.

@@ -11,21 +11,6 @@ import (
 	"iolab/bench/system"
 )
 
-// PlanHooks are what RunPlan tells its caller, from the goroutine that
-// called RunPlan. Every field is optional.
-type PlanHooks struct {
-	// StepStarted is called before each step's preparation.
-	StepStarted func(st *Step, total int)
-	// SchedulerSwitched is called before a disk's scheduler is first
-	// changed, with the one it had, so a store can restore it after a
-	// crash; the returned token is handed to SchedulerRestored.
-	SchedulerSwitched func(disk, original string) (token int64, err error)
-	SchedulerRestored func(token int64)
-	// StepDone is called as each step ends, whatever its status; an error
-	// (the store failed) stops the plan.
-	StepDone func(res *StepResult) error
-}
-
 // Run runs every step of plan in order. Before anything runs it checks
 // what would fail every step (sweep values, scheduler names and
 // permissions); a step that fails on its own (hipri without poll queues)
@@ -59,7 +44,13 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 			if hooks.StepStarted != nil {
 				hooks.StepStarted(st, total)
 			}
-			res := runStep(ctx, rn, plan, st, disks)
+			var res StepResult
+			if rerr := ResolveRate(st, results); rerr != nil {
+				now := time.Now()
+				res = StepResult{Step: *st, Status: StepFailed, Error: rerr.Error(), Start: now, End: now}
+			} else {
+				res = runStep(ctx, rn, plan, st, disks)
+			}
 			results = append(results, res)
 			if hooks.StepDone != nil {
 				if herr := hooks.StepDone(&results[len(results)-1]); herr != nil {
@@ -129,13 +120,17 @@ func check(rn *bench.Runner, plan *Plan) ([]Step, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	jobDisks, err := ioSchedulerDisks(rn, plan, disks)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := settle(plan, steps, preflight(rn, plan, steps, disks)); err != nil {
 		return nil, nil, err
 	}
 	if steps, err = plan.Steps(); err != nil {
 		return nil, nil, err
 	}
-	return steps, disks, nil
+	return steps, append(disks, jobDisks...), nil
 }
 
 // runStep prepares and runs one step: discard, drop caches, scheduler,
@@ -151,6 +146,7 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 		// A failed step carries no figures: whatever its jobs measured
 		// before the error, and the CPU over its short life, are not
 		// numbers anyone can use.
+		res.Unvouched = res.Result
 		res.Result, res.CPU, res.Proc = nil, system.CPUBreakdown{}, system.ProcCPU{}
 		return res
 	}
@@ -185,6 +181,18 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 				res.Schedulers = map[string]string{}
 			}
 			res.Schedulers[d] = active
+		}
+	}
+	// A job's ioscheduler was put back with its group; the step ran
+	// under it.
+	if result != nil {
+		for _, g := range result.Groups {
+			for d, s := range g.Schedulers {
+				if res.Schedulers == nil {
+					res.Schedulers = map[string]string{}
+				}
+				res.Schedulers[d] = s
+			}
 		}
 	}
 	res.Result = result
@@ -225,15 +233,14 @@ func schedulerDisks(rn *bench.Runner, plan *Plan, steps []Step) ([]string, error
 	var disks []string
 	for _, g := range plan.Base.Groups {
 		for _, j := range g.Jobs {
-			for _, path := range j.FilePaths() {
-				t, err := rn.Sys.ResolveTarget(path)
-				if err != nil {
-					return nil, fmt.Errorf("job %s: %w", j.Name, err)
-				}
-				d, err := rn.Sys.SchedulerDisk(t, plan.AllowDiskScheduler)
-				if err != nil {
-					return nil, fmt.Errorf("job %s: %w", j.Name, err)
-				}
+			if j.Diskless() {
+				continue
+			}
+			ds, err := jobDisks(rn, plan, &j)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range ds {
 				if !slices.Contains(disks, d) {
 					disks = append(disks, d)
 				}

@@ -18,12 +18,18 @@ type Preset struct {
 	// --name. The target (--filename) is not among them; Args adds it.
 	Global []string
 	// Jobs are each job's own options, each starting with --name=…. Jobs
-	// in one preset run at the same time (none sets stonewall).
-	Jobs   [][]string
-	Sweeps []Sweep
-	Repeat int
+	// in one preset run at the same time, unless Sequential.
+	Jobs [][]string
+	// Sequential presets run their jobs one after the other (each after
+	// the first sets stonewall): phases of one experiment, such as
+	// preconditioning a device before it is measured.
+	Sequential bool
+	Sweeps     []Sweep
+	Repeat     int
 	// Before each step.
 	Discard, DropCaches bool
+	// SLO is the latency objective of a QoS curve preset (ParseSLO).
+	SLO string
 	// Measured is the job the experiment measures, which charts draw
 	// first (the foreground reader of sched-fairness; the others load the
 	// device); "" is the first job.
@@ -117,6 +123,50 @@ func Presets() []Preset {
 				{Axis: AxisNumJobs, Values: []string{"1", "2", "4", "8", "16", "32"}},
 			},
 			Repeat: 3,
+		},
+		{
+			// Issue 13: latency against achieved IOPS, open loop. The
+			// first step runs without a rate (max); the others at a
+			// share of what it achieved.
+			Name:        "qos-curve",
+			Description: "latency under load: 4 KiB random reads at 10 %…100 % of the IOPS a first unpaced step achieves (rate_iops, libaio, iodepth 32, O_DIRECT, 30 s), p50/p99/p99.9 from each I/O's intended start against achieved IOPS, knee at p99<1ms",
+			Global: []string{
+				"--ioengine=libaio", "--direct=1",
+				"--rw=randread", "--bs=4k", "--iodepth=32",
+				"--runtime=30", "--time_based",
+			},
+			Jobs: [][]string{{"--name=qos"}},
+			Sweeps: []Sweep{
+				{Axis: AxisRateIOPS, Values: []string{"max", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "90%", "100%"}},
+			},
+			Repeat: 1,
+			SLO:    DefaultSLO.String(),
+		},
+		{
+			// SNIA's Solid State Storage Performance Test Specification
+			// (PTS) preconditions a device before measuring it: purged
+			// (blkdiscard), then workload-independent preconditioning —
+			// the whole device written twice with 128 KiB sequential
+			// writes — then workload-dependent preconditioning, the test's
+			// own 4 KiB random writes, until steady state. SNIA's window is
+			// five one-minute rounds whose excursion stays within 20 % of
+			// their mean; fio's closest criterion holds every one-second
+			// sample within 10 % of the window's mean (an excursion of at
+			// most 20 %) over 5 minutes.
+			Name:        "pts-precondition",
+			Description: "SNIA PTS-style preconditioning: blkdiscard, the device written sequentially twice (128 KiB, iodepth 32), then 4 KiB random writes (iodepth 32) until their IOPS hold within 10 % of the mean over 5 minutes, at most 6 hours (libaio, O_DIRECT)",
+			Global: []string{
+				"--ioengine=libaio", "--direct=1", "--iodepth=32",
+			},
+			Jobs: [][]string{
+				{"--name=seq-fill", "--rw=write", "--bs=128k", "--loops=2"},
+				{"--name=steady-randwrite", "--stonewall", "--rw=randwrite", "--bs=4k", "--norandommap",
+					"--runtime=6h", "--time_based", "--ss=iops:10%", "--ss_dur=5m", "--ss_ramp=1m"},
+			},
+			Sequential: true,
+			Repeat:     1,
+			Discard:    true,
+			Measured:   "steady-randwrite",
 		},
 	}
 }

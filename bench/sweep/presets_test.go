@@ -17,12 +17,12 @@ func TestPresetsParse(t *testing.T) {
 	for _, p := range presets {
 		names = append(names, p.Name)
 	}
-	if want := []string{"sched-mixed", "sched-seqwrite", "sched-fairness", "engines-randwrite", "numjobs-scaling"}; !slices.Equal(names, want) {
+	if want := []string{"sched-mixed", "sched-seqwrite", "sched-fairness", "engines-randwrite", "numjobs-scaling", "qos-curve", "pts-precondition"}; !slices.Equal(names, want) {
 		t.Fatalf("Presets() names = %q, want %q", names, want)
 	}
 	for _, p := range presets {
 		t.Run(p.Name, func(t *testing.T) {
-			if p.Description == "" || p.Repeat < 1 || len(p.Jobs) == 0 || len(p.Sweeps) == 0 {
+			if p.Description == "" || p.Repeat < 1 || len(p.Jobs) == 0 || (len(p.Sweeps) == 0 && !p.Sequential) {
 				t.Errorf("incomplete preset: %+v", p)
 			}
 			args := p.Args("/dev/loop7", nil)
@@ -32,6 +32,12 @@ func TestPresetsParse(t *testing.T) {
 			cfg, err := fio.ParseArgs(args)
 			if err != nil {
 				t.Fatalf("ParseArgs(%q): %v", args, err)
+			}
+			if p.Sequential {
+				if len(cfg.Groups) != len(p.Jobs) {
+					t.Fatalf("%d groups, want %d: the preset's jobs run one after the other", len(cfg.Groups), len(p.Jobs))
+				}
+				return // phases: checked one by one in TestPresetContents
 			}
 			if len(cfg.Groups) != 1 {
 				t.Fatalf("%d groups, want 1: the preset's jobs run at the same time", len(cfg.Groups))
@@ -64,6 +70,9 @@ func TestPresetsParse(t *testing.T) {
 func checkSweepValue(j bench.Job, axis Axis, v string) error {
 	j = j.Clone()
 	switch axis {
+	case AxisRateIOPS:
+		spec, _ := LookupAxis(axis)
+		return spec.Check(v)
 	case AxisScheduler:
 		if !slices.Contains([]string{"none", "mq-deadline", "bfq", "kyber"}, v) {
 			return errors.New("not a blk-mq scheduler")
@@ -169,6 +178,32 @@ func TestPresetContents(t *testing.T) {
 	}
 }
 
+// TestPresetPTSPrecondition: SNIA PTS-style preconditioning is a purge, a
+// sequential fill of the whole device twice, then random writes that end
+// on steady state.
+func TestPresetPTSPrecondition(t *testing.T) {
+	p, err := PresetByName("pts-precondition")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := fio.ParseArgs(p.Args("/dev/nvme0n1", []string{"--ss_dur=30s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill, steady := cfg.Groups[0].Jobs[0], cfg.Groups[1].Jobs[0]
+	if fill.RW != "write" || fill.BS != 128<<10 || fill.Loops != 2 || fill.Size != 0 || fill.TimeBased {
+		t.Errorf("fill: rw %s bs %d loops %d size %d time_based %v; want the whole device written twice, sequentially at 128 KiB",
+			fill.RW, fill.BS, fill.Loops, fill.Size, fill.TimeBased)
+	}
+	if !cfg.Groups[1].Wait || steady.RW != "randwrite" || steady.BS != 4096 || !steady.Steady() || steady.SteadyName() != "iops" ||
+		steady.SSLimit != 10 || !steady.SSPct || steady.SSDur != 30*time.Second || !steady.TimeBased {
+		t.Errorf("steady phase: wait %v, %+v", cfg.Groups[1].Wait, steady.SteadyOptions)
+	}
+	if !p.Discard || p.Measured != "steady-randwrite" || len(p.Sweeps) != 0 {
+		t.Errorf("plan: %+v", p)
+	}
+}
+
 func sweepEqual(a, b Sweep) bool { return a.Axis == b.Axis && slices.Equal(a.Values, b.Values) }
 
 func TestPresetsAreCopies(t *testing.T) {
@@ -195,7 +230,7 @@ func TestPresetByNameUnknown(t *testing.T) {
 	if !errors.As(err, &oe) {
 		t.Fatalf("err = %v, want an *OptionError", err)
 	}
-	want := `unknown preset "sched-fairnes" (did you mean "sched-fairness"?); the presets are sched-mixed, sched-seqwrite, sched-fairness, engines-randwrite, numjobs-scaling`
+	want := `unknown preset "sched-fairnes" (did you mean "sched-fairness"?); the presets are sched-mixed, sched-seqwrite, sched-fairness, engines-randwrite, numjobs-scaling, qos-curve, pts-precondition`
 	if err.Error() != want {
 		t.Errorf("err = %q\nwant  %q", err, want)
 	}

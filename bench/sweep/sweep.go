@@ -76,6 +76,16 @@ func NewSweep(axis Axis, values []string) (Sweep, error) {
 		if v == "" {
 			return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: empty value in %q", axis, JoinValues(values))}
 		}
+		if spec.expand != nil {
+			vals, ok, err := spec.expand(v)
+			if err != nil {
+				return Sweep{}, &bench.OptionError{Option: "sweep", Value: s, Msg: fmt.Sprintf("--sweep %s: %v", axis, err)}
+			}
+			if ok {
+				sw.Values = append(sw.Values, vals...)
+				continue
+			}
+		}
 		if lo, hi, isRange := strings.Cut(v, ".."); isRange && spec.Numeric {
 			vals, err := powersOfTwo(lo, hi)
 			if err != nil {
@@ -95,7 +105,7 @@ func NewSweep(axis Axis, values []string) (Sweep, error) {
 		}
 		sw.Values = append(sw.Values, v)
 	}
-	return sw, nil
+	return withProbe(sw), nil
 }
 
 func axisNames() string { return strings.Join(AxisNames(), ", ") }

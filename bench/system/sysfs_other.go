@@ -15,3 +15,6 @@ func ProcessCPU() (ProcCPU, error) { return ProcCPU{}, errors.ErrUnsupported }
 
 // Host is Linux-only.
 func (s FS) Host() (HostInfo, error) { return HostInfo{}, errors.ErrUnsupported }
+
+// NUMANodes is Linux-only.
+func (s FS) NUMANodes() ([]NUMANode, error) { return nil, errors.ErrUnsupported }

@@ -242,6 +242,10 @@ type HostInfo struct {
 	Cmdline       string    `json:"cmdline,omitempty"`
 	IOMMU         IOMMUInfo `json:"iommu,omitzero"`
 	Governor      string    `json:"cpu_governor,omitempty"` // cpu0's scaling_governor, if cpufreq is there
+	// Clock is the timer iolab's job loops read: "tsc" (the CPU's counter,
+	// where the kernel's clocksource is tsc) or "clock_gettime" (the
+	// monotonic clock through the vDSO); see bench.ClockSource.
+	Clock string `json:"clock,omitempty"`
 }
 
 // IOMMUInfo is what can be told about the IOMMU without privileges. It
@@ -281,6 +285,7 @@ type Target struct {
 	// Filesystem is the type of the filesystem holding a regular file.
 	Filesystem        string   `json:"filesystem,omitempty"`
 	Model             string   `json:"model,omitempty"`
+	Firmware          string   `json:"firmware,omitempty"` // the device's firmware revision (NVMe firmware_rev, SCSI/ATA rev)
 	Driver            string   `json:"driver,omitempty"`
 	LogicalBlockSize  int      `json:"logical_block_size,omitempty"`
 	PhysicalBlockSize int      `json:"physical_block_size,omitempty"`

@@ -177,6 +177,12 @@ func (s FS) diskAttrs(t *Target) {
 	t.NrRequests, _ = strconv.Atoi(q("nr_requests"))
 	t.IOPoll = q("io_poll") == "1"
 	t.Model, _ = readTrimmed(filepath.Join(base, "device", "model"))
+	for _, f := range []string{"firmware_rev", "rev"} {
+		if v, err := readTrimmed(filepath.Join(base, "device", f)); err == nil && v != "" {
+			t.Firmware = v
+			break
+		}
+	}
 	t.Driver = s.driver(t.Disk)
 	// NVMe namespaces' device is the controller, whose device is the PCI
 	// function that carries numa_node.

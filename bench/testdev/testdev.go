@@ -53,11 +53,18 @@ func AttachLoop(t testing.TB, size int64, head []byte, partscan bool) string {
 	if err := os.Truncate(f, size); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-f", "--show", "--direct-io=on"}
+	args := []string{"--direct-io=on"}
 	if partscan {
 		args = append(args, "-P")
 	}
-	dev := Run(t, "losetup", append(args, f)...)
+	return attach(t, f, args...)
+}
+
+// attach attaches file to a free loop device with losetup's further
+// args, detached when the test ends.
+func attach(t testing.TB, file string, args ...string) string {
+	t.Helper()
+	dev := Run(t, "losetup", append(append([]string{"-f", "--show"}, args...), file)...)
 	t.Cleanup(func() {
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			t.Errorf("losetup -d %s: %v\n%s", dev, err, out)

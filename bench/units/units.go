@@ -334,4 +334,3 @@ func Percent(v float64, signed bool) string {
 	}
 	return s + "%"
 }
-

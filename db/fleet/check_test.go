@@ -59,6 +59,7 @@ func TestCheck(t *testing.T) {
 	shm := parseArgs(t, "--name=s", "--filename=/dev/shm/x", "--rw=randwrite", "--size=1m")
 	sneaky := parseArgs(t, "--name=s", "--filename=/tmp/../dev/sdz", "--rw=read")
 	null := parseArgs(t, "--name=n", "--ioengine=null", "--size=1m")
+	logged := parseArgs(t, "--name=l", "--ioengine=null", "--size=1m", "--write_bw_log=/etc/x")
 	// fio's directory option (iolab may take it one day): a list.
 	dir := parseArgs(t, "--name=d", "--filename=f", "--rw=read", "--size=1m")
 	dir.GlobalOptions = append(dir.GlobalOptions, bench.Option{Name: "directory", Value: "/tmp/a:/dev/sdz"})
@@ -80,6 +81,7 @@ func TestCheck(t *testing.T) {
 		{"device by another path", []Host{a}, sneaky, ErrTarget, "/tmp/../dev/sdz"},
 		{"shared memory", []Host{a}, shm, nil, ""},
 		{"no file", []Host{a}, null, nil, ""},
+		{"log files", []Host{a}, logged, ErrTarget, "job l: fio's log files"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := r.Check(context.Background(), tt.hosts, tt.cfg)
@@ -139,7 +141,7 @@ func TestClassifyProbe(t *testing.T) {
 				t.Fatalf("err = %v; want %v containing %q", p.err, tt.kind, tt.want)
 			}
 			if strings.HasPrefix(tt.stdout, "hostname=") {
-				want := HostInfo{Hostname: "fleet-a", FioVersion: "fio-3.33", OS: "Linux", Arch: "x86-64", Bits: 64}
+				want := HostInfo{Hostname: "fleet-a", FioVersion: "fio-3.33", OS: "Linux", Arch: "x86_64", Bits: 64}
 				if p.info != want {
 					t.Errorf("info %+v, want %+v", p.info, want)
 				}

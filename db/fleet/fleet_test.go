@@ -52,7 +52,7 @@ func runner(t *testing.T, extra ...string) *fleet.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fleet.Runner{Allow: allow, ProbeTimeout: 5 * time.Second, ProgressEvery: 200 * time.Millisecond}
+	return &fleet.Runner{Allow: allow, ProbeTimeout: 10 * time.Second, ProgressEvery: 200 * time.Millisecond}
 }
 
 // randread is a small random read of a file each host has its own of.

@@ -103,6 +103,12 @@ func clientArg(ap netip.AddrPort) string {
 func checkTargets(h Host, cfg *bench.Config) error {
 	var bad []string
 	for _, j := range cfg.Jobs {
+		if j.WritesLogs() {
+			// fio's client writes the logs its servers send back here,
+			// under the names the job gives them (client.c).
+			bad = append(bad, fmt.Sprintf("job %s: fio's log files (write_bw_log, …), which fio's client would write on this machine under the job's names; run logged jobs with iolab run on the host", j.Name))
+			continue
+		}
 		if eng := j.Engine(); eng != nil && eng.Has(bench.Diskless) {
 			continue
 		}

@@ -21,7 +21,7 @@ type HostInfo struct {
 	Hostname   string `json:"hostname"`    // its own hostname
 	FioVersion string `json:"fio_version"` // fio-3.33
 	OS         string `json:"os"`          // Linux
-	Arch       string `json:"arch"`        // x86-64
+	Arch       string `json:"arch"`        // as uname -m says it: fio's x86-64 is x86_64
 	Bits       int    `json:"bits"`        // 64
 	BigEndian  bool   `json:"big_endian"`
 }
@@ -128,7 +128,7 @@ func parseProbe(out string) (HostInfo, bool) {
 			case "os":
 				info.OS = v
 			case "arch":
-				info.Arch = v
+				info.Arch = unameArch(v)
 			case "fio":
 				info.FioVersion = v
 			}
@@ -182,3 +182,16 @@ func (r *Runner) probeTimeout() time.Duration {
 
 // errNoFio is fio missing on this machine.
 var errNoFio = errors.New("fleet: fio is not installed on this machine (its client runs the fio servers' jobs)")
+
+// unameArch is fio's name for an architecture (fio's arch.h) as uname -m
+// and iolab's own runs say it, so that a fio server and an agent on the
+// same architecture do not differ on the compare page.
+func unameArch(fio string) string {
+	switch fio {
+	case "x86-64":
+		return "x86_64"
+	case "x86":
+		return "i686"
+	}
+	return fio
+}

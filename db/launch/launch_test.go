@@ -63,6 +63,40 @@ func TestNewPlanErrors(t *testing.T) {
 	}
 }
 
+// The QoS objective: the preset's, unless --slo gives one; a bad one is
+// refused on slo; the plan's command line gives it back.
+func TestNewPlanSLO(t *testing.T) {
+	args := []string{"--filename=/dev/loop9"}
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Preset: "qos-curve", Args: args}, "p99<1ms"},
+		{Spec{Preset: "qos-curve", Args: args, SLO: "p99.9<500us"}, "p99.9<500µs"},
+		{Spec{Args: []string{"--name=j", "--filename=/x", "--ioengine=null", "--size=1m"}, Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: []string{"1", "4"}}}, SLO: "p50<2ms"}, "p50<2ms"},
+		{Spec{Args: []string{"--name=j", "--filename=/x", "--ioengine=null", "--size=1m"}}, ""},
+	} {
+		plan, err := NewPlan(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if plan.SLO != nil {
+			got = plan.SLO.String()
+		}
+		if got != tc.want {
+			t.Errorf("%+v: slo %q, want %q", tc.spec, got, tc.want)
+		}
+		if tc.want != "" && !strings.Contains(plan.Command(), "'--slo="+tc.want+"'") {
+			t.Errorf("command %q lacks its objective", plan.Command())
+		}
+	}
+	_, err := NewPlan(Spec{Preset: "qos-curve", Args: args, SLO: "p99>1ms"})
+	if oe, ok := err.(*bench.OptionError); !ok || oe.Option != "slo" {
+		t.Errorf("--slo p99>1ms: %v, want an option error on slo", err)
+	}
+}
+
 func TestNewPlanJobFile(t *testing.T) {
 	plan, err := NewPlan(Spec{JobFile: "[global]\nioengine=null\nsize=1m\n[a]\nrw=randread\n[b]\nstonewall\n", Repeat: 2})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"iolab/bench"
-	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
 )
@@ -232,6 +231,16 @@ func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *sweep.Plan, de
 	if err != nil {
 		return 0, err
 	}
+	if err := l.LaunchStored(ctx, id, plan, devices); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// LaunchStored starts stored queued run id as Launch does, once its
+// devices are free (a group's run, stored with the group). When the
+// launcher is shutting down the run is marked cancelled.
+func (l *Launcher) LaunchStored(ctx context.Context, id int64, plan *sweep.Plan, devices []string) error {
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	t := &task{id: id, plan: plan, devices: devices, feed: newFeed(), ctx: runCtx, cancel: cancel, done: make(chan struct{})}
 	l.mu.Lock()
@@ -239,13 +248,13 @@ func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *sweep.Plan, de
 		l.mu.Unlock()
 		cancel(errShutdown)
 		_ = l.store.SetRunStatus(context.WithoutCancel(ctx), id, db.StatusCancelled, errShutdown.Error())
-		return 0, errShutdown
+		return errShutdown
 	}
 	l.tasks[id] = t
 	l.queue = append(l.queue, t)
 	l.scheduleLocked()
 	l.mu.Unlock()
-	return id, nil
+	return nil
 }
 
 // scheduleLocked starts every queued run whose devices are free and not
@@ -299,16 +308,7 @@ func (l *Launcher) run(t *task) {
 		runner.Interval = SampleInterval(steps)
 	}
 	prog := NewProgress(runner, steps, l.progressEvery, func(tk Tick) {
-		left := -1.0
-		if tk.LeftKnown {
-			left = tk.Left.Seconds()
-		}
-		phase := tk.Phase
-		if phase == PhasePrepare && t.plan.Discard {
-			phase = "discard"
-		}
-		t.feed.publish(Event{Type: EventProgress, Data: ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total,
-			Elapsed: tk.Elapsed.Seconds(), Phase: phase, IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}})
+		t.feed.publish(Event{Type: EventProgress, Data: ProgressEventOf(tk, t.plan.Discard)})
 	})
 	runner.Notice = func(msg string) {
 		t.feed.publish(Event{Type: EventNotice, Data: NoticeEvent{Message: msg}})
@@ -319,16 +319,10 @@ func (l *Launcher) run(t *task) {
 	hooks.PlanHooks = sweep.PlanHooks{
 		StepStarted: func(st *sweep.Step, total int) {
 			prog.StepStarted(st)
-			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: st.Seq + 1, Total: total, Axes: st.Axes,
-				Repeat: st.Repeat + 1, Label: st.String()}})
+			t.feed.publish(Event{Type: EventStep, Data: StepStartEvent(st, total)})
 		},
 		StepDone: func(res *sweep.StepResult) error {
-			var jobs []JobIOPS
-			for _, j := range summary.FiguresOf(res).Jobs {
-				jobs = append(jobs, JobIOPS{Name: j.Name, Total: j.Total, IOPS: j.IOPS})
-			}
-			t.feed.publish(Event{Type: EventStep, Data: StepEvent{Step: res.Step.Seq + 1, Total: len(steps), Axes: res.Step.Axes,
-				Repeat: res.Step.Repeat + 1, Label: res.Step.String(), Status: res.Status, Error: res.Error, Jobs: jobs}})
+			t.feed.publish(Event{Type: EventStep, Data: StepEndEvent(res, len(steps))})
 			return nil
 		},
 	}

@@ -33,6 +33,9 @@ type Spec struct {
 	// SkipImpossible leaves out the steps the targets cannot run instead
 	// of refusing the plan (sweep.Check records them).
 	SkipImpossible bool
+	// SLO is the latency objective for the QoS curve's knee (--slo
+	// p99<1ms); "" takes the preset's, if any.
+	SLO string
 	// Exact makes sweeps, repeat, discard and drop caches the spec's
 	// alone, not merged with the preset's: the web form shows the preset's
 	// and sends back what the user kept.
@@ -60,6 +63,9 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 		}
 		args = p.Args(filename, overrides)
 		plan.Name, plan.Preset = p.Name, p.Name
+		if spec.SLO == "" && p.SLO != "" {
+			spec.SLO = p.SLO
+		}
 		if !spec.Exact {
 			plan.Sweeps = slices.Clone(p.Sweeps)
 			plan.Repeat = max(p.Repeat, 1)
@@ -89,6 +95,13 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	if spec.AutoRepeat != nil {
 		plan.Repeat, plan.AutoRepeat = 1, spec.AutoRepeat
+	}
+	if spec.SLO != "" {
+		slo, err := sweep.ParseSLO(spec.SLO)
+		if err != nil {
+			return nil, err
+		}
+		plan.SLO = &slo
 	}
 	plan.Args = args
 	plan.Base = *cfg

@@ -21,6 +21,7 @@ func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, 
 	if err != nil {
 		return nil, fmt.Errorf("read the host's description: %w", err)
 	}
+	host.Clock = bench.ClockSource()
 	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
 		Plan: *plan, Host: host, Tags: tags}
 	for _, path := range bench.ConfigPaths(&plan.Base) {

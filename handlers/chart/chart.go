@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
 )
@@ -70,6 +71,7 @@ const (
 type Needs struct {
 	Clat    bool // the clat histograms
 	Samples bool // the samples of the query's step (Query.Step)
+	Logs    bool // with the samples, the IOPS logs kept with them (write_iops_log)
 }
 
 // xParam is what a query's x= does for a kind.
@@ -86,11 +88,13 @@ var kindTable = []KindSpec{
 	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
 	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildLatency},
 	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, build: buildDistribution},
-	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildTimeline},
+	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true, Logs: true}, PerJob: true, build: buildTimeline},
+	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildLatencyTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
+	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, available: qosAvailable, build: buildQoS},
 }
 
 // Kinds lists every kind, in the order pages show them.
@@ -117,8 +121,60 @@ func kindNames() string {
 
 // Run is one stored run with its steps, as the server reads them.
 type Run struct {
-	Run   db.Run
-	Steps []sweep.StepResult
+	Run db.Run
+	// Steps are the run's steps as the store reads them whole
+	// (db.Store.StepsFor), Summary as summaries (db.Store.Summaries): a
+	// run gives one or the other, and the charts draw Summary when it
+	// gives both. The pages read summaries: a long run's steps whole are
+	// hundreds of MB.
+	Steps   []sweep.StepResult
+	Summary []summary.Step
+	// Host is the fleet host a run of a group ran on (the Hosts page's
+	// name for it); "" for a run of no group.
+	Host string
+}
+
+// summaries are the run's steps as summaries.
+func (r *Run) summaries() []summary.Step {
+	if r.Summary != nil || r.Steps == nil {
+		return r.Summary
+	}
+	return summary.Steps(r.Steps)
+}
+
+// stepCount is how many steps the run has.
+func (r *Run) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
+
+// stepConfig is the config of the run's step i (i < stepCount).
+func (r *Run) stepConfig(i int) *bench.Config {
+	if r.Summary != nil {
+		return &r.Summary[i].Step.Config
+	}
+	return &r.Steps[i].Step.Config
+}
+
+// stepResultNames are the names of the job results of the run's step i,
+// in order.
+func (r *Run) stepResultNames(i int) []string {
+	var names []string
+	if r.Summary != nil {
+		if res := r.Summary[i].Result; res != nil {
+			for _, g := range res.Groups {
+				for k := range g.Jobs {
+					names = append(names, g.Jobs[k].Name)
+				}
+			}
+		}
+		return names
+	}
+	if res := r.Steps[i].Result; res != nil {
+		for _, g := range res.Groups {
+			for k := range g.Jobs {
+				names = append(names, g.Jobs[k].Name)
+			}
+		}
+	}
+	return names
 }
 
 // BaseJob is the job that speaks for a run: its first step's first job,
@@ -136,8 +192,8 @@ func (r *Run) job(name string) *bench.Job {
 		}
 		return nil
 	}
-	for i := range r.Steps {
-		if j := find(r.Steps[i].Step.Config.Jobs); j != nil {
+	for i := range r.stepCount() {
+		if j := find(r.stepConfig(i).Jobs); j != nil {
 			return j
 		}
 	}
@@ -185,15 +241,13 @@ func (r *Run) Jobs() []string {
 			add(j.Name)
 		}
 	}
-	for i := 0; len(names) == 0 && i < len(r.Steps); i++ {
-		for _, j := range r.Steps[i].Step.Config.Jobs {
+	for i := 0; len(names) == 0 && i < r.stepCount(); i++ {
+		for _, j := range r.stepConfig(i).Jobs {
 			add(j.Name)
 		}
-		if res := r.Steps[i].Result; len(names) == 0 && res != nil {
-			for _, g := range res.Groups {
-				for k := range g.Jobs {
-					add(g.Jobs[k].Name)
-				}
+		if len(names) == 0 {
+			for _, n := range r.stepResultNames(i) {
+				add(n)
 			}
 		}
 	}
@@ -205,12 +259,9 @@ func (r *Run) Jobs() []string {
 func configJobs(cfg *bench.Config) []string {
 	var names []string
 	for _, g := range cfg.Groups {
-		for _, j := range g.Jobs {
-			if !slices.Contains(names, j.Name) {
+		for i, j := range g.Jobs {
+			if !g.JoinsEntry(i) && !slices.Contains(names, j.Name) {
 				names = append(names, j.Name)
-			}
-			if g.Reporting {
-				break
 			}
 		}
 	}
@@ -261,12 +312,29 @@ type Chart struct {
 // not an error. Failed and cancelled steps are left out of the numbers;
 // tables count the failed.
 func Build(q Query, runs []Run) (*Chart, error) {
+	q.noTable = false
+	return build(q, runs)
+}
+
+// Draw is Build for a page that draws the chart without its table (and
+// links to its CSV): the chart may come without Rows. A whole run's
+// timeline is tens of thousands of them.
+func Draw(q Query, runs []Run) (*Chart, error) {
+	q.noTable = true
+	return build(q, runs)
+}
+
+func build(q Query, runs []Run) (*Chart, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
 	spec := q.spec()
+	chosen := q.X != ""
 	q.Kind, q.X, q.perJob = spec.Name, q.xAxis(), spec.PerJob
 	vs := views(runs)
+	if !chosen {
+		q.X = loadX(spec, q.X, vs)
+	}
 	if spec.PerJob {
 		for _, r := range vs {
 			if err := r.selectJob(q.Job); err != nil {
@@ -291,7 +359,7 @@ func Build(q Query, runs []Run) (*Chart, error) {
 // Available lists the kinds page draws that runs can draw: none until a
 // run has steps; then those whose test passes.
 func Available(runs []Run, page Page) []KindSpec {
-	if !slices.ContainsFunc(runs, func(r Run) bool { return len(r.Steps) > 0 }) {
+	if !slices.ContainsFunc(runs, func(r Run) bool { return r.stepCount() > 0 }) {
 		return nil
 	}
 	vs := views(runs)
@@ -301,7 +369,7 @@ func Available(runs []Run, page Page) []KindSpec {
 			out = append(out, k)
 		}
 	}
-	return out
+	return qosFirst(out, vs)
 }
 
 // Load is what drawing kinds reads of each run's steps (db.StepsFor):
@@ -315,6 +383,9 @@ func Load(step int, kinds ...KindSpec) db.StepLoad {
 		}
 		if k.Needs.Samples {
 			load.Samples = func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
+		}
+		if k.Needs.Logs {
+			load.Logs = []bench.LogKind{bench.LogIOPS}
 		}
 	}
 	return load

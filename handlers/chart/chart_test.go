@@ -49,7 +49,7 @@ func TestBuildChartEveryKind(t *testing.T) {
 	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		w := testWrites(1000 + uint64(s.Seq))
 		w.Name = "w"
-		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}}}
+		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
 		r := testJob("r", time.Second, testLoad{ios: 10, bs: 4096, lat: time.Millisecond}, testLoad{})
 		return sweeptest.Done(w, r)
 	}))
@@ -87,7 +87,7 @@ func kindsOf(kinds []KindSpec) []Kind {
 }
 
 func TestAvailable(t *testing.T) {
-	perStep := []Kind{IOPS, Latency, Distribution, Timeline, CPU}
+	perStep := []Kind{IOPS, Latency, Distribution, Timeline, LatencyTimeline, CPU}
 	sched := testPlan(1, sweepOf(sweep.AxisScheduler, "none", "bfq"))
 	sched.Base.Jobs = []bench.Job{{Name: "bg-writer"}, {Name: "fg-reader"}}
 	schedOneJob := testPlan(1, sweepOf(sweep.AxisScheduler, "none", "bfq"))
@@ -106,7 +106,7 @@ func TestAvailable(t *testing.T) {
 	}{
 		{"no runs", nil, nil, nil},
 		{"no steps yet", []Run{testRun(1, sched, nil)}, nil, nil},
-		{"iodepth × engine", []Run{iodepthEngineRun(1, engineIOPS, [3]string{})}, perStep, with(onCompare, MaxIOPS)},
+		{"iodepth × engine", []Run{iodepthEngineRun(1, engineIOPS, [3]string{})}, with(perStep, QoS), with(onCompare, MaxIOPS, QoS)},
 		{"numjobs", []Run{nj}, with(perStep, Scaling), with(onCompare, Scaling, MaxIOPS)},
 		{"numjobs compared with iodepth", []Run{nj, iodepthEngineRun(2, engineIOPS, [3]string{})}, perStep, with(onCompare, MaxIOPS)},
 		{"schedulers, two jobs", []Run{testRun(1, sched, done(sched))}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},

@@ -52,7 +52,7 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 	type point struct {
 		run    *runView
 		values []string
-		done   []*sweep.StepResult
+		done   []*summary.Step
 		failed int
 	}
 	var cats []string
@@ -70,7 +70,7 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 				points = append(points, &point{run: r, values: values})
 				k = len(points) - 1
 			}
-			switch summary.StepStatus(st) {
+			switch summary.StatusOf(st) {
 			case sweep.StepDone:
 				points[k].done = append(points[k].done, st)
 			case sweep.StepFailed:
@@ -143,7 +143,7 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 		for k, p := range parts {
 			name := p.name
 			if len(runs) > 1 {
-				name = r.label + " " + name
+				name = r.name + " " + name
 			}
 			bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{Stack: r.label, BarCategoryGap: "35%"}),
 				echarts.WithItemStyleOpts(opts.ItemStyle{Color: p.color}))

@@ -28,7 +28,7 @@ func fairnessAvailable(runs []*runView) bool {
 
 // jobClat is the p50 and p99 clat (µs) of job in each done step, its
 // clones' histograms merged, in direction d (both when d < 0).
-func jobClat(steps []sweep.StepResult, job string, d int) (p50, p99 []float64) {
+func jobClat(steps []summary.Step, job string, d int) (p50, p99 []float64) {
 	for i := range steps {
 		if !done(&steps[i]) {
 			continue
@@ -41,7 +41,7 @@ func jobClat(steps []sweep.StepResult, job string, d int) (p50, p99 []float64) {
 				}
 				for dd := range 2 {
 					if d < 0 || d == dd {
-						h.Merge(&g.Jobs[k].Dirs[dd].Clat.Hist)
+						g.Jobs[k].Dirs[dd].Clat.Hist.AddTo(h)
 					}
 				}
 			}
@@ -96,12 +96,12 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	points := map[string][]figures{} // by job, by category
 	for i, s := range g.series {
 		cats[i] = cmp.Or(s.name, s.run.label)
-		var steps []sweep.StepResult
+		var steps []summary.Step
 		for _, cell := range s.cells {
 			steps = append(steps, cell.steps...)
 		}
-		slices.SortFunc(steps, func(a, b sweep.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
-		for _, js := range summary.Summarize(s.run.plan, dirSteps(steps, q.dirIndex())) {
+		slices.SortFunc(steps, func(a, b summary.Step) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+		for _, js := range summary.SummarizeSteps(s.run.plan, dirSteps(steps, q.dirIndex())) {
 			if js.Total {
 				continue // each job, side by side: the chart is about their difference
 			}

@@ -39,7 +39,7 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 			if cell == nil {
 				continue
 			}
-			sum, ok := jobCell(summary.Summarize(s.run.plan, dirSteps(cell.steps, q.dirIndex())))
+			sum, ok := jobCell(summary.SummarizeSteps(s.run.plan, dirSteps(cell.steps, q.dirIndex())))
 			if !ok {
 				continue
 			}

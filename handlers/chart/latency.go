@@ -19,10 +19,10 @@ const Latency Kind = "latency"
 
 // clatOf merges the clat histograms of the done steps' jobs in direction
 // d (both when d < 0), the way fio's group_reporting merges a group.
-func clatOf(steps []sweep.StepResult, d int) (h *hist.Histogram, done, failed int) {
+func clatOf(steps []summary.Step, d int) (h *hist.Histogram, done, failed int) {
 	h = new(hist.Histogram)
 	for i := range steps {
-		switch summary.StepStatus(&steps[i]) {
+		switch summary.StatusOf(&steps[i]) {
 		case sweep.StepFailed:
 			failed++
 			continue
@@ -34,7 +34,7 @@ func clatOf(steps []sweep.StepResult, d int) (h *hist.Histogram, done, failed in
 			for k := range g.Jobs {
 				for dd := range 2 {
 					if d < 0 || d == dd {
-						h.Merge(&g.Jobs[k].Dirs[dd].Clat.Hist)
+						g.Jobs[k].Dirs[dd].Clat.Hist.AddTo(h)
 					}
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"iolab/bench/sweep"
+
+	"iolab/bench/summary"
 )
 
 // layout is how a chart's points are keyed: by run, by the value of the
@@ -18,6 +20,10 @@ type layout struct {
 	// envNames: comparing runs whose hosts, kernels and Step axes tell
 	// every run apart, legends name those and not "run 3".
 	envNames bool
+	// noKernel: some compared runs know their kernel and some do not (a
+	// fio server's): legends name hosts alone, not "fio-a" beside
+	// "lab-b 6.12".
+	noKernel bool
 	job      bool // the kind draws one job of each run: the table names it
 	x        sweep.Axis
 	series   sweep.Axis
@@ -30,6 +36,13 @@ type layout struct {
 func newLayout(q Query, runs []*runView, x sweep.Axis) *layout {
 	l := &layout{compare: len(runs) > 1, job: q.perJob, x: x, series: q.Series}
 	if l.compare {
+		known := 0
+		for _, r := range runs {
+			if r.run.Kernel != "" {
+				known++
+			}
+		}
+		l.noKernel = known > 0 && known < len(runs)
 		seen := map[string]bool{}
 		l.envNames = true
 		for _, r := range runs {
@@ -101,14 +114,16 @@ func (l *layout) parts(r *runView, group []string) []string {
 	return parts
 }
 
-// env is where a compared run ran: its host, kernel and the values of the
-// Step axes (the scheduler) the series do not tell.
+// env is where a compared run ran: its host (a group's run: the fleet's
+// name for it), kernel and the values of the Step axes (the scheduler)
+// the series do not tell.
 func (l *layout) env(r *runView) []string {
 	var env []string
-	for _, v := range []string{r.run.Hostname, r.run.Kernel} {
-		if v != "" {
-			env = append(env, v)
-		}
+	if h := cmp.Or(r.host, r.run.Hostname); h != "" {
+		env = append(env, h)
+	}
+	if r.run.Kernel != "" && !l.noKernel {
+		env = append(env, r.run.Kernel)
 	}
 	for _, spec := range sweep.Axes() {
 		if v := r.fixed[spec.Name]; spec.Step && v != "" && !slices.Contains(l.group, spec.Name) {
@@ -120,13 +135,14 @@ func (l *layout) env(r *runView) []string {
 
 // colorKey is the value a series' colour follows: its series axis'
 // value (the engine, the scheduler), else, comparing runs, its run's
-// kernel (or the run), so that one value has one colour everywhere.
+// fleet host (a group's run), kernel or the run, so that one value has
+// one colour everywhere.
 func (l *layout) colorKey(r *runView, group []string) string {
 	if l.series != "" && len(group) > 0 && group[0] != "" {
 		return group[0]
 	}
 	if l.compare {
-		return cmp.Or(r.run.Kernel, r.label)
+		return cmp.Or(r.host, r.run.Kernel, r.label)
 	}
 	return ""
 }
@@ -169,7 +185,7 @@ type cell struct {
 	run   *runView
 	x     string
 	group []string
-	steps []sweep.StepResult
+	steps []summary.Step
 }
 
 // series is one group of one run.
@@ -324,7 +340,7 @@ func (g *grid) shows(q Query, l *layout, s *series) bool {
 // hasData reports whether any step of a series is done.
 func (s *series) hasData() bool {
 	for _, c := range s.cells {
-		if slices.ContainsFunc(c.steps, func(st sweep.StepResult) bool { return done(&st) }) {
+		if slices.ContainsFunc(c.steps, func(st summary.Step) bool { return done(&st) }) {
 			return true
 		}
 	}
@@ -371,7 +387,8 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 		p := Picker{Param: "showrun", Label: "runs"}
 		for _, r := range runs {
 			on := slices.ContainsFunc(kept, func(s *series) bool { return s.run == r })
-			p.Options = append(p.Options, PickerOption{Value: strconv.FormatInt(r.id, 10), Label: r.label, On: on})
+			// A group's runs by their hosts, as the legends name them.
+			p.Options = append(p.Options, PickerOption{Value: strconv.FormatInt(r.id, 10), Label: r.name, On: on})
 		}
 		g.pickers = append(g.pickers, p)
 	}

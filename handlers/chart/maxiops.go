@@ -7,6 +7,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"iolab/bench/stats"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 )
 
@@ -17,7 +18,7 @@ const MaxIOPS Kind = "maxiops"
 // maxIOPSAvailable: some step is done, so some kernel has a best.
 func maxIOPSAvailable(runs []*runView) bool {
 	return slices.ContainsFunc(runs, func(r *runView) bool {
-		return slices.ContainsFunc(r.steps, func(st sweep.StepResult) bool { return done(&st) })
+		return slices.ContainsFunc(r.steps, func(st summary.Step) bool { return done(&st) })
 	})
 }
 
@@ -41,7 +42,11 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 			kernel = "unknown kernel"
 		}
 		if kernels[r.run.Kernel] > 1 {
-			kernel += " (" + r.label + ")"
+			if r.host != "" {
+				kernel += " (" + r.host + ", " + r.label + ")"
+			} else {
+				kernel += " (" + r.label + ")"
+			}
 		}
 		jobOf[kernel] = r.job
 		points := map[string][]float64{}

@@ -198,14 +198,15 @@ func TestChartsOneValueSweep(t *testing.T) {
 	}
 }
 
-// A group with group_reporting reports as its first job: it is the one
-// job there is to pick.
+// A group's entries are fio's: a job with group_reporting reports in the
+// entry before it, whatever that one's; only entries are jobs to pick.
 func TestRunJobsGroupReporting(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
-	jobs := []bench.Job{{Name: "a", GroupReporting: true, NumJobs: 2}, {Name: "b"}, {Name: "c", NewGroup: true}}
+	jobs := []bench.Job{{Name: "a", GroupReporting: true, NumJobs: 2}, {Name: "b"}, {Name: "c", GroupReporting: true},
+		{Name: "d", NewGroup: true, GroupReporting: true}, {Name: "e", GroupReporting: true}}
 	plan.Base.Jobs, plan.Base.Groups = jobs, bench.Expand(jobs)
 	r := testRun(1, plan, nil)
-	if got := r.Jobs(); !slices.Equal(got, []string{"a", "c"}) {
-		t.Errorf("Jobs = %q, want a (reporting for a and b) and c", got)
+	if got := r.Jobs(); !slices.Equal(got, []string{"a", "b", "d"}) {
+		t.Errorf("Jobs = %q, want a (its clones), b (and c, which joins it) and d (and e)", got)
 	}
 }

@@ -66,6 +66,8 @@ type Query struct {
 
 	// perJob is the kind's PerJob, set by Build for the builders.
 	perJob bool
+	// noTable is set by Draw: the builders may leave Chart.Rows out.
+	noTable bool
 }
 
 // ParseQuery reads a chart query from a URL's query string. Unknown

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"iolab/bench"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
@@ -20,18 +19,46 @@ import (
 type runView struct {
 	id    int64
 	label string // "run 3"
+	host  string // the fleet host of a group's run
+	name  string // what legends of several runs call it (Names)
 	src   *Run
 	run   *db.Run
 	plan  *sweep.Plan
-	steps []sweep.StepResult // by Seq
+	steps []summary.Step // by Seq
 	fixed map[sweep.Axis]string
 	job   string // the job drawn; "" when the kind draws every job
 }
 
 func views(runs []Run) []*runView {
 	out := make([]*runView, len(runs))
+	names := Names(runs)
 	for i := range runs {
 		out[i] = newRunView(&runs[i])
+		out[i].name = names[i]
+	}
+	return out
+}
+
+// Names is what a legend or a table of several runs calls each: a
+// group's run its fleet host (a group's page compares hosts, and "run 7"
+// sends its reader to look up which host that was), with its run number
+// when another of runs ran on the same host; any other run "run N".
+func Names(runs []Run) []string {
+	hosts := map[string]int{}
+	for i := range runs {
+		hosts[runs[i].Host]++
+	}
+	out := make([]string, len(runs))
+	for i := range runs {
+		id := "run " + strconv.FormatInt(runs[i].Run.ID, 10)
+		switch h := runs[i].Host; {
+		case h == "":
+			out[i] = id
+		case hosts[h] > 1:
+			out[i] = h + " (" + id + ")"
+		default:
+			out[i] = h
+		}
 	}
 	return out
 }
@@ -40,13 +67,14 @@ func newRunView(rd *Run) *runView {
 	r := &runView{
 		id:    rd.Run.ID,
 		label: "run " + strconv.FormatInt(rd.Run.ID, 10),
+		host:  rd.Host,
 		src:   rd,
 		run:   &rd.Run,
 		plan:  &rd.Run.Plan,
-		steps: slices.Clone(rd.Steps),
+		steps: slices.Clone(rd.summaries()),
 		fixed: map[sweep.Axis]string{},
 	}
-	slices.SortStableFunc(r.steps, func(a, b sweep.StepResult) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+	slices.SortStableFunc(r.steps, func(a, b summary.Step) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
 
 	// An axis the plan does not sweep has the base job's value in every
 	// step.
@@ -107,6 +135,19 @@ func (r *runView) selectJob(name string) error {
 // a chart draws of it must say which.
 func (r *runView) multiJob() bool { return len(r.src.Jobs()) > 1 }
 
+// jobNamed is the index of the first of jobs from index from on named
+// name, or -1. Not slices.IndexFunc: its func takes each job result by
+// value, a copy of its six fixed-size histograms (~90 kB), which made
+// this the run page's most costly line on a long run.
+func jobNamed(jobs []summary.Job, from int, name string) int {
+	for k := from; k < len(jobs); k++ {
+		if jobs[k].Name == name {
+			return k
+		}
+	}
+	return -1
+}
+
 // onlyJob returns steps whose results hold one job's alone: its clones,
 // or its reporting group's merged result. The job is the run's job at
 // position pos (Run.Jobs), which in each step is the step's job at that
@@ -114,7 +155,7 @@ func (r *runView) multiJob() bool { return len(r.src.Jobs()) > 1 }
 // from fio carry fio's names, one per section (qd1, qd4, qd16). name is
 // the job when pos is unknown. Clones sit side by side in their group,
 // so the copies share the results' memory where they can.
-func onlyJob(steps []sweep.StepResult, pos int, name string) []sweep.StepResult {
+func onlyJob(steps []summary.Step, pos int, name string) []summary.Step {
 	out := slices.Clone(steps)
 	for i := range out {
 		src := out[i].Result
@@ -125,9 +166,9 @@ func onlyJob(steps []sweep.StepResult, pos int, name string) []sweep.StepResult 
 		if roles := configJobs(&out[i].Step.Config); pos >= 0 && pos < len(roles) {
 			name = roles[pos]
 		}
-		res := &bench.Result{Start: src.Start, Host: src.Host, Groups: make([]bench.GroupResult, 0, len(src.Groups))}
+		res := &summary.Result{Start: src.Start, Groups: make([]summary.Group, 0, len(src.Groups))}
 		for _, g := range src.Groups {
-			first := slices.IndexFunc(g.Jobs, func(j bench.JobResult) bool { return j.Name == name })
+			first := jobNamed(g.Jobs, 0, name)
 			if first < 0 {
 				continue
 			}
@@ -136,7 +177,7 @@ func onlyJob(steps []sweep.StepResult, pos int, name string) []sweep.StepResult 
 				last++
 			}
 			jobs := g.Jobs[first:last:last]
-			if slices.ContainsFunc(g.Jobs[last:], func(j bench.JobResult) bool { return j.Name == name }) {
+			if jobNamed(g.Jobs, last, name) >= 0 {
 				jobs = nil
 				for k := range g.Jobs {
 					if g.Jobs[k].Name == name {
@@ -263,13 +304,13 @@ func jobCell(cells []summary.SummaryCell) (summary.SummaryCell, bool) {
 
 // done reports whether a step counts in the numbers, by the summaries'
 // rule (summary.StepStatus).
-func done(st *sweep.StepResult) bool { return summary.StepStatus(st) == sweep.StepDone }
+func done(st *summary.Step) bool { return summary.StatusOf(st) == sweep.StepDone }
 
 // dirSteps returns steps with every job's other direction emptied, so
 // that bench's summaries, which add reads and writes, count direction d
 // alone; d < 0 returns steps as they are. The copies leave the histograms
 // out: the summaries do not read them.
-func dirSteps(steps []sweep.StepResult, d int) []sweep.StepResult {
+func dirSteps(steps []summary.Step, d int) []summary.Step {
 	if d < 0 {
 		return steps
 	}
@@ -279,10 +320,10 @@ func dirSteps(steps []sweep.StepResult, d int) []sweep.StepResult {
 		if src == nil {
 			continue
 		}
-		res := &bench.Result{Start: src.Start, Groups: make([]bench.GroupResult, len(src.Groups))}
+		res := &summary.Result{Start: src.Start, Groups: make([]summary.Group, len(src.Groups))}
 		for g := range src.Groups {
 			sg := &src.Groups[g]
-			res.Groups[g] = bench.GroupResult{ID: sg.ID, Reporting: sg.Reporting, Jobs: make([]bench.JobResult, len(sg.Jobs))}
+			res.Groups[g] = summary.Group{ID: sg.ID, Reporting: sg.Reporting, Jobs: make([]summary.Job, len(sg.Jobs))}
 			for k := range sg.Jobs {
 				j, c := &sg.Jobs[k], &res.Groups[g].Jobs[k]
 				c.Name, c.GroupID, c.Error, c.Runtime, c.Jobs = j.Name, j.GroupID, j.Error, j.Runtime, j.Jobs

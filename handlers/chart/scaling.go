@@ -60,7 +60,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	}
 	points := map[*series]map[string]point{}
 	for _, r := range runs {
-		for _, st := range summary.SummarizeScaling(r.plan, dirSteps(r.steps, q.dirIndex())) {
+		for _, st := range summary.SummarizeScalingSteps(r.plan, dirSteps(r.steps, q.dirIndex())) {
 			if st.Total || (r.job != "" && st.Job != r.job) {
 				continue
 			}

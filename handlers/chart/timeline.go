@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -31,10 +32,20 @@ type interval struct {
 
 // stepIntervals is the step's IOPS per interval, its results added (the
 // clones of the job drawn: see runView.selectJob). Results are
-// lined up interval by interval, as bench.JobResult.Merge lines up
+// lined up interval by interval, as summary.Job.Merge lines up
 // samples, up to the shortest job; a job without samples (one that ended
 // within its first interval) has nothing to add.
-func stepIntervals(res *bench.Result) []interval {
+// fromLogs: every job's IOPS log can be drawn (logWindow), and is.
+func stepIntervals(res *summary.Result, fromLogs bool) []interval {
+	if fromLogs {
+		return addIntervals(res, logIntervals) // timeline_logs.go
+	}
+	return addIntervals(res, jobIntervals)
+}
+
+// addIntervals adds up the intervals of res's jobs, lined up one by one
+// up to the shortest job's.
+func addIntervals(res *summary.Result, jobIntervals func(*summary.Job) []interval) []interval {
 	var total []interval
 	first := true
 	for _, g := range res.Groups {
@@ -60,8 +71,8 @@ func stepIntervals(res *bench.Result) []interval {
 
 // jobIntervals is a job's IOPS over each interval between its cumulative
 // samples, skipping empty intervals as JobResult.IntervalIOPS does.
-func jobIntervals(r *bench.JobResult) []interval {
-	var out []interval
+func jobIntervals(r *summary.Job) []interval {
+	out := make([]interval, 0, len(r.Samples))
 	var prev bench.Sample
 	for _, s := range r.Samples {
 		dt := (s.At - prev.At).Seconds()
@@ -79,7 +90,7 @@ func jobIntervals(r *bench.JobResult) []interval {
 }
 
 // stepDoes reports whether any job of res did I/O in direction d.
-func stepDoes(res *bench.Result, d int) bool {
+func stepDoes(res *summary.Result, d int) bool {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Dirs[d].IOs > 0 {
@@ -102,7 +113,7 @@ type phase struct {
 // measured window starts (its samples' 0) and its phases. A step stored
 // without times (imported, or built by hand) starts where the one before
 // it ended, at next.
-func stepTimes(st *sweep.StepResult, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
+func stepTimes(st *summary.Step, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
 	var start time.Time
 	var ramp, runtime time.Duration
 	if st.Result != nil {
@@ -138,8 +149,23 @@ func stepTimes(st *sweep.StepResult, t0 time.Time, next float64, discard bool) (
 	return measure, phases
 }
 
+// placeStep is stepTimes, with the step's measurement at 0 when it is
+// drawn alone.
+func placeStep(st *summary.Step, t0 time.Time, next float64, discard, alone bool) (measure float64, phases []phase) {
+	measure, phases = stepTimes(st, t0, next, discard)
+	if alone {
+		for k := range phases {
+			phases[k].from -= measure
+			phases[k].to -= measure
+		}
+		measure = 0
+	}
+	return measure, phases
+}
+
 // phaseColors shade the phases behind the lines.
-var phaseColors = map[string]string{"discard": "rgba(213,94,0,0.14)", "prepare": "rgba(120,120,120,0.12)", "ramp": "rgba(86,180,233,0.18)"}
+var phaseColors = map[string]string{"discard": "rgba(213,94,0,0.14)", "prepare": "rgba(120,120,120,0.12)", "ramp": "rgba(86,180,233,0.18)",
+	"steady": "rgba(0,158,115,0.13)"}
 
 // timeAxis is a timeline's x axis, ending where the data does.
 func timeAxis(name string) opts.XAxis {
@@ -158,7 +184,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 			last = max(last, r.steps[n-1].Step.Seq+1)
 		}
 	}
-	stepsOf := make([][]*sweep.StepResult, len(runs))
+	stepsOf := make([][]*summary.Step, len(runs))
 	for i, r := range runs {
 		if q.Step == 0 {
 			for k := range r.steps {
@@ -166,14 +192,14 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 			}
 			continue
 		}
-		k := slices.IndexFunc(r.steps, func(s sweep.StepResult) bool { return s.Step.Seq == q.Step-1 })
+		k := slices.IndexFunc(r.steps, func(s summary.Step) bool { return s.Step.Seq == q.Step-1 })
 		if k < 0 {
 			if len(r.steps) == 0 {
 				return nil, queryError("step", "%s has no steps yet", r.label)
 			}
 			return nil, queryError("step", "%s has no step %d; its steps are 1 to %d", r.label, q.Step, r.steps[len(r.steps)-1].Step.Seq+1)
 		}
-		stepsOf[i] = []*sweep.StepResult{&r.steps[k]}
+		stepsOf[i] = []*summary.Step{&r.steps[k]}
 	}
 	all := slices.Concat(stepsOf...)
 
@@ -183,7 +209,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 		dirs = []int{d}
 	} else {
 		for d := range 2 {
-			if slices.ContainsFunc(all, func(st *sweep.StepResult) bool { return done(st) && stepDoes(st.Result, d) }) {
+			if slices.ContainsFunc(all, func(st *summary.Step) bool { return done(st) && stepDoes(st.Result, d) }) {
 				dirs = append(dirs, d)
 			}
 		}
@@ -203,7 +229,7 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 				how = axesText(st.Axes) + " · " + how
 			}
 			how = fmt.Sprintf("repeat %d · %s", st.Repeat+1, how)
-			if s := summary.StepStatus(stepsOf[0][0]); s != sweep.StepDone {
+			if s := summary.StatusOf(stepsOf[0][0]); s != sweep.StepDone {
 				how = s + " · " + how
 			}
 		}
@@ -239,72 +265,114 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 		xName = "time since the measurement began (s)"
 	}
 	var every time.Duration
+	fromLogs := false // the last step drawn is drawn from its IOPS logs
 	var areas []phase
+	var steady []steadyMark // steady-state windows (timeline_steady.go), one run drawn
+	var drawn []*points     // each series' data, spliced in after the rest is encoded
+	// Room for every interval at once: a whole run's are tens of
+	// thousands, and growing the slices one by one cost more than
+	// drawing them.
+	hint := 0
+	for _, st := range all {
+		if st.Result != nil && len(st.Result.Groups) > 0 && len(st.Result.Groups[0].Jobs) > 0 {
+			hint += len(st.Result.Groups[0].Jobs[0].Samples) + 1
+		}
+	}
+	var cells []string // the rows' cells, in one allocation
+	if !q.noTable {
+		c.Rows = make([][]string, 0, hint)
+		cells = make([]string, 0, hint*len(c.Columns))
+	}
 	for i, r := range runs {
-		data := make([][]item, len(dirs))
+		data := make([]points, len(dirs))
+		for k := range data {
+			data[k].grow(hint)
+		}
 		var t0 time.Time
 		next := 0.0
 		for _, st := range stepsOf[i] {
 			if t0.IsZero() && !st.Start.IsZero() {
 				t0 = st.Start
 			}
-			measure, phases := stepTimes(st, t0, next, r.plan.Discard)
-			if q.Step > 0 {
-				for k := range phases {
-					phases[k].from -= measure
-					phases[k].to -= measure
-				}
-				measure = 0
-			}
+			measure, phases := placeStep(st, t0, next, r.plan.Discard, q.Step > 0)
 			if i == 0 {
 				areas = append(areas, phases...)
 			}
+			if s := steadyOf(st.Result); s != nil && len(runs) == 1 && done(st) {
+				m := markSteady(s, measure)
+				areas = append(areas, m.area)
+				steady = append(steady, m)
+			}
 			var ivs []interval
 			if done(st) {
-				ivs = stepIntervals(st.Result)
-				every = cmp.Or(every, stepInterval(st.Result))
+				var w time.Duration
+				w, fromLogs = logWindow(st.Result)
+				ivs = stepIntervals(st.Result, fromLogs)
+				if !fromLogs {
+					w = stepInterval(st.Result)
+				}
+				every = cmp.Or(every, w)
 			}
 			next = phases[len(phases)-1].to
 			for _, iv := range ivs {
-				var row []string
+				t := iv.at.Seconds()
+				at := measure + t
+				for k, d := range dirs {
+					data[k].add(st.Step.Seq+1, at, iv.iops[d])
+				}
+				if q.noTable {
+					continue
+				}
+				if cap(cells)-len(cells) < len(c.Columns) {
+					cells = make([]string, 0, max(hint, 1)*len(c.Columns))
+				}
+				row := cells[len(cells):len(cells)]
 				if len(runs) > 1 {
 					row = append(row, strconv.FormatInt(r.id, 10))
 				}
 				if q.Step == 0 {
 					row = append(row, strconv.Itoa(st.Step.Seq+1))
 				}
-				t := iv.at.Seconds()
 				row = append(row, r.job, num(t))
-				at := measure + t
 				if q.Step == 0 {
 					row = append(row, num(at))
 				}
-				for k, d := range dirs {
-					data[k] = append(data[k], item{Value: []float64{at, iv.iops[d]}, Name: "step " + strconv.Itoa(st.Step.Seq+1)})
+				for _, d := range dirs {
 					row = append(row, num(iv.iops[d]))
 				}
-				c.Rows = append(c.Rows, row)
+				cells = cells[:len(cells)+len(row)]
+				c.Rows = append(c.Rows, row[:len(row):len(row)])
 			}
 			// A gap between steps breaks the line.
 			for k := range dirs {
-				if n := len(data[k]); n > 0 && data[k][n-1].Value != missing {
-					data[k] = append(data[k], item{Value: missing})
-				}
+				data[k].gap()
 			}
 		}
 		for k, d := range dirs {
 			name := dirName[d]
 			if len(runs) > 1 {
-				name = r.label + " " + name
+				name = r.name + " " + name
 			}
 			color := palette[(2*i+k)%len(palette)]
-			few := len(data[k]) <= 40
+			few := data[k].len() <= 40
 			line.AddSeries(name, nil, lineStyle(color, 0, 0, few)...)
-			setData(line.MultiSeries, data[k])
+			line.MultiSeries[len(line.MultiSeries)-1].Data = data[k].placeholder(len(drawn))
+			drawn = append(drawn, &data[k])
+		}
+	}
+	if len(steady) > 0 {
+		addSteady(line, steady)
+		if len(steady) == 1 {
+			how = steady[0].text + " (window shaded green) · " + how
+		} else {
+			how = "steady-state windows shaded green · " + how
 		}
 	}
 	if every > 0 {
 		how = "samples every " + units.Nanos(float64(every)) + " · " + how
+		if fromLogs {
+			how = "from the jobs' IOPS logs (write_iops_log) · " + how
+		}
 	}
 	c.File = fileName(Timeline, runs)
 	if q.Step > 0 {
@@ -320,12 +388,16 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	if raw, err = splicePoints(raw, line, drawn); err != nil {
+		return nil, err
+	}
 	c.Option, err = withPhases(raw, areas, len(all) <= 12)
 	return c, err
 }
 
-// stepInterval is the sampling interval of a step's jobs.
-func stepInterval(res *bench.Result) time.Duration {
+// stepInterval is the sampling interval of a step's jobs (a step drawn
+// from its logs: logWindow's).
+func stepInterval(res *summary.Result) time.Duration {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Interval > 0 {
@@ -339,12 +411,7 @@ func stepInterval(res *bench.Result) time.Duration {
 // withPhases adds the phases to a timeline's option as shaded areas
 // behind the first series, named when there are few enough to read.
 func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessage, error) {
-	var opt map[string]any
-	if err := json.Unmarshal(raw, &opt); err != nil {
-		return nil, fmt.Errorf("chart: timeline phases: %w", err)
-	}
-	series, _ := opt["series"].([]any)
-	if len(series) == 0 || len(phases) == 0 {
+	if len(phases) == 0 {
 		return raw, nil
 	}
 	var data []any
@@ -358,8 +425,182 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 		}
 		data = append(data, []any{from, map[string]any{"xAxis": p.to}})
 	}
-	first := series[0].(map[string]any)
-	first["markArea"] = map[string]any{"silent": true, "data": data,
-		"label": map[string]any{"position": "insideTop", "color": "#666", "fontSize": 11}}
+	area, err := json.Marshal(map[string]any{"silent": true, "data": data,
+		"label": map[string]any{"position": "insideTop", "color": "#666", "fontSize": 11}})
+	if err != nil {
+		return nil, err
+	}
+	// The option is a whole run's samples (megabytes on a long run): the
+	// markArea goes in as the first series' first member, without decoding
+	// the rest. A quote cannot stand unescaped inside a JSON string, so
+	// "series":[{ found once is the option's series, and with no
+	// markArea in the option there is none to clash with.
+	if i := bytes.Index(raw, seriesStart); i >= 0 && bytes.Count(raw, seriesStart) == 1 && !bytes.Contains(raw, []byte(`"markArea"`)) {
+		at := i + len(seriesStart)
+		out := make([]byte, 0, len(raw)+len(area)+16)
+		out = append(out, raw[:at]...)
+		out = append(out, `"markArea":`...)
+		out = append(out, area...)
+		if raw[at] != '}' {
+			out = append(out, ',')
+		}
+		return append(out, raw[at:]...), nil
+	}
+	// Else the slow way: decode what is needed.
+	var opt map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &opt); err != nil {
+		return nil, fmt.Errorf("chart: timeline phases: %w", err)
+	}
+	var series []json.RawMessage
+	if s, ok := opt["series"]; ok {
+		if err := json.Unmarshal(s, &series); err != nil {
+			return nil, fmt.Errorf("chart: timeline phases: %w", err)
+		}
+	}
+	if len(series) == 0 {
+		return raw, nil
+	}
+	var first map[string]json.RawMessage
+	if err := json.Unmarshal(series[0], &first); err != nil {
+		return nil, fmt.Errorf("chart: timeline phases: %w", err)
+	}
+	first["markArea"] = area
+	if series[0], err = json.Marshal(first); err != nil {
+		return nil, err
+	}
+	if opt["series"], err = json.Marshal(series); err != nil {
+		return nil, err
+	}
 	return json.Marshal(opt)
+}
+
+var seriesStart = []byte(`"series":[{`)
+
+// points is a timeline series' data, written as the []item of {Name:
+// "step N", Value: [x, y]} for each point, with {Value: "-"} where a step
+// ends, would be by encoding/json, but without reflection: a whole run's
+// timeline is tens of thousands of points, and encoding them as items
+// took most of its build.
+type points struct {
+	step []int // each point's step (1-based); 0 for the end of a step
+	x, y []float64
+}
+
+func (p *points) grow(n int) {
+	p.step, p.x, p.y = make([]int, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+}
+
+func (p *points) add(step int, x, y float64) {
+	p.step, p.x, p.y = append(p.step, step), append(p.x, x), append(p.y, y)
+}
+
+// gap ends a step: the line breaks there. There is none before the
+// first point or after another.
+func (p *points) gap() {
+	if n := len(p.step); n > 0 && p.step[n-1] != 0 {
+		p.add(0, 0, 0)
+	}
+}
+
+func (p *points) len() int { return len(p.step) }
+
+// MarshalJSON writes the points as encoding/json writes []item, null
+// when there are none (a nil slice).
+func (p *points) MarshalJSON() ([]byte, error) { return p.appendJSON(nil) }
+
+// placeholder stands for series k's points in the option until
+// splicePoints puts them in: encoding/json checks and copies what a
+// Marshaler writes, which for a whole run took twice the writing.
+func (p *points) placeholder(k int) string { return "\x00iolab points " + strconv.Itoa(k) + "\x00" }
+
+// splicePoints puts each series' points where its placeholder is in
+// raw, what line encodes to. When a placeholder is there other than once
+// (a run or job named like one), the option is encoded again with the
+// points in it.
+func splicePoints(raw json.RawMessage, line *echarts.Line, drawn []*points) (json.RawMessage, error) {
+	if len(drawn) == 0 {
+		return raw, nil
+	}
+	at := make([]int, len(drawn))
+	marks := make([][]byte, len(drawn))
+	n := len(raw)
+	for k, p := range drawn {
+		var err error
+		if marks[k], err = json.Marshal(p.placeholder(k)); err != nil {
+			return nil, err
+		}
+		at[k] = bytes.Index(raw, marks[k])
+		if bytes.Count(raw, marks[k]) != 1 || k > 0 && at[k] < at[k-1] {
+			for k, p := range drawn {
+				line.MultiSeries[k].Data = p
+			}
+			return optionJSON(line)
+		}
+		n += 40 * p.len()
+	}
+	out := make([]byte, 0, n)
+	last := 0
+	for k, p := range drawn {
+		out = append(out, raw[last:at[k]]...)
+		var err error
+		if out, err = p.appendJSON(out); err != nil {
+			return nil, err
+		}
+		last = at[k] + len(marks[k])
+	}
+	return append(out, raw[last:]...), nil
+}
+
+// appendJSON appends the points as MarshalJSON writes them.
+func (p *points) appendJSON(b []byte) ([]byte, error) {
+	if len(p.step) == 0 {
+		return append(b, "null"...), nil
+	}
+	b = slices.Grow(b, 40*len(p.step))
+	b = append(b, '[')
+	for i, st := range p.step {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if st == 0 {
+			b = append(b, `{"value":"-"}`...)
+			continue
+		}
+		b = append(b, `{"name":"step `...)
+		b = strconv.AppendInt(b, int64(st), 10)
+		b = append(b, `","value":[`...)
+		var err error
+		if b, err = appendJSONFloat(b, p.x[i]); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
+		if b, err = appendJSONFloat(b, p.y[i]); err != nil {
+			return nil, err
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, ']'), nil
+}
+
+// appendJSONFloat writes f as encoding/json writes a float64
+// (encoding/json's floatEncoder): the shortest decimal that reads back
+// as f, in exponent form below 1e-6 and from 1e21 on; NaN and the
+// infinities are an error there and here.
+func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("chart: timeline: unsupported value %v", f)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// encoding/json writes e-7, not e-07.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
 }

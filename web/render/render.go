@@ -47,10 +47,12 @@ function setTimeout(f) { return 0 } function clearTimeout() {}
 function setInterval(f) { return 0 } function clearInterval() {}
 `
 
-// drawFn renders one option; echarts' own defaults apply except those
-// that make no sense in a file: animation off.
+// drawFn renders one option, prepared as the dashboard prepares it
+// (static/chartprep.js: the legend's rows, whiskers, dashes, axis
+// labels); echarts' own defaults apply except those that make no sense
+// in a file: animation off.
 const drawFn = `(function (optionJSON, width, height) {
-	var option = JSON.parse(optionJSON);
+	var option = iolabPrep.prepare(JSON.parse(optionJSON), width);
 	option.animation = false;
 	var chart = echarts.init(null, null, {renderer: 'svg', ssr: true, width: width, height: height});
 	try {
@@ -79,6 +81,15 @@ func load() {
 	}
 	if _, err := r.RunScript("echarts.min.js", string(src)); err != nil {
 		loadErr = fmt.Errorf("render: loading echarts: %w", err)
+		return
+	}
+	prep, err := fs.ReadFile(static, "chartprep.js")
+	if err != nil {
+		loadErr = fmt.Errorf("render: reading chartprep.js: %w", err)
+		return
+	}
+	if _, err := r.RunScript("chartprep.js", string(prep)); err != nil {
+		loadErr = fmt.Errorf("render: loading chartprep.js: %w", err)
 		return
 	}
 	fn, err := r.RunScript("draw.js", drawFn)

@@ -125,3 +125,24 @@ func TestSVGTimeout(t *testing.T) {
 		t.Fatalf("after a timeout: %v", err)
 	}
 }
+
+// The fairness and scaling charts' whiskers are a custom series whose
+// renderer the option names ("errorbar"): drawn as the page draws them,
+// three lines a bar; value axes get the page's tick labels (1k, not
+// 1000).
+func TestSVGPreparedAsThePage(t *testing.T) {
+	opt := `{"legend":{},"grid":[{"bottom":"64"}],"xAxis":{"type":"category","data":["none","bfq"]},"yAxis":{"type":"value","name":"IOPS"},
+"series":[{"name":"reader","type":"bar","data":[1000,3000]},
+{"type":"custom","renderItem":"errorbar","data":[[0,900,1100,0,1],[1,2800,3200,0,1]]}]}`
+	doc, err := SVG([]byte(opt), 600, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems, text := svgSummary(t, doc)
+	if !strings.Contains(text, "3k") || strings.Contains(text, "3000") {
+		t.Errorf("tick labels not as the page writes them: %s", text)
+	}
+	if n := bytes.Count(doc, []byte(`stroke="#222"`)); n != 6 {
+		t.Errorf("%d whisker lines stroked #222, want 6 (3 per bar): %v", n, elems)
+	}
+}

@@ -6,21 +6,10 @@
   window.iolabCharts = window.iolabCharts || {};
   var iolab = window.iolab = window.iolab || {};
 
-  // Numbers for people: three significant digits, k/M/G above 1000 (as
-  // bench/units.Number writes them on the server); units per Chart.Format:
-  // iops, us (µs), mibs and kibs (MiB/s, KiB/s), pct, s.
-  function sig(v) {
-    if (v === 0 || !isFinite(v)) return String(v);
-    var r = Number(Math.abs(v).toPrecision(3)), e = Math.floor(Math.log10(r));
-    return (v < 0 ? "-" : "") + r.toFixed(Math.max(0, 2 - e));
-  }
-  function num(v) {
-    if (typeof v !== "number" || !isFinite(v)) return String(v);
-    var sign = v < 0 ? "-" : "", suf = ["", "k", "M", "G", "T"], i = 0;
-    v = Math.abs(v);
-    while (Number(v.toPrecision(3)) >= 1000 && i < suf.length - 1) { v /= 1000; i++; }
-    return sign + sig(v) + suf[i];
-  }
+  // Numbers for people (chartprep.js, shared with the server's SVG
+  // renderer): units per Chart.Format: iops, us (µs), mibs and kibs
+  // (MiB/s, KiB/s), pct, s.
+  var prep = window.iolabPrep, sig = prep.sig, num = prep.num;
   function withUnit(v, unit) {
     if (typeof v !== "number") return String(v);
     switch (unit) {
@@ -100,67 +89,12 @@
     };
   }
 
-  // errorBar draws the whiskers of one bar (series with renderItem
-  // "errorbar"): [category, low, high, the bar's place, bars per
-  // category], with the bars' gaps the server sets (barGap 20 %,
-  // barCategoryGap 30 %).
-  function errorBar(params, api) {
-    var x = api.value(0), lo = api.value(1), hi = api.value(2), k = api.value(3), n = api.value(4);
-    var band = api.size([1, 0])[0], catW = band * 0.7, w = catW / (n + (n - 1) * 0.2);
-    var base = api.coord([x, hi]);
-    var cx = base[0] - catW / 2 + k * w * 1.2 + w / 2, yhi = base[1], ylo = api.coord([x, lo])[1];
-    var cap = Math.min(w * 0.5, 12), style = { stroke: "#222", lineWidth: 1.3 };
-    return { type: "group", children: [
-      { type: "line", shape: { x1: cx, y1: ylo, x2: cx, y2: yhi }, style: style },
-      { type: "line", shape: { x1: cx - cap / 2, y1: ylo, x2: cx + cap / 2, y2: ylo }, style: style },
-      { type: "line", shape: { x1: cx - cap / 2, y1: yhi, x2: cx + cap / 2, y2: yhi }, style: style }
-    ] };
-  }
-
   // prepare turns a chart's option from the server into what echarts
-  // draws: formatters and renderers are functions, which JSON cannot carry.
-  // fitLegend lays the legend out in as many rows as its names need at
-  // width (no paging: a figure shows every name) and moves the plot up.
-  function fitLegend(option, width) {
-    if (!option.legend || !width) return;
-    var names = [];
-    (option.series || []).forEach(function (s) { if (s.name && names.indexOf(s.name) < 0) names.push(s.name); });
-    var rows = 1, x = 0, avail = width - 60;
-    names.forEach(function (n) {
-      var w = 7 * n.length + 45;
-      if (x + w > avail && x > 0) { rows++; x = 0; }
-      x += w;
-    });
-    option.legend = Object.assign({}, option.legend, { type: "plain", left: "center", itemGap: 16 });
-    var grids = [].concat(option.grid || []);
-    var last = grids[grids.length - 1];
-    if (last && last.bottom !== undefined) last.bottom = String(parseInt(last.bottom, 10) + 22 * (rows - 1));
-  }
-
+  // draws (chartprep.js: the legend's rows, whiskers, dashes, axis
+  // labels) and adds what only a page has: the tooltips.
   function prepare(option, fmt, width) {
-    fitLegend(option, width);
-    delete option.toolbox;
-    option.backgroundColor = "#fff";
-    option.textStyle = { fontFamily: "system-ui, -apple-system, 'Segoe UI', sans-serif" };
+    prep.prepare(option, width);
     option.tooltip = Object.assign({}, option.tooltip || {}, { confine: true, formatter: tooltipFor(fmt, option) });
-    (option.series || []).forEach(function (s) {
-      if (s.type === "custom" && s.renderItem === "errorbar") s.renderItem = errorBar;
-      // The dashes echarts has no name for (chart.dashes).
-      var dash = { dashDot: [8, 3, 2, 3], longDash: [12, 4] }[(s.lineStyle || {}).type];
-      if (dash) s.lineStyle.type = dash;
-      // Labels of two lines (p99 and its change) need room.
-      (Array.isArray(s.data) ? s.data : []).forEach(function (d) {
-        if (d && d.label && d.label.formatter && !d.label.lineHeight) d.label.lineHeight = 14;
-      });
-    });
-    [].concat(option.yAxis || []).forEach(function (a) {
-      if (a.name) a.nameTextStyle = Object.assign({ align: "left" }, a.nameTextStyle);
-    });
-    // Axis labels as a person writes them: 10, 2.5, 1k, 1.2M.
-    var tick = function (v) { return num(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, ".$1").replace(/\.(?=[kMGT]?$)/, ""); };
-    [].concat(option.yAxis || [], option.xAxis || []).forEach(function (a) {
-      if (a.type === "value" || a.type === "log") a.axisLabel = Object.assign({}, a.axisLabel, { formatter: tick });
-    });
     return option;
   }
 
@@ -307,6 +241,14 @@
       chart.setOption({ series: [{ data: points }] });
       iopsEl.textContent = num(d.iops);
     });
+    // A fio server's step: how far it is, no IOPS (fio's client prints
+    // none while it prints JSON).
+    es.addEventListener("percent", function (e) {
+      var d = JSON.parse(e.data);
+      stepEl.textContent = "step " + d.step + "/" + d.total;
+      if (phaseEl) { phaseEl.textContent = "fio server " + d.phase + (d.percent >= 0 ? ": " + Math.round(d.percent) + " % of the step" : ""); phaseEl.className = "phase"; }
+      iopsEl.textContent = "– (fio reports them when the step ends)";
+    });
     es.addEventListener("done", function (e) {
       es.close();
       var d = JSON.parse(e.data);
@@ -360,7 +302,29 @@
     f.querySelectorAll("select").forEach(function (s) { s.addEventListener("change", function () { clean(); f.submit(); }); });
   }
 
+  // A group's page follows its runs while one is active, and shows the
+  // comparison once they have all ended.
+  function group() {
+    var t = document.getElementById("group-runs");
+    if (!t || !t.dataset.active) return;
+    var timer = setInterval(function () {
+      fetch("/api/groups/" + t.dataset.group, { headers: { Accept: "application/json" } }).then(function (r) { return r.json(); }).then(function (g) {
+        (g.members || []).forEach(function (m) {
+          var row = t.querySelector('tr[data-run="' + m.run_id + '"]');
+          if (!row) return;
+          var st = row.querySelector('[data-col="status"]');
+          st.textContent = m.status;
+          st.className = "status s-" + m.status;
+          row.querySelector('[data-col="steps"]').textContent = m.steps + "/" + m.planned;
+          row.querySelector('[data-col="progress"]').textContent = m.progress || "";
+        });
+        if (!g.active) { clearInterval(timer); setTimeout(function () { location.reload(); }, 300); }
+      }).catch(function () {});
+    }, 1000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    group();
     filters();
     initCharts();
     downloads();

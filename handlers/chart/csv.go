@@ -1,74 +1,75 @@
-package handlers
+package chart
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
-
-	"iolab/handlers/chart"
 )
 
 // WriteCSV writes the chart's table: its header row (with units), then
 // the rows it plots, each cell through safeCell.
-func WriteCSV(w io.Writer, c *chart.Chart) error {
-	cw := newCSVWriter(w, c.Columns)
-	if err := cw.header(); err != nil {
-		return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)
+func WriteCSV(w io.Writer, c *Chart) error {
+	cw := NewCSVWriter(w, c.Columns)
+	if err := cw.Header(); err != nil {
+		return fmt.Errorf("chart: write %s csv: %w", c.Kind, err)
 	}
 	for i, row := range c.Rows {
-		if err := cw.row(row); err != nil {
-			return fmt.Errorf("handlers: write %s csv: row %d has %w", c.Kind, i+1, err)
+		if err := cw.Row(row); err != nil {
+			return fmt.Errorf("chart: write %s csv: row %d has %w", c.Kind, i+1, err)
 		}
 	}
-	if err := cw.flush(); err != nil {
-		return fmt.Errorf("handlers: write %s csv: %w", c.Kind, err)
+	if err := cw.Flush(); err != nil {
+		return fmt.Errorf("chart: write %s csv: %w", c.Kind, err)
 	}
 	return nil
 }
 
-// csvWriter writes a table's rows as they come, each checked against the
-// header's width and each cell neutralised (safeCell): every CSV the
-// dashboard serves goes through one.
-type csvWriter struct {
+// CSVWriter writes a table's rows as they come, each checked against the
+// header's width and each cell neutralised (SafeCell): every CSV the
+// dashboard serves, the reports carry and the CLI writes goes through one.
+type CSVWriter struct {
 	cw      *csv.Writer
 	columns []string
 	cells   []string
 }
 
-func newCSVWriter(w io.Writer, columns []string) *csvWriter {
-	return &csvWriter{cw: csv.NewWriter(w), columns: columns}
+// NewCSVWriter writes a table of columns to w.
+func NewCSVWriter(w io.Writer, columns []string) *CSVWriter {
+	return &CSVWriter{cw: csv.NewWriter(w), columns: columns}
 }
 
-func (w *csvWriter) header() error { return w.write(w.columns) }
+// Header writes the header row.
+func (w *CSVWriter) Header() error { return w.write(w.columns) }
 
-// row writes one row, which must have a cell per column.
-func (w *csvWriter) row(cells []string) error {
+// Row writes one row, which must have a cell per column.
+func (w *CSVWriter) Row(cells []string) error {
 	if len(cells) != len(w.columns) {
 		return fmt.Errorf("%d fields for %d columns", len(cells), len(w.columns))
 	}
 	return w.write(cells)
 }
 
-func (w *csvWriter) write(cells []string) error {
+func (w *CSVWriter) write(cells []string) error {
 	w.cells = w.cells[:0]
 	for _, c := range cells {
-		w.cells = append(w.cells, safeCell(c))
+		w.cells = append(w.cells, SafeCell(c))
 	}
 	return w.cw.Write(w.cells)
 }
 
-func (w *csvWriter) flush() error {
+// Flush writes what is buffered and reports any error so far.
+func (w *CSVWriter) Flush() error {
 	w.cw.Flush()
 	return w.cw.Error()
 }
 
-// safeCell keeps a spreadsheet from running a cell as a formula (CSV
+// SafeCell keeps a spreadsheet from running a cell as a formula (CSV
 // injection, OWASP): a cell that starts with =, +, -, @, a tab or a
 // carriage return gets a leading single quote — unless it is a plain
 // number, so that negative figures stay numbers. Job names, kernels and
 // hosts come from other machines' imports; they must not become formulas
 // in whoever opens the export.
-func safeCell(v string) string {
+func SafeCell(v string) string {
 	if v == "" {
 		return v
 	}

@@ -1,4 +1,4 @@
-package handlers
+package report
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/db"
 	"iolab/handlers/chart"
 )
 
@@ -27,6 +28,7 @@ type runSetup struct {
 	label                        string // "run 3"
 	iommu, governor              string
 	model, driver, ioPoll        string
+	firmware                     string
 	bs, rw, direct               string
 	engineOpts                   string // hipri, sqpoll, fixedbufs used by a done step (the plan's before any step)
 	runtime, ramp                time.Duration
@@ -34,6 +36,9 @@ type runSetup struct {
 	hipri                        bool // a done step used hipri (or, without steps, the plan does)
 	engines, iodepths, numjobs   string
 	hostname, kernel, cpu, sched string
+	// rates are the rate_iops steps; slo the objective a QoS curve's
+	// knee is found under ("" for a run without one).
+	rates, slo string
 }
 
 // sweepOr is the plan's sweep values on a (joined), else def.
@@ -50,20 +55,25 @@ func setupOf(rd *chart.Run) runSetup {
 	r := &rd.Run
 	s := runSetup{label: "run " + strconv.FormatInt(r.ID, 10), iommu: r.Host.IOMMU.Mode, governor: r.Host.Governor,
 		hostname: r.Hostname, kernel: r.Kernel, cpu: r.Host.CPUModel, repeat: r.Plan.Repeat}
+	if rd.Host != "" {
+		s.label = rd.Host + " (" + s.label + ")"
+	}
 	if s.hostname == "" {
 		s.hostname = r.Host.Hostname
 	}
 	if s.kernel == "" {
 		s.kernel = r.Host.KernelRelease
 	}
-	var models, drivers, polls, scheds []string
+	var models, firmwares, drivers, polls, scheds []string
 	for _, t := range r.Targets {
 		models = appendNew(models, t.Model)
+		firmwares = appendNew(firmwares, t.Firmware)
 		drivers = appendNew(drivers, t.Driver)
 		polls = appendNew(polls, strconv.FormatBool(t.IOPoll))
 		scheds = appendNew(scheds, t.Scheduler)
 	}
 	s.model, s.driver, s.ioPoll = strings.Join(models, ", "), strings.Join(drivers, ", "), strings.Join(polls, ", ")
+	s.firmware = strings.Join(firmwares, ", ")
 	s.sched = sweepOr(&r.Plan, sweep.AxisScheduler, strings.Join(scheds, ", "))
 
 	job := rd.BaseJob()
@@ -84,6 +94,10 @@ func setupOf(rd *chart.Run) runSetup {
 	s.rw = sweepOr(&r.Plan, sweep.AxisRW, rd.JobValue(sweep.AxisRW))
 	s.iodepths = sweepOr(&r.Plan, sweep.AxisIODepth, rd.JobValue(sweep.AxisIODepth))
 	s.numjobs = sweepOr(&r.Plan, sweep.AxisNumJobs, rd.JobValue(sweep.AxisNumJobs))
+	s.rates = sweepOr(&r.Plan, sweep.AxisRateIOPS, rd.JobValue(sweep.AxisRateIOPS))
+	if summary.QoSLoadAxis(&r.Plan) != "" {
+		s.slo = summary.PlanSLO(&r.Plan).String()
+	}
 	for _, sw := range r.Plan.Sweeps {
 		if sw.Axis == sweep.AxisEngine {
 			variants = slices.Clone(sw.Values)
@@ -127,6 +141,15 @@ func setupOf(rd *chart.Run) runSetup {
 	return s
 }
 
+// setupsOf is each run's setup.
+func setupsOf(runs []chart.Run) []runSetup {
+	setups := make([]runSetup, len(runs))
+	for i := range runs {
+		setups[i] = setupOf(&runs[i])
+	}
+	return setups
+}
+
 // differs lists "run N value" for each run when the known values
 // (non-empty) are not all equal; nil when they are.
 func differs(setups []runSetup, get func(*runSetup) string) []string {
@@ -152,11 +175,9 @@ func differs(setups []runSetup, get func(*runSetup) string) []string {
 // numbers besides what is being compared (kernel, engine, scheduler), and
 // which runs cannot be judged on their own (a single repeat). Runs with
 // nothing in doubt give none.
-func CompareWarnings(runs []chart.Run) []Warning {
-	setups := make([]runSetup, len(runs))
-	for i := range runs {
-		setups[i] = setupOf(&runs[i])
-	}
+func CompareWarnings(runs []chart.Run) []Warning { return compareWarnings(runs, setupsOf(runs)) }
+
+func compareWarnings(runs []chart.Run, setups []runSetup) []Warning {
 	var out []Warning
 	check := func(field string, get func(*runSetup) string, why string) {
 		if d := differs(setups, get); d != nil {
@@ -168,6 +189,10 @@ func CompareWarnings(runs []chart.Run) []Warning {
 			"DMA remapping costs time on every I/O — it moved IOPS by ~30 % between otherwise equal kernels, so part of the gap may be the IOMMU, not the kernel or engine.")
 		check("device model", func(s *runSetup) string { return s.model },
 			"different devices have different limits; the gap may be the hardware.")
+		if differs(setups, func(s *runSetup) string { return s.model }) == nil {
+			check("firmware", func(s *runSetup) string { return s.firmware },
+				"the same device model on other firmware can differ in garbage collection, power states and queueing; the gap may be the firmware.")
+		}
 		check("device driver", func(s *runSetup) string { return s.driver },
 			"the driver's submission and completion paths differ; the gap may be the driver.")
 		check("block size", func(s *runSetup) string { return s.bs },
@@ -229,20 +254,17 @@ func CompareWarnings(runs []chart.Run) []Warning {
 	return out
 }
 
-// diffRow is one line of the environment and plan differences: a field
+// EnvDiff is one line of the environment and plan differences: a field
 // and each run's value.
-type diffRow struct {
-	Field  string
-	Values []string
+type EnvDiff struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"`
 }
 
-// compareDiffs lists the environment and plan fields whose values are not
-// the same in every run.
-func compareDiffs(runs []chart.Run) []diffRow {
-	setups := make([]runSetup, len(runs))
-	for i := range runs {
-		setups[i] = setupOf(&runs[i])
-	}
+// EnvDiffs lists the environment and plan fields whose values are not the
+// same in every run.
+func EnvDiffs(runs []chart.Run) []EnvDiff {
+	setups := setupsOf(runs)
 	dur := func(d time.Duration) string {
 		if d <= 0 {
 			return ""
@@ -265,6 +287,7 @@ func compareDiffs(runs []chart.Run) []diffRow {
 		{"CPU governor", func(_ *chart.Run, s *runSetup) string { return s.governor }},
 		{"target", func(r *chart.Run, _ *runSetup) string { return r.Run.Target }},
 		{"device model", func(_ *chart.Run, s *runSetup) string { return s.model }},
+		{"firmware", func(_ *chart.Run, s *runSetup) string { return s.firmware }},
 		{"driver", func(_ *chart.Run, s *runSetup) string { return s.driver }},
 		{"scheduler", func(_ *chart.Run, s *runSetup) string { return s.sched }},
 		{"io_poll", func(_ *chart.Run, s *runSetup) string { return s.ioPoll }},
@@ -277,13 +300,15 @@ func compareDiffs(runs []chart.Run) []diffRow {
 		{"engine options", func(_ *chart.Run, s *runSetup) string { return s.engineOpts }},
 		{"iodepth", func(_ *chart.Run, s *runSetup) string { return s.iodepths }},
 		{"numjobs", func(_ *chart.Run, s *runSetup) string { return s.numjobs }},
+		{"rate_iops", func(_ *chart.Run, s *runSetup) string { return s.rates }},
+		{"QoS objective", func(_ *chart.Run, s *runSetup) string { return s.slo }},
 		{"runtime", func(_ *chart.Run, s *runSetup) string { return dur(s.runtime) }},
 		{"ramp time", func(_ *chart.Run, s *runSetup) string { return dur(s.ramp) }},
 		{"repeats", func(_ *chart.Run, s *runSetup) string { return itoaNZ(s.repeat) }},
 		{"discard before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
 		{"drop caches before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
 	}
-	var out []diffRow
+	var out []EnvDiff
 	for _, f := range fields {
 		vals := make([]string, len(runs))
 		same := true
@@ -301,9 +326,19 @@ func compareDiffs(runs []chart.Run) []diffRow {
 				vals[i] = "–"
 			}
 		}
-		out = append(out, diffRow{Field: f.name, Values: vals})
+		out = append(out, EnvDiff{Field: f.name, Values: vals})
 	}
 	return out
+}
+
+// appendNew appends the values not yet in list, leaving out "".
+func appendNew(list []string, vals ...string) []string {
+	for _, v := range vals {
+		if v != "" && !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }
 
 func itoaNZ(n int) string {
@@ -311,4 +346,79 @@ func itoaNZ(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// GroupWarnings are CompareWarnings for one plan's runs on several hosts,
+// and the I/O scheduler: on a group's page the hosts are compared, so a
+// scheduler that differs between them (not swept by the plan) is one
+// more cause of a gap.
+func GroupWarnings(runs []chart.Run) []Warning {
+	setups := setupsOf(runs)
+	out := compareWarnings(runs, setups)
+	if d := differs(setups, func(s *runSetup) string { return s.sched }); d != nil {
+		out = append(out, Warning{Field: "scheduler", Msg: fmt.Sprintf("scheduler differs (%s): each scheduler queues, merges and dispatches I/O its own way; the gap may be the scheduler, not the host.", strings.Join(d, "; "))})
+	}
+	return append(out, uncheckedWarnings(runs, setups)...)
+}
+
+// checked are the facts of a host the group's warnings compare, each
+// with how a run shows it did not record it. Those warnings stay silent
+// where one side is unknown, so a host that records none of them (a fio
+// server's run: fio's probe says only hostname, OS, architecture and fio
+// version) would look as comparable as any.
+var checked = []struct {
+	name    string
+	unknown func(*chart.Run, *runSetup) bool
+}{
+	{"IOMMU mode", func(_ *chart.Run, s *runSetup) bool { return s.iommu == "" }},
+	// A device without a model or firmware revision (virtio, loop) has
+	// none to record; a run without targets recorded no device at all.
+	{"device model", func(r *chart.Run, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
+	{"firmware", func(r *chart.Run, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
+	{"scheduler", func(_ *chart.Run, s *runSetup) bool { return s.sched == "" }},
+	// A host without cpufreq records no governor either: only a run that
+	// recorded no environment (no kernel) does not know it.
+	{"CPU governor", func(r *chart.Run, _ *runSetup) bool { return r.Run.Host.KernelRelease == "" }},
+}
+
+// uncheckedWarnings name, for each set of hosts that lack the same of
+// the checked facts, which facts no warning could compare.
+func uncheckedWarnings(runs []chart.Run, setups []runSetup) []Warning {
+	if len(runs) < 2 {
+		return nil
+	}
+	var keys []string
+	lacking := map[string][]int{}
+	for i := range runs {
+		var missing []string
+		for _, c := range checked {
+			if c.unknown(&runs[i], &setups[i]) {
+				missing = append(missing, c.name)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		k := strings.Join(missing, ", ")
+		if _, ok := lacking[k]; !ok {
+			keys = append(keys, k)
+		}
+		lacking[k] = append(lacking[k], i)
+	}
+	var out []Warning
+	for _, k := range keys {
+		var labels []string
+		fio := true
+		for _, i := range lacking[k] {
+			labels = append(labels, setups[i].label)
+			fio = fio && runs[i].Run.Source == db.SourceFio
+		}
+		why := "not recorded"
+		if fio {
+			why = "a fio server reports only its hostname, OS, architecture and fio version"
+		}
+		out = append(out, Warning{Field: "not checked", Msg: fmt.Sprintf("%s unknown for %s (%s): no warning here can tell whether they differ from the other hosts', so a gap may come from any of them.",
+			k, strings.Join(labels, ", "), why)})
+	}
+	return out
 }

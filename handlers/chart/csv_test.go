@@ -1,25 +1,23 @@
-package handlers
+package chart
 
 import (
 	"errors"
 	"strings"
 	"testing"
-
-	"iolab/handlers/chart"
 )
 
 func TestWriteCSV(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		chart chart.Chart
+		chart Chart
 		want  string
 	}{
-		{"rows", chart.Chart{Kind: chart.IOPS, Columns: []string{"iodepth", "ioengine", "iops_median"},
+		{"rows", Chart{Kind: IOPS, Columns: []string{"iodepth", "ioengine", "iops_median"},
 			Rows: [][]string{{"1", "io_uring", "11000"}, {"16", "io_uring+sqpoll", "155000.5"}}},
 			"iodepth,ioengine,iops_median\n1,io_uring,11000\n16,io_uring+sqpoll,155000.5\n"},
-		{"header only", chart.Chart{Kind: chart.IOPS, Columns: []string{"iodepth", "iops_median"}, Rows: [][]string{}},
+		{"header only", Chart{Kind: IOPS, Columns: []string{"iodepth", "iops_median"}, Rows: [][]string{}},
 			"iodepth,iops_median\n"},
-		{"quoting", chart.Chart{Kind: chart.Fairness, Columns: []string{"scheduler", "job"},
+		{"quoting", Chart{Kind: Fairness, Columns: []string{"scheduler", "job"},
 			Rows: [][]string{{"mq-deadline", `reader, "fg"`}}},
 			"scheduler,job\nmq-deadline,\"reader, \"\"fg\"\"\"\n"},
 	} {
@@ -34,11 +32,11 @@ func TestWriteCSV(t *testing.T) {
 		})
 	}
 
-	bad := chart.Chart{Kind: chart.IOPS, Columns: []string{"a", "b"}, Rows: [][]string{{"1", "2"}, {"3"}}}
+	bad := Chart{Kind: IOPS, Columns: []string{"a", "b"}, Rows: [][]string{{"1", "2"}, {"3"}}}
 	if err := WriteCSV(&strings.Builder{}, &bad); err == nil || !strings.Contains(err.Error(), "row 2 has 1 fields for 2 columns") {
 		t.Errorf("WriteCSV of a short row: %v", err)
 	}
-	if err := WriteCSV(failingWriter{}, &chart.Chart{Columns: []string{"a"}}); err == nil {
+	if err := WriteCSV(failingWriter{}, &Chart{Columns: []string{"a"}}); err == nil {
 		t.Error("WriteCSV to a failing writer: no error")
 	}
 }
@@ -72,12 +70,12 @@ func TestSafeCell(t *testing.T) {
 		{"12", "12"},
 		{"a=b", "a=b"},
 	} {
-		if got := safeCell(tt.in); got != tt.want {
-			t.Errorf("safeCell(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SafeCell(tt.in); got != tt.want {
+			t.Errorf("SafeCell(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	var b strings.Builder
-	c := chart.Chart{Kind: chart.Fairness, Columns: []string{"job", "lat"}, Rows: [][]string{{"=1+1", "-3.5"}}}
+	c := Chart{Kind: Fairness, Columns: []string{"job", "lat"}, Rows: [][]string{{"=1+1", "-3.5"}}}
 	if err := WriteCSV(&b, &c); err != nil {
 		t.Fatal(err)
 	}

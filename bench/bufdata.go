@@ -1,0 +1,28 @@
+package bench
+
+import "encoding/binary"
+
+// The data a write carries, on every platform: the buffers fill with it
+// (buffers_linux.go), and verify writes and rebuilds it (verify.go).
+
+// fillRandom fills p with random bytes from seed.
+func fillRandom(p []byte, seed uint64) {
+	r := newRand(seed)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		binary.LittleEndian.PutUint64(p[i:], r.next())
+	}
+	if i < len(p) {
+		var last [8]byte
+		binary.LittleEndian.PutUint64(last[:], r.next())
+		copy(p[i:], last[:])
+	}
+}
+
+// copyPattern repeats pattern over p from its start (fio's cpy_pattern).
+func copyPattern(p, pattern []byte) {
+	n := copy(p, pattern)
+	for n < len(p) {
+		n += copy(p[n:], p[:n])
+	}
+}

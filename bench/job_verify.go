@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// VerifyOptions are fio's data verification options (options.c, the
+// "verify" group): what a write puts in each block so that a read can
+// tell it is intact, and when the reads are done.
+type VerifyOptions struct {
+	// Verify is the verify= method (VerifyKind.Name); "" is verify=0.
+	Verify string `json:"verify,omitempty"`
+	// VerifySet: verify was given (fio's fio_option_is_set), so that
+	// verify_pattern does not turn it into verify=pattern.
+	VerifySet      bool   `json:"-"`
+	VerifyPattern  []byte `json:"verify_pattern,omitempty"`
+	VerifyInterval int64  `json:"verify_interval,omitempty"` // bytes; 0: the smallest write
+	VerifyOffset   int64  `json:"verify_offset,omitempty"`   // where in each interval the header is swapped to
+	DoVerify       bool   `json:"do_verify"`                 // default true: read back after the writes
+	VerifyOnly     bool   `json:"verify_only,omitempty"`     // do not write: only read back what the job would have written
+	VerifyFatal    bool   `json:"verify_fatal,omitempty"`    // stop at a block's first bad interval
+	VerifyBacklog  int64  `json:"verify_backlog,omitempty"`  // read back every N writes, as the job goes
+	VerifyDump     bool   `json:"verify_dump,omitempty"`     // write the received and expected data of a bad block to files
+	// VerifyStateSave writes the write phase's state (fio's
+	// local-NAME-N-verify.state) when the job ends or is stopped;
+	// VerifyStateLoad reads it, so verify_only checks only what was
+	// written before the stop.
+	VerifyStateSave bool `json:"verify_state_save"` // default true
+	VerifyStateLoad bool `json:"verify_state_load,omitempty"`
+}
+
+// defaultVerify are fio's defaults.
+func defaultVerify() VerifyOptions { return VerifyOptions{DoVerify: true, VerifyStateSave: true} }
+
+// VerifyResult is the verification a job did: its reads, reported apart
+// from the measured I/O (fio reports them as the job's reads, with their
+// own runtime, after the write phase's).
+type VerifyResult struct {
+	Method string `json:"method"`
+	// Reads are the blocks read back and checked, with their latencies.
+	Reads   DirResult     `json:"reads"`
+	Runtime time.Duration `json:"runtime_ns"`
+	// Failed is the first block that did not verify, nil when all did.
+	Failed *VerifyError `json:"failed,omitempty"`
+	// Stopped is set when a loaded verify state ended the checks before
+	// the job's last write: the writes after it never happened.
+	Stopped bool `json:"stopped_at_state,omitempty"`
+	// StateFile is the verify state written (verify_state_save).
+	StateFile string `json:"state_file,omitempty"`
+}
+
+// ReportedDir is direction d as fio reports it, with its runtime: a write
+// job's verify reads are its reads, timed by the verify phase alone
+// (backend.c: update_runtime(td, elapsed_us, DDIR_READ) after do_verify).
+func (r *JobResult) ReportedDir(d int) (*DirResult, time.Duration) {
+	if d == Read && r.Verify != nil && r.Verify.Reads.IOs > 0 && r.Dirs[Read].IOs == 0 {
+		return &r.Verify.Reads, r.Verify.Runtime
+	}
+	return &r.Dirs[d], r.Runtime
+}
+
+// Verifies reports whether the job verifies data at all.
+func (j *Job) Verifies() bool { return j.Verify != "" }
+
+// verifySpec resolves the job's verify options as fio's fixup_options
+// does; nil when the job does not verify.
+func (j *Job) verifySpec() *verifySpec {
+	k, ok := LookupVerify(j.Verify)
+	if j.Verify == patternHeader.Name {
+		k, ok = patternHeader, true
+	}
+	if !ok {
+		return nil
+	}
+	v := &verifySpec{kind: k, offset: int(j.VerifyOffset), pattern: j.VerifyPattern, fatal: j.VerifyFatal, dump: j.VerifyDump}
+	v.interval = int(j.VerifyInterval)
+	minW, maxW := j.BlockSizes(Write)
+	minR, _ := j.BlockSizes(Read)
+	if v.interval > int(minW) || v.interval == 0 {
+		v.interval = int(minW)
+	} else if j.Reads() && v.interval > int(minR) {
+		v.interval = int(minR)
+	}
+	if int64(v.interval) <= 0 || minW%int64(v.interval) != 0 || maxW%int64(v.interval) != 0 {
+		v.interval = int(gcd64(minW, maxW))
+	}
+	return v
+}
+
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// CheckVerify refuses verify options that cannot work together, the way
+// fio's populate_hdr fails a block too small for its header.
+func (j *Job) CheckVerify() error {
+	v := j.verifySpec()
+	if v == nil {
+		if j.VerifyOnly || j.VerifyBacklog > 0 || j.VerifyStateLoad {
+			return fmt.Errorf("verify_only, verify_backlog and verify_state_load need a verify method (e.g. verify=crc32c)")
+		}
+		return nil
+	}
+	if e := j.Engine(); e != nil && e.Has(Diskless) {
+		return fmt.Errorf("ioengine=%s moves no data: there is nothing to verify (fio pretends to; iolab refuses)", e.Name)
+	}
+	hs := v.kind.hdrSize()
+	if v.interval <= hs {
+		return fmt.Errorf("verify=%s needs intervals longer than its %d-byte header; verify_interval (or the block size) is %d", v.kind.Name, hs, v.interval)
+	}
+	if v.kind.Name == "sha512" && v.interval-hs < 128 {
+		return fmt.Errorf("verify=sha512 needs at least 128 bytes of data after its %d-byte header; verify_interval is %d", hs, v.interval)
+	}
+	if v.offset > 0 && v.offset+hs > v.interval {
+		return fmt.Errorf("verify_offset=%d: the %d-byte header does not fit in the %d-byte interval after it", v.offset, hs, v.interval)
+	}
+	if v.kind.Name == "pattern" && len(v.pattern) == 0 {
+		return fmt.Errorf("verify=pattern needs a verify_pattern (e.g. verify_pattern=0xdeadbeef)")
+	}
+	if j.Writes() && j.Reads() && (j.RW == "rw" || j.RW == "randrw") {
+		return fmt.Errorf("rw=%s with verify: iolab verifies write jobs (read back after the writes, or every verify_backlog writes) and read jobs, not mixed ones", j.RW)
+	}
+	if j.DoVerify && j.Writes() && j.TimeBased && j.VerifyBacklog == 0 {
+		return fmt.Errorf("verify with time_based: the verify phase would never start, the writes use all of runtime (as fio warns); add verify_backlog or drop time_based")
+	}
+	return nil
+}
+
+// mergeVerify adds o's verification into a's for group_reporting, as the
+// reads they are: counts and histograms add, the runtime is the longest,
+// the first failure stays. a is not changed.
+func mergeVerify(a, o *VerifyResult) *VerifyResult {
+	switch {
+	case o == nil:
+		return a
+	case a == nil:
+		c := *o
+		return &c
+	}
+	m := *a
+	m.Reads.merge(&o.Reads)
+	m.Runtime = max(m.Runtime, o.Runtime)
+	m.Stopped = m.Stopped || o.Stopped
+	if m.Failed == nil {
+		m.Failed = o.Failed
+	}
+	return &m
+}

@@ -1,0 +1,272 @@
+package summary
+
+import (
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+)
+
+// Step is a step as the summaries, the dashboard's pages and its charts
+// read it: a sweep.StepResult whose job results keep of their latencies
+// what those read — each one's summary (hist.LatStat), and the
+// histograms of clat and of the latency from the intended start as their
+// non-empty buckets. A bench.JobResult holds eight fixed-size histograms
+// (136 kB); a Step's job holds a few kB, so that the steps of a 500-step
+// run are a few MB, and a page built from them allocates that much, not
+// 200 MB of job results. StepOf makes one from a step as the runner
+// produced it; the store keeps each stored step's (db.Store.Summaries).
+//
+// A Step's fields name what a sweep.StepResult's do, so that code reads
+// either alike. Steps handed out by the store share their memory with
+// every other reader: nothing may change one in place.
+type Step struct {
+	Step       sweep.Step
+	Status     string
+	Error      string
+	Start, End time.Time
+	Schedulers map[string]string
+	CPU        system.CPUBreakdown
+	Proc       system.ProcCPU
+	// Result is nil when the step failed before any I/O.
+	Result *Result
+
+	// figures are FiguresOfStep's, worked out once by StepOf (a page
+	// shows every step's), of the step with its result figuresOf: a copy
+	// given another result has them worked out again.
+	figures   *StepFigures
+	figuresOf *Result
+}
+
+// Result is a Step's bench.Result.
+type Result struct {
+	Start  time.Time
+	Groups []Group
+}
+
+// Group is a Step's bench.GroupResult.
+type Group struct {
+	ID        int
+	Reporting bool
+	Jobs      []Job
+	Disks     []system.DiskUtilization
+}
+
+// Job is a Step's bench.JobResult: all the summaries and charts read of
+// one.
+type Job struct {
+	Name    string
+	GroupID int
+	// Job is the options the job ran with, as the result was read (the
+	// dashboard's reads leave them out: the step's config has them).
+	Job          bench.Job
+	Error        string
+	Jobs         int
+	Start        time.Time
+	Runtime      time.Duration
+	Interval     time.Duration
+	UsrCPU       time.Duration
+	SysCPU       time.Duration
+	Dirs         [2]Dir
+	Samples      []bench.Sample
+	Steady       *bench.SteadyResult
+	LatencyDepth int
+	Logs         []bench.JobLog
+	// Verify is what the job's verification read back; nil without it.
+	Verify *Verify
+}
+
+// Verify is a Job's bench.VerifyResult without the reads' histograms.
+type Verify struct {
+	Method             string
+	ReadIOs, ReadBytes uint64
+	Runtime            time.Duration
+	Failed             *bench.VerifyError
+	Stopped            bool
+}
+
+// Dir is a Job's bench.DirResult: the histograms of Clat and Intended
+// alone are kept; Slat's and Lat's are empty.
+type Dir struct {
+	IOs, Bytes                uint64
+	Slat, Clat, Lat, Intended Lat
+}
+
+// Lat is a hist.Lat whose histogram is its non-empty buckets.
+type Lat struct {
+	Stat hist.LatStat
+	Hist Bins
+}
+
+// Bins are a histogram's non-empty buckets, in bucket order.
+type Bins []Bin
+
+// Bin is one non-empty bucket of a hist.Histogram: its index and count.
+type Bin struct {
+	Index int
+	Count uint64
+}
+
+// BinsOf is h's non-empty buckets; nil when it has none.
+func BinsOf(h *hist.Histogram) Bins {
+	n := 0
+	for _, c := range h.Counts {
+		if c != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make(Bins, 0, n)
+	for i, c := range h.Counts {
+		if c != 0 {
+			out = append(out, Bin{i, c})
+		}
+	}
+	return out
+}
+
+// AddTo adds the buckets' counts to h.
+func (b Bins) AddTo(h *hist.Histogram) {
+	for _, x := range b {
+		h.Counts[x.Index] += x.Count
+	}
+}
+
+// AddTo merges l into dst, as hist.Lat.Merge does.
+func (l *Lat) AddTo(dst *hist.Lat) {
+	dst.Stat.Merge(&l.Stat)
+	l.Hist.AddTo(&dst.Hist)
+}
+
+// StepOf is r as a Step. It shares r's axes, config, schedulers, disks,
+// samples and logs.
+func StepOf(r *sweep.StepResult) Step {
+	s := Step{Step: r.Step, Status: r.Status, Error: r.Error, Start: r.Start, End: r.End,
+		Schedulers: r.Schedulers, CPU: r.CPU, Proc: r.Proc}
+	if r.Result == nil {
+		f := figuresOf(&s)
+		s.figures = &f
+		return s
+	}
+	res := &Result{Start: r.Result.Start, Groups: make([]Group, len(r.Result.Groups))}
+	n := 0
+	for _, g := range r.Result.Groups {
+		n += len(g.Jobs)
+	}
+	jobs := make([]Job, n) // one allocation for the step's jobs
+	for i := range r.Result.Groups {
+		g := &r.Result.Groups[i]
+		mine := jobs[:len(g.Jobs):len(g.Jobs)]
+		jobs = jobs[len(g.Jobs):]
+		for k := range g.Jobs {
+			mine[k] = JobOf(&g.Jobs[k])
+		}
+		if g.Jobs == nil {
+			mine = nil
+		}
+		res.Groups[i] = Group{ID: g.ID, Reporting: g.Reporting, Jobs: mine, Disks: g.Disks}
+	}
+	s.Result = res
+	f := figuresOf(&s)
+	s.figures, s.figuresOf = &f, res
+	return s
+}
+
+// Steps are results as Steps.
+func Steps(results []sweep.StepResult) []Step {
+	out := make([]Step, len(results))
+	for i := range results {
+		out[i] = StepOf(&results[i])
+	}
+	return out
+}
+
+// JobOf is r as a Job; it shares r's samples and logs.
+func JobOf(r *bench.JobResult) Job {
+	j := Job{Name: r.Name, GroupID: r.GroupID, Job: r.Job, Error: r.Error, Jobs: r.Jobs, Start: r.Start,
+		Runtime: r.Runtime, Interval: r.Interval, UsrCPU: r.UsrCPU, SysCPU: r.SysCPU, Samples: r.Samples,
+		Steady: r.Steady, LatencyDepth: r.LatencyDepth, Logs: r.Logs}
+	if v := r.Verify; v != nil {
+		j.Verify = &Verify{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped}
+	}
+	for d := range r.Dirs {
+		src, dst := &r.Dirs[d], &j.Dirs[d]
+		dst.IOs, dst.Bytes = src.IOs, src.Bytes
+		dst.Slat.Stat, dst.Lat.Stat = src.Slat.Stat, src.Lat.Stat
+		dst.Clat = Lat{Stat: src.Clat.Stat, Hist: BinsOf(&src.Clat.Hist)}
+		dst.Intended = Lat{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
+	}
+	return j
+}
+
+// Disturbed is sweep.StepResult.Disturbed.
+func (s *Step) Disturbed() string {
+	if s.Result == nil {
+		return ""
+	}
+	r := sweep.StepResult{Result: &bench.Result{Groups: make([]bench.GroupResult, len(s.Result.Groups))}}
+	for i, g := range s.Result.Groups {
+		r.Result.Groups[i].Disks = g.Disks
+	}
+	return r.Disturbed()
+}
+
+// Totals is bench.Result.Totals.
+func (res *Result) Totals() (iops, bw float64) {
+	if res == nil {
+		return 0, 0
+	}
+	for _, g := range res.Groups {
+		for i := range g.Jobs {
+			for d := range 2 {
+				iops += g.Jobs[i].IOPS(d)
+				bw += g.Jobs[i].BW(d)
+			}
+		}
+	}
+	return iops, bw
+}
+
+// The methods below are bench.JobResult's of the same names, for a Job.
+
+// CPUShare is bench.JobResult.CPUShare.
+func (r *Job) CPUShare() float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.UsrCPU+r.SysCPU) / float64(r.Runtime) / float64(max(r.Jobs, 1))
+}
+
+// Saturated is bench.JobResult.Saturated.
+func (r *Job) Saturated() bool { return r.CPUShare() > bench.SaturatedCPU }
+
+// IOPS is bench.JobResult.IOPS.
+func (r *Job) IOPS(d int) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
+}
+
+// BW is bench.JobResult.BW.
+func (r *Job) BW(d int) float64 {
+	if r.Runtime <= 0 {
+		return 0
+	}
+	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+}
+
+// Paced is bench.JobResult.Paced.
+func (r *Job) Paced(d int) bool { return r.Dirs[d].Intended.Stat.N > 0 }
+
+// HeadlineLat is bench.JobResult.HeadlineLat.
+func (r *Job) HeadlineLat(d int) (l *Lat, name string) {
+	if r.Paced(d) {
+		return &r.Dirs[d].Intended, bench.LatIntended
+	}
+	return &r.Dirs[d].Clat, "clat"
+}

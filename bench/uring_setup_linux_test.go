@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestURingSetupRecorded: an io_uring job records the ring as the kernel
+// set it up — the flags it took, a CQ the size of the SQ (fio's CQSIZE
+// with cq_entries = iodepth), its registered fd — and a job on another
+// engine records nothing.
+func TestURingSetupRecorded(t *testing.T) {
+	path := t.TempDir() + "/f"
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		engine string
+		want   []string
+	}{
+		// The other flags depend on the kernel's age (newURing falls back).
+		{"io_uring", []string{"io_uring ", "CQSIZE", "sq 8, cq 8"}},
+		{"libaio", nil},
+	} {
+		j := NewJob()
+		j.Name, j.IOEngine, j.RW, j.IODepth, j.Filename, j.Size = "f", tc.engine, "randread", 8, path, 1<<20
+		res := runLoop(t, &j)
+		for _, w := range tc.want {
+			if !strings.Contains(res.EngineSetup, w) {
+				t.Errorf("%s: setup %q lacks %q", tc.engine, res.EngineSetup, w)
+			}
+		}
+		if tc.want == nil && res.EngineSetup != "" {
+			t.Errorf("%s: setup %q, want none", tc.engine, res.EngineSetup)
+		}
+	}
+}

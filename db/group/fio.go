@@ -1,0 +1,180 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+	"iolab/db"
+	"iolab/db/fleet"
+	"iolab/db/launch"
+)
+
+// runFio runs a unit's plan on its fio server, a step at a time: each
+// step's jobs through fleet.Runner (a fio job file, fio's client), its
+// results imported into the unit's run and stored as the step ends. fio's
+// client tells no IOPS while it runs with JSON output: the run's page
+// gets each step's share done (EventPercent) and its IOPS once it ends.
+// A server that cannot be reached, or speaks another fio protocol, ends
+// the run: its next steps would fail alike.
+func (g *Launcher) runFio(u *unit) {
+	r := u.remote
+	ctx := r.Context()
+	keep := context.WithoutCancel(ctx)
+	host := FioHost(u.m.Host)
+	steps, err := u.plan.Steps()
+	if err != nil {
+		g.fail(u, err)
+		return
+	}
+	if err := g.Store.SetRunStatus(keep, u.id, db.StatusRunning, ""); err != nil {
+		g.fail(u, err)
+		return
+	}
+	var (
+		results []sweep.StepResult
+		stopErr error
+		probed  bool
+	)
+	for i := range steps {
+		st := &steps[i]
+		if ctx.Err() != nil {
+			break
+		}
+		r.Publish(launch.Event{Type: launch.EventStep, Data: launch.StepStartEvent(st, len(steps))})
+		res := sweep.StepResult{Step: *st, Start: time.Now()}
+		hrs, err := g.Fio.Run(ctx, []fleet.Host{host}, &st.Config, func(p fleet.Progress) {
+			r.Publish(launch.Event{Type: launch.EventPercent, Data: launch.PercentEvent{Step: st.Seq + 1, Total: len(steps),
+				Percent: p.Percent, Elapsed: p.Elapsed.Seconds(), Phase: string(p.Phase)}})
+		})
+		res.End = time.Now()
+		var hr *fleet.HostResult
+		if len(hrs) == 1 {
+			hr = &hrs[0]
+		}
+		if hr != nil && !hr.Start.IsZero() {
+			res.Start, res.End = hr.Start, hr.End
+		}
+		switch {
+		case ctx.Err() != nil:
+			res.Status, res.Error = sweep.StepCancelled, "cancelled: fio's client told the server to stop the jobs"
+		case err != nil:
+			res.Status, res.Error = sweep.StepFailed, err.Error()
+		case hr == nil || hr.Import == nil:
+			res.Status, res.Error = sweep.StepFailed, "fio printed no results"
+		default:
+			res.Status, res.Result = sweep.StepDone, hr.Import.Result
+			if notes := hr.Notes; len(notes) > 0 {
+				g.log().Info("fio server", "host", host.Name, "notes", strings.Join(notes, "; "))
+			}
+		}
+		if hr != nil && hr.Info.Hostname != "" && !probed {
+			probed = true
+			g.probed(keep, u, hr.Info)
+		}
+		if err := g.Store.SaveStep(keep, u.id, &res); err != nil {
+			stopErr = err
+			break
+		}
+		results = append(results, res)
+		r.Publish(launch.Event{Type: launch.EventStep, Data: launch.StepEndEvent(&res, len(steps))})
+		if res.Status == sweep.StepCancelled {
+			break
+		}
+		if errors.Is(err, fleet.ErrUnreachable) || errors.Is(err, fleet.ErrVersion) || errors.Is(err, fleet.ErrNotAllowed) {
+			stopErr = fmt.Errorf("stopped after step %d: %w", st.Seq+1, err)
+			break
+		}
+	}
+	status := launch.RunStatus(ctx, len(steps), results, stopErr)
+	var msgs []string
+	switch {
+	case status == db.StatusCancelled && r.Cancelled():
+		msgs = append(msgs, "cancelled by the user")
+	case status == db.StatusCancelled:
+		msgs = append(msgs, "the server shut down")
+	}
+	if stopErr != nil {
+		msgs = append(msgs, stopErr.Error())
+	}
+	if status == db.StatusFailed || status == db.StatusPartial {
+		if ferr := launch.FailedSteps(results); ferr != nil {
+			msgs = append(msgs, ferr.Error())
+		}
+	}
+	msg := strings.Join(msgs, "; ")
+	if err := g.Store.SetRunStatus(keep, u.id, status, msg); err != nil {
+		g.log().Warn("fio run: store its status", "run", u.id, "err", err)
+	}
+	g.log().Info("fio server run ended", "run", u.id, "host", host.Name, "status", status, "err", msg)
+	r.End(status, msg)
+}
+
+// probed records what a fio server said of itself: on its run (the host
+// the comparison names) and on its host.
+func (g *Launcher) probed(ctx context.Context, u *unit, info fleet.HostInfo) {
+	run, err := g.Store.GetRun(ctx, u.id)
+	if err != nil {
+		return
+	}
+	h := run.Host
+	h.Hostname, h.Arch = info.Hostname, info.Arch
+	if err := g.Store.SetRunHost(ctx, u.id, h, run.Targets); err != nil {
+		g.log().Warn("fio run: store its host", "run", u.id, "err", err)
+	}
+	g.fioSeen(ctx, u.m.Host, info)
+}
+
+// fioSeen records that fio server host h answered now, and what its
+// probe said.
+func (g *Launcher) fioSeen(ctx context.Context, h *db.Host, info fleet.HostInfo) {
+	d := h.Details
+	d.FioVersion, d.OS, d.Arch, d.LastError = info.FioVersion, info.OS, info.Arch, ""
+	env := system.HostInfo{Hostname: info.Hostname, Arch: info.Arch}
+	d.Env = &env
+	if err := g.Store.HostSeen(ctx, h.ID, time.Now(), "", &d); err != nil {
+		g.log().Warn("fio host seen", "host", h.Name, "err", err)
+	}
+}
+
+// ProbeFio asks every fio server host who it is (fio's probe: nothing
+// runs), recording when it answered and what it said, or why it did not.
+func (g *Launcher) ProbeFio(ctx context.Context) {
+	hosts, err := g.Store.ListHosts(ctx)
+	if err != nil || g.Fio == nil {
+		return
+	}
+	done := make(chan struct{})
+	n := 0
+	for i := range hosts {
+		h := &hosts[i]
+		if h.Kind != db.HostFio || h.Run != 0 {
+			continue // a running host answers through its run
+		}
+		n++
+		go func() {
+			defer func() { done <- struct{}{} }()
+			info, err := g.Fio.Probe(ctx, FioHost(h))
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				d := h.Details
+				d.LastError = err.Error()
+				// Not seen: last_seen stays when it last answered.
+				if serr := g.Store.HostSeen(ctx, h.ID, time.Time{}, "", &d); serr != nil {
+					g.log().Warn("fio host", "host", h.Name, "err", serr)
+				}
+				return
+			}
+			g.fioSeen(ctx, h, info)
+		}()
+	}
+	for range n {
+		<-done
+	}
+}

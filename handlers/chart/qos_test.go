@@ -1,0 +1,175 @@
+package chart
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
+)
+
+// qosRun is a rate_iops sweep of one reader: a probe at 10k IOPS, then
+// 20 %…80 % of it, latency from intended starts rising with the rate:
+// 100µs up to 40 %, 3 ms at 60 %, 20 ms at 80 %.
+func qosRun(id int64) Run {
+	plan := testPlan(1, sweepOf(sweep.AxisRateIOPS, "max", "20%", "40%", "60%", "80%"))
+	slo := sweep.DefaultSLO
+	plan.SLO = &slo
+	lat := map[string]time.Duration{"max": 2 * time.Millisecond, "20%": 100 * time.Microsecond, "40%": 150 * time.Microsecond,
+		"60%": 3 * time.Millisecond, "80%": 20 * time.Millisecond}
+	return testRun(id, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		v := s.Value(sweep.AxisRateIOPS)
+		iops := uint64(10000)
+		if v != "max" {
+			iops = uint64(100 * atoiPct(v))
+		}
+		jr := testJob("reader", time.Second, testLoad{ios: iops, bs: 4096, lat: 50 * time.Microsecond}, testLoad{})
+		if v != "max" {
+			for range iops {
+				jr.Dirs[bench.Read].Intended.Add(uint64(lat[v]))
+			}
+		} else {
+			jr.Dirs[bench.Read].Clat = jr.Dirs[bench.Read].Intended // empty
+			for range iops {
+				jr.Dirs[bench.Read].Clat.Add(uint64(lat[v]))
+			}
+		}
+		r := sweeptest.Done(jr)
+		if v != "max" {
+			j := bench.Job{Name: "reader"}
+			j.RateIOPS = [2]int64{int64(iops), 0}
+			r.Step.Config.Groups = []bench.Group{{Jobs: []bench.Job{j}}}
+		}
+		return r
+	}))
+}
+
+func atoiPct(v string) int {
+	n := 0
+	for _, c := range strings.TrimSuffix(v, "%") {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func TestBuildQoS(t *testing.T) {
+	ch := mustBuild(t, Query{Kind: QoS}, qosRun(1))
+	if len(ch.Rows) != 5 {
+		t.Fatalf("%d rows: %v", len(ch.Rows), ch.Rows)
+	}
+	col := func(name string) int {
+		for i, c := range ch.Columns {
+			if c == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s in %v", name, ch.Columns)
+		return -1
+	}
+	var knees []string
+	for _, r := range ch.Rows {
+		if r[col("knee")] == "true" {
+			knees = append(knees, r[col("load")])
+		}
+		if r[col("load")] == "max" && r[col("latency")] != "clat" {
+			t.Errorf("the probe is drawn with %s, want clat", r[col("latency")])
+		}
+		if r[col("load")] == "40%" && r[col("latency")] != bench.LatIntended {
+			t.Errorf("40%% is drawn with %s", r[col("latency")])
+		}
+	}
+	// 60 % misses p99<1ms; the probe meets nothing (2 ms) and is not a
+	// paced point anyway: the knee is 40 %.
+	if len(knees) != 1 || knees[0] != "40%" {
+		t.Errorf("knees %v, want [40%%]", knees)
+	}
+	doc := checkOption(t, ch)
+	if got := seriesNames(doc); strings.Join(got, ",") != "reader p50,reader p99,reader p99.9" {
+		t.Errorf("series %q", got)
+	}
+	if !strings.Contains(string(ch.Option), "knee 4k IOPS") || !strings.Contains(string(ch.Option), `knee at p99\u003c1ms: 4k IOPS`) {
+		t.Errorf("the knee is not written on the chart: %s", ch.Option)
+	}
+	if !strings.Contains(string(ch.Option), `"markLine":{"data":[{"yAxis":1000}]`) {
+		t.Errorf("no line at the objective's 1000µs")
+	}
+	if !strings.Contains(string(ch.Option), "intended start") {
+		t.Errorf("the chart does not say which latency it shows")
+	}
+}
+
+// Compared runs under different objectives: each one's limit is drawn,
+// once, however many runs share it.
+func TestQoSLines(t *testing.T) {
+	other := qosRun(2)
+	slo, err := sweep.ParseSLO("p99<5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Run.Plan.SLO = &slo
+	for _, tc := range []struct {
+		runs []Run
+		want []string
+	}{
+		{[]Run{qosRun(1), other}, []string{`"yAxis":1000`, `"yAxis":5000`}},
+		{[]Run{qosRun(1), qosRun(3)}, []string{`"yAxis":1000`}},
+	} {
+		ch := mustBuild(t, Query{Kind: QoS, Runs: []int64{tc.runs[0].Run.ID, tc.runs[1].Run.ID}}, tc.runs...)
+		opt := string(ch.Option)
+		if n := strings.Count(opt, `"markLine"`); n != len(tc.want) {
+			t.Errorf("%d objective lines, want %d", n, len(tc.want))
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(opt, w) {
+				t.Errorf("no line at %s", w)
+			}
+		}
+	}
+}
+
+// A curve per engine takes the engine's own colour, as on every other
+// chart, the same in each compared run; curves that have no such value,
+// or whose values would share a colour, take the palette in order.
+func TestQoSColors(t *testing.T) {
+	curve := func(vals ...string) runCurve {
+		var c runCurve
+		for _, v := range vals {
+			c.cv.Axes = append(c.cv.Axes, sweep.AxisValue{Axis: sweep.AxisEngine, Value: v})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		curves []runCurve
+		want   []string
+	}{
+		{[]runCurve{curve("libaio"), curve("io_uring"), curve("libaio"), curve("io_uring")}, []string{colorOf("libaio"), colorOf("io_uring"), colorOf("libaio"), colorOf("io_uring")}},
+		{[]runCurve{curve(), curve()}, palette[:2]},
+		{[]runCurve{curve("none"), curve("io_uring")}, palette[:2]}, // both pinned to the first colour
+	} {
+		if got := qosColors(tc.curves); !slices.Equal(got, tc.want) {
+			t.Errorf("colours %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// With a curve per engine, the subtitle names each curve's knee, the
+// first one's too.
+func TestQoSKneesNamed(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisEngine, "libaio", "io_uring"), sweepOf(sweep.AxisRateIOPS, "max", "50%"))
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		jr := testJob("reader", time.Second, testLoad{ios: 2000, bs: 4096, lat: 50 * time.Microsecond}, testLoad{})
+		if s.Value(sweep.AxisRateIOPS) != "max" {
+			for range 2000 {
+				jr.Dirs[bench.Read].Intended.Add(uint64(100 * time.Microsecond))
+			}
+		}
+		return sweeptest.Done(jr)
+	}))
+	doc := checkOption(t, mustBuild(t, Query{Kind: QoS}, run))
+	if sub := doc.Title.Subtext; !strings.Contains(sub, "libaio knee at p99<1ms") || !strings.Contains(sub, "io_uring knee at p99<1ms") {
+		t.Errorf("subtitle %q: want each engine's knee named", sub)
+	}
+}

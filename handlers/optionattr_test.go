@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"html/template"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
+	"iolab/db"
+	"iolab/handlers/chart"
+	"iolab/web"
+)
+
+// OptionAttr is what html/template writes for data-option="{{.Option}}",
+// byte for byte, whatever the option holds.
+func TestOptionAttrIsTheTemplatesEscaping(t *testing.T) {
+	tmpl := template.Must(template.New("").Parse(`<div data-option="{{.Option}}">`))
+	mine := template.Must(template.New("").Parse(`<div {{.OptionAttr}}>`))
+	for _, opt := range []string{"", `{"a":"b"}`, `{"t":"a \u003cb\u003e \u0026 'c' + d"}`, "<>&'\"+\x00 é 漢 \t\n", strings.Repeat(`{"x":[1,2]}`, 1000)} {
+		var want, got strings.Builder
+		if err := tmpl.Execute(&want, chartView{Option: opt}); err != nil {
+			t.Fatal(err)
+		}
+		if err := mine.Execute(&got, chartView{Option: opt}); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("option %q: got %s, want %s", opt, got.String(), want.String())
+		}
+	}
+}
+
+// TableBody is what the template wrote for the table's rows, byte for
+// byte, whatever the cells hold.
+func TestTableBodyIsTheTemplates(t *testing.T) {
+	tmpl := template.Must(template.New("").Funcs(templateFuncs).Parse(
+		`<tbody>{{with .Table}}{{range .Rows}}<tr>{{range .}}<td class="num">{{cell .}}</td>{{end}}</tr>{{end}}{{end}}</tbody>`))
+	mine := template.Must(template.New("").Parse(`<tbody>{{.TableBody}}</tbody>`))
+	for _, rows := range [][][]string{nil, {}, {{"1", "2.5", "123456.789", "io_uring+sqpoll"}, {"", "<b>&'\"+\x00", "1e-9", "é 漢"}}} {
+		data := &chartPageData{Table: &chart.Chart{Rows: rows}}
+		var want, got strings.Builder
+		if err := tmpl.Execute(&want, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := mine.Execute(&got, data); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("rows %q: got %s, want %s", rows, got.String(), want.String())
+		}
+	}
+	if got := (&chartPageData{}).TableBody(); got != "" {
+		t.Errorf("no table: %q", got)
+	}
+}
+
+// StepRowsHTML writes the rows the run-steps template writes, byte for
+// byte, whatever the steps hold.
+func TestStepRowsHTMLIsTheTemplates(t *testing.T) {
+	set := template.Must(template.New("").Funcs(templateFuncs).ParseFS(web.Templates(), "runparts.html"))
+	template.Must(set.New("mine").Parse(`{{template "run-steps-head"}}{{.StepRowsHTML}}{{template "run-steps-foot" .}}`))
+	odd := "<b>&'\"+\x00 é"
+	job := func(name string, total bool, extra string) jobRow {
+		return jobRow{Name: name, Total: total, Options: "randread 4k" + extra, IOPS: "1.2k", BW: "4.7" + extra, P50: "81 µs", P99: "1.2 ms"}
+	}
+	unreliable := job("r", false, "")
+	unreliable.Unreliable = [2]string{"from 12 I/Os: p50 needs 20", ""}
+	saturated := job("w", false, odd)
+	saturated.Saturated, saturated.Unreliable = "a thread used 95 %"+odd, [2]string{"", odd}
+	saturated.Outcomes = []string{"verify crc32c: 256 blocks read back intact", "steady state attained" + odd}
+	for _, steps := range [][]stepRow{
+		nil,
+		{{Seq: 1, Label: "iodepth=1", Status: "failed", Error: "boom", Jobs: []jobRow{{}}}},
+		{
+			{Seq: 1, Label: "ioengine=io_uring iodepth=4 repeat 1", Status: "done", Jobs: []jobRow{job("a", false, ""), job("b", false, ""), job("total", true, "")},
+				Busy: "12", IRQ: "1.5", IOWait: "3", PerIO: "2.1 µs", RPS: "1k", WPS: "12", RAwait: "0.1", WAwait: "0.2", AQU: "3", Util: "99"},
+			{Seq: 2, Label: odd, Status: "done" + odd, Disturbed: "nvme0n1 did 1 GiB (12%) more" + odd, Jobs: []jobRow{unreliable, saturated}, Busy: odd},
+		},
+	} {
+		data := &runPageData{Steps: steps, ReliableP50: 20, ReliableP99: 1000, SaturatedPct: 90}
+		var want, got strings.Builder
+		if err := set.ExecuteTemplate(&want, "run-steps", data); err != nil {
+			t.Fatal(err)
+		}
+		if err := set.ExecuteTemplate(&got, "mine", data); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d steps:\n got %s\nwant %s", len(steps), got.String(), want.String())
+		}
+	}
+}
+
+// A run's planned steps are counted once, and a run stored under a
+// deleted one's id has its own.
+func TestPlannedSteps(t *testing.T) {
+	plan := func(depths ...string) sweep.Plan {
+		cfg, err := fio.ParseArgs([]string{"--name=j", "--ioengine=null", "--size=1m", "--rw=randread"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sweep.Plan{Name: "p", Base: *cfg, Repeat: 2, Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth, Values: depths}}}
+	}
+	p := &plannedSteps{counts: map[plannedKey]int{}}
+	at := time.Unix(100, 0)
+	run := &db.Run{ID: 3, Created: at, Plan: plan("1", "4", "16")}
+	if n := p.of(run); n != 6 {
+		t.Fatalf("planned %d, want 6", n)
+	}
+	run.Plan = plan("1")
+	if n := p.of(run); n != 6 {
+		t.Fatalf("the same run again: planned %d, want the 6 counted before", n)
+	}
+	if n := p.of(&db.Run{ID: 3, Created: at.Add(time.Nanosecond), Plan: plan("1")}); n != 2 {
+		t.Fatalf("another run under id 3: planned %d, want its 2", n)
+	}
+	if n := p.of(&db.Run{ID: 4, Created: at}); n != 0 {
+		t.Fatalf("a run without jobs: planned %d, want 0", n)
+	}
+}

@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
+	"iolab/handlers/chart"
+)
+
+// statDiffView is one statistical diff as the compare page and the
+// reports show it (web/templates/statdiff.html).
+type statDiffView struct {
+	A, B    string
+	Summary string
+	Axes    []string
+	Jobs    bool // the rows name their job
+	Lines   []summary.DiffLine
+	Notes   []string // the rows' notes, each once; a row points at its own
+	NoteOf  []int    // per line: 1 + the index of its note in Notes, 0 for none
+	OnlyA   string
+	OnlyB   string
+	Holds   bool // some row holds over the table (Holm)
+	Conf    float64
+}
+
+// statDiffs compares the runs (each after the first against the first)
+// or, for one run, the values of its swept axis against base
+// (summary.CompareSides). The runs' steps must carry clat histograms.
+func statDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
+	if len(runs) > maxStatDiffRuns {
+		return nil, &ValidationError{Field: "run", Msg: fmt.Sprintf("the statistical diff compares at most %d runs at once", maxStatDiffRuns)}
+	}
+	sides := make([]summary.DiffSide, len(runs))
+	for i, label := range chart.Names(runs) {
+		sides[i] = summary.DiffSide{Label: label, Plan: &runs[i].Run.Plan, Steps: runs[i].Steps}
+	}
+	return summary.CompareSides(sides, sweep.Axis(axis), base, summary.DiffConf)
+}
+
+// maxStatDiffRuns bounds the diffs a page computes: each run after the
+// first is a table.
+const maxStatDiffRuns = 8
+
+// statDiffViews writes diffs for a page.
+func statDiffViews(diffs []*summary.Diff) []statDiffView {
+	out := make([]statDiffView, len(diffs))
+	for i, d := range diffs {
+		v := statDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf}
+		for _, a := range d.Axes {
+			v.Axes = append(v.Axes, string(a))
+		}
+		v.NoteOf = make([]int, len(v.Lines))
+		for k, l := range v.Lines {
+			v.Jobs = v.Jobs || l.Job != ""
+			v.Holds = v.Holds || l.Holds
+			if len(l.Notes) == 0 {
+				continue
+			}
+			note := strings.Join(l.Notes, "; ")
+			n := slices.Index(v.Notes, note)
+			if n < 0 {
+				v.Notes = append(v.Notes, note)
+				n = len(v.Notes) - 1
+			}
+			v.NoteOf[k] = n + 1
+		}
+		v.OnlyA, v.OnlyB = strings.Join(d.OnlyA, ", "), strings.Join(d.OnlyB, ", ")
+		out[i] = v
+	}
+	return out
+}
+
+// statDiffCSV is the diffs' rows as one table (summary.DiffCSV).
+func statDiffCSV(diffs []*summary.Diff) *chart.Chart {
+	axes := summary.DiffCSVAxes(diffs...)
+	ch := &chart.Chart{Columns: summary.DiffCSVColumns(axes), Rows: [][]string{}}
+	for _, d := range diffs {
+		ch.Rows = append(ch.Rows, summary.DiffCSV(d, axes)...)
+	}
+	return ch
+}
+
+// statDiffAxisLinks are the links to the compare page of one run with
+// each of its comparable axes (summary.DiffAxes); none for several runs.
+func statDiffAxisLinks(runs []chart.Run, current string) []chartLink {
+	if len(runs) != 1 {
+		return nil
+	}
+	axes := summary.DiffAxes(&runs[0].Run.Plan)
+	if len(axes) < 2 {
+		return nil
+	}
+	var out []chartLink
+	for i, a := range axes {
+		v := url.Values{"run": {strconv.FormatInt(runs[0].Run.ID, 10)}, "axis": {string(a)}}
+		out = append(out, chartLink{Kind: string(a), URL: "/compare?" + v.Encode() + "#stat-diff",
+			Current: string(a) == current || current == "" && i == 0})
+	}
+	return out
+}
