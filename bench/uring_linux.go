@@ -20,6 +20,7 @@ const (
 	ioringSetupSQAff        = 1 << 2
 	ioringSetupCQSize       = 1 << 3
 	ioringSetupCoopTaskrun  = 1 << 8
+	ioringSetupTaskrunFlag  = 1 << 9
 	ioringSetupSingleIssuer = 1 << 12
 	ioringSetupDeferTaskrun = 1 << 13
 	ioringSetupNoSQArray    = 1 << 16
@@ -185,6 +186,9 @@ type uring struct {
 	// ioprio is the priority every read and write carries (the job's,
 	// prio and prioclass) unless cmdprio gives it another (prioritize).
 	ioprio uint16
+
+	inflight int // submitted and not yet reaped
+	spin     waitSpin
 }
 
 func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
@@ -207,9 +211,9 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		tries = []uint32{base | ioringSetupNoSQArray, base}
 	} else {
 		for _, extra := range []uint32{
-			ioringSetupCoopTaskrun | ioringSetupSingleIssuer | ioringSetupDeferTaskrun,
-			ioringSetupCoopTaskrun | ioringSetupSingleIssuer,
-			ioringSetupCoopTaskrun,
+			ioringSetupCoopTaskrun | ioringSetupTaskrunFlag | ioringSetupSingleIssuer | ioringSetupDeferTaskrun,
+			ioringSetupCoopTaskrun | ioringSetupTaskrunFlag | ioringSetupSingleIssuer,
+			ioringSetupCoopTaskrun | ioringSetupTaskrunFlag,
 			0,
 		} {
 			tries = append(tries, base|extra|ioringSetupNoSQArray, base|extra)
@@ -246,6 +250,7 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		r.close()
 		return nil, err
 	}
+	r.spin = newWaitSpin(r.setup, r.sqpoll())
 	// A registered ring fd saves the fd lookup on every enter (fio does the
 	// same); it is only an optimisation, so failure is not an error.
 	up := rsrcUpdate{offset: ^uint32(0), data: uint64(ringFD)}
@@ -407,6 +412,7 @@ func (r *uring) commit() (int, error) {
 	atomic.StoreUint32(r.sqTail, r.tail)
 	if r.sqpoll() {
 		r.toSubmit = 0
+		r.inflight += n
 		if atomic.LoadUint32(r.sqFlags)&ioringSQNeedWakeup != 0 {
 			if _, err := r.enter(0, 0, ioringEnterSQWakeup); err != nil {
 				return n, uringEnterError(err)
@@ -426,6 +432,7 @@ func (r *uring) commit() (int, error) {
 			return n - int(r.toSubmit), uringEnterError(err)
 		}
 		r.toSubmit -= uint32(k)
+		r.inflight += k
 	}
 	return n, nil
 }
@@ -456,6 +463,7 @@ func (r *uring) reapRing(c []completion) int {
 	}
 	if n > 0 {
 		atomic.StoreUint32(r.cqHead, head)
+		r.inflight -= n
 	}
 	return n
 }
@@ -477,11 +485,77 @@ func (r *uring) getevents(want, most int, block bool, c []completion) (int, erro
 		wait := uint32(0)
 		if block {
 			wait = uint32(want - got)
+			if r.spin.ok && r.inflight >= 2 && r.spinFor() {
+				continue // completions came to the ring itself
+			}
 		}
 		if _, err := r.enter(0, wait, ioringEnterGetEvents); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
 			return got, uringEnterError(err)
 		}
 	}
+}
+
+// waitSpin is how the job thread waits for completions the kernel runs
+// on io-wq (zram, loop and files: they are punted, not polled). With
+// DEFER_TASKRUN a worker that completes an I/O queues it as task work for
+// the job thread and, if the thread sleeps in io_uring_enter, wakes it: an
+// IPI and a wake-up on another CPU, microseconds each on a VM, paid by both
+// sides. With several I/Os in flight the next completion is usually that
+// close, so before a blocking wait the thread first watches the ring's
+// IORING_SQ_TASKRUN flag (TASKRUN_FLAG: the kernel sets it when task work
+// is queued) for up to spinNs, then makes the same
+// io_uring_enter(0, want, GETEVENTS) it would have made — which now runs
+// the task work without sleeping. The system calls are fio's; only the
+// sleep is saved. A spin that sees nothing makes the next ones rarer
+// (skip doubles up to spinMaxSkip waits), so a device slower than spinNs
+// costs little CPU.
+type waitSpin struct {
+	ok      bool   // TASKRUN_FLAG took and the TSC can time the spin
+	ticks   uint64 // spinNs in TSC ticks
+	skip    int    // waits left to make without spinning
+	backoff int    // skip after the next spin that sees nothing
+}
+
+const (
+	spinNs      = 5000
+	spinMaxSkip = 64
+)
+
+func newWaitSpin(setup uint32, sqpoll bool) waitSpin {
+	mult := tscRate() // ns per tick, 32.32
+	if setup&ioringSetupTaskrunFlag == 0 || sqpoll || mult == 0 {
+		return waitSpin{}
+	}
+	return waitSpin{ok: true, ticks: uint64(spinNs) << 32 / mult}
+}
+
+// spinFor watches the ring before a blocking wait: true when completions
+// reached the CQ ring itself (reap them, no call), false to make the call
+// (task work is queued, or nothing came).
+func (r *uring) spinFor() bool {
+	sp := &r.spin
+	if sp.skip > 0 {
+		sp.skip--
+		return false
+	}
+	head := *r.cqHead
+	end := rdtsc() + sp.ticks
+	for {
+		if atomic.LoadUint32(r.sqFlags)&ioringSQTaskrun != 0 {
+			sp.backoff = 0
+			return false
+		}
+		if atomic.LoadUint32(r.cqTail) != head {
+			sp.backoff = 0
+			return true
+		}
+		if rdtsc() > end {
+			break
+		}
+	}
+	sp.skip = sp.backoff
+	sp.backoff = min(max(1, 2*sp.backoff), spinMaxSkip)
+	return false
 }
 
 func (r *uring) close() error {

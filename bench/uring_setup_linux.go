@@ -16,6 +16,7 @@ var uringSetupNames = []struct {
 	{ioringSetupSQAff, "SQ_AFF"},
 	{ioringSetupCQSize, "CQSIZE"},
 	{ioringSetupCoopTaskrun, "COOP_TASKRUN"},
+	{ioringSetupTaskrunFlag, "TASKRUN_FLAG"},
 	{ioringSetupSingleIssuer, "SINGLE_ISSUER"},
 	{ioringSetupDeferTaskrun, "DEFER_TASKRUN"},
 	{ioringSetupNoSQArray, "NO_SQARRAY"},
@@ -41,6 +42,9 @@ func (r *uring) describe() string {
 	}
 	if r.sqeFlags&iosqeFixedFile != 0 {
 		s += "; registered files"
+	}
+	if r.spin.ok {
+		s += "; waits spin ≤5µs on the task-run flag"
 	}
 	return s
 }

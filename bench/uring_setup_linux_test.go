@@ -31,6 +31,11 @@ func TestURingSetupRecorded(t *testing.T) {
 				t.Errorf("%s: setup %q lacks %q", tc.engine, res.EngineSetup, w)
 			}
 		}
+		// TASKRUN_FLAG came with COOP_TASKRUN (Linux 5.19): the wait
+		// spins on the flag it sets.
+		if strings.Contains(res.EngineSetup, "COOP_TASKRUN") && !strings.Contains(res.EngineSetup, "TASKRUN_FLAG") {
+			t.Errorf("%s: setup %q has COOP_TASKRUN without TASKRUN_FLAG", tc.engine, res.EngineSetup)
+		}
 		if tc.want == nil && res.EngineSetup != "" {
 			t.Errorf("%s: setup %q, want none", tc.engine, res.EngineSetup)
 		}

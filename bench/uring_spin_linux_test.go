@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWaitSpin drives the wait spin with a ring of its own words: task work
+// flagged ends the spin for the call that runs it, completions in the CQ
+// ring end it for a reap without a call, and a spin that sees nothing
+// makes the next waits skip spinning, twice as many after each such spin,
+// up to spinMaxSkip, until one sees something again.
+func TestWaitSpin(t *testing.T) {
+	if tscRate() == 0 {
+		t.Skip("the job clock is not the TSC here: the wait does not spin (newWaitSpin)")
+	}
+	var sqFlags, cqHead, cqTail uint32
+	r := &uring{sqFlags: &sqFlags, cqHead: &cqHead, cqTail: &cqTail}
+	r.spin = newWaitSpin(ioringSetupCoopTaskrun|ioringSetupTaskrunFlag|ioringSetupDeferTaskrun, false)
+	if !r.spin.ok {
+		t.Fatal("TASKRUN_FLAG with a TSC: the wait should spin")
+	}
+	if s := newWaitSpin(ioringSetupCoopTaskrun, false); s.ok {
+		t.Error("without TASKRUN_FLAG there is no flag to watch: no spin")
+	}
+	if s := newWaitSpin(ioringSetupTaskrunFlag|ioringSetupSQPoll, true); s.ok {
+		t.Error("under SQPOLL the wait spins on the ring already: no spin")
+	}
+
+	// Nothing comes: each empty spin lasts spinNs and sets the skips.
+	var skips []int
+	for range 9 {
+		start := time.Now()
+		if r.spinFor() {
+			t.Fatal("an empty ring reaped")
+		}
+		if d := time.Since(start); d < spinNs*time.Nanosecond {
+			t.Fatalf("an empty spin gave up after %v, before %d ns", d, spinNs)
+		}
+		skips = append(skips, r.spin.skip)
+		for r.spin.skip > 0 {
+			r.spinFor() // skipped waits return at once
+		}
+	}
+	want := []int{0, 1, 2, 4, 8, 16, 32, 64, 64}
+	for i := range want {
+		if skips[i] != want[i] {
+			t.Fatalf("skips after empty spins %v, want %v", skips, want)
+		}
+	}
+
+	// Task work flagged: make the call, and spin again at the next wait.
+	atomic.StoreUint32(&sqFlags, ioringSQTaskrun)
+	if r.spinFor() {
+		t.Error("task work flagged: the call must run it, not a reap")
+	}
+	if r.spin.skip != 0 || r.spin.backoff != 0 {
+		t.Errorf("after a spin that saw task work: skip %d, backoff %d, want 0, 0", r.spin.skip, r.spin.backoff)
+	}
+
+	// A completion already in the CQ ring (without DEFER_TASKRUN a
+	// completion can be posted without the thread's task work): reap it.
+	atomic.StoreUint32(&sqFlags, 0)
+	atomic.AddUint32(&cqTail, 1)
+	if !r.spinFor() {
+		t.Error("a completion in the CQ ring: the spin should end in a reap")
+	}
+}
