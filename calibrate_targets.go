@@ -65,7 +65,8 @@ func setUpZram(size int64) (matrixTarget, error) {
 	if err := fillRandom("/dev/zram0", size); err != nil {
 		return matrixTarget{}, errors.Join(err, reset())
 	}
-	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram", Path: "/dev/zram0"}, cleanup: reset}, nil
+	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram", Path: "/dev/zram0",
+		Desc: "/dev/zram0, " + sizeName(size) + " of random data"}, cleanup: reset}, nil
 }
 
 func setUpLoop(dir string, size int64) (matrixTarget, error) {
@@ -85,13 +86,28 @@ func setUpLoop(dir string, size int64) (matrixTarget, error) {
 		return matrixTarget{}, fmt.Errorf("loop: losetup: %w", err)
 	}
 	dev := strings.TrimSpace(string(out))
-	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "loop", Path: dev}, cleanup: func() error {
+	desc := "a direct-I/O loop device over a file of " + sizeName(size) + " of random data in " + dir
+	if onTmpfs(dir) {
+		desc += " (tmpfs)"
+	}
+	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "loop", Path: dev, Desc: desc}, cleanup: func() error {
 		var errs []error
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			errs = append(errs, fmt.Errorf("losetup -d %s: %v: %s", dev, err, out))
 		}
 		return errors.Join(append(errs, os.Remove(path))...)
 	}}, nil
+}
+
+// sizeName is a target's size as the heading says it: 512 MiB, 1 GiB.
+func sizeName(size int64) string {
+	switch {
+	case size >= 1<<30 && size%(1<<30) == 0:
+		return strconv.FormatInt(size>>30, 10) + " GiB"
+	case size >= 1<<20 && size%(1<<20) == 0:
+		return strconv.FormatInt(size>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(size, 10) + " bytes"
 }
 
 // fillRandom writes size bytes of random data to path: incompressible,

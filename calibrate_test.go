@@ -64,13 +64,21 @@ func TestCalibrateMatrix(t *testing.T) {
 }
 
 // TestCalibrateLoopTarget: the loop target calibrate sets up for itself is
-// a direct-I/O loop device over a file of random data, and is gone after.
+// a direct-I/O loop device over a file of random data, which the table's
+// heading describes, and is gone after. Unless --dir says, the file is on
+// /dev/shm when that is a tmpfs with room.
 func TestCalibrateLoopTarget(t *testing.T) {
 	testdev.NeedLoopTools(t)
 	dir := t.TempDir()
 	tg, err := setUpTarget("loop", dir, 4<<20)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "a direct-I/O loop device over a file of 4 MiB of random data in " + dir; !strings.HasPrefix(tg.Desc, want) {
+		t.Errorf("described as %q, want %q…", tg.Desc, want)
+	}
+	if d := defaultLoopDir(); d != os.TempDir() && (d != "/dev/shm" || !onTmpfs(d)) {
+		t.Errorf("default loop dir %q: neither a tmpfs /dev/shm nor %s", d, os.TempDir())
 	}
 	back, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(tg.Path), "loop", "dio"))
 	if err != nil || strings.TrimSpace(string(back)) != "1" {

@@ -35,7 +35,9 @@ ties), both tools' IOPS, clat p50 and mean latency, and CPU time per I/O (user +
 process, io_uring's workers included, less that of a one-I/O run of the same job: start-up and exit).
 Each tool runs in a session of its own, as fio's job processes do. Targets zram and loop are set up for the run and removed after:
 /dev/zram0 filled with 512 MiB of random data (it must be unused), and a direct-I/O loop device over a
-1 GiB file of random data; NAME=PATH adds a device of yours, which is only read.
+1 GiB file of random data (in /dev/shm when it is a tmpfs: a disk the host shares with other tenants
+would add their noise to the engines' differences; --dir puts it elsewhere); NAME=PATH adds a device
+of yours, which is only read.
 
   iolab calibrate --matrix --markdown matrix.md
   iolab calibrate --matrix --targets loop,nvme=/dev/nvme0n1 --engines io_uring --depths 1,32`,
@@ -51,7 +53,7 @@ Each tool runs in a session of its own, as fio's job processes do. Targets zram 
 		depths := fs.String("depths", "1,8,32", "with --matrix: the `LIST` of iodepths (sync engines run at 1 only)")
 		runtime := fs.Duration("duration", 3*time.Second, "with --matrix: each run's `DURATION` (fio's runtime)")
 		markdown := fs.String("markdown", "", "with --matrix: also write the Markdown table to `FILE`")
-		dir := fs.String("dir", os.TempDir(), "with --matrix: the `DIR` for the loop target's backing file")
+		dir := fs.String("dir", "", "with --matrix: the `DIR` for the loop target's backing file (default /dev/shm when it is a tmpfs with 2 GiB free, else "+os.TempDir()+")")
 		return func(ctx context.Context, e *env, job []string) error {
 			if !*matrix {
 				n := rounds.or(3)
@@ -63,6 +65,9 @@ Each tool runs in a session of its own, as fio's job processes do. Targets zram 
 			n := rounds.or(5)
 			m := matrixOptions{rounds: n, format: *format, fio: *fioPath, targets: splitList(*targets), engines: splitList(*engines),
 				runtime: *runtime, markdown: *markdown, dir: *dir}
+			if m.dir == "" {
+				m.dir = defaultLoopDir()
+			}
 			for _, d := range splitList(*depths) {
 				v, err := strconv.Atoi(d)
 				if err != nil || v < 1 || v > 65536 {

@@ -45,6 +45,9 @@ type MatrixSpec struct {
 type MatrixTarget struct {
 	Name string // as the table shows it: zram, loop
 	Path string
+	// Desc says what the target is, for the table's heading: "/dev/zram0,
+	// 512 MiB of random data".
+	Desc string
 }
 
 // MatrixRow is one cell of the matrix.
@@ -232,6 +235,11 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	}
 	if spec.Machine != "" {
 		fmt.Fprintf(&b, "Machine: %s.\n", spec.Machine)
+	}
+	for _, t := range spec.Targets {
+		if t.Desc != "" {
+			fmt.Fprintf(&b, "Target %s: %s.\n", t.Name, t.Desc)
+		}
 	}
 	b.WriteString("Ratios are iolab / fio: the median over the rounds' pairs, its bootstrap 95 % interval, and the\n")
 	b.WriteString("pairs' min–max; *tie* where the interval holds 1. CPU per I/O is each process's user + system\n")
