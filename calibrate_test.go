@@ -28,7 +28,7 @@ func TestCalibrateMatrix(t *testing.T) {
 	md := filepath.Join(t.TempDir(), "matrix.md")
 	var out, errOut bytes.Buffer
 	err := run([]string{"calibrate", "--matrix", "--targets", "dev=" + dev, "--engines", "psync,libaio", "--depths", "1,4",
-		"--rounds", "1", "--duration", "200ms", "--markdown", md, "--output-format", "json"}, &out, &errOut)
+		"--rounds", "1", "--duration", "200ms", "--markdown", md, "--output-format", "json", "--cpus", "0"}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -58,7 +58,8 @@ func TestCalibrateMatrix(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "\n| dev |"); n != 3 || !strings.Contains(string(b), "| target | engine | iodepth |") ||
 		!strings.Contains(string(b), "iolab's timer ") ||
-		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 1 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4`") {
+		!strings.Contains(string(b), "Every job of both tools runs with cpus_allowed=0 ") ||
+		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 1 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4 --cpus 0`") {
 		t.Errorf("the Markdown table has %d rows:\n%s", n, b)
 	}
 }
@@ -96,5 +97,18 @@ func TestCalibrateLoopTarget(t *testing.T) {
 	}
 	if _, err := setUpTarget("floppy", dir, 1); err == nil || !strings.Contains(err.Error(), "zram, loop or NAME=PATH") {
 		t.Errorf("unknown target: %v", err)
+	}
+}
+
+// TestCalibrateMatrixBadCPUs: a --cpus fio's cpus_allowed would not take
+// is refused before any target is set up.
+func TestCalibrateMatrixBadCPUs(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run([]string{"calibrate", "--matrix", "--cpus", "x7"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--cpus") || !strings.Contains(err.Error(), "not a CPU number") {
+		t.Fatalf("--cpus x7: %v", err)
+	}
+	if strings.Contains(errOut.String(), "setting up") {
+		t.Errorf("targets were set up before the refusal:\n%s", errOut.String())
 	}
 }

@@ -53,6 +53,7 @@ of yours, which is only read.
 		depths := fs.String("depths", "1,8,32", "with --matrix: the `LIST` of iodepths (sync engines run at 1 only)")
 		runtime := fs.Duration("duration", 3*time.Second, "with --matrix: each run's `DURATION` (fio's runtime)")
 		markdown := fs.String("markdown", "", "with --matrix: also write the Markdown table to `FILE`")
+		cpus := fs.String("cpus", "", "with --matrix: run every job of both tools with fio's cpus_allowed=`CPUS` (e.g. 1): without it the scheduler places the job and its workers, which on a VM decides much of a run's speed")
 		dir := fs.String("dir", "", "with --matrix: the `DIR` for the loop target's backing file (default /dev/shm when it is a tmpfs with 2 GiB free, else "+os.TempDir()+")")
 		return func(ctx context.Context, e *env, job []string) error {
 			if !*matrix {
@@ -64,7 +65,7 @@ of yours, which is only read.
 			}
 			n := rounds.or(5)
 			m := matrixOptions{rounds: n, format: *format, fio: *fioPath, targets: splitList(*targets), engines: splitList(*engines),
-				runtime: *runtime, markdown: *markdown, dir: *dir}
+				runtime: *runtime, markdown: *markdown, dir: *dir, cpus: *cpus}
 			if m.dir == "" {
 				m.dir = defaultLoopDir()
 			}
@@ -87,6 +88,7 @@ type matrixOptions struct {
 	depths           []int
 	runtime          time.Duration
 	markdown, dir    string
+	cpus             string
 }
 
 func joinInts(v []int) string {
@@ -119,6 +121,11 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 	if m.runtime < 100*time.Millisecond || m.runtime > time.Hour {
 		return usageError{"calibrate: --duration: from 100ms to 1h"}
 	}
+	if m.cpus != "" {
+		if err := fio.CheckCPUList(m.cpus); err != nil {
+			return usageError{fmt.Sprintf("calibrate: --cpus: %v", err)}
+		}
+	}
 	if len(m.targets) == 0 || len(m.engines) == 0 || len(m.depths) == 0 {
 		return usageError{"calibrate: --targets, --engines and --depths each need at least one value"}
 	}
@@ -137,9 +144,12 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 	}
 	version, _ := exec.Command(fioBin, "--version").Output()
 	spec := fio.MatrixSpec{Engines: m.engines, Depths: m.depths, Rounds: m.rounds, Runtime: m.runtime,
-		Fio: []string{fioBin}, Iolab: []string{self, "run", "--no-save"}}
+		Fio: []string{fioBin}, Iolab: []string{self, "run", "--no-save"}, CPUsAllowed: m.cpus}
 	spec.Command = fmt.Sprintf("iolab calibrate --matrix --rounds %d --duration %s --targets %s --engines %s --depths %s",
 		m.rounds, m.runtime, strings.Join(m.targets, ","), strings.Join(m.engines, ","), joinInts(m.depths))
+	if m.cpus != "" {
+		spec.Command += " --cpus " + m.cpus
+	}
 	if host, err := (system.FS{}).Host(); err == nil {
 		spec.Machine = host.Summary() + ", iolab's timer " + bench.ClockSource()
 	}

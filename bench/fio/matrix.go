@@ -39,6 +39,9 @@ type MatrixSpec struct {
 	// Command is the iolab command line that makes the table, shown
 	// above it.
 	Command string
+	// CPUsAllowed, when set, is fio's cpus_allowed for every job of both
+	// tools: the job (and the io-wq workers it starts) runs on those CPUs.
+	CPUsAllowed string
 }
 
 // MatrixTarget is one device the matrix runs on.
@@ -100,6 +103,9 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 				}
 				job := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
 					"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--output-format=json+"}
+				if spec.CPUsAllowed != "" {
+					job = append(job, "--cpus_allowed="+spec.CPUsAllowed)
+				}
 				args := append(slices.Clip(job), "--time_based", "--runtime="+units.FormatDuration(spec.Runtime))
 				row := MatrixRow{Target: tg.Name, Engine: eng, Depth: depth}
 				tools := []*matrixTool{{name: "fio", cmd: spec.Fio}, {name: "iolab", cmd: spec.Iolab}}
@@ -235,6 +241,9 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	}
 	if spec.Machine != "" {
 		fmt.Fprintf(&b, "Machine: %s.\n", spec.Machine)
+	}
+	if spec.CPUsAllowed != "" {
+		fmt.Fprintf(&b, "Every job of both tools runs with cpus_allowed=%s (the job and the io-wq workers it starts).\n", spec.CPUsAllowed)
 	}
 	for _, t := range spec.Targets {
 		if t.Desc != "" {

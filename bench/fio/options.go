@@ -345,6 +345,13 @@ func setRandSeed(j *bench.Job, v string) error {
 
 // parseCPUList parses fio's cpus_allowed: CPU numbers and ranges separated
 // by commas, e.g. "0,2-3". The result is sorted and without repeats.
+// CheckCPUList says whether v is a CPU list cpus_allowed takes ("1",
+// "0,2-3"), and if not, why.
+func CheckCPUList(v string) error {
+	_, err := parseCPUList(v)
+	return err
+}
+
 func parseCPUList(v string) ([]int, error) {
 	var cpus []int
 	for item := range strings.SplitSeq(v, ",") {
