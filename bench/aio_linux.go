@@ -98,6 +98,13 @@ type aio struct {
 	fds       []uint32 // per job file
 	bufs      *buffers
 	userspace bool // userspace_reap
+
+	inflight int // submitted and not yet reaped
+	// spin watches the aio ring before a blocking io_getevents, as the
+	// io_uring engine watches its ring (waitSpin): the loop driver's and
+	// filesystems' completions come from other threads, and one that
+	// arrives while the thread sleeps costs a wake-up on both sides.
+	spin waitSpin
 }
 
 func newAIO(j *Job, fds []int, bufs *buffers, depth int) (*aio, error) {
@@ -130,6 +137,7 @@ func newAIO(j *Job, fds []int, bufs *buffers, depth int) (*aio, error) {
 		a.ring = nil
 	} else {
 		a.events = unsafe.Add(unsafe.Pointer(a.ring), unsafe.Sizeof(aioRing{}))
+		a.spin = tscWaitSpin()
 	}
 	return a, nil
 }
@@ -192,6 +200,7 @@ func (a *aio) commit() (int, error) {
 		a.done += int(n)
 		a.submitAt = (a.submitAt + int(n)) % a.depth
 		total += int(n)
+		a.inflight += int(n)
 	}
 	a.queued, a.done = 0, 0
 	return total, nil
@@ -237,7 +246,8 @@ func (a *aio) userReap(c []completion) int {
 // blocks for min, once; without block it asks for 0 and spins. With
 // userspace_reap, a spin reads the aio ring in user space instead of
 // calling io_getevents (fio does so only when it does not block).
-func (a *aio) getevents(want, most int, block bool, c []completion) (int, error) {
+func (a *aio) getevents(want, most int, block bool, c []completion) (n int, err error) {
+	defer func() { a.inflight -= n }()
 	got := 0
 	for got < want {
 		if !block && a.userspace && a.ring != nil {
@@ -247,6 +257,9 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 		wait := 0
 		if block {
 			wait = want - got
+			if a.spin.ok && a.inflight-got >= 2 {
+				a.spinFor()
+			}
 		}
 		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(wait), uintptr(most-got), uintptr(a.out), 0, 0)
 		if errno == unix.EINTR {
@@ -262,6 +275,27 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 		}
 	}
 	return got, nil
+}
+
+// spinFor watches the aio ring for up to spinNs before a blocking
+// io_getevents: the call that follows is the same, but finds the events
+// there instead of sleeping for them.
+func (a *aio) spinFor() {
+	sp := &a.spin
+	if sp.skipping() {
+		return
+	}
+	end := rdtsc() + sp.ticks
+	for {
+		if atomic.LoadUint32(&a.ring.tail) != atomic.LoadUint32(&a.ring.head) {
+			sp.saw(true)
+			return
+		}
+		if rdtsc() > end {
+			sp.saw(false)
+			return
+		}
+	}
 }
 
 func (a *aio) close() error {

@@ -522,11 +522,38 @@ const (
 )
 
 func newWaitSpin(setup uint32, sqpoll bool) waitSpin {
+	if setup&ioringSetupTaskrunFlag == 0 || sqpoll {
+		return waitSpin{}
+	}
+	return tscWaitSpin()
+}
+
+// tscWaitSpin is a spin of spinNs timed by the TSC, or none without one.
+func tscWaitSpin() waitSpin {
 	mult := tscRate() // ns per tick, 32.32
-	if setup&ioringSetupTaskrunFlag == 0 || sqpoll || mult == 0 {
+	if mult == 0 {
 		return waitSpin{}
 	}
 	return waitSpin{ok: true, ticks: uint64(spinNs) << 32 / mult}
+}
+
+// skipping is true for a wait that is not to spin, after empty spins.
+func (sp *waitSpin) skipping() bool {
+	if sp.skip > 0 {
+		sp.skip--
+		return true
+	}
+	return false
+}
+
+// saw records how a spin ended: something came, or the next waits skip.
+func (sp *waitSpin) saw(something bool) {
+	if something {
+		sp.backoff = 0
+		return
+	}
+	sp.skip = sp.backoff
+	sp.backoff = min(max(1, 2*sp.backoff), spinMaxSkip)
 }
 
 // spinFor watches the ring before a blocking wait: true when completions
@@ -534,28 +561,25 @@ func newWaitSpin(setup uint32, sqpoll bool) waitSpin {
 // (task work is queued, or nothing came).
 func (r *uring) spinFor() bool {
 	sp := &r.spin
-	if sp.skip > 0 {
-		sp.skip--
+	if sp.skipping() {
 		return false
 	}
 	head := *r.cqHead
 	end := rdtsc() + sp.ticks
 	for {
 		if atomic.LoadUint32(r.sqFlags)&ioringSQTaskrun != 0 {
-			sp.backoff = 0
+			sp.saw(true)
 			return false
 		}
 		if atomic.LoadUint32(r.cqTail) != head {
-			sp.backoff = 0
+			sp.saw(true)
 			return true
 		}
 		if rdtsc() > end {
-			break
+			sp.saw(false)
+			return false
 		}
 	}
-	sp.skip = sp.backoff
-	sp.backoff = min(max(1, 2*sp.backoff), spinMaxSkip)
-	return false
 }
 
 func (r *uring) close() error {

@@ -67,3 +67,32 @@ func TestWaitSpin(t *testing.T) {
 		t.Error("a completion in the CQ ring: the spin should end in a reap")
 	}
 }
+
+// TestAIOWaitSpin: libaio's wait watches the aio ring the same way: events
+// there end the spin at once; an empty ring is watched for spinNs, and
+// then the next wait skips spinning.
+func TestAIOWaitSpin(t *testing.T) {
+	if tscRate() == 0 {
+		t.Skip("the job clock is not the TSC here: the wait does not spin (tscWaitSpin)")
+	}
+	var ring aioRing
+	a := &aio{ring: &ring, spin: tscWaitSpin()}
+	start := time.Now()
+	a.spinFor()
+	if d := time.Since(start); d < spinNs*time.Nanosecond {
+		t.Fatalf("an empty aio ring was watched for %v, less than %d ns", d, spinNs)
+	}
+	if a.spin.skip != 0 || a.spin.backoff != 1 {
+		t.Fatalf("after the first empty spin: skip %d, backoff %d, want 0, 1", a.spin.skip, a.spin.backoff)
+	}
+	a.spinFor() // empty again: the next wait skips
+	if a.spin.skip != 1 {
+		t.Fatalf("after the second empty spin: skip %d, want 1", a.spin.skip)
+	}
+	a.spinFor() // skipped
+	atomic.StoreUint32(&ring.tail, 1)
+	a.spinFor()
+	if a.spin.backoff != 0 || a.spin.skip != 0 {
+		t.Errorf("events in the ring: skip %d, backoff %d, want 0, 0", a.spin.skip, a.spin.backoff)
+	}
+}
