@@ -139,3 +139,45 @@ func lookFio(t *testing.T) string {
 	}
 	return p
 }
+
+// TestOpenFlagsMatchFio runs fio and iolab on one loop device under strace
+// and compares the flags each opens the device with for its I/O: fio opens
+// what is not a regular file with O_NOATIME (generic_open_file), so that a
+// read does not look at the device inode's atime, and so does iolab.
+// O_CLOEXEC, which iolab adds and fio does not, is left out.
+func TestOpenFlagsMatchFio(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Fatal("strace is not installed (the test command installs it)")
+	}
+	fio := lookFio(t)
+	dev := testLoop(t, 16<<20)
+	re := regexp.MustCompile(`openat\(AT_FDCWD, "` + regexp.QuoteMeta(dev) + `", ([A-Z_|]+)`)
+	flagsOf := func(trace string) map[string]bool {
+		t.Helper()
+		var last []string
+		for _, m := range re.FindAllStringSubmatch(trace, -1) {
+			last = strings.Split(m[1], "|") // the job's own open is the last
+		}
+		if last == nil {
+			t.Fatalf("no open of %s in:\n%s", dev, trace)
+		}
+		set := map[string]bool{}
+		for _, f := range last {
+			if f != "O_CLOEXEC" {
+				set[f] = true
+			}
+		}
+		return set
+	}
+	for _, rw := range []string{"randread", "randwrite"} {
+		args := []string{"--name=t", "--filename=" + dev, "--rw=" + rw, "--bs=4k", "--size=1m", "--direct=1", "--ioengine=psync"}
+		want := flagsOf(straceTrace(t, "openat", nil, fio, args...))
+		got := flagsOf(straceTrace(t, "openat", []string{"IOLAB_TEST_MAIN=1"}, os.Args[0], append([]string{"run", "--no-save"}, args...)...))
+		if !want["O_NOATIME"] {
+			t.Errorf("%s: fio opened %s without O_NOATIME: %v", rw, dev, want)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: iolab opens %s with %v, fio with %v", rw, dev, got, want)
+		}
+	}
+}
