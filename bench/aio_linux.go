@@ -75,8 +75,18 @@ var libaioEngine = Engine{
 		if err != nil {
 			return nil, engineInfo{}, err
 		}
-		return a, engineInfo{}, nil
+		return a, engineInfo{setup: a.describe()}, nil
 	},
+}
+
+// describe is what the run records of the context's setup: whether its
+// waits spin on the aio ring (it has none to spin on when the ring's
+// layout is not the one iolab knows, or without a TSC to time the spin).
+func (a *aio) describe() string {
+	if !a.spin.ok {
+		return ""
+	}
+	return "libaio; waits spin ≤5µs on the aio ring"
 }
 
 type aio struct {

@@ -97,8 +97,9 @@ type JobResult struct {
 	// (0 without a target).
 	LatencyDepth int `json:"latency_depth,omitempty"`
 	// EngineSetup is how the job's engine was set up where the kernel
-	// chooses (io_uring: the setup flags it took, ring sizes, what is
-	// registered); "" for engines without such choices.
+	// or the machine chooses (io_uring: the setup flags it took, ring
+	// sizes, what is registered, whether waits spin; libaio: whether
+	// waits spin); "" for engines without such choices.
 	EngineSetup string `json:"engine_setup,omitempty"`
 
 	// Logs are the job's log files (write_bw_log, …), each's first

@@ -8,8 +8,8 @@ import (
 
 // TestURingSetupRecorded: an io_uring job records the ring as the kernel
 // set it up — the flags it took, a CQ the size of the SQ (fio's CQSIZE
-// with cq_entries = iodepth), its registered fd — and a job on another
-// engine records nothing.
+// with cq_entries = iodepth), its registered fd — a libaio job whether its
+// waits spin (with the TSC to time them), and a psync job nothing.
 func TestURingSetupRecorded(t *testing.T) {
 	path := t.TempDir() + "/f"
 	if err := os.WriteFile(path, make([]byte, 1<<20), 0o600); err != nil {
@@ -21,7 +21,8 @@ func TestURingSetupRecorded(t *testing.T) {
 	}{
 		// The other flags depend on the kernel's age (newURing falls back).
 		{"io_uring", []string{"io_uring ", "CQSIZE", "sq 8, cq 8"}},
-		{"libaio", nil},
+		{"libaio", spinSetup()},
+		{"psync", nil},
 	} {
 		j := NewJob()
 		j.Name, j.IOEngine, j.RW, j.IODepth, j.Filename, j.Size = "f", tc.engine, "randread", 8, path, 1<<20
@@ -36,8 +37,20 @@ func TestURingSetupRecorded(t *testing.T) {
 		if strings.Contains(res.EngineSetup, "COOP_TASKRUN") && !strings.Contains(res.EngineSetup, "TASKRUN_FLAG") {
 			t.Errorf("%s: setup %q has COOP_TASKRUN without TASKRUN_FLAG", tc.engine, res.EngineSetup)
 		}
+		if tc.engine == "io_uring" && tscRate() != 0 && strings.Contains(res.EngineSetup, "TASKRUN_FLAG") && !strings.Contains(res.EngineSetup, "waits spin") {
+			t.Errorf("%s: setup %q: with TASKRUN_FLAG and a TSC the waits spin", tc.engine, res.EngineSetup)
+		}
 		if tc.want == nil && res.EngineSetup != "" {
 			t.Errorf("%s: setup %q, want none", tc.engine, res.EngineSetup)
 		}
 	}
+}
+
+// spinSetup is what a libaio job records: its waits spin where the TSC
+// can time them.
+func spinSetup() []string {
+	if tscRate() == 0 {
+		return nil
+	}
+	return []string{"libaio; waits spin ≤5µs on the aio ring"}
 }
