@@ -182,3 +182,22 @@ func failedStep(seq int) sweep.StepResult {
 		Start:  at(seq * 70), End: at(seq*70 + 1),
 	}
 }
+
+// storeNineSteps stores a run of nine steps of 300 I/Os (after a run was
+// deleted, its steps take the freed ids) and returns its id.
+func storeNineSteps(t *testing.T, s *Store) int64 {
+	t.Helper()
+	ctx := context.Background()
+	id, err := s.CreateRun(ctx, testRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for seq := range 9 {
+		st := testStep(rng, seq, 300, 4, false)
+		if err := s.SaveStep(ctx, id, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id
+}

@@ -209,33 +209,28 @@ func (c *stepCache) putLocked(key stepKey, e *cachedStep) {
 // trimLocked drops entries and summaries, any first but those of key,
 // until the cache is within its budget.
 func (c *stepCache) trimLocked(key stepKey) {
-	for k, o := range c.entries {
+	if !trimOver(c, c.entries, key, func(e *cachedStep) int64 { return e.size }) {
+		return
+	}
+	if !trimOver(c, c.sums, key, func(e *cachedSummary) int64 { return e.size }) {
+		return
+	}
+	trimOver(c, c.docs, key, func(b []byte) int64 { return int64(len(b) + 64) })
+}
+
+// trimOver drops m's entries but key's while c is over its budget; false
+// once it is within it.
+func trimOver[V any](c *stepCache, m map[stepKey]V, key stepKey, size func(V) int64) bool {
+	for k, v := range m {
 		if c.size <= c.budget {
-			return
+			return false
 		}
 		if k != key {
-			delete(c.entries, k)
-			c.size -= o.size
+			delete(m, k)
+			c.size -= size(v)
 		}
 	}
-	for k, o := range c.sums {
-		if c.size <= c.budget {
-			return
-		}
-		if k != key {
-			delete(c.sums, k)
-			c.size -= o.size
-		}
-	}
-	for k, b := range c.docs {
-		if c.size <= c.budget {
-			return
-		}
-		if k != key {
-			delete(c.docs, k)
-			c.size -= int64(len(b) + 64)
-		}
-	}
+	return c.size > c.budget
 }
 
 // readCachedSteps reads the job results (with the histograms hists) and

@@ -99,17 +99,7 @@ func TestStepCacheNeverStale(t *testing.T) {
 	if err := s.DeleteRun(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	id2, err := s.CreateRun(ctx, testRun())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(9, 10))
-	for seq := range 9 {
-		st := testStep(rng, seq, 300, 4, false)
-		if err := s.SaveStep(ctx, id2, &st); err != nil {
-			t.Fatal(err)
-		}
-	}
+	id2 := storeNineSteps(t, s)
 	if reused, _ := stepIDStamp(t, s, id2, 0); reused > oldID {
 		t.Logf("the new run's steps did not reuse ids (first %d)", reused)
 	}

@@ -57,17 +57,7 @@ func TestStepJSONNeverStale(t *testing.T) {
 	if err := s.DeleteRun(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	id2, err := s.CreateRun(ctx, testRun())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(9, 10))
-	for seq := range 9 {
-		st := testStep(rng, seq, 300, 4, false)
-		if err := s.SaveStep(ctx, id2, &st); err != nil {
-			t.Fatal(err)
-		}
-	}
+	id2 := storeNineSteps(t, s)
 	checkStepJSON(t, s, "another run in the deleted one's place", id2)
 
 	s.stepCache = newStepCache(1)

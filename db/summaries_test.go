@@ -76,17 +76,7 @@ func TestSummariesNeverStale(t *testing.T) {
 	if _, err := s.Summaries(ctx, id); err == nil {
 		t.Fatal("the summaries of a deleted run: no error")
 	}
-	id2, err := s.CreateRun(ctx, testRun())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(9, 10))
-	for seq := range 9 {
-		st := testStep(rng, seq, 300, 4, false)
-		if err := s.SaveStep(ctx, id2, &st); err != nil {
-			t.Fatal(err)
-		}
-	}
+	id2 := storeNineSteps(t, s)
 	checkSummaries(t, s, "another run in the deleted one's place", id2)
 }
 
