@@ -248,6 +248,7 @@ func (a *aio) userReap(c []completion) int {
 	}
 	if n > 0 {
 		atomic.StoreUint32(&a.ring.head, head)
+		a.inflight -= n
 	}
 	return n
 }
@@ -256,8 +257,7 @@ func (a *aio) userReap(c []completion) int {
 // blocks for min, once; without block it asks for 0 and spins. With
 // userspace_reap, a spin reads the aio ring in user space instead of
 // calling io_getevents (fio does so only when it does not block).
-func (a *aio) getevents(want, most int, block bool, c []completion) (n int, err error) {
-	defer func() { a.inflight -= n }()
+func (a *aio) getevents(want, most int, block bool, c []completion) (int, error) {
 	got := 0
 	for got < want {
 		if !block && a.userspace && a.ring != nil {
@@ -267,7 +267,7 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (n int, err 
 		wait := 0
 		if block {
 			wait = want - got
-			if a.spin.ok && a.inflight-got >= 2 {
+			if a.spin.ok && a.inflight >= 2 {
 				a.spinFor()
 			}
 		}
@@ -278,6 +278,7 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (n int, err 
 		if errno != 0 {
 			return got, fmt.Errorf("libaio: io_getevents: %w", errno)
 		}
+		a.inflight -= int(n)
 		for i := range int(n) {
 			e := (*ioEvent)(unsafe.Add(a.out, i*int(unsafe.Sizeof(ioEvent{}))))
 			c[got] = completion{slot: int32(e.data), res: int32(e.res)}
