@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,15 +256,41 @@ func storedSteps(t *testing.T, dbPath string) int {
 // TestPresetsOnLoop runs two of the write-ups' presets on a loop device with
 // short runtimes: the fairness summary shows both jobs per scheduler; in
 // engines-randwrite the io_uring+hipri steps fail with the poll-queue
-// reason and the others succeed.
+// reason and the others succeed. A kernel built without one of the
+// fairness preset's schedulers (some have no bfq) runs the others, with
+// --skip-impossible, and the run records the one left out and why.
 func TestPresetsOnLoop(t *testing.T) {
 	dev := testLoop(t, 256<<20)
 	dbPath := filepath.Join(t.TempDir(), "iolab.db")
 
-	var stdout, stderr bytes.Buffer
-	err := run([]string{"run", "--db", dbPath, "--preset", "sched-fairness", "--filename=" + dev, "--runtime=200ms", "--repeat=1"}, &stdout, &stderr)
+	_, offered, err := (system.FS{}).Schedulers(filepath.Base(dev))
 	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, s := range []string{"none", "mq-deadline", "bfq", "kyber"} {
+		if !slices.Contains(offered, s) {
+			missing = append(missing, s)
+		}
+	}
+	args := []string{"run", "--db", dbPath, "--preset", "sched-fairness", "--filename=" + dev, "--runtime=200ms", "--repeat=1"}
+	if len(missing) > 0 {
+		args = append(args, "--skip-impossible")
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(args, &stdout, &stderr); err != nil {
 		t.Fatalf("sched-fairness: %v\n%s", err, stderr.String())
+	}
+	if len(missing) > 0 {
+		store := openTestStore(t, dbPath)
+		runs, err := store.ListRuns(context.Background(), db.RunFilter{})
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("runs %v: %v", runs, err)
+		}
+		skipped := runs[0].Plan.Skipped
+		if len(skipped) != len(missing) || !strings.Contains(skipped[0].Reason, "is not one of them") {
+			t.Fatalf("skipped %+v, want the schedulers %s the kernel does not offer, with the reason", skipped, missing)
+		}
 	}
 	summary := stdout.String()
 	for _, want := range []string{"bg-writer", "fg-reader", "none", "mq-deadline", "IOPS and bandwidth per job by scheduler"} {
