@@ -123,8 +123,42 @@ func isSetupError(err error) bool {
 	return errors.As(err, &se)
 }
 
+// jobStartTick is how often fio's parent looks whether the jobs it started
+// have set up (backend.c run_threads: do_usleep(100000), then a check for
+// TD_INITIALIZED), and only then lets them go (fio_sem_up(td->sem)): a fio
+// job's thread sleeps about this long between its set-up and its first
+// I/O. iolab's jobs start on the same tick. The pause matters beyond its
+// tenth of a second: where the kernel runs a device's worker threads
+// beside the job (the loop driver's kworker, io_uring's io-wq worker, and
+// on this project's VMs whether they share the job's vCPU) follows its
+// view of the job thread when the I/O starts — its PELT utilisation, which
+// decays with a 32 ms half-life — and stays so. On a 2-vCPU VM, 4 KiB
+// random reads at iodepth 1 on a loop device ran at 30 k IOPS started
+// straight after set-up and at 42 k after the pause, fio's 45 k
+// (BENCHMARKS.md).
+const jobStartTick = 100 * time.Millisecond
+
+// waitStartTick waits, as fio's parent does, for the first tick of
+// jobStartTick since the jobs were launched at which they are all set up
+// (now), or for ctx to end.
+func waitStartTick(ctx context.Context, launched time.Time) {
+	t := time.NewTimer(startTickWait(time.Since(launched)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// startTickWait is the wait from elapsed after the launch to the next
+// tick: never the launch itself, since fio sleeps before it first looks.
+func startTickWait(elapsed time.Duration) time.Duration {
+	return (elapsed/jobStartTick+1)*jobStartTick - elapsed
+}
+
 // runPhase runs the jobs of groups at the same time. Every job sets up on
-// its own locked thread first; they start together only when all are ready.
+// its own locked thread first; they start together only when all are ready,
+// on fio's start tick (waitStartTick).
 // The run's jobs before these (rc.threads) number first.
 func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration, rc *runControl) ([]GroupResult, error) {
 	type slotRef struct{ g, i int }
@@ -160,6 +194,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 		}
 		files[ref.g][ref.i] = jf
 	}
+	launched := time.Now()
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
 	var wg sync.WaitGroup
@@ -238,6 +273,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 		case <-done:
 		}
 	}()
+	waitStartTick(ctx, launched)
 	ssm.start()
 	close(start)
 	wg.Wait()
