@@ -99,10 +99,14 @@ func (pc *phaseControl) stopAll() {
 }
 
 // await holds job k until it may start: its start delay has passed since
-// the run began and the jobs it waits for have finished. It is false when
+// the run began, and a start tick after it, and the jobs it waits for have
+// finished. It is false when
 // the job was stopped first: it never starts.
 func (pc *phaseControl) await(k int, j *Job) bool {
 	if wait := time.Until(pc.rc.genesis.Add(startDelay(j, pc.rc.threads+k))); wait > 0 {
+		// fio creates a delayed job only once its delay has passed
+		// (run_threads), then lets it go on its start tick, as any other.
+		wait += jobStartTick
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		select {
