@@ -86,7 +86,7 @@ func (a *aio) describe() string {
 	if !a.spin.ok {
 		return ""
 	}
-	return "libaio; waits spin ≤5µs on the aio ring"
+	return "libaio; " + spinNote + " (the aio ring)"
 }
 
 type aio struct {
@@ -111,9 +111,10 @@ type aio struct {
 
 	inflight int // submitted and not yet reaped
 	// spin watches the aio ring before a blocking io_getevents, as the
-	// io_uring engine watches its ring (waitSpin): the loop driver's and
-	// filesystems' completions come from other threads, and one that
-	// arrives while the thread sleeps costs a wake-up on both sides.
+	// io_uring engine watches its ring (waitspin_linux.go): the loop
+	// driver's and filesystems' completions come from other threads, and
+	// one that arrives while the thread sleeps costs a wake-up on both
+	// sides.
 	spin waitSpin
 }
 
@@ -267,7 +268,7 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 		wait := 0
 		if block {
 			wait = want - got
-			if a.spin.ok && a.inflight >= 2 {
+			if a.spin.ok && a.inflight >= 2 && a.spin.spinning() {
 				a.spinFor()
 			}
 		}
@@ -284,6 +285,9 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 			c[got] = completion{slot: int32(e.data), res: int32(e.res)}
 			got++
 		}
+	}
+	if a.spin.ok {
+		a.spin.reaped(got)
 	}
 	return got, nil
 }
@@ -308,6 +312,9 @@ func (a *aio) spinFor() {
 		}
 	}
 }
+
+// spinSummary is what the wait spin chose, for the run's engine_setup.
+func (a *aio) spinSummary() string { return a.spin.summary() }
 
 func (a *aio) close() error {
 	var errs []error

@@ -322,6 +322,11 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	res.MinFlt = uint64(ru1.Minflt - ru0.Minflt)
 	res.MajFlt = uint64(ru1.Majflt - ru0.Majflt)
 	res.ClockReads = l.clocks
+	if s, ok := l.eng.(interface{ spinSummary() string }); ok {
+		if spun := s.spinSummary(); spun != "" {
+			res.EngineSetup += "; " + spun
+		}
+	}
 	l.verifyEnd(stop.Load)
 	// The logs close after the verify phase, whose reads they log too.
 	logEnd := stopAt

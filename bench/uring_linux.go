@@ -477,6 +477,9 @@ func (r *uring) getevents(want, most int, block bool, c []completion) (int, erro
 	for {
 		got += r.reapRing(c[got:most])
 		if got >= want {
+			if r.spin.ok {
+				r.spin.reaped(got)
+			}
 			return got, nil
 		}
 		if r.sqpoll() {
@@ -485,7 +488,7 @@ func (r *uring) getevents(want, most int, block bool, c []completion) (int, erro
 		wait := uint32(0)
 		if block {
 			wait = uint32(want - got)
-			if r.spin.ok && r.inflight >= 2 && r.spinFor() {
+			if r.spin.ok && r.inflight >= 2 && r.spin.spinning() && r.spinFor() {
 				continue // completions came to the ring itself
 			}
 		}
@@ -495,65 +498,14 @@ func (r *uring) getevents(want, most int, block bool, c []completion) (int, erro
 	}
 }
 
-// waitSpin is how the job thread waits for completions the kernel runs
-// on io-wq (zram, loop and files: they are punted, not polled). With
-// DEFER_TASKRUN a worker that completes an I/O queues it as task work for
-// the job thread and, if the thread sleeps in io_uring_enter, wakes it: an
-// IPI and a wake-up on another CPU, microseconds each on a VM, paid by both
-// sides. With several I/Os in flight the next completion is usually that
-// close, so before a blocking wait the thread first watches the ring's
-// IORING_SQ_TASKRUN flag (TASKRUN_FLAG: the kernel sets it when task work
-// is queued) for up to spinNs, then makes the same
-// io_uring_enter(0, want, GETEVENTS) it would have made — which now runs
-// the task work without sleeping. The system calls are fio's; only the
-// sleep is saved. A spin that sees nothing makes the next ones rarer
-// (skip doubles up to spinMaxSkip waits), so a device slower than spinNs
-// costs little CPU.
-type waitSpin struct {
-	ok      bool   // TASKRUN_FLAG took and the TSC can time the spin
-	ticks   uint64 // spinNs in TSC ticks
-	skip    int    // waits left to make without spinning
-	backoff int    // skip after the next spin that sees nothing
-}
-
-const (
-	spinNs      = 5000
-	spinMaxSkip = 64
-)
-
+// newWaitSpin is the ring's wait spin (waitspin_linux.go): it watches
+// the task-run flag, which only TASKRUN_FLAG sets; under SQPOLL the wait
+// spins on the ring already.
 func newWaitSpin(setup uint32, sqpoll bool) waitSpin {
 	if setup&ioringSetupTaskrunFlag == 0 || sqpoll {
 		return waitSpin{}
 	}
 	return tscWaitSpin()
-}
-
-// tscWaitSpin is a spin of spinNs timed by the TSC, or none without one.
-func tscWaitSpin() waitSpin {
-	mult := tscRate() // ns per tick, 32.32
-	if mult == 0 {
-		return waitSpin{}
-	}
-	return waitSpin{ok: true, ticks: uint64(spinNs) << 32 / mult}
-}
-
-// skipping is true for a wait that is not to spin, after empty spins.
-func (sp *waitSpin) skipping() bool {
-	if sp.skip > 0 {
-		sp.skip--
-		return true
-	}
-	return false
-}
-
-// saw records how a spin ended: something came, or the next waits skip.
-func (sp *waitSpin) saw(something bool) {
-	if something {
-		sp.backoff = 0
-		return
-	}
-	sp.skip = sp.backoff
-	sp.backoff = min(max(1, 2*sp.backoff), spinMaxSkip)
 }
 
 // spinFor watches the ring before a blocking wait: true when completions
@@ -581,6 +533,9 @@ func (r *uring) spinFor() bool {
 		}
 	}
 }
+
+// spinSummary is what the wait spin chose, for the run's engine_setup.
+func (r *uring) spinSummary() string { return r.spin.summary() }
 
 func (r *uring) close() error {
 	var errs []error

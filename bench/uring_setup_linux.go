@@ -44,7 +44,7 @@ func (r *uring) describe() string {
 		s += "; registered files"
 	}
 	if r.spin.ok {
-		s += "; waits spin ≤5µs on the task-run flag"
+		s += "; " + spinNote + " (the task-run flag)"
 	}
 	return s
 }

@@ -52,5 +52,5 @@ func spinSetup() []string {
 	if tscRate() == 0 {
 		return nil
 	}
-	return []string{"libaio; waits spin ≤5µs on the aio ring"}
+	return []string{"libaio; " + spinNote + " (the aio ring)"}
 }

@@ -96,3 +96,70 @@ func TestAIOWaitSpin(t *testing.T) {
 		t.Errorf("events in the ring: skip %d, backoff %d, want 0, 0", a.spin.skip, a.spin.backoff)
 	}
 }
+
+// TestWaitSpinTrials: after a warm-up window the spin alternates windows
+// with and without spinning, spinPairs of each, then keeps spinning for
+// spinExploit windows only where the windows with the spin were at least
+// spinGain faster (by their medians: one slow window is not a verdict),
+// and then tries again.
+func TestWaitSpinTrials(t *testing.T) {
+	// run plays one cycle: the warm-up (first) or the previous cycle's
+	// use, then the trials, windows with the spin lasting with ticks and
+	// those without without, the last of each pair odd; it returns the
+	// choice, and checks the windows after it follow it.
+	run := func(t *testing.T, sp *waitSpin, now *uint64, with, without uint64) bool {
+		t.Helper()
+		for k := range 2 * spinPairs {
+			wantOff := k%2 == 1
+			if sp.spinning() == wantOff {
+				t.Fatalf("trial window %d: spinning %v, want %v", k, sp.spinning(), !wantOff)
+			}
+			d := with
+			if wantOff {
+				d = without
+			}
+			if k == 2 {
+				d *= 10 // one window held up: the median ignores it
+			}
+			*now += d
+			sp.windowEnd(*now)
+		}
+		chosen := sp.spinning()
+		for k := range spinExploit {
+			if sp.spinning() != chosen {
+				t.Fatalf("window %d after the choice: spinning %v, the choice was %v", k, sp.spinning(), chosen)
+			}
+			*now += 1000
+			sp.windowEnd(*now)
+		}
+		return chosen
+	}
+	sp := waitSpin{ok: true}
+	now := uint64(1 << 40)
+	sp.windowEnd(now) // the warm-up window
+	if !run(t, &sp, &now, 1000, 1300) {
+		t.Error("windows with the spin 30 % faster: not spinning")
+	}
+	if run(t, &sp, &now, 1000, 1020) {
+		t.Error("windows with the spin 2 % faster: spinning, which only costs CPU there")
+	}
+	if run(t, &sp, &now, 1100, 1000) {
+		t.Error("windows with the spin slower: spinning")
+	}
+	if run(t, &sp, &now, 1000, 1060) {
+		t.Errorf("windows with the spin 6 %% faster (spinGain %v): spinning", spinGain)
+	}
+	if !run(t, &sp, &now, 1000, 1120) {
+		t.Errorf("windows with the spin 12 %% faster (spinGain %v): not spinning", spinGain)
+	}
+	// reaped ends a window after spinWindow completions, not before.
+	sp = waitSpin{ok: true}
+	sp.reaped(spinWindow - 1)
+	if sp.start != 0 {
+		t.Fatal("a window ended before spinWindow completions")
+	}
+	sp.reaped(1)
+	if sp.start == 0 || sp.done != 0 {
+		t.Fatalf("after spinWindow completions: start %d, done %d; want a new window", sp.start, sp.done)
+	}
+}
