@@ -51,6 +51,9 @@ func TestCalibrateMatrix(t *testing.T) {
 		if r.Ratio < r.RatioLo || r.Ratio > r.RatioHi {
 			t.Errorf("row %d: ratio %g outside its interval [%g, %g]", i, r.Ratio, r.RatioLo, r.RatioHi)
 		}
+		if r.CPURatio <= 0 || r.CPURatio < r.CPURatioLo || r.CPURatio > r.CPURatioHi {
+			t.Errorf("row %d: CPU ratio %g, its interval [%g, %g]", i, r.CPURatio, r.CPURatioLo, r.CPURatioHi)
+		}
 	}
 	b, err := os.ReadFile(md)
 	if err != nil {
@@ -58,6 +61,7 @@ func TestCalibrateMatrix(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "\n| dev |"); n != 3 || !strings.Contains(string(b), "| target | engine | iodepth |") ||
 		!strings.Contains(string(b), "iolab's timer ") ||
+		!strings.Contains(string(b), " of 3 rows") ||
 		!strings.Contains(string(b), "Every job of both tools runs with cpus_allowed=0 ") ||
 		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 1 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4 --cpus 0`") {
 		t.Errorf("the Markdown table has %d rows:\n%s", n, b)

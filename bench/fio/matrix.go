@@ -69,9 +69,23 @@ type MatrixRow struct {
 	RatioMin   float64 `json:"iops_ratio_min"`
 	RatioMax   float64 `json:"iops_ratio_max"`
 	Tie        bool    `json:"tie"`
-	CPURatio   float64 `json:"cpu_per_io_ratio"` // iolab / fio CPU time per I/O, medians
+	// CPURatio is iolab / fio CPU time per I/O, the median over the
+	// rounds' pairs, with its bootstrap 95 % interval; CPUTie is set when
+	// the interval holds 1.
+	CPURatio   float64 `json:"cpu_per_io_ratio"`
+	CPURatioLo float64 `json:"cpu_per_io_ratio_lo"`
+	CPURatioHi float64 `json:"cpu_per_io_ratio_hi"`
+	CPUTie     bool    `json:"cpu_tie"`
 	RoundsPair int     `json:"rounds"`
 }
+
+// Meets is the bar issue 14 set a row: a median iolab/fio IOPS ratio of at
+// least 1 and a median CPU-per-I/O ratio of at most 1.
+func (r MatrixRow) Meets() bool { return r.Ratio >= 1 && r.CPURatio > 0 && r.CPURatio <= 1 }
+
+// Below is true when the row's IOPS interval lies wholly below 1: iolab
+// was slower beyond the rounds' spread.
+func (r MatrixRow) Below() bool { return r.RatioHi < 1 }
 
 // Sample is one tool's medians over a cell's rounds.
 type Sample struct {
@@ -133,18 +147,23 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 				fioRuns, iolabRuns := tools[0].runs, tools[1].runs
 				row.Fio, row.Iolab = summarise(fioRuns), summarise(iolabRuns)
 				row.Fio.FixedCPUNS, row.Iolab.FixedCPUNS = float64(tools[0].fixed), float64(tools[1].fixed)
-				var ratios []float64
+				var ratios, cpuRatios []float64
 				for i := range fioRuns {
 					if fioRuns[i].iops > 0 {
 						ratios = append(ratios, iolabRuns[i].iops/fioRuns[i].iops)
+					}
+					if fioRuns[i].cpuPerIO > 0 {
+						cpuRatios = append(cpuRatios, iolabRuns[i].cpuPerIO/fioRuns[i].cpuPerIO)
 					}
 				}
 				sp := stats.SpreadOf(ratios)
 				row.Ratio, row.RatioMin, row.RatioMax = sp.Median, sp.Min, sp.Max
 				row.RatioLo, row.RatioHi = stats.BootstrapMedianCI(ratios, 0.95, 2000, 1)
 				row.Tie = row.RatioLo <= 1 && row.RatioHi >= 1
-				if row.Fio.CPUPerIONS > 0 {
-					row.CPURatio = row.Iolab.CPUPerIONS / row.Fio.CPUPerIONS
+				if len(cpuRatios) > 0 {
+					row.CPURatio = stats.Median(cpuRatios)
+					row.CPURatioLo, row.CPURatioHi = stats.BootstrapMedianCI(cpuRatios, 0.95, 2000, 2)
+					row.CPUTie = row.CPURatioLo <= 1 && row.CPURatioHi >= 1
 				}
 				row.RoundsPair = len(ratios)
 				rows = append(rows, row)
@@ -253,21 +272,53 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	b.WriteString("Ratios are iolab / fio: the median over the rounds' pairs, its bootstrap 95 % interval, and the\n")
 	b.WriteString("pairs' min–max; *tie* where the interval holds 1. CPU per I/O is each process's user + system\n")
 	b.WriteString("time (all its threads, io_uring's io-wq workers included), less that of a one-I/O run of the same\n")
-	b.WriteString("job (start-up and exit), over the I/Os it did.\n\n")
-	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio |\n")
+	b.WriteString("job (start-up and exit), over the I/Os it did; its ratio is the median of the pairs' ratios.\n\n")
+	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio (95 % CI) |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		ratio := fmt.Sprintf("**%.3f** (%.3f–%.3f)", r.Ratio, r.RatioLo, r.RatioHi)
 		if r.Tie {
 			ratio += " *tie*"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %.3f |\n",
+		cpu := fmt.Sprintf("%.3f (%.3f–%.3f)", r.CPURatio, r.CPURatioLo, r.CPURatioHi)
+		if r.CPUTie {
+			cpu += " *tie*"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Target, r.Engine, r.Depth, units.Count(r.Fio.IOPS), units.Count(r.Iolab.IOPS), ratio, r.RatioMin, r.RatioMax,
 			units.Nanos(r.Fio.ClatP50NS), units.Nanos(r.Iolab.ClatP50NS), units.Nanos(r.Fio.LatMeanNS), units.Nanos(r.Iolab.LatMeanNS),
-			units.Nanos(r.Fio.CPUPerIONS), units.Nanos(r.Iolab.CPUPerIONS), r.CPURatio)
+			units.Nanos(r.Fio.CPUPerIONS), units.Nanos(r.Iolab.CPUPerIONS), cpu)
 	}
+	b.WriteString("\n" + matrixVerdict(rows) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// matrixVerdict says how the rows stand against the bar of issue 14: a
+// median IOPS ratio ≥ 1 and CPU ratio ≤ 1 on every row, and no row whose
+// IOPS interval lies wholly below 1; it names the rows short of it.
+func matrixVerdict(rows []MatrixRow) string {
+	var short, below []string
+	for _, r := range rows {
+		name := fmt.Sprintf("%s %s %d", r.Target, r.Engine, r.Depth)
+		if !r.Meets() {
+			short = append(short, fmt.Sprintf("%s (%.3f, CPU %.3f)", name, r.Ratio, r.CPURatio))
+		}
+		if r.Below() {
+			below = append(below, name)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "iolab's median IOPS at least fio's and its median CPU per I/O at most fio's on %d of %d rows", len(rows)-len(short), len(rows))
+	if len(short) > 0 {
+		fmt.Fprintf(&b, "; short: %s", strings.Join(short, ", "))
+	}
+	if len(below) == 0 {
+		b.WriteString(". No row's IOPS interval lies wholly below 1.")
+	} else {
+		fmt.Fprintf(&b, ". IOPS interval wholly below 1: %s.", strings.Join(below, ", "))
+	}
+	return b.String()
 }
 
 // WriteMatrixJSON writes the matrix for scripts.
