@@ -52,6 +52,11 @@ type phaseControl struct {
 	started []atomic.Int64
 	done    []chan struct{} // per job: closed when it has finished
 	waitees [][]int         // per job: the jobs it waits for (wait_for)
+	// launched is when the phase's jobs were launched, begun when they
+	// were let go (on the start tick): fio creates a job whose delay has
+	// passed by the launch with the others, and looks for the rest every
+	// jobStartTick after it let those go.
+	launched, begun time.Time
 }
 
 // phase sets up the control of the phase of groups. Its jobs are
@@ -98,16 +103,12 @@ func (pc *phaseControl) stopAll() {
 	}
 }
 
-// await holds job k until it may start: its start delay has passed since
-// the run began, and a start tick after it, and the jobs it waits for have
-// finished. It is false when
-// the job was stopped first: it never starts.
+// await holds job k until it may start: as fio would start it after its
+// start delay (delayedStart), and once the jobs it waits for have
+// finished. It is false when the job was stopped first: it never starts.
 func (pc *phaseControl) await(k int, j *Job) bool {
-	if wait := time.Until(pc.rc.genesis.Add(startDelay(j, pc.rc.threads+k))); wait > 0 {
-		// fio creates a delayed job only once its delay has passed
-		// (run_threads), then lets it go on its start tick, as any other.
-		wait += jobStartTick
-		t := time.NewTimer(wait)
+	if d := startDelay(j, pc.rc.threads+k); d > 0 {
+		t := time.NewTimer(time.Until(delayedStart(pc.rc.genesis.Add(d), pc.launched, pc.begun)))
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -165,6 +166,23 @@ func (pc *phaseControl) terminate(k int) {
 			}
 		}
 	}
+}
+
+// delayedStart is when fio starts a job whose start delay ends at due,
+// in a phase whose jobs it launched at launched and let go at begun
+// (run_threads): one due by the launch is created and let go with the
+// others; for the rest fio looks again every jobStartTick after begun,
+// creates the job at the first look at or after due, and lets it go a
+// tick later, as it does every job it creates.
+func delayedStart(due, launched, begun time.Time) time.Time {
+	if !due.After(launched) {
+		return begun
+	}
+	created := begun.Add(jobStartTick)
+	if late := due.Sub(created); late > 0 {
+		created = created.Add((late + jobStartTick - 1) / jobStartTick * jobStartTick)
+	}
+	return created.Add(jobStartTick)
 }
 
 // startDelay is the job's startdelay; with a range, drawn for each job as

@@ -274,6 +274,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 		}
 	}()
 	waitStartTick(ctx, launched)
+	pc.launched, pc.begun = launched, time.Now()
 	ssm.start()
 	close(start)
 	wg.Wait()

@@ -38,3 +38,27 @@ func TestJobsStartOnFioTick(t *testing.T) {
 		t.Errorf("the second phase's job started %v after the first's, want at least %v", d, jobStartTick)
 	}
 }
+
+// TestDelayedStartAsFio: a job whose startdelay has passed by its phase's
+// launch starts with the others; a later one is created at fio's next
+// look (every tick after the others started) at or after its delay's end,
+// and starts a tick after that.
+func TestDelayedStartAsFio(t *testing.T) {
+	launched := time.Unix(1000, 0)
+	begun := launched.Add(150 * time.Millisecond)
+	ms := func(n int) time.Time { return launched.Add(time.Duration(n) * time.Millisecond) }
+	for _, tc := range []struct {
+		due, want time.Time
+	}{
+		{ms(-20), begun},  // due before the launch: with the others
+		{ms(0), begun},    // due at the launch
+		{ms(10), ms(350)}, // first look at begun+100, started a tick later
+		{ms(250), ms(350)},
+		{ms(251), ms(450)}, // just missed the first look
+		{ms(560), ms(750)},
+	} {
+		if got := delayedStart(tc.due, launched, begun); !got.Equal(tc.want) {
+			t.Errorf("due %v after the launch: starts %v after it, want %v", tc.due.Sub(launched), got.Sub(launched), tc.want.Sub(launched))
+		}
+	}
+}
