@@ -93,8 +93,14 @@ func TestCalibrateLoopTarget(t *testing.T) {
 	if err := tg.cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(tg.Path), "loop")); err == nil {
-		t.Errorf("%s is still attached", tg.Path)
+	// Other packages' tests attach loop devices at the same time, and one
+	// may take the name this one had: what must be gone is a loop device
+	// over this test's file.
+	backs, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, b := range backs {
+		if f, err := os.ReadFile(b); err == nil && strings.HasPrefix(string(f), dir+"/") {
+			t.Errorf("%s is still attached over %s", filepath.Base(filepath.Dir(filepath.Dir(b))), strings.TrimSpace(string(f)))
+		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("files left behind: %v", left)
