@@ -63,12 +63,12 @@ type MatrixRow struct {
 	// Ratio is iolab / fio IOPS: the median over the rounds' pairs, and a
 	// bootstrap 95 % interval of that median. Tie is set when the
 	// interval holds 1.
-	Ratio      float64 `json:"iops_ratio"`
-	RatioLo    float64 `json:"iops_ratio_lo"`
-	RatioHi    float64 `json:"iops_ratio_hi"`
-	RatioMin   float64 `json:"iops_ratio_min"`
-	RatioMax   float64 `json:"iops_ratio_max"`
-	Tie        bool    `json:"tie"`
+	Ratio    float64 `json:"iops_ratio"`
+	RatioLo  float64 `json:"iops_ratio_lo"`
+	RatioHi  float64 `json:"iops_ratio_hi"`
+	RatioMin float64 `json:"iops_ratio_min"`
+	RatioMax float64 `json:"iops_ratio_max"`
+	Tie      bool    `json:"tie"`
 	// CPURatio is iolab / fio CPU time per I/O, the median over the
 	// rounds' pairs, with its bootstrap 95 % interval; CPUTie is set when
 	// the interval holds 1.
