@@ -32,8 +32,10 @@ With --matrix it runs the table BENCHMARKS.md is made from: a 4 KiB random read 
 engine × iodepth, fio and iolab as child processes alternating (default 5 rounds), and prints per row
 the median iolab/fio IOPS ratio with its bootstrap 95 % interval (rows whose interval holds 1 are
 ties), both tools' IOPS, clat p50 and mean latency, and CPU time per I/O (user + system of each
-process, io_uring's workers included, less that of a one-I/O run of the same job: start-up and exit).
-Each tool runs in a session of its own, as fio's job processes do. Targets zram and loop are set up for the run and removed after:
+process, io_uring's workers included, less that of a one-I/O run of the same job: start-up and exit),
+with the CPU ratio's median and interval; under the table, the rows where iolab did at least fio's
+IOPS for at most its CPU per I/O, naming the others. Each tool runs in a session of its own, as fio's
+job processes do. Targets zram and loop are set up for the run and removed after:
 /dev/zram0 filled with 512 MiB of random data (it must be unused), and a direct-I/O loop device over a
 1 GiB file of random data (in /dev/shm when it is a tmpfs: a disk the host shares with other tenants
 would add their noise to the engines' differences; --dir puts it elsewhere); NAME=PATH adds a device
