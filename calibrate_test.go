@@ -28,9 +28,14 @@ func TestCalibrateMatrix(t *testing.T) {
 	md := filepath.Join(t.TempDir(), "matrix.md")
 	var out, errOut bytes.Buffer
 	err := run([]string{"calibrate", "--matrix", "--targets", "dev=" + dev, "--engines", "psync,libaio", "--depths", "1,4",
-		"--rounds", "1", "--duration", "200ms", "--markdown", md, "--output-format", "json", "--cpus", "0"}, &out, &errOut)
+		"--rounds", "2", "--duration", "200ms", "--markdown", md, "--output-format", "json", "--cpus", "0"}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	// Which tool goes first alternates from round to round.
+	if want := "dev psync iodepth=1 round 1/2: fio\ndev psync iodepth=1 round 1/2: iolab\n" +
+		"dev psync iodepth=1 round 2/2: iolab\ndev psync iodepth=1 round 2/2: fio\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("rounds not alternating who goes first:\n%s", errOut.String())
 	}
 	var rows []fio.MatrixRow
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
@@ -63,7 +68,7 @@ func TestCalibrateMatrix(t *testing.T) {
 		!strings.Contains(string(b), "iolab's timer ") ||
 		!strings.Contains(string(b), " of 3 rows") ||
 		!strings.Contains(string(b), "Every job of both tools runs with cpus_allowed=0 ") ||
-		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 1 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4 --cpus 0`") {
+		!strings.Contains(string(b), "Made by `iolab calibrate --matrix --rounds 2 --duration 200ms --targets dev="+dev+" --engines psync,libaio --depths 1,4 --cpus 0`") {
 		t.Errorf("the Markdown table has %d rows:\n%s", n, b)
 	}
 }

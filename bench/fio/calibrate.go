@@ -78,31 +78,49 @@ func Calibrate(ctx context.Context, rn *bench.Runner, fioPath string, args []str
 	cal := &Calibration{Args: args, Rounds: rounds, FioVersion: strings.TrimSpace(string(version))}
 
 	var fioReps, iolabReps []Report
-	for round := 1; round <= rounds; round++ {
+	runFio := func(round int) error {
 		fmt.Fprintf(progress, "round %d/%d: fio\n", round, rounds)
 		fioArgs := append(append([]string(nil), args...), "--output-format=json+")
 		cmd := exec.CommandContext(ctx, path, fioArgs...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("calibrate: fio %s: %w: %s", strings.Join(fioArgs, " "), err, strings.TrimSpace(stderr.String()))
+			return fmt.Errorf("calibrate: fio %s: %w: %s", strings.Join(fioArgs, " "), err, strings.TrimSpace(stderr.String()))
 		}
 		reps, err := ParseReports(&stdout)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: reading fio's output: %w", err)
+			return fmt.Errorf("calibrate: reading fio's output: %w", err)
 		}
 		fioReps = append(fioReps, reps[len(reps)-1])
-
+		return nil
+	}
+	runIolab := func(round int) error {
 		fmt.Fprintf(progress, "round %d/%d: iolab\n", round, rounds)
 		cfg, err := ParseArgs(args)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res, err := rn.Run(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: iolab: %w", err)
+			return fmt.Errorf("calibrate: iolab: %w", err)
 		}
 		iolabReps = append(iolabReps, NewReport(res, cfg, true))
+		return nil
+	}
+	for round := 1; round <= rounds; round++ {
+		// Which tool goes first alternates (fio, iolab; iolab, fio; …), so
+		// that whatever a run leaves behind for the next one favours
+		// neither.
+		first, second := runFio, runIolab
+		if round%2 == 0 {
+			first, second = runIolab, runFio
+		}
+		if err := first(round); err != nil {
+			return nil, err
+		}
+		if err := second(round); err != nil {
+			return nil, err
+		}
 	}
 	for d, name := range []string{"read", "write"} {
 		f, okF, err := side(fioReps, d)

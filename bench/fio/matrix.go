@@ -135,7 +135,16 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 					tool.fixed = r.cpu
 				}
 				for round := 1; round <= spec.Rounds; round++ {
-					for _, tool := range tools {
+					// Which tool goes first alternates, so that what a run
+					// leaves behind for the next (the device's and the
+					// scheduler's state) favours neither: of two fio runs
+					// one after the other, the second did 1–3 % more IOPS
+					// (medians of 14 pairs) on the loop device.
+					order := tools
+					if round%2 == 0 {
+						order = []*matrixTool{tools[1], tools[0]}
+					}
+					for _, tool := range order {
 						fmt.Fprintf(progress, "%s %s iodepth=%d round %d/%d: %s\n", tg.Name, eng, depth, round, spec.Rounds, tool.name)
 						r, err := runChild(ctx, append(slices.Clone(tool.cmd), args...), tool.fixed)
 						if err != nil {
@@ -253,7 +262,7 @@ func summarise(runs []childRun) Sample {
 // BENCHMARKS.md is made from.
 func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows []MatrixRow) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "4 KiB random read, O_DIRECT, %s per run, %d rounds alternating (fio, iolab, fio, …); %s vs %s.\n",
+	fmt.Fprintf(&b, "4 KiB random read, O_DIRECT, %s per run, %d rounds of a pair (fio then iolab, then iolab then fio, …); %s vs %s.\n",
 		spec.Runtime, spec.Rounds, fioVersion, Version)
 	if spec.Command != "" {
 		fmt.Fprintf(&b, "Made by `%s`.\n", spec.Command)
