@@ -252,7 +252,9 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 	}
 	r.spin = newWaitSpin(r.setup, r.sqpoll())
 	// A registered ring fd saves the fd lookup on every enter (fio does the
-	// same); it is only an optimisation, so failure is not an error.
+	// same since June 2026, after 3.42; fio 3.33 does not — BENCHMARKS.md
+	// has what it changes against that); it is only an optimisation, so
+	// failure is not an error.
 	up := rsrcUpdate{offset: ^uint32(0), data: uint64(ringFD)}
 	if n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0); errno == 0 && n == 1 {
 		r.fd = int(up.offset)
