@@ -46,7 +46,7 @@ of yours, which is only read.
 	fioArgs: true,
 	flags: func(fs *flag.FlagSet) runFunc {
 		var rounds optionalInt
-		fs.Var(&rounds, "rounds", "`N` rounds of fio then iolab (default 3; 5 with --matrix)")
+		fs.Var(&rounds, "rounds", "`N` rounds of a pair, fio and iolab taking turns going first (default 3; 5 with --matrix)")
 		format := fs.String("output-format", "normal", "the output's `FORMAT`: normal (with --matrix: Markdown), or json for scripts")
 		fioPath := fs.String("fio", "fio", "the fio binary: a `PATH`, or a name looked up in $PATH")
 		matrix := fs.Bool("matrix", false, "run the calibration matrix (targets × engines × iodepths) instead of one job")
