@@ -296,8 +296,20 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 // io_getevents: the call that follows is the same, but finds the events
 // there instead of sleeping for them.
 func (a *aio) spinFor() {
-	end := rdtsc() + a.spin.ticks
-	for atomic.LoadUint32(&a.ring.tail) == atomic.LoadUint32(&a.ring.head) && rdtsc() <= end {
+	sp := &a.spin
+	if sp.skipping() {
+		return
+	}
+	end := rdtsc() + sp.ticks
+	for {
+		if atomic.LoadUint32(&a.ring.tail) != atomic.LoadUint32(&a.ring.head) {
+			sp.saw(true)
+			return
+		}
+		if rdtsc() > end {
+			sp.saw(false)
+			return
+		}
 	}
 }
 

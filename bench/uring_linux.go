@@ -514,16 +514,23 @@ func newWaitSpin(setup uint32, sqpoll bool) waitSpin {
 // reached the CQ ring itself (reap them, no call), false to make the call
 // (task work is queued, or nothing came).
 func (r *uring) spinFor() bool {
+	sp := &r.spin
+	if sp.skipping() {
+		return false
+	}
 	head := *r.cqHead
-	end := rdtsc() + r.spin.ticks
+	end := rdtsc() + sp.ticks
 	for {
 		if atomic.LoadUint32(r.sqFlags)&ioringSQTaskrun != 0 {
+			sp.saw(true)
 			return false
 		}
 		if atomic.LoadUint32(r.cqTail) != head {
+			sp.saw(true)
 			return true
 		}
 		if rdtsc() > end {
+			sp.saw(false)
 			return false
 		}
 	}

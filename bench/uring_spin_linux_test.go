@@ -1,17 +1,19 @@
 package bench
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestWaitSpin drives the wait spin with a ring of its own words: task work
 // flagged ends the spin for the call that runs it, completions in the CQ
 // ring end it for a reap without a call, and a spin that sees nothing
-// lasts spinNs — every time: the trials, not a back-off, stop spins that
-// do not pay (on a CPU shared with the device's worker every spin comes
-// back empty, and spinning is what pays there).
+// makes the next waits skip spinning, twice as many after each such spin,
+// up to spinMaxSkip, until one sees something again.
 func TestWaitSpin(t *testing.T) {
 	if tscRate() == 0 {
 		t.Skip("the job clock is not the TSC here: the wait does not spin (newWaitSpin)")
@@ -29,67 +31,124 @@ func TestWaitSpin(t *testing.T) {
 		t.Error("under SQPOLL the wait spins on the ring already: no spin")
 	}
 
-	// Nothing comes: every spin lasts spinNs, however many came back empty.
-	for i := range 8 {
+	// Nothing comes: each empty spin lasts spinNs and sets the skips.
+	var skips []int
+	for range 9 {
 		start := time.Now()
 		if r.spinFor() {
 			t.Fatal("an empty ring reaped")
 		}
 		if d := time.Since(start); d < spinNs*time.Nanosecond {
-			t.Fatalf("empty spin %d gave up after %v, before %d ns", i+1, d, spinNs)
+			t.Fatalf("an empty spin gave up after %v, before %d ns", d, spinNs)
+		}
+		skips = append(skips, r.spin.skip)
+		for r.spin.skip > 0 {
+			r.spinFor() // skipped waits return at once
+		}
+	}
+	want := []int{0, 1, 2, 4, 8, 16, 32, 64, 64}
+	for i := range want {
+		if skips[i] != want[i] {
+			t.Fatalf("skips after empty spins %v, want %v", skips, want)
 		}
 	}
 
-	// From here on a spin would last longer than the test may: only what
-	// it watches can end it.
-	r.spin.ticks = 1 << 62
-	// Task work flagged: make the call.
+	// Task work flagged: make the call, and spin again at the next wait.
 	atomic.StoreUint32(&sqFlags, ioringSQTaskrun)
-	if ended(t, r.spinFor) {
+	if r.spinFor() {
 		t.Error("task work flagged: the call must run it, not a reap")
 	}
+	if r.spin.skip != 0 || r.spin.backoff != 0 {
+		t.Errorf("after a spin that saw task work: skip %d, backoff %d, want 0, 0", r.spin.skip, r.spin.backoff)
+	}
+
 	// A completion already in the CQ ring (without DEFER_TASKRUN a
 	// completion can be posted without the thread's task work): reap it.
 	atomic.StoreUint32(&sqFlags, 0)
 	atomic.AddUint32(&cqTail, 1)
-	if !ended(t, r.spinFor) {
+	if !r.spinFor() {
 		t.Error("a completion in the CQ ring: the spin should end in a reap")
 	}
 }
 
-// ended runs spin and returns what it returned, failing the test if it
-// has not returned within a minute (a spin that missed what it watches).
-func ended(t *testing.T, spin func() bool) bool {
-	t.Helper()
-	done := make(chan bool, 1)
-	go func() { done <- spin() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatal("the spin did not end on what it watches")
-		return false
-	}
-}
-
 // TestAIOWaitSpin: libaio's wait watches the aio ring the same way: events
-// there end the spin; an empty ring is watched for spinNs, every time.
+// there end the spin at once; an empty ring is watched for spinNs, and
+// then the next wait skips spinning.
 func TestAIOWaitSpin(t *testing.T) {
 	if tscRate() == 0 {
 		t.Skip("the job clock is not the TSC here: the wait does not spin (tscWaitSpin)")
 	}
 	var ring aioRing
 	a := &aio{ring: &ring, spin: tscWaitSpin()}
-	for i := range 4 {
+	start := time.Now()
+	a.spinFor()
+	if d := time.Since(start); d < spinNs*time.Nanosecond {
+		t.Fatalf("an empty aio ring was watched for %v, less than %d ns", d, spinNs)
+	}
+	if a.spin.skip != 0 || a.spin.backoff != 1 {
+		t.Fatalf("after the first empty spin: skip %d, backoff %d, want 0, 1", a.spin.skip, a.spin.backoff)
+	}
+	a.spinFor() // empty again: the next wait skips
+	if a.spin.skip != 1 {
+		t.Fatalf("after the second empty spin: skip %d, want 1", a.spin.skip)
+	}
+	a.spinFor() // skipped
+	atomic.StoreUint32(&ring.tail, 1)
+	a.spinFor()
+	if a.spin.backoff != 0 || a.spin.skip != 0 {
+		t.Errorf("events in the ring: skip %d, backoff %d, want 0, 0", a.spin.skip, a.spin.backoff)
+	}
+}
+
+// TestWaitSpinOneCPU: a job thread that may run on one CPU only spins on
+// every wait of a window that spins, however many spins came back empty
+// (there nothing can complete while it spins, and the spin pays by keeping
+// the job from preempting the device's worker); its engine_setup says so.
+func TestWaitSpinOneCPU(t *testing.T) {
+	if tscRate() == 0 {
+		t.Skip("the job clock is not the TSC here: the wait does not spin (tscWaitSpin)")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var was unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		t.Fatal(err)
+	}
+	if was.Count() < 2 {
+		t.Fatalf("this test needs a thread that may run on two CPUs or more; it may run on %d", was.Count())
+	}
+	if tscWaitSpin().oneCPU {
+		t.Fatalf("on %d CPUs: the spin took itself to be on one", was.Count())
+	}
+	cpu := -1
+	for c := range 1024 {
+		if was.IsSet(c) {
+			cpu = c
+			break
+		}
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SchedSetaffinity(0, &was)
+	var ring aioRing
+	a := &aio{ring: &ring, spin: tscWaitSpin()}
+	if !a.spin.oneCPU {
+		t.Fatalf("pinned to CPU %d: the spin did not see it runs on one CPU", cpu)
+	}
+	for i := range 6 {
 		start := time.Now()
 		a.spinFor()
 		if d := time.Since(start); d < spinNs*time.Nanosecond {
-			t.Fatalf("empty aio ring watched for %v at spin %d, less than %d ns", d, i+1, spinNs)
+			t.Fatalf("on one CPU, empty spin %d gave up after %v, before %d ns (skip %d)", i+1, d, spinNs, a.spin.skip)
 		}
 	}
-	a.spin.ticks = 1 << 62
-	atomic.StoreUint32(&ring.tail, 1)
-	ended(t, func() bool { a.spinFor(); return true })
+	a.spin.windows, a.spin.spun = 3, 2
+	if got, want := a.spin.summary(), "waits spun in 2 of 3 windows of 4096 I/Os, on one CPU without back-off"; got != want {
+		t.Errorf("engine_setup: %q, want %q", got, want)
+	}
 }
 
 // TestWaitSpinTrials: after a warm-up window the spin alternates windows

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"slices"
+
+	"golang.org/x/sys/unix"
 )
 
 // waitSpin is how a job thread waits for completions that other threads
@@ -17,7 +19,9 @@ import (
 // kernel sets when completions are queued for the thread; libaio: the aio
 // ring's tail), then makes the same call it would have made — which now
 // finds the completions instead of sleeping for them. The system calls are
-// fio's; only the sleep is saved.
+// fio's; only the sleep is saved. A spin that sees nothing makes the next
+// ones rarer (skip doubles up to spinMaxSkip waits) — unless the job's
+// thread may run on one CPU only (oneCPU, below).
 //
 // Spinning does not always pay. With a deep queue on a device that
 // completes from its own context (a loop device at iodepth 16 or 32) the
@@ -35,20 +39,23 @@ import (
 // runs of 3 s with it 2 % faster for 6 % more CPU per I/O), hence 15 %;
 // at iodepth 8 zram's trials gave 20–60 %.
 //
-// In a window that spins, every wait spins, even after spins that saw
-// nothing: the trials are what stops a spin that does not pay. A back-off
-// that made the waits after an empty spin skip it (up to 64) cost most on
-// a CPU the job shares with the device's worker (cpus_allowed=1): there
-// the worker cannot complete anything while the job spins, so every spin
-// came back empty and the job went back to sleeping on each wait, to be
-// woken — and to preempt the worker — at each completion. Spinning there
-// on every wait keeps the job running long enough that its wake-ups stop
-// preempting the worker, which then completes several I/Os per turn:
-// zram io_uring at iodepth 8, 147 k IOPS with the back-off, 191 k without
-// (fio 153 k), CPU per I/O 6.85 µs against 5.26 (fio 6.57).
+// On one CPU (cpus_allowed of one CPU, which io_uring's io-wq workers and
+// a loop device's kworker then share with the job) nothing can complete
+// while the job spins, so every spin comes back empty, and with the
+// back-off the job went back to sleeping on each wait, to be woken — and
+// to preempt the worker — at each completion. There every wait of a window
+// that spins does spin: the job then runs long enough that its wake-ups
+// stop preempting the worker, which completes several I/Os per turn.
+// zram io_uring at iodepth 8 on one CPU: 147 k IOPS with the back-off,
+// 191 k without (fio 153 k), CPU per I/O 6.85 µs against 5.26 (fio 6.57).
+// With the job free to move the back-off stays: without it, zram at
+// iodepth 32 did 386 k against 423 k (fio 419 k), for 8 % more CPU per I/O.
 type waitSpin struct {
-	ok    bool   // the engine can watch its ring and the TSC can time the spin
-	ticks uint64 // spinNs in TSC ticks
+	ok      bool   // the engine can watch its ring and the TSC can time the spin
+	ticks   uint64 // spinNs in TSC ticks
+	skip    int    // waits left to make without spinning, after empty spins
+	backoff int    // skip after the next spin that sees nothing
+	oneCPU  bool   // the thread may only run on one CPU: no back-off
 
 	off    bool                 // this window's waits do not spin
 	chosen bool                 // the last choice: spin
@@ -61,7 +68,8 @@ type waitSpin struct {
 }
 
 const (
-	spinNs = 2000
+	spinNs      = 2000
+	spinMaxSkip = 64
 
 	spinWindow  = 4096
 	spinPairs   = 3
@@ -78,10 +86,18 @@ func tscWaitSpin() waitSpin {
 	if mult == 0 {
 		return waitSpin{}
 	}
-	return waitSpin{ok: true, ticks: uint64(spinNs) << 32 / mult}
+	return waitSpin{ok: true, ticks: uint64(spinNs) << 32 / mult, oneCPU: onOneCPU()}
 }
 
-// spinning says whether this wait spins.
+// onOneCPU says whether the calling thread may run on one CPU only (the
+// job's thread, after cpus_allowed).
+func onOneCPU() bool {
+	var set unix.CPUSet
+	return unix.SchedGetaffinity(0, &set) == nil && set.Count() == 1
+}
+
+// spinning says whether this wait may spin (then spinFor decides on
+// its own whether it does, after empty spins).
 func (sp *waitSpin) spinning() bool { return !sp.off }
 
 // reaped counts n completions; a full window ends.
@@ -138,5 +154,31 @@ func (sp *waitSpin) summary() string {
 	if !sp.ok || sp.windows == 0 {
 		return ""
 	}
-	return fmt.Sprintf("waits spun in %d of %d windows of %d I/Os", sp.spun, sp.windows, spinWindow)
+	s := fmt.Sprintf("waits spun in %d of %d windows of %d I/Os", sp.spun, sp.windows, spinWindow)
+	if sp.oneCPU {
+		s += ", on one CPU without back-off"
+	}
+	return s
+}
+
+// skipping is true for a wait that is not to spin, after empty spins.
+func (sp *waitSpin) skipping() bool {
+	if sp.skip > 0 {
+		sp.skip--
+		return true
+	}
+	return false
+}
+
+// saw records how a spin ended: something came, or the next waits skip.
+func (sp *waitSpin) saw(something bool) {
+	if something {
+		sp.backoff = 0
+		return
+	}
+	if sp.oneCPU {
+		return
+	}
+	sp.skip = sp.backoff
+	sp.backoff = min(max(1, 2*sp.backoff), spinMaxSkip)
 }
