@@ -108,18 +108,10 @@ func Calibrate(ctx context.Context, rn *bench.Runner, fioPath string, args []str
 		return nil
 	}
 	for round := 1; round <= rounds; round++ {
-		// Which tool goes first alternates (fio, iolab; iolab, fio; …), so
-		// that whatever a run leaves behind for the next one favours
-		// neither.
-		first, second := runFio, runIolab
-		if round%2 == 0 {
-			first, second = runIolab, runFio
-		}
-		if err := first(round); err != nil {
-			return nil, err
-		}
-		if err := second(round); err != nil {
-			return nil, err
+		for _, runTool := range inTurn(round, runFio, runIolab) {
+			if err := runTool(round); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for d, name := range []string{"read", "write"} {

@@ -135,16 +135,7 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 					tool.fixed = r.cpu
 				}
 				for round := 1; round <= spec.Rounds; round++ {
-					// Which tool goes first alternates, so that what a run
-					// leaves behind for the next (the device's and the
-					// scheduler's state) favours neither: of two fio runs
-					// one after the other, the second did 1–3 % more IOPS
-					// (medians of 14 pairs) on the loop device.
-					order := tools
-					if round%2 == 0 {
-						order = []*matrixTool{tools[1], tools[0]}
-					}
-					for _, tool := range order {
+					for _, tool := range inTurn(round, tools[0], tools[1]) {
 						fmt.Fprintf(progress, "%s %s iodepth=%d round %d/%d: %s\n", tg.Name, eng, depth, round, spec.Rounds, tool.name)
 						r, err := runChild(ctx, append(slices.Clone(tool.cmd), args...), tool.fixed)
 						if err != nil {
@@ -167,12 +158,10 @@ func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixR
 				}
 				sp := stats.SpreadOf(ratios)
 				row.Ratio, row.RatioMin, row.RatioMax = sp.Median, sp.Min, sp.Max
-				row.RatioLo, row.RatioHi = stats.BootstrapMedianCI(ratios, 0.95, 2000, 1)
-				row.Tie = row.RatioLo <= 1 && row.RatioHi >= 1
+				row.RatioLo, row.RatioHi, row.Tie = interval(ratios, 1)
 				if len(cpuRatios) > 0 {
 					row.CPURatio = stats.Median(cpuRatios)
-					row.CPURatioLo, row.CPURatioHi = stats.BootstrapMedianCI(cpuRatios, 0.95, 2000, 2)
-					row.CPUTie = row.CPURatioLo <= 1 && row.CPURatioHi >= 1
+					row.CPURatioLo, row.CPURatioHi, row.CPUTie = interval(cpuRatios, 2)
 				}
 				row.RoundsPair = len(ratios)
 				rows = append(rows, row)
@@ -285,14 +274,8 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio (95 % CI) |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
-		ratio := fmt.Sprintf("**%.3f** (%.3f–%.3f)", r.Ratio, r.RatioLo, r.RatioHi)
-		if r.Tie {
-			ratio += " *tie*"
-		}
-		cpu := fmt.Sprintf("%.3f (%.3f–%.3f)", r.CPURatio, r.CPURatioLo, r.CPURatioHi)
-		if r.CPUTie {
-			cpu += " *tie*"
-		}
+		ratio := intervalCell(fmt.Sprintf("**%.3f**", r.Ratio), r.RatioLo, r.RatioHi, r.Tie)
+		cpu := intervalCell(fmt.Sprintf("%.3f", r.CPURatio), r.CPURatioLo, r.CPURatioHi, r.CPUTie)
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Target, r.Engine, r.Depth, units.Count(r.Fio.IOPS), units.Count(r.Iolab.IOPS), ratio, r.RatioMin, r.RatioMax,
 			units.Nanos(r.Fio.ClatP50NS), units.Nanos(r.Iolab.ClatP50NS), units.Nanos(r.Fio.LatMeanNS), units.Nanos(r.Iolab.LatMeanNS),
@@ -301,6 +284,34 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	b.WriteString("\n" + matrixVerdict(rows) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// inTurn is the order two tools run in a round: a then b in odd rounds,
+// b then a in even ones, so that what a run leaves behind for the next
+// (the device's and the scheduler's state) favours neither — of two fio
+// runs one after the other, the second did 1–3 % more IOPS (medians of 14
+// pairs) on the loop device.
+func inTurn[T any](round int, a, b T) [2]T {
+	if round%2 == 0 {
+		return [2]T{b, a}
+	}
+	return [2]T{a, b}
+}
+
+// interval is the bootstrap 95 % interval of the median of ratios, and
+// whether it holds 1 (a tie).
+func interval(ratios []float64, seed uint64) (lo, hi float64, tie bool) {
+	lo, hi = stats.BootstrapMedianCI(ratios, 0.95, 2000, seed)
+	return lo, hi, lo <= 1 && hi >= 1
+}
+
+// intervalCell is a table cell of a median, its interval, and *tie*.
+func intervalCell(median string, lo, hi float64, tie bool) string {
+	s := fmt.Sprintf("%s (%.3f–%.3f)", median, lo, hi)
+	if tie {
+		s += " *tie*"
+	}
+	return s
 }
 
 // matrixVerdict says how the rows stand against the bar of issue 14: a
