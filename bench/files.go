@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -96,27 +93,6 @@ func (j *Job) FilePaths() []string {
 		names[i] = prefix + names[i]
 	}
 	return names
-}
-
-// PlannedPath is where a file at p is (or will be, once laid out):
-// absolute, with the deepest of its directories that exists resolved, as
-// fio creates the missing ones (create_work_dirs).
-func PlannedPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	dir, rest := filepath.Dir(abs), filepath.Base(abs)
-	for {
-		r, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
-			return "", err
-		}
-		dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest)
-	}
 }
 
 // ConfigPaths lists the distinct files a config's jobs use, in order.

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"syscall"
 
+	"iolab/bench/guard"
 	"iolab/bench/system"
 
 	"golang.org/x/sys/unix"
@@ -15,19 +14,33 @@ import (
 
 // JobFiles is what Prepare works out for one job: its files' regions and,
 // for each, the target checked (zero for a diskless job, or a file that
-// create_on_open makes when the job opens it).
+// create_on_open makes when the job opens it), and the guard that checked
+// them, which opens them.
 type JobFiles struct {
 	Targets []system.Target
 	layout  jobLayout
+	guard   *guard.Guard
 	// parallel: create_serialize=0, worked out when the job's phase
 	// starts (prepareParallel).
 	parallel bool
 }
 
-// prepareJob lays out j's files where fio would, then resolves and checks
-// each; seen caches targets already checked for the same use.
+// opener is the guard that checked the job's files, or the CLI's for
+// files worked out without one.
+func (jf JobFiles) opener() *guard.Guard {
+	if jf.guard == nil {
+		return guard.Unrestricted()
+	}
+	return jf.guard
+}
+
+// prepareJob lays out j's files where fio would, then checks each through
+// the runner's guard and resolves it; seen caches targets already checked
+// for the same use. Every file is looked up through the guard before any
+// is laid out, so a refused name is refused before anything is written.
 func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, error) {
-	var jf JobFiles
+	g := rn.guard()
+	jf := JobFiles{guard: g}
 	paths := j.FilePaths()
 	for _, dir := range SplitFileList(j.Directory) {
 		// fio's str_directory_cb: each directory must be there.
@@ -35,14 +48,11 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 			return jf, fmt.Errorf("job %s: directory %s is not a directory", j.Name, dir)
 		}
 	}
-	states, err := fileStates(paths)
+	states, err := fileStates(g, paths, j.CreateOnOpen)
 	if err != nil {
 		return jf, fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	if jf.layout, err = j.fillLayout(states, j.RandSeed+uint64(j.JobNum)); err != nil {
-		return jf, err
-	}
-	if err := rn.checkLayout(j, jf.layout); err != nil {
 		return jf, err
 	}
 	if err := rn.layOutFiles(j, jf.layout); err != nil {
@@ -54,25 +64,23 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	jf.Targets = make([]system.Target, len(paths))
 	for i, p := range paths {
 		if j.CreateOnOpen {
-			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			if _, _, err := g.Check(p); errors.Is(err, fs.ErrNotExist) {
 				if j.NoFileCreate {
 					return jf, fmt.Errorf("job %s: %w", j.Name, noFileCreate(p, 0))
 				}
-				// Made when the job opens it: the policy is asked about
-				// where it will be, and the job creates it there without
-				// following a link (a target with no identity yet).
-				t, err := rn.newFileTarget(j, p)
-				if err != nil {
-					return jf, err
+				// Made when the job opens it, through the guard (a
+				// target with no identity yet).
+				if err := g.CanCreate(p); err != nil {
+					return jf, fmt.Errorf("job %s: %w", j.Name, err)
 				}
-				jf.Targets[i] = t
+				jf.Targets[i] = system.Target{Path: p, Resolved: p}
 				continue
 			}
 		}
 		key := p + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
 		t, ok := seen[key]
 		if !ok {
-			if t, err = rn.checkTarget(j, p); err != nil {
+			if t, err = rn.checkTarget(j, g, p); err != nil {
 				return jf, err
 			}
 			seen[key] = t
@@ -95,72 +103,36 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 	return jf, nil
 }
 
-// newFileTarget is the target of a file create_on_open makes: its
-// directory resolved, checked by the policy.
-func (rn *Runner) newFileTarget(j *Job, p string) (system.Target, error) {
-	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-	if err != nil {
-		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-	}
-	t := system.Target{Path: p, Resolved: filepath.Join(dir, filepath.Base(p))}
-	if rn.Policy != nil {
-		if err := rn.Policy(t); err != nil {
-			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-		}
-	}
-	return t, nil
-}
-
-// checkLayout asks the policy about each file the job would lay out,
-// before anything is written: laying out writes a new file at the job's
-// path, or moves one over a shorter file there, so a path the policy
-// refuses (an agent's allow-list, a dashboard's) must be refused before,
-// not after, as the targets are.
-func (rn *Runner) checkLayout(j *Job, lay jobLayout) error {
-	if rn.Policy == nil || j.Diskless() {
-		return nil
-	}
-	for _, r := range lay.Files {
-		if !r.Extend {
-			continue
-		}
-		resolved, err := PlannedPath(r.Path)
-		if err != nil {
-			return fmt.Errorf("job %s: %w", j.Name, err)
-		}
-		if err := rn.Policy(system.Target{Path: r.Path, Resolved: resolved}); err != nil {
-			return fmt.Errorf("job %s: %w", j.Name, err)
-		}
-	}
-	return nil
-}
-
-// fileStates reads each path's size and kind: missing files are regular
-// files of size 0, to be laid out.
-func fileStates(paths []string) ([]fileState, error) {
+// fileStates reads each path's size and kind through the guard: missing
+// files are regular files of size 0, to be laid out where the guard may
+// make them (or, with create_on_open, made as the job opens them).
+func fileStates(g *guard.Guard, paths []string, createOnOpen bool) ([]fileState, error) {
 	out := make([]fileState, len(paths))
 	for i, p := range paths {
 		out[i] = fileState{Path: p, Regular: true}
-		fi, err := os.Stat(p)
+		id, st, err := g.Check(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			if !createOnOpen {
+				if err := g.CanCreate(p); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		case err != nil:
 			return nil, err
-		case fi.Mode().IsRegular():
-			out[i].Size = fi.Size()
-		case fi.Mode()&fs.ModeDevice != 0 && fi.Mode()&fs.ModeCharDevice == 0:
+		case id.Block:
 			out[i].Regular = false
-			out[i].Size = blockDeviceSize(p)
+			out[i].Size = blockDeviceSize(g, p, id)
 		default:
-			return nil, fmt.Errorf("%s is neither a regular file nor a block device", p)
+			out[i].Size = st.Size
 		}
 	}
 	return out, nil
 }
 
-func blockDeviceSize(path string) int64 {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+func blockDeviceSize(g *guard.Guard, path string, id guard.Identity) int64 {
+	fd, err := g.Open(path, id, unix.O_RDONLY)
 	if err != nil {
 		return 0
 	}
@@ -172,16 +144,30 @@ func blockDeviceSize(path string) int64 {
 	return int64(size)
 }
 
-// checkTarget resolves path and applies the safety rules and the policy.
-func (rn *Runner) checkTarget(j *Job, path string) (system.Target, error) {
+// identityOf is the identity of a target resolved and checked: the guard
+// opens the job's files only if they still are.
+func identityOf(t system.Target) guard.Identity {
+	var maj, min uint32
+	fmt.Sscanf(t.Dev, "%d:%d", &maj, &min)
+	if t.IsBlock {
+		return guard.Identity{Block: true, Dev: unix.Mkdev(maj, min)}
+	}
+	return guard.Identity{Dev: unix.Mkdev(maj, min), Ino: t.Inode}
+}
+
+// checkTarget checks path through the guard, resolves it, and applies the
+// safety rules.
+func (rn *Runner) checkTarget(j *Job, g *guard.Guard, path string) (system.Target, error) {
+	id, _, err := g.Check(path)
+	if err != nil {
+		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
+	}
 	t, err := rn.Sys.ResolveTarget(path)
 	if err != nil {
 		return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
 	}
-	if rn.Policy != nil {
-		if err := rn.Policy(t); err != nil {
-			return system.Target{}, fmt.Errorf("job %s: %w", j.Name, err)
-		}
+	if got := identityOf(t); got != id {
+		return system.Target{}, fmt.Errorf("job %s: %s: %w while it was being checked (%s, then %s)", j.Name, path, guard.ErrChanged, id, got)
 	}
 	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
 		if err := rn.Sys.CheckWritable(t); err != nil {
@@ -231,13 +217,14 @@ func directAligned(j *Job, t system.Target, r fileRegion) error {
 // shorter than its regions need, as fio's extend_file does, and says so
 // as fio does ("Laying out IO file").
 func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
+	g := rn.guard()
 	var todo []fileRegion
 	var total int64
 	for _, r := range lay.Files {
 		if !r.Extend || j.Diskless() {
 			continue
 		}
-		if fi, err := os.Stat(r.Path); err == nil && (fi.Size() >= r.RealSize || rn.laidOutBefore(r.Path, fi, r.RealSize)) {
+		if id, st, err := g.Check(r.Path); err == nil && (st.Size >= r.RealSize || rn.laidOutBefore(r.Path, id.Ino, r.RealSize)) {
 			continue // laid out since (another job of the run), or by this runner
 		}
 		todo = append(todo, r)
@@ -261,11 +248,11 @@ func (rn *Runner) layOutFiles(j *Job, lay jobLayout) error {
 		rn.log().Info("laying out IO file", "job", j.Name, "files", len(todo), "size", total)
 	}
 	for _, r := range todo {
-		if err := rn.layOut(j, r.Path, r.RealSize); err != nil {
+		if err := rn.layOut(j, g, r.Path, r.RealSize); err != nil {
 			return err
 		}
-		if fi, err := os.Stat(r.Path); err == nil && fi.Size() < r.RealSize {
-			rn.laidOut.Store(r.Path, laidOutFile{ino: inode(fi), size: r.RealSize})
+		if id, st, err := g.Check(r.Path); err == nil && st.Size < r.RealSize {
+			rn.laidOut.Store(r.Path, laidOutFile{ino: id.Ino, size: r.RealSize})
 		}
 	}
 	return nil
@@ -278,22 +265,15 @@ type laidOutFile struct {
 	size int64
 }
 
-// laidOutBefore reports whether the runner laid out fi, still the file it
-// made, for at least size bytes.
-func (rn *Runner) laidOutBefore(path string, fi os.FileInfo, size int64) bool {
+// laidOutBefore reports whether the runner laid out the file at path,
+// still the one it made (inode ino), for at least size bytes.
+func (rn *Runner) laidOutBefore(path string, ino uint64, size int64) bool {
 	v, ok := rn.laidOut.Load(path)
 	if !ok {
 		return false
 	}
 	lf := v.(laidOutFile)
-	return lf.ino == inode(fi) && lf.size >= size
-}
-
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
+	return lf.ino == ino && lf.size >= size
 }
 
 // noFileCreate is the error for a file allow_file_create=0 forbids
@@ -312,34 +292,23 @@ func noFileCreate(path string, size int64) error {
 // a job that reads gets the file written in full (random data, in blocks
 // of the largest write size, then fsync'd) so reads hit real blocks; a
 // job that only writes gets it allocated (fallocate) but not written.
-// Either way the file is made beside its place and moved there whole, so
-// nothing sees it half laid out and a run that dies leaves nothing short.
-func (rn *Runner) layOut(j *Job, path string, size int64) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		// fio's create_work_dirs.
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".layout-*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	fail := func(err error) error {
-		f.Close()
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	if j.fills() {
-		// fio's fallocate_file and ftruncate skip fill_device's file.
-	} else if err := fallocate(f, j.Fallocate, size); err != nil {
-		return fail(err)
-	}
-	if j.Reads() {
+// The guard makes it beside its place and moves it there whole, so
+// nothing sees it half laid out and a run that dies leaves nothing short,
+// and only where it may make a file (guard.LayOut).
+func (rn *Runner) layOut(j *Job, g *guard.Guard, path string, size int64) error {
+	return g.LayOut(path, size, func(f *os.File) error {
+		if j.fills() {
+			// fio's fallocate_file and ftruncate skip fill_device's file.
+		} else if err := fallocate(f, j.Fallocate, size); err != nil {
+			return err
+		}
+		if !j.Reads() {
+			return nil
+		}
 		if j.fills() {
 			// written until the filesystem is full, below
 		} else if err := f.Truncate(size); err != nil {
-			return fail(err)
+			return err
 		}
 		bs := min(j.MaxBS(), size)
 		if _, hi := j.BlockSizes(Write); j.Writes() {
@@ -362,34 +331,12 @@ func (rn *Runner) layOut(j *Job, path string, size int64) error {
 				if errors.Is(err, unix.ENOSPC) {
 					err = fmt.Errorf("%w: the filesystem is full (fio stops the same way: ENOSPC on laying out file)", err)
 				}
-				return fail(err)
+				return err
 			}
 			done += n
 		}
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("lay out %s: %w", path, err)
-	}
-	// link(2) does not replace: if another run laid the file out
-	// meanwhile, its file stands. A file too short is replaced, as fio
-	// unlinks it and lays it out anew.
-	if err := os.Link(tmp, path); err != nil {
-		if !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("lay out %s: %w", path, err)
-		}
-		if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && fi.Size() < size {
-			if err := os.Rename(tmp, path); err != nil {
-				return fmt.Errorf("lay out %s: %w", path, err)
-			}
-		}
-	}
-	return nil
+		return f.Sync()
+	})
 }
 
 // fallocate allocates a new file's blocks as fio's fallocate option says
@@ -450,14 +397,15 @@ func invalidate(fd int, t system.Target, r fileRegion) {
 	unix.Fadvise(fd, r.Offset, r.IOSize, unix.FADV_DONTNEED)
 }
 
-// unlinkFiles removes a job's regular files when it ends (fio's unlink).
-func unlinkFiles(j *Job, files []jobFile) {
+// unlinkFiles removes a job's regular files when it ends (fio's unlink),
+// through the guard: only the file the job used, never through a symlink.
+func unlinkFiles(g *guard.Guard, j *Job, files []jobFile) {
 	if !j.Unlink {
 		return
 	}
 	for _, f := range files {
 		if f.path != "" && !f.target.IsBlock {
-			os.Remove(f.path)
+			g.Unlink(f.path, f.id)
 		}
 	}
 }

@@ -106,7 +106,7 @@ func fullErr(err error) bool {
 // wrote is there to be read, sized as it is then.
 func (rn *Runner) prepareParallel(groups []Group, files [][]JobFiles) error {
 	var mu sync.Mutex
-	par := &Runner{Sys: rn.Sys, Log: rn.Log, Policy: rn.Policy, LogFiles: rn.LogFiles, StateDir: rn.StateDir}
+	par := &Runner{Sys: rn.Sys, Log: rn.Log, Guard: rn.Guard, LogFiles: rn.LogFiles, StateDir: rn.StateDir}
 	if rn.Notice != nil {
 		par.Notice = func(msg string) {
 			mu.Lock()

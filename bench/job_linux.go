@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench/guard"
 	"iolab/bench/system"
 
 	"golang.org/x/sys/unix"
@@ -18,6 +19,7 @@ type jobRun struct {
 	index  int // place among the run's jobs (fio's thread_number - 1), for their seeds
 	files  []jobFile
 	layout jobLayout
+	guard  *guard.Guard // opened files, removes them (unlink)
 	eng    engine
 	info   engineInfo
 	bufs   *buffers
@@ -41,6 +43,7 @@ type jobFile struct {
 	fd     int // -1 for a diskless engine
 	path   string
 	target system.Target
+	id     guard.Identity // what the guard opened
 }
 
 // fds are the job's files' descriptors, in order.
@@ -54,13 +57,14 @@ func (r *jobRun) fds() []int {
 
 // openJob runs on the job's locked thread: io_uring's SINGLE_ISSUER and
 // DEFER_TASKRUN tie a ring to the thread that created it. It opens each of
-// the job's files as Prepare checked it (system.SameTarget) and drops its
+// the job's files through the guard that checked them, only if each is
+// still what Prepare checked (guard.Open), and drops its
 // cached pages (invalidate), as fio's td_io_open_file does. index is the
 // job's place in the run, from 0 (fio's thread_number - 1); seeds are the
 // seeds of the buffers of the run's jobs, by index (bufferSeeds), which a
 // dedupe working set shared among them reads; nil: the job's own alone.
 func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jobRun, error) {
-	r := &jobRun{j: j, index: index, layout: jf.layout}
+	r := &jobRun{j: j, index: index, layout: jf.layout, guard: jf.opener()}
 	cpus, mem, err := numaPlacement(sys, j)
 	if err != nil {
 		return nil, err
@@ -98,21 +102,24 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jo
 			flags |= unix.O_DIRECT
 		}
 		flags |= j.openSyncFlags()
-		// create_on_open's file, not there at Prepare (it has no device
-		// yet), is made now, as fio opens it with O_CREAT.
-		created := t.Dev == "" && !t.IsBlock
-		if created {
-			flags |= unix.O_CREAT | unix.O_NOFOLLOW
-		}
 		// fio opens what is not a regular file with O_NOATIME, and again
 		// without it when that is not allowed (generic_open_file): a read
 		// of a device then does not check its inode's atime each time.
 		if t.IsBlock {
 			flags |= unix.O_NOATIME
 		}
-		fd, err := unix.Open(t.Resolved, flags, 0o644)
-		if err == unix.EPERM && flags&unix.O_NOATIME != 0 {
-			fd, err = unix.Open(t.Resolved, flags&^unix.O_NOATIME, 0o644)
+		var fd int
+		if t.Dev == "" && !t.IsBlock {
+			// create_on_open's file, not there at Prepare (it has no
+			// identity yet), is made now, as fio opens it with O_CREAT,
+			// where the guard may make it.
+			fd, f.id, err = jf.opener().Create(reg.Path, flags, 0o644)
+		} else {
+			f.id = identityOf(t)
+			fd, err = jf.opener().Open(reg.Path, f.id, flags)
+			if err == unix.EPERM && flags&unix.O_NOATIME != 0 {
+				fd, err = jf.opener().Open(reg.Path, f.id, flags&^unix.O_NOATIME)
+			}
 		}
 		if err != nil {
 			r.close()
@@ -120,12 +127,6 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jo
 		}
 		f.fd = fd
 		r.files = append(r.files, f)
-		if !created {
-			if err := system.SameTarget(fd, t); err != nil {
-				r.close()
-				return nil, fmt.Errorf("job %s: %w", j.Name, err)
-			}
-		}
 		if j.Invalidate {
 			invalidate(fd, t, reg)
 		}
@@ -184,7 +185,10 @@ func newEngine(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo,
 }
 
 func openError(j *Job, t system.Target, err error) error {
+	var refused *guard.RefusedError
 	switch {
+	case errors.As(err, &refused), errors.Is(err, guard.ErrChanged):
+		return fmt.Errorf("job %s: %w", j.Name, err)
 	case errors.Is(err, unix.EINVAL) && j.Direct:
 		return fmt.Errorf("%s: the filesystem refuses O_DIRECT (EINVAL); use --direct=0 or put the file on a filesystem that supports direct I/O", t.Path)
 	case errors.Is(err, unix.ENOENT):
@@ -227,7 +231,7 @@ func (r *jobRun) close() {
 			r.files[i].fd = -1
 		}
 	}
-	unlinkFiles(r.j, r.files)
+	unlinkFiles(r.guard, r.j, r.files)
 	r.files = nil
 }
 

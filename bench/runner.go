@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"iolab/bench/guard"
 	"iolab/bench/system"
 )
 
@@ -16,10 +17,12 @@ type Runner struct {
 	// Interval is the per-interval sampling period (default 1 s).
 	Interval time.Duration
 	Log      *slog.Logger
-	// Policy, when set, is asked about every target as each step prepares
-	// it (the dashboard's allow-list); an error refuses the step. The job
-	// then opens exactly the target Policy saw (system.SameTarget).
-	Policy func(t system.Target) error
+	// Guard looks up, opens, lays out and removes every target of the
+	// runner's jobs (guard.New: the dashboard's or an agent's allow-list,
+	// pinned at its start); nil is guard.Unrestricted, the CLI's. It is
+	// asked as each step prepares its targets and again as each job opens
+	// them, which must be what was checked.
+	Guard *guard.Guard
 	// Notice, when set, is told what the user should see before a job
 	// runs, in fio's words ("job: Laying out IO file (1 file / 64MiB)"):
 	// the CLI prints it on stderr, the dashboard shows it as the run's
@@ -50,6 +53,14 @@ type Runner struct {
 // CompletedIOs is how many I/Os the runner's jobs have completed so far,
 // ramp included: sample it twice for the current IOPS.
 func (rn *Runner) CompletedIOs() uint64 { return rn.completed.Load() }
+
+// guard is the runner's Guard, or the CLI's.
+func (rn *Runner) guard() *guard.Guard {
+	if rn.Guard != nil {
+		return rn.Guard
+	}
+	return guard.Unrestricted()
+}
 
 func (rn *Runner) log() *slog.Logger {
 	if rn.Log != nil {

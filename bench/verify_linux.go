@@ -2,10 +2,11 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"iolab/bench/guard"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,6 +53,7 @@ type verifier struct {
 
 	state *verifyState // verify_state_load's, or nil
 	dir   string       // where the state and dumps go (Runner.StateDir)
+	guard *guard.Guard // writes them there (nil: the CLI's)
 	end   int64        // loop time the last verify reads ended
 	res   VerifyResult
 }
@@ -68,7 +70,7 @@ func (l *loop) initVerify() {
 	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: newRand(j.seeds(l.r.index)[seedVerify]),
 		thread: uint16(l.r.index + 1), checkNum: j.Writes() && minW == maxW && !j.TimeBased && !j.VerifyOnly,
 		fileOf: make([]int32, depth), readIdx: make([]int, depth), batch: make([]int32, 0, depth),
-		lastComp: make([][]int64, len(l.r.files)), lastIdx: make([]int, len(l.r.files)), dir: l.r.stateDir}
+		lastComp: make([][]int64, len(l.r.files)), lastIdx: make([]int, len(l.r.files)), dir: l.r.stateDir, guard: l.r.guard}
 	for i := range v.lastComp {
 		v.lastComp[i] = make([]int64, j.IODepth)
 	}
@@ -325,6 +327,14 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 	v.res.Runtime += time.Duration(v.end - t0)
 }
 
+// files is the guard the verifier writes its state and dumps through.
+func (v *verifier) files() *guard.Guard {
+	if v.guard == nil {
+		return guard.Unrestricted()
+	}
+	return v.guard
+}
+
 // dump writes the received block, and the expected one where it can be
 // rebuilt from the header, beside the job (fio's dump_buf:
 // NAME.OFFSET.received and NAME.OFFSET.expected in the working directory,
@@ -333,7 +343,7 @@ func (v *verifier) dump(e *VerifyError, buf []byte, r verifyRead) {
 	base := filepath.Base(r.file)
 	write := func(kind string, data []byte) {
 		name := filepath.Join(v.dir, fmt.Sprintf("%s.%d.%s", base, e.Offset, kind))
-		if err := os.WriteFile(name, data, 0o644); err == nil {
+		if err := v.files().WriteFile(name, data); err == nil {
 			e.Dumped = append(e.Dumped, name)
 		}
 	}

@@ -74,7 +74,7 @@ func (v *verifier) saveState(name string) error {
 	le.PutUint64(hdr[0:], vstateVersion)
 	le.PutUint64(hdr[8:], uint64(len(b)))
 	le.PutUint64(hdr[16:], uint64(fioCRC32C(b)))
-	return os.WriteFile(name, append(hdr, b...), 0o644)
+	return v.files().WriteFile(name, append(hdr, b...))
 }
 
 // loadVerifyState reads a state file as fio's verify_load_state does.

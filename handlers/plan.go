@@ -18,7 +18,6 @@ import (
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
-	"iolab/bench/system"
 	"iolab/bench/units"
 	"iolab/db/launch"
 )
@@ -478,13 +477,6 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 		return refuse("not under the data directory")
 	}
 	return nil
-}
-
-// targetPolicy is the runners' Policy: a target, resolved, must be an
-// allow-listed device or file (also resolved), or a regular file inside the
-// data directory (launch.AllowList).
-func (s *Server) targetPolicy(t system.Target) error {
-	return launch.AllowList{Targets: s.allowTargets, DataDir: s.dataDir, Whose: "this server's"}.Policy(t)
 }
 
 // PresetInfo is a preset as the form and GET /api/presets show it: its

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/guard"
 	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/db/launch"
@@ -95,6 +96,7 @@ type Server struct {
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
+	guard          *guard.Guard // the allow-list pinned at the start: every runner's
 	limits         sweep.Limits
 	httpLimits     HTTPLimits
 	turns          map[routeClass]chan struct{} // heavy requests', uploads'
@@ -127,13 +129,13 @@ func New(cfg Config) (*Server, error) {
 		model.Sys, model.Interval, model.Log = cfg.Runner.Sys, cfg.Runner.Interval, cfg.Runner.Log
 	}
 	var s *Server
-	// Every step checks its targets against the allow-list again as it
-	// prepares them, and opens exactly what it checked: a file swapped for
-	// a symlink to a device while its run was queued is refused then.
+	// Every step checks its targets through the guard again as it
+	// prepares them, and opens only what it checked: a file swapped for a
+	// symlink to a device while its run was queued is refused then.
 	newRunner := func() *bench.Runner {
 		// Verify state files and dumps go to the data directory, where
 		// a later web run's verify_state_load finds them.
-		return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log, Policy: s.targetPolicy, StateDir: s.dataDir}
+		return &bench.Runner{Sys: model.Sys, Interval: model.Interval, Log: model.Log, Guard: s.guard, StateDir: s.dataDir}
 	}
 	if cfg.RequireToken && cfg.Token == "" {
 		return nil, errors.New("handlers: a token is required but none is set")
@@ -167,6 +169,14 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("handlers: data dir: %w", err)
 		}
 	}
+	// The allow-list is pinned now, once: what its names point to later
+	// does not change what was allowed, and an allowed device that is not
+	// there stops the start.
+	g, err := launch.AllowList{Targets: s.allowTargets, DataDir: s.dataDir, Whose: "this server's"}.Guard()
+	if err != nil {
+		return nil, fmt.Errorf("handlers: --allow-target: %w", err)
+	}
+	s.guard = g
 	tfs := web.Templates()
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", "statdiff.html", "runparts.html", name+".html")

@@ -83,33 +83,6 @@ func (s FS) ResolveTarget(path string) (Target, error) {
 	return t, nil
 }
 
-// SameTarget checks that the descriptor fd, opened for t, is what t was
-// resolved and checked as: the same block device, or the same file (device
-// and inode). Between the check and the open a path can be swapped (a
-// symlink to another device in its place); this turns that into a refusal
-// instead of I/O on something nobody checked.
-func SameTarget(fd int, t Target) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("%s: %w", t.Path, err)
-	}
-	mode := st.Mode & unix.S_IFMT
-	switch {
-	case t.IsBlock && mode == unix.S_IFBLK && devNumString(st.Rdev) == t.Dev:
-		return nil
-	case !t.IsBlock && mode == unix.S_IFREG && devNumString(st.Dev) == t.Dev && (t.Inode == 0 || st.Ino == t.Inode):
-		return nil
-	}
-	return fmt.Errorf("%s changed between the check and the open (it is no longer the %s that was checked); refusing to do I/O on it", t.Path, kind(t))
-}
-
-func kind(t Target) string {
-	if t.IsBlock {
-		return "block device " + t.Dev
-	}
-	return "file"
-}
-
 // fileDisk finds the disk under the filesystem holding a regular file. Most
 // filesystems' st_dev is their block device; btrfs (and others with
 // anonymous device numbers) report 0:N, and then mountinfo's source names
@@ -304,7 +277,7 @@ func (s FS) CheckWritable(t Target) error {
 		}
 	}
 
-	sig, found, err := readSignature(t.Resolved, t.Size)
+	sig, found, err := readSignature(t.Resolved, t.Dev, t.Size)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", t.Path, err)
 	}
@@ -557,6 +530,42 @@ func readSysInt(path string) (int64, error) {
 	return strconv.ParseInt(v, 10, 64)
 }
 
+// openChecked opens path for reading if it is the block device dev, or
+// with dev "", any block device or regular file.
+func openChecked(path, dev string) (*os.File, error) {
+	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(pfd)
+	check := func(fd int) error {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return &os.PathError{Op: "stat", Path: path, Err: err}
+		}
+		mode := st.Mode & unix.S_IFMT
+		switch {
+		case dev == "" && (mode == unix.S_IFBLK || mode == unix.S_IFREG):
+		case mode == unix.S_IFBLK && devNumString(st.Rdev) == dev:
+		default:
+			return fmt.Errorf("%s is no longer block device %s; not reading it", path, dev)
+		}
+		return nil
+	}
+	if err := check(pfd); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pfd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := check(fd); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // Where signatures are looked for: the head covers every magic in the table
 // below (btrfs's at 64 KiB + 64 is the farthest); md 0.90 and 1.0 keep their
 // superblock near the end.
@@ -570,9 +579,13 @@ type diskSignature struct {
 	desc string // for the refusal: "an ext4 filesystem signature"
 }
 
-// readSignature looks for on-disk formats at the start and end of a device.
-func readSignature(path string, size int64) (diskSignature, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+// readSignature looks for on-disk formats at the start and end of a
+// device: the one numbered dev ("" for any block device or regular file).
+// It is looked up with O_PATH and opened for reading only once it is
+// known to be that, so that a name swapped meanwhile for a character
+// device (a watchdog) is never opened for real.
+func readSignature(path, dev string, size int64) (diskSignature, bool, error) {
+	f, err := openChecked(path, dev)
 	if err != nil {
 		return diskSignature{}, false, err
 	}

@@ -363,7 +363,7 @@ func TestDetectSignatureMkfs(t *testing.T) {
 			if out, err := exec.Command(tc.cmd[0], append(tc.cmd[1:], p)...).CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", tc.cmd, err, out)
 			}
-			sig, ok, err := readSignature(p, 16<<20)
+			sig, ok, err := readSignature(p, "", 16<<20)
 			if err != nil || !ok || sig.name != tc.want {
 				t.Fatalf("got %+v %v %v, want %s", sig, ok, err, tc.want)
 			}

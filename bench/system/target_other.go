@@ -12,6 +12,3 @@ func (s FS) CheckWritable(t Target) error { return errors.ErrUnsupported }
 
 // CheckPoll is Linux-only.
 func (s FS) CheckPoll(t Target) error { return errors.ErrUnsupported }
-
-// SameTarget is Linux's.
-func SameTarget(fd int, t Target) error { return errors.ErrUnsupported }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/guard"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
@@ -52,6 +53,7 @@ type Agent struct {
 	log    *slog.Logger
 	timing Timing
 	name   string
+	guard  *guard.Guard // cfg.Allow pinned at New: every run's
 }
 
 // New checks cfg and returns its agent.
@@ -82,6 +84,11 @@ func New(cfg Config) (*Agent, error) {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	a.cfg.Allow.Whose = "this agent's"
+	// Pinned once, now: an allowed device that is not there stops the
+	// agent, and what the names point to later changes nothing.
+	if a.guard, err = a.cfg.Allow.Guard(); err != nil {
+		return nil, fmt.Errorf("agent: --allow-target: %w", err)
+	}
 	return a, nil
 }
 
@@ -201,7 +208,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 	// have the dashboard mark the run interrupted before it began.
 	lk := newLink(a, w.RunID, cancel, time.Now())
 	go lk.loop()
-	runner := &bench.Runner{Sys: a.cfg.Sys, Log: a.log, Policy: a.cfg.Allow.Policy, StateDir: a.cfg.Allow.DataDir}
+	runner := &bench.Runner{Sys: a.cfg.Sys, Log: a.log, Guard: a.guard, StateDir: a.cfg.Allow.DataDir}
 	runner.Notice = func(msg string) {
 		lk.add(launch.Event{Type: launch.EventNotice, Data: launch.NoticeEvent{Message: msg}})
 	}
