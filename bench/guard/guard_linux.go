@@ -280,7 +280,7 @@ func (g *Guard) lookupError(path string, w where, err error) error {
 		}
 		return fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	case errors.Is(err, unix.ELOOP) && w.kind == inDataDir:
-		return refuse("a symlink on the way under the data directory (symlinks are not followed there)")
+		return refuse("a symlink, or a path through one, under the data directory (symlinks are not followed there)")
 	case errors.Is(err, unix.ELOOP) && w.kind == inPending:
 		return refuse("now a symlink (the allowed file is taken only as a regular file)")
 	case errors.Is(err, unix.EXDEV) && w.kind == inDataDir:

@@ -19,6 +19,7 @@ type HostileEnv struct {
 	Allowed     string // an allowed block device
 	AllowedFile string // an allowed regular file, outside DataDir
 	AllowedLink string // an allowed symlink to Allowed (as /dev/disk/by-id/… would be)
+	AllowedNode string // an allowed device node of Allowed's number, made outside /dev
 	Victim      string // a block device nobody allowed
 	VictimFile  string // a regular file outside DataDir nobody allowed
 }
@@ -98,6 +99,13 @@ var HostileTargets = []HostileTarget{
 				return err
 			}
 			return os.Symlink(e.Victim, e.AllowedLink)
+		}},
+	{Name: "allowed device node replaced by a symlink to the victim", Filename: func(e HostileEnv) string { return e.AllowedNode },
+		Swap: func(e HostileEnv) error {
+			if err := os.Remove(e.AllowedNode); err != nil {
+				return err
+			}
+			return os.Symlink(e.Victim, e.AllowedNode)
 		}},
 	{Name: "data file swapped for a symlink to the victim", Filename: func(e HostileEnv) string {
 		os.WriteFile(filepath.Join(e.DataDir, "swapped.dat"), make([]byte, 1<<20), 0o600)
