@@ -239,7 +239,7 @@ func (g *Guard) allow(path string, w where, st *unix.Stat_t) (Identity, error) {
 		if _, ok := g.devices[st.Rdev]; ok || !g.restricted {
 			return id, nil
 		}
-		return refuse(id.String() + ", which is not allowed")
+		return refuse(g.notAllowed(path, id))
 	case mode == unix.S_IFREG:
 		id := Identity{Dev: st.Dev, Ino: st.Ino}
 		if w.kind != byName {
@@ -251,13 +251,30 @@ func (g *Guard) allow(path string, w where, st *unix.Stat_t) (Identity, error) {
 		if _, ok := g.files[id]; ok || !g.restricted {
 			return id, nil
 		}
-		return refuse(id.String() + ", which is not allowed")
+		return refuse(g.notAllowed(path, id))
 	case mode == unix.S_IFCHR:
 		return refuse("a character device, not a block device or a regular file")
 	case mode == unix.S_IFDIR:
 		return refuse("a directory, not a block device or a regular file")
 	}
 	return refuse("neither a block device nor a regular file")
+}
+
+// notAllowed says what path opened, which no entry allowed: for the name
+// of an entry, that it changed since the list was pinned.
+func (g *Guard) notAllowed(path string, id Identity) string {
+	clean := filepath.Clean(path)
+	for _, p := range g.devices {
+		if p == clean {
+			return "now " + id.String() + ", not what it was when the allow-list was pinned at the start (swapped since?)"
+		}
+	}
+	for _, p := range g.files {
+		if p == clean {
+			return "now " + id.String() + ", not what it was when the allow-list was pinned at the start (swapped since?)"
+		}
+	}
+	return id.String() + ", which is not allowed"
 }
 
 // lookupError explains a failed look-up.
