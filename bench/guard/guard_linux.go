@@ -23,6 +23,7 @@ type Guard struct {
 	devices    map[uint64]string   // rdev → the entry that allowed it
 	files      map[Identity]string // a file's identity → its entry
 	pending    map[string]*pending // an allowed file not there at start, by its clean path
+	pinned     map[string]bool     // the names of the entries pinned by identity
 	data       *dataDir
 }
 
@@ -57,7 +58,7 @@ func New(targets []string, dataDir, whose string) (*Guard, error) {
 	if whose == "" {
 		whose = "this host's"
 	}
-	g := &Guard{restricted: true, whose: whose, devices: map[uint64]string{}, files: map[Identity]string{}, pending: map[string]*pending{}}
+	g := &Guard{restricted: true, whose: whose, devices: map[uint64]string{}, files: map[Identity]string{}, pending: map[string]*pending{}, pinned: map[string]bool{}}
 	var names []string
 	for _, p := range targets {
 		if !filepath.IsAbs(p) {
@@ -78,6 +79,7 @@ func New(targets []string, dataDir, whose string) (*Guard, error) {
 		if err != nil {
 			return nil, fmt.Errorf("allowed target %s: %w", p, err)
 		}
+		g.pinned[p] = true
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFBLK:
 			g.devices[st.Rdev] = p
@@ -263,16 +265,8 @@ func (g *Guard) allow(path string, w where, st *unix.Stat_t) (Identity, error) {
 // notAllowed says what path opened, which no entry allowed: for the name
 // of an entry, that it changed since the list was pinned.
 func (g *Guard) notAllowed(path string, id Identity) string {
-	clean := filepath.Clean(path)
-	for _, p := range g.devices {
-		if p == clean {
-			return "now " + id.String() + ", not what it was when the allow-list was pinned at the start (swapped since?)"
-		}
-	}
-	for _, p := range g.files {
-		if p == clean {
-			return "now " + id.String() + ", not what it was when the allow-list was pinned at the start (swapped since?)"
-		}
+	if g.pinned[filepath.Clean(path)] {
+		return "now " + id.String() + ", not what it was when the allow-list was pinned at the start (swapped since?)"
 	}
 	return id.String() + ", which is not allowed"
 }
@@ -311,16 +305,8 @@ func (g *Guard) lookupError(path string, w where, err error) error {
 // gone explains a missing allowed target (a device detached since the
 // start); nil when path was never one.
 func (g *Guard) gone(path string) error {
-	clean := filepath.Clean(path)
-	for _, p := range g.devices {
-		if p == clean {
-			return &RefusedError{Path: path, Reason: "the allowed device is no longer there (detached since the start?)", Whose: g.whoseIf(), Allowed: g.allowed}
-		}
-	}
-	for _, p := range g.files {
-		if p == clean {
-			return &RefusedError{Path: path, Reason: "the allowed file is no longer there (it was pinned at the start; restart after making it again)", Whose: g.whoseIf(), Allowed: g.allowed}
-		}
+	if g.pinned[filepath.Clean(path)] {
+		return &RefusedError{Path: path, Reason: "the allowed entry is no longer there (detached or removed since the start; what was allowed then is not made again)", Whose: g.whoseIf(), Allowed: g.allowed}
 	}
 	return nil
 }
