@@ -212,7 +212,12 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestAPIValidation(t *testing.T) {
-	ts := newTestServer(t, Config{AllowTargets: []string{"/dev/zram7"}})
+	// An allowed target must exist when the server starts.
+	allowed := filepath.Join(t.TempDir(), "allowed.img")
+	if err := os.WriteFile(allowed, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, Config{AllowTargets: []string{allowed}})
 	file := filepath.Join(ts.dataDir, "t.dat")
 	tests := []struct {
 		name, body, field, msg string

@@ -47,7 +47,7 @@ type Launcher struct {
 	Hub   *agent.Hub
 	Fio   *fleet.Runner
 	// NewRunner makes the runner of a run on this machine (with the
-	// dashboard's allow-list as its Policy).
+	// dashboard's guard, its allow-list pinned at its start).
 	NewRunner func() *bench.Runner
 	Log       *slog.Logger
 
