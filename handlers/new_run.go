@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -354,6 +355,10 @@ func (s *Server) checkLocal(req *PlanRequest, plan *sweep.Plan) (*bench.Runner, 
 			for _, path := range j.FilePaths() {
 				if _, err := os.Stat(path); err != nil {
 					exist = false
+					if strings.HasPrefix(filepath.Clean(path), "/dev/") {
+						// Never a file to make: a device that is not there.
+						return nil, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s: no such device (detached since the server started? iolab never creates files in /dev)", j.Name, path)}
+					}
 					if j.Size <= 0 && j.FileSize[0] == 0 {
 						return nil, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, path)}
 					}
