@@ -76,7 +76,7 @@ func (l *loop) initVerify() {
 	}
 	v.res.Method = spec.kind.Name
 	if j.VerifyStateLoad && j.VerifyOnly {
-		s, err := loadVerifyState(filepath.Join(v.dir, verifyStateName(j.Name, l.r.index)))
+		s, err := loadVerifyState(v.files(), filepath.Join(v.dir, verifyStateName(j.Name, l.r.index)))
 		if err != nil {
 			l.err = fmt.Errorf("job %s: verify_state_load: %w", j.Name, err)
 			return

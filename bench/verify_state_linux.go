@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
+
+	"iolab/bench/guard"
 )
 
 // fio 3.33's verify state file (verify-state.h, verify.c
@@ -77,9 +78,10 @@ func (v *verifier) saveState(name string) error {
 	return v.files().WriteFile(name, append(hdr, b...))
 }
 
-// loadVerifyState reads a state file as fio's verify_load_state does.
-func loadVerifyState(name string) (*verifyState, error) {
-	data, err := os.ReadFile(name)
+// loadVerifyState reads a state file as fio's verify_load_state does,
+// through g (beneath the data directory for the dashboard's runs).
+func loadVerifyState(g *guard.Guard, name string) (*verifyState, error) {
+	data, err := g.ReadFile(name, 64<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"iolab/bench/guard"
 )
 
 func TestVerifySums(t *testing.T) {
@@ -104,7 +106,7 @@ func TestVerifyState(t *testing.T) {
 	if err := v.saveState(name); err != nil {
 		t.Fatal(err)
 	}
-	s, err := loadVerifyState(name)
+	s, err := loadVerifyState(guard.Unrestricted(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

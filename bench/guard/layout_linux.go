@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,4 +197,26 @@ func (g *Guard) WriteFile(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ReadFile reads a regular file the guard allows (a verify state beneath
+// the data directory), opened as Check saw it, at most limit bytes.
+func (g *Guard) ReadFile(path string, limit int64) ([]byte, error) {
+	id, st, err := g.Check(path)
+	if err != nil {
+		return nil, err
+	}
+	if id.Block {
+		return nil, &RefusedError{Path: path, Reason: "a block device, not a file to read", Whose: g.whoseIf(), Allowed: g.allowed}
+	}
+	if st.Size > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d expected", path, st.Size, limit)
+	}
+	fd, err := g.Open(path, id, unix.O_RDONLY)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }
