@@ -105,19 +105,20 @@ func New(targets []string, dataDir, whose string) (*Guard, error) {
 }
 
 // newPending pins the directory of an allowed file not made yet. Under
-// /dev (devtmpfs) nothing is made: a missing device is a mistake.
+// /dev (or any devtmpfs) nothing is made: a missing device is a mistake.
 func newPending(p string) (*pending, error) {
 	dir, base := filepath.Dir(p), filepath.Base(p)
+	missingDevice := fmt.Errorf("allowed device %s does not exist; attach it (or correct the name: ls -l /dev/disk/by-id) and start again: iolab never creates files in /dev", p)
+	if deviceDir(dir) {
+		return nil, missingDevice
+	}
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if onDevtmpfsPath(dir) {
-			return nil, fmt.Errorf("allowed device %s does not exist; attach it (or correct the name: ls -l /dev/disk/by-id) and start again: iolab never creates files in /dev", p)
-		}
 		return nil, fmt.Errorf("allowed file %s does not exist and neither does its directory %s: create the directory (or the file) first", p, dir)
 	}
 	if devtmpfs(fd) {
 		unix.Close(fd)
-		return nil, fmt.Errorf("allowed device %s does not exist; attach it (or correct the name: ls -l /dev/disk/by-id) and start again: iolab never creates files in /dev", p)
+		return nil, missingDevice
 	}
 	return &pending{dir: os.NewFile(uintptr(fd), dir), base: base}, nil
 }
@@ -279,7 +280,7 @@ func (g *Guard) lookupError(path string, w where, err error) error {
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		if w.kind == byName {
-			if dir := filepath.Dir(path); filepath.IsAbs(path) && onDevtmpfsPath(dir) {
+			if dir := filepath.Dir(path); filepath.IsAbs(path) && deviceDir(dir) {
 				return refuse("no such device (nothing by that name in " + dir + "; check the name, e.g. ls -l /dev/disk/by-id; iolab never creates files there)")
 			}
 			if g.restricted {
@@ -377,7 +378,7 @@ func (g *Guard) Create(path string, flags int, perm uint32) (int, Identity, erro
 			// Only files pinned at the start are taken by name, and they exist.
 			return -1, Identity{}, g.lookupError(path, w, unix.ENOENT)
 		}
-		if onDevtmpfsPath(filepath.Dir(path)) {
+		if deviceDir(filepath.Dir(path)) {
 			return -1, Identity{}, g.lookupError(path, w, unix.ENOENT)
 		}
 		fd, err = unix.Open(path, flags, perm)
@@ -418,7 +419,7 @@ func (g *Guard) CanCreate(path string) error {
 			return err
 		}
 		return &RefusedError{Path: path, Reason: "not an allowed place to make a file", Whose: g.whoseIf(), Allowed: g.allowed}
-	case filepath.IsAbs(path) && onDevtmpfsPath(filepath.Dir(path)):
+	case filepath.IsAbs(path) && deviceDir(filepath.Dir(path)):
 		return g.lookupError(path, w, unix.ENOENT)
 	}
 	return nil
@@ -441,6 +442,10 @@ func (g *Guard) Restricted() bool { return g.restricted }
 // devtmpfs reports whether fd is on devtmpfs, by its filesystem's device
 // number in this process's mountinfo (statfs calls devtmpfs tmpfs).
 func devtmpfs(fd int) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil || fs.Type != unix.TMPFS_MAGIC {
+		return false // not tmpfs, so not devtmpfs: no need to read mountinfo
+	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
 		return false
@@ -462,6 +467,20 @@ func devtmpfs(fd int) bool {
 		}
 	}
 	return false
+}
+
+// deviceDir reports whether a file missing in dir is a device that is
+// not there, not a file to make: dir is /dev or beneath it (but for
+// /dev/shm, a tmpfs for files), or on devtmpfs wherever it is mounted.
+func deviceDir(dir string) bool {
+	dir = filepath.Clean(dir)
+	if dir == "/dev/shm" || strings.HasPrefix(dir, "/dev/shm/") {
+		return false
+	}
+	if dir == "/dev" || strings.HasPrefix(dir, "/dev/") {
+		return true
+	}
+	return onDevtmpfsPath(dir)
 }
 
 // onDevtmpfsPath reports whether dir, or the deepest of its parents
