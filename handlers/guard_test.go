@@ -120,7 +120,9 @@ func TestHostileTargetsWebRuns(t *testing.T) {
 	hold := launchRun(t, ts, `{"name":"hold","options":{"filename":"hold.dat:`+e.Allowed+`","size":"2m","rw":"randread",
 		"ioengine":"psync","runtime":"1s","time_based":1}}`)
 	ids := map[string]int64{}
+	names := map[string][]string{} // taken before the swaps: Filename makes files
 	for _, tc := range swaps {
+		names[tc.Name] = hostileNames(e, tc)
 		ids[tc.Name] = launchRun(t, ts, hostileBody(e, tc, tc.Filename(e)))
 		if r, err := ts.store.GetRun(context.Background(), ids[tc.Name]); err != nil || r.Status != db.StatusQueued {
 			t.Fatalf("%s: %+v %v; want it queued behind the holder", tc.Name, r, err)
@@ -135,8 +137,8 @@ func TestHostileTargetsWebRuns(t *testing.T) {
 	for _, tc := range swaps {
 		r := waitEnded(t, ts.store, ids[tc.Name])
 		t.Logf("%s: %s: %s", tc.Name, r.Status, r.Error)
-		if names := hostileNames(e, tc); r.Status != db.StatusFailed || !namesAny(r.Error, names) {
-			t.Errorf("%s: run ended %s (%q); want it failed naming the path (%q)", tc.Name, r.Status, r.Error, names)
+		if r.Status != db.StatusFailed || !namesAny(r.Error, names[tc.Name]) {
+			t.Errorf("%s: run ended %s (%q); want it failed naming the path (%q)", tc.Name, r.Status, r.Error, names[tc.Name])
 		}
 	}
 	e.CheckVictims(t, before)

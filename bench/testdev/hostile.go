@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -108,7 +109,12 @@ var HostileTargets = []HostileTarget{
 			return os.Symlink(e.Victim, e.AllowedNode)
 		}},
 	{Name: "data file swapped for a symlink to the victim", Filename: func(e HostileEnv) string {
-		os.WriteFile(filepath.Join(e.DataDir, "swapped.dat"), make([]byte, 1<<20), 0o600)
+		// O_NOFOLLOW: asked again after the swap, it must not write the
+		// victim through the symlink itself.
+		if f, err := os.OpenFile(filepath.Join(e.DataDir, "swapped.dat"), os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600); err == nil {
+			f.Write(make([]byte, 1<<20))
+			f.Close()
+		}
 		return "swapped.dat"
 	}, Swap: func(e HostileEnv) error {
 		p := filepath.Join(e.DataDir, "swapped.dat")

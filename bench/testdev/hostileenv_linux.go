@@ -11,13 +11,17 @@ import (
 
 // NewHostileEnv builds what HostileTargets are replayed against, all
 // removed when the test ends: two loop devices of size bytes (the allowed
-// one and the victim), an allowed file of size bytes, a symlink and a
-// device node (made with mknod in a test directory) to the allowed
-// device, a victim file of size random bytes, and dataDir (made if "",
-// else used as it is).
+// one, blank, and the victim, of random bytes), an allowed file of size
+// bytes, a symlink and a device node (made with mknod in a test
+// directory) to the allowed device, a victim file of size random bytes,
+// and dataDir (made if "", else used as it is).
 func NewHostileEnv(t testing.TB, dataDir string, size int64) HostileEnv {
 	t.Helper()
-	e := HostileEnv{DataDir: dataDir, Allowed: Loop(t, size), Victim: Loop(t, size)}
+	// The victims hold random bytes: a write of zeros (a job's buffers may
+	// be) must change them too.
+	noise := make([]byte, size)
+	rand.Read(noise)
+	e := HostileEnv{DataDir: dataDir, Allowed: Loop(t, size), Victim: AttachLoop(t, size, noise, false)}
 	if e.DataDir == "" {
 		e.DataDir, _ = filepath.EvalSymlinks(t.TempDir())
 	}
@@ -37,9 +41,8 @@ func NewHostileEnv(t testing.TB, dataDir string, size int64) HostileEnv {
 	}
 	victims, _ := filepath.EvalSymlinks(t.TempDir())
 	e.VictimFile = filepath.Join(victims, "victim.dat")
-	b := make([]byte, size)
-	rand.Read(b)
-	if err := os.WriteFile(e.VictimFile, b, 0o644); err != nil {
+	rand.Read(noise)
+	if err := os.WriteFile(e.VictimFile, noise, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -62,7 +65,7 @@ func (e HostileEnv) CheckVictims(t testing.TB, before map[string]string) {
 	t.Helper()
 	for p, sum := range before {
 		if got := Fingerprint(t, p); got != sum {
-			t.Errorf("victim %s was written", p)
+			t.Errorf("victim %s was written (%s, now %s)", p, sum[:12], got[:12])
 		}
 	}
 }

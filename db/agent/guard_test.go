@@ -115,8 +115,10 @@ func TestAgentHostileTargets(t *testing.T) {
 		t.Fatalf("holder: %d", code)
 	}
 	var ids []int64
+	var names [][]string // taken before the swaps: Filename makes files
 	for _, tc := range swaps {
 		var c created
+		names = append(names, hostileNames(e, tc))
 		p := hostilePlan(e, tc, "agent-g")
 		opts := p["options"].(map[string]any)
 		if name := opts["filename"].(string); !filepath.IsAbs(name) {
@@ -140,8 +142,8 @@ func TestAgentHostileTargets(t *testing.T) {
 	for i, tc := range swaps {
 		r := waitRun(t, d.store, ids[i], 30*time.Second)
 		t.Logf("%s: %s: %s", tc.Name, r.Status, r.Error)
-		if names := hostileNames(e, tc); r.Status != db.StatusFailed || !namesAny(r.Error, names) {
-			t.Errorf("%s: run ended %s (%q); want it failed naming the path (%q)", tc.Name, r.Status, r.Error, names)
+		if r.Status != db.StatusFailed || !namesAny(r.Error, names[i]) {
+			t.Errorf("%s: run ended %s (%q); want it failed naming the path (%q)", tc.Name, r.Status, r.Error, names[i])
 		}
 	}
 	e.CheckVictims(t, before)
