@@ -227,3 +227,37 @@ func TestDataDirFiles(t *testing.T) {
 		t.Errorf("created file's identity %v", cid)
 	}
 }
+
+// BenchmarkCheckOpen is the guard's cost per target opened: a look-up
+// with O_PATH, fstat, the reopen through /proc/self/fd and a second
+// fstat, against a plain open(2), for a file beneath the data directory.
+func BenchmarkCheckOpen(b *testing.B) {
+	data, _ := filepath.EvalSymlinks(b.TempDir())
+	p := testdev.TempFileIn(b, data, "f", 4096)
+	g, err := guard.New(nil, data, "this benchmark's")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("guard", func(b *testing.B) {
+		for b.Loop() {
+			id, _, err := g.Check(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fd, err := g.Open(p, id, unix.O_RDWR)
+			if err != nil {
+				b.Fatal(err)
+			}
+			unix.Close(fd)
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			fd, err := unix.Open(p, unix.O_RDWR|unix.O_CLOEXEC, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			unix.Close(fd)
+		}
+	})
+}
