@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"iolab/bench"
 	"iolab/bench/guard"
@@ -260,4 +261,35 @@ func BenchmarkCheckOpen(b *testing.B) {
 			unix.Close(fd)
 		}
 	})
+}
+
+// TestLookUpHasNoSideEffect: what the guard refuses it never opened for
+// real. A FIFO stands for a device whose open does something (a
+// watchdog): opened for reading it would block until a writer came;
+// looked up with O_PATH, it is refused at once, by both guards.
+func TestLookUpHasNoSideEffect(t *testing.T) {
+	data, _ := filepath.EvalSymlinks(t.TempDir())
+	fifo := filepath.Join(data, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restricted, err := guard.New(nil, data, "this test's")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*guard.Guard{guard.Unrestricted(), restricted} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := g.Check(fifo)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !isRefusal(err, fifo) || !strings.Contains(err.Error(), "neither a block device nor a regular file") {
+				t.Errorf("restricted %v: %v", g.Restricted(), err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("restricted %v: the look-up of a FIFO blocked: it was opened for real", g.Restricted())
+		}
+	}
 }
