@@ -75,6 +75,14 @@ func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int
 	if r.UID != "" && !validUID(r.UID) {
 		return 0, false, fmt.Errorf("db: import: run uid %q is not a run uid (letters, digits, - and _, at most 64)", r.UID)
 	}
+	if err := CheckPlanSteps(&r.Plan, e.Steps); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
+	for i := range e.Steps {
+		if err := CheckStepNumbers(&e.Steps[i]); err != nil {
+			return 0, false, fmt.Errorf("db: import: %w", err)
+		}
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("db: import: %w", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
@@ -45,6 +46,11 @@ func TestFinishedRunImmutable(t *testing.T) {
 		var eb errBody
 		code := d.call(t, "PUT", fmt.Sprintf("%s%d/steps/%d", agent.PathRuns, w.RunID, seq), token, res, &eb)
 		return code, eb.Error
+	}
+	hostile := step(0, sweep.StepDone)
+	hostile.Result = &bench.Result{Groups: []bench.GroupResult{{Jobs: []bench.JobResult{{Name: "r", Runtime: time.Second, GroupID: 1 << 40}}}}}
+	if code, msg := put(0, hostile); code != http.StatusBadRequest || !strings.Contains(msg, "group_id 1099511627776") {
+		t.Fatalf("a step with group id 2^40: %d %q", code, msg)
 	}
 	if code, msg := put(0, step(0, sweep.StepFailed)); code != 200 {
 		t.Fatalf("step 0 while running: %d %q", code, msg)

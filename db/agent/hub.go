@@ -442,6 +442,9 @@ func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, se
 	if err := checkStep(&run.Plan, seq, res); err != nil {
 		return StepAck{}, badRequest("step %d: %v", seq, err)
 	}
+	if err := db.CheckStepNumbers(res); err != nil {
+		return StepAck{}, badRequest("%v", err)
+	}
 	have, err := h.store.StoredSteps(ctx, id)
 	if err != nil {
 		return StepAck{}, err
