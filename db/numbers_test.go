@@ -61,7 +61,9 @@ func TestImportNumbers(t *testing.T) {
 			return []sweep.StepResult{step(0, func(_ *sweep.StepResult, j *bench.JobResult) { j.Dirs[bench.Read].Clat.Stat.Mean = -5 })}
 		}, "read clat mean is -5: negative"},
 		{"a latency of two days", func() []sweep.StepResult {
-			return []sweep.StepResult{step(0, func(_ *sweep.StepResult, j *bench.JobResult) { j.Dirs[bench.Read].Clat.Stat.Max = uint64(48 * time.Hour) })}
+			return []sweep.StepResult{step(0, func(_ *sweep.StepResult, j *bench.JobResult) {
+				j.Dirs[bench.Read].Clat.Stat.Max = uint64(48 * time.Hour)
+			})}
 		}, "read clat max is 1.728e+14"},
 		{"200 million IOPS", func() []sweep.StepResult {
 			return []sweep.StepResult{step(0, func(_ *sweep.StepResult, j *bench.JobResult) { j.Dirs[bench.Read].IOs = 200e6 })}
