@@ -55,6 +55,9 @@ func (s *Store) Import(ctx context.Context, e *Export, source string) (int64, er
 // ImportRun is Import that also reports whether the run was already there
 // (by uid), in which case nothing is written.
 func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int64, existed bool, err error) {
+	if err := s.writable(); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
 	if e.Format != ExportFormat {
 		return 0, false, fmt.Errorf("db: import: format %q, want %q", e.Format, ExportFormat)
 	}
