@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,8 +63,8 @@ func TestStoppedStepIsFailed(t *testing.T) {
 	}
 	defer store.Close()
 	runs, err := store.ListRuns(context.Background(), db.RunFilter{})
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %v %v", runs, err)
+	if err != nil || len(runs) != 1 || runs[0].Status != db.StatusPartial {
+		t.Fatalf("runs %+v %v, want one partial run", runs, err)
 	}
 	steps, err := store.Steps(context.Background(), runs[0].ID)
 	if err != nil || len(steps) != 3 {
@@ -73,6 +74,10 @@ func TestStoppedStepIsFailed(t *testing.T) {
 		if i == 1 {
 			if st.Status != sweep.StepFailed || !strings.Contains(st.Error, "stopped or starved for") || st.Result != nil {
 				t.Fatalf("the stopped step: %s %q, result %v", st.Status, st.Error, st.Result != nil)
+			}
+			var secs float64
+			if _, err := fmt.Sscanf(st.Error[strings.Index(st.Error, "starved for ")+len("starved for "):], "%f s", &secs); err != nil || secs < 2.5 || secs > 6 {
+				t.Fatalf("the stopped step says %q: want the 3 s stop (%v)", st.Error, err)
 			}
 			continue
 		}
