@@ -64,9 +64,8 @@ func FaultOf(err error) Fault {
 	if _, ok := errors.AsType[*ReadOnlyError](err); ok {
 		return FaultReadOnly
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
+	if c := sqliteCode(err); c != 0 {
+		switch c {
 		case sqliteFull:
 			return FaultFull
 		case sqliteReadOnly:
@@ -84,6 +83,16 @@ func FaultOf(err error) Fault {
 		return FaultReadOnly
 	}
 	return NoFault
+}
+
+// sqliteCode is the primary SQLite result code of err, 0 when err is not
+// SQLite's.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
 }
 
 // FaultMessage is what to tell a user of fault f of the store at path:

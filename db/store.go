@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"iolab/migrations"
@@ -109,7 +110,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return openReadOnly(ctx, path, why)
 	}
 	s, err := openWritable(ctx, path)
-	if f := FaultOf(err); f == FaultReadOnly || f == FaultIO {
+	if c := sqliteCode(err); c == sqliteReadOnly || c == sqliteCantOpen || errors.Is(err, syscall.EROFS) {
 		// A store SQLite cannot write though access(2) said it could
 		// (a lock or -shm file it may not create): read it if it can be.
 		if _, serr := os.Stat(path); serr == nil {
