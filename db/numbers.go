@@ -18,10 +18,10 @@ import (
 // beyond one is a forged or corrupt document, refused with the field and
 // the value named.
 const (
-	MaxJobIOPS = 100e6            // I/Os a second, per job (a merged result: per merged job)
-	MaxJobBW   = float64(1 << 50) // bytes a second per job: 1 PiB/s
-	MaxCount   = 1 << 60          // an I/O, byte, sample or histogram count
-	MaxLatency = 24 * time.Hour   // one I/O's latency
+	MaxJobIOPS = 100e6          // I/Os a second, per job (a merged result: per merged job)
+	MaxIOBytes = 1 << 32        // bytes one I/O moves: fio's bs is an unsigned int
+	MaxCount   = 1 << 60        // an I/O, byte, sample or histogram count
+	MaxLatency = 24 * time.Hour // one I/O's latency
 	MaxRuntime = 366 * 24 * time.Hour
 	// MaxSummedTime bounds times summed over jobs or threads (CPU time,
 	// a merged result's runtimes): 2^62 ns, 146 years.
@@ -134,8 +134,8 @@ func checkJobNumbers(in string, j *bench.JobResult) error {
 		if iops := j.IOPS(d); iops > MaxJobIOPS*merged {
 			return fmt.Errorf("%s: %s IOPS %.4g (%d I/Os in %s) is above %.0f million a job: not a measurement", in, name, iops, dr.IOs, j.Runtime, MaxJobIOPS/1e6)
 		}
-		if bw := j.BW(d); bw > MaxJobBW*merged {
-			return fmt.Errorf("%s: %s bandwidth %.4g B/s (%d bytes in %s) is above 1 PiB/s a job: not a measurement", in, name, bw, dr.Bytes, j.Runtime)
+		if dr.Bytes/max(dr.IOs, 1) > MaxIOBytes {
+			return fmt.Errorf("%s: %s bytes %d for %d I/Os: more than 4 GiB an I/O (fio's largest bs): not a measurement", in, name, dr.Bytes, dr.IOs)
 		}
 		for _, l := range []struct {
 			what string

@@ -74,6 +74,9 @@ func TestImportNumbers(t *testing.T) {
 				j.Dirs[bench.Write].Bytes = 1<<60 + 1
 			})}
 		}, "write bytes is 1152921504606846977"},
+		{"8 GiB an I/O", func() []sweep.StepResult {
+			return []sweep.StepResult{step(0, func(_ *sweep.StepResult, j *bench.JobResult) { j.Dirs[bench.Read].Bytes = 100_000 << 33 })}
+		}, "read bytes 858993459200000 for 100000 I/Os: more than 4 GiB an I/O"},
 		{"group id 2^40", func() []sweep.StepResult {
 			return []sweep.StepResult{step(0, func(st *sweep.StepResult, _ *bench.JobResult) { st.Result.Groups[0].ID = 1 << 40 })}
 		}, "id 1099511627776 is not a group fio can have (0 to 4095)"},
