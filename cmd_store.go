@@ -33,6 +33,12 @@ func openStore(ctx context.Context, path string, logger *slog.Logger) (*db.Store
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if store.ReadOnly() {
+		// Runs can be read; nothing can be recorded, not even a
+		// scheduler put back.
+		logger.Warn("the store is read-only: runs can be read, not written", "db", store.Path())
+		return store, nil
+	}
 	if err := launch.RestoreSchedulers(ctx, store, system.FS{}, logger); err != nil {
 		store.Close()
 		return nil, err

@@ -55,6 +55,9 @@ func (s *Store) Import(ctx context.Context, e *Export, source string) (int64, er
 // ImportRun is Import that also reports whether the run was already there
 // (by uid), in which case nothing is written.
 func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int64, existed bool, err error) {
+	if err := s.writable(); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
 	if e.Format != ExportFormat {
 		return 0, false, fmt.Errorf("db: import: format %q, want %q", e.Format, ExportFormat)
 	}
@@ -74,6 +77,14 @@ func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int
 	}
 	if r.UID != "" && !validUID(r.UID) {
 		return 0, false, fmt.Errorf("db: import: run uid %q is not a run uid (letters, digits, - and _, at most 64)", r.UID)
+	}
+	if err := CheckPlanSteps(&r.Plan, e.Steps); err != nil {
+		return 0, false, fmt.Errorf("db: import: %w", err)
+	}
+	for i := range e.Steps {
+		if err := CheckStepNumbers(&e.Steps[i]); err != nil {
+			return 0, false, fmt.Errorf("db: import: %w", err)
+		}
 	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {

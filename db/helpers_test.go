@@ -66,7 +66,7 @@ func testPlan() sweep.Plan {
 		Base: bench.Config{Groups: []bench.Group{{ID: 0, Jobs: []bench.Job{j}}}, OutputFormat: "normal"},
 		Sweeps: []sweep.Sweep{
 			{Axis: sweep.AxisIODepth, Values: []string{"1", "8"}},
-			{Axis: sweep.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll"}},
+			{Axis: sweep.AxisEngine, Values: []string{"io_uring", "io_uring+sqpoll", "io_uring+hipri"}},
 		},
 		Repeat: 3, Discard: true, Runtime: 60 * time.Second, RampTime: 10 * time.Second,
 	}

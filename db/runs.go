@@ -78,6 +78,9 @@ func (f RunFilter) keeps(r *Run) bool {
 // empty Source local, a zero Created now; Hostname, Kernel, Target, Engines
 // and Schedulers are filled in from the host, targets and plan when empty.
 func (s *Store) CreateRun(ctx context.Context, r *Run) (int64, error) {
+	if err := s.writable(); err != nil {
+		return 0, fmt.Errorf("db: create run: %w", err)
+	}
 	if r.Status == "" {
 		r.Status = StatusQueued
 	}

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"iolab/migrations"
@@ -74,6 +75,7 @@ type Store struct {
 
 	interrupted []int64
 	path        string
+	readOnly    bool // see ReadOnly
 
 	stepCache *stepCache // what pages read of steps, by (id, stamp)
 }
@@ -98,11 +100,30 @@ func DefaultPath() (string, error) {
 // Open opens (creating it and its directory if need be) the store at path,
 // brings its schema up to date, and marks as interrupted the runs left queued
 // or running by a process that no longer exists, with their running steps;
-// Interrupted tells which.
+// Interrupted tells which. An existing store that cannot be written (its
+// file or directory read-only) is opened read-only (see ReadOnly).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.Contains(path, "?") || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return nil, fmt.Errorf("db: open %q: want a file path without '?'", path)
 	}
+	if why := notWritable(path); why != "" {
+		return openReadOnly(ctx, path, why)
+	}
+	s, err := openWritable(ctx, path)
+	if c := sqliteCode(err); c == sqliteReadOnly || c == sqliteCantOpen || errors.Is(err, syscall.EROFS) {
+		// A store SQLite cannot write though access(2) said it could
+		// (a lock or -shm file it may not create): read it if it can be.
+		if _, serr := os.Stat(path); serr == nil {
+			if ro, rerr := openReadOnly(ctx, path, err.Error()); rerr == nil {
+				return ro, nil
+			}
+		}
+	}
+	return s, err
+}
+
+// openWritable is Open of a store that can be written.
+func openWritable(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
@@ -191,7 +212,19 @@ func checkForeign(ctx context.Context, path string) error {
 	defer probe.Close()
 	var version, tables int
 	if err := probe.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+		if mode != "?mode=ro&" || FaultOf(err) != FaultIO {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		// A WAL database on a read-only file system: SQLite cannot map
+		// its -shm file, but can read the file as immutable.
+		probe.Close()
+		if probe, err = sql.Open("sqlite", "file:"+path+mode+"immutable=1&_pragma=busy_timeout(5000)"); err != nil {
+			return err
+		}
+		defer probe.Close()
+		if err := probe.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
 	}
 	if err := probe.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'").Scan(&tables); err != nil {
 		return fmt.Errorf("read schema: %w", err)

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/testdev"
 	"iolab/db"
 )
@@ -126,6 +128,17 @@ func exportDoc(t *testing.T, edit func(*db.Export)) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// numbersStep is a done step seq of one job that read 100,000 4 KiB
+// blocks in 1 s, edited.
+func numbersStep(seq int, edit func(*bench.JobResult)) sweep.StepResult {
+	j := bench.JobResult{Name: "r", Runtime: time.Second, Jobs: 1}
+	j.Dirs[bench.Read].IOs, j.Dirs[bench.Read].Bytes = 100_000, 100_000*4096
+	edit(&j)
+	start := time.Unix(1_780_000_000, 0)
+	return sweep.StepResult{Step: sweep.Step{Seq: seq}, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
+		Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{Jobs: []bench.JobResult{j}}}}}
 }
 
 // holdElsewhere starts another process that records a running run in the
@@ -312,6 +325,39 @@ func TestAttacks(t *testing.T) {
 			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Status = db.StatusRunning }))},
 		{name: "import a queued run", srv: open, status: 400, contains: "must have ended",
 			do: req("POST", "/api/import", importDoc(func(e *db.Export) { e.Run.Status = db.StatusQueued }))},
+		// Hostile numbers and steps that are not the plan's (issue 23, 17).
+		{name: "import 300 steps for a one-step plan", srv: open, status: 400, contains: "300 steps for a plan of 1",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				for i := range 300 {
+					e.Steps = append(e.Steps, sweep.StepResult{Step: sweep.Step{Seq: i}, Status: sweep.StepFailed, Error: "x"})
+				}
+			}))},
+		{name: "import a step of an axis the plan does not sweep", srv: open, status: 400, contains: "the plan does not sweep iodepth",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				st := numbersStep(0, func(*bench.JobResult) {})
+				st.Step.Axes = []sweep.AxisValue{{Axis: sweep.AxisIODepth, Value: "4096"}}
+				e.Steps = append(e.Steps, st)
+			}))},
+		{name: "import 2^60 I/Os in a second", srv: open, status: 400, contains: "read IOPS 1.153e+18",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.Dirs[bench.Read].IOs = 1<<60 - 1 }))
+			}))},
+		{name: "import I/Os that wrap an int64 (IOPS -5)", srv: open, status: 400, contains: "read ios is 18446744073709551611",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.Dirs[bench.Read].IOs = 1<<64 - 5 }))
+			}))},
+		{name: "import a mean latency of 1.7e308", srv: open, status: 400, contains: "read clat mean is 1.7e+308",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.Dirs[bench.Read].Clat.Stat.Mean = 1.7e308 }))
+			}))},
+		{name: "import a negative runtime", srv: open, status: 400, contains: "runtime_ns is -5: negative",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.Runtime = -5 }))
+			}))},
+		{name: "import group id 2^40", srv: open, status: 400, contains: "group_id 1099511627776",
+			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
+				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.GroupID = 1 << 40 }))
+			}))},
 		{name: "rename to ESC", srv: open, status: 400, contains: "control characters",
 			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"a\u001bb"}`), "Content-Type", "application/json")},
 		// 7. Sessions and guessing.

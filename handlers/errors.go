@@ -1,6 +1,11 @@
 package handlers
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+
+	"iolab/db"
+)
 
 // ValidationError is a request that names something wrong or impossible:
 // the server answers it with 400, the field and the message.
@@ -42,4 +47,19 @@ func (e ValidationErrors) As(target any) bool {
 type fieldErrorBody struct {
 	Field string `json:"field"`
 	Error string `json:"error"`
+}
+
+// storeFault is the answer to a fault of the store itself (db.FaultOf):
+// 507 Insufficient Storage for a full disk, 503 for a read-only, busy or
+// failing store, each with what happened and what to do; ok is false for
+// any other error.
+func storeFault(err error, path string) (status int, msg string, retry bool, ok bool) {
+	f := db.FaultOf(err)
+	switch f {
+	case db.NoFault:
+		return 0, "", false, false
+	case db.FaultFull:
+		return http.StatusInsufficientStorage, db.FaultMessage(f, path), false, true
+	}
+	return http.StatusServiceUnavailable, db.FaultMessage(f, path), f == db.FaultBusy, true
 }

@@ -119,9 +119,12 @@ func formError(err error, bad *ValidationError) error {
 }
 
 // storeImport stores a parsed import; ImportRun's checks (status, steps)
-// are the document's fault.
+// are the document's fault, a full or read-only store the server's.
 func (s *Server) storeImport(ctx context.Context, e *db.Export, source string) (importedRun, error) {
 	id, existed, err := s.store.ImportRun(ctx, e, source)
+	if db.FaultOf(err) != db.NoFault {
+		return importedRun{}, err // the store's fault, not the document's
+	}
 	if err != nil {
 		return importedRun{}, &ValidationError{Field: "file", Msg: err.Error()}
 	}

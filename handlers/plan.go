@@ -192,6 +192,15 @@ func fieldOf(req *PlanRequest, option string) string {
 	return "options." + option
 }
 
+// unnamedJob drops the job's name from msg when the request named no job:
+// its one job is called "job" only inside iolab.
+func unnamedJob(req *PlanRequest, msg string) string {
+	if req.Name == "" && req.Preset == "" && len(req.Jobs) == 0 {
+		return strings.TrimPrefix(msg, `job "job": `)
+	}
+	return msg
+}
+
 // validation turns a bench error into a ValidationError on field.
 func validation(field string, err error) error {
 	var ve *ValidationError
@@ -260,7 +269,7 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		case errors.As(err, &oe) && oe.Option == "preset":
 			return nil, validation("preset", err)
 		case errors.As(err, &oe):
-			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: oe.Msg}
+			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, oe.Msg)}
 		}
 		return nil, validation("options", err)
 	}
@@ -324,11 +333,10 @@ func (s *Server) fieldErrors(req *PlanRequest) ValidationErrors {
 				}
 				continue
 			}
-			// Alone in a job that needs nothing else; only what is said
-			// of this option counts.
-			_, err := fio.ParseArgs([]string{"--name=check", "--filename=/check", "--ioengine=null", "--size=1m", "--" + k + "=" + v})
-			var oe *bench.OptionError
-			if errors.As(err, &oe) && oe.Option == k {
+			// The option alone, without the checks of a whole job: those
+			// need the other options (time_based needs the plan's
+			// runtime, verify its engine) and BuildPlan makes them after.
+			if err := fio.CheckOption(k, v); err != nil {
 				errs = append(errs, &ValidationError{Field: prefix + k, Msg: err.Error()})
 			}
 		}

@@ -326,6 +326,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", retryAfter(be.retry))
 	case errors.As(err, &mbe):
 		status, msg = http.StatusRequestEntityTooLarge, tooLargeMsg(mbe.Limit)
+	case db.FaultOf(err) != db.NoFault:
+		var retry bool
+		status, msg, retry, _ = storeFault(err, s.store.Path())
+		if retry {
+			c.Response().Header().Set("Retry-After", "1")
+		}
+		s.log.Error("store fault", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	case errors.Is(err, db.ErrNotFound):
 		status, msg = http.StatusNotFound, "not found"
 		if he, ok := err.(notFoundError); ok {

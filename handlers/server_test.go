@@ -41,11 +41,14 @@ type testServer struct {
 func newTestServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := db.Open(context.Background(), filepath.Join(dir, "iolab.db"))
-	if err != nil {
-		t.Fatal(err)
+	store := cfg.Store // a store of the test's own (full, read-only), or a new one
+	if store == nil {
+		var err error
+		if store, err = db.Open(context.Background(), filepath.Join(dir, "iolab.db")); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
 	}
-	t.Cleanup(func() { store.Close() })
 	dataDir := filepath.Join(dir, "data")
 	if err := os.Mkdir(dataDir, 0o755); err != nil {
 		t.Fatal(err)

@@ -547,6 +547,22 @@ func ParseArgs(args []string) (*bench.Config, error) {
 	return cfg, nil
 }
 
+// CheckOption checks one option and its value alone, as the command line
+// reads them, without the checks of a whole job (FinishJob): what can be
+// said of one field of a form. An option that is right alone may still be
+// wrong beside others (time_based without runtime); ParseArgs says that.
+func CheckOption(name, value string) error {
+	if slices.Contains(fioProgramOptions, name) {
+		return &bench.OptionError{Option: name, Value: value, Msg: fmt.Sprintf("fio's --%s is not supported by iolab", name)}
+	}
+	if _, ok := LookupOption(name); !ok {
+		if _, inert := lookupInert(name); !inert {
+			return unknownOption(name, value)
+		}
+	}
+	return newJobParser("").apply(name, value, 0)
+}
+
 func parseJobFilePath(p *jobParser, path string) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -56,6 +56,39 @@ func (p *Plan) StepCount() (int, bool) {
 	return n * r, true
 }
 
+// MaxRepeats is the most repeats a run of p can make of one combination:
+// its repeat count, or with AutoRepeat the cap.
+func (p *Plan) MaxRepeats() int {
+	r := p.rounds()
+	if p.AutoRepeat != nil {
+		r = max(r, p.AutoRepeat.Max)
+	}
+	return r
+}
+
+// MaxSteps is the most steps a run of p can hold: every combination of
+// its sweeps' values MaxRepeats times; false when that overflows.
+func (p *Plan) MaxSteps() (int, bool) {
+	n := 1
+	for _, sw := range p.Sweeps {
+		v := len(sw.Values)
+		if v == 0 {
+			return 0, true
+		}
+		if n > math.MaxInt/v {
+			return 0, false
+		}
+		n *= v
+	}
+	if r := p.MaxRepeats(); r > 0 {
+		if n > math.MaxInt/r {
+			return 0, false
+		}
+		n *= r
+	}
+	return n, true
+}
+
 // CheckLimits refuses a plan that asks more than l allows, naming what and
 // how to lower it. A zero field of l is that field of DefaultLimits.
 func (p *Plan) CheckLimits(l Limits) error {

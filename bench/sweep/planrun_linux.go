@@ -171,7 +171,10 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 	}
 	cpu0, _ := rn.Sys.CPUTimes()
 	proc0, _ := system.ProcessCPU()
+	stalls := watchStalls()
+	began := time.Now()
 	result, err := rn.Run(ctx, &st.Config)
+	stalled, wall := stalls(), time.Since(began)
 	cpu1, _ := rn.Sys.CPUTimes()
 	proc1, _ := system.ProcessCPU()
 	// Read back, after the jobs, the scheduler they ran under.
@@ -200,6 +203,9 @@ func runStep(ctx context.Context, rn *bench.Runner, plan *Plan, st *Step, disks 
 	res.Proc = proc1.Sub(proc0)
 	res.End = time.Now()
 	res.Status = StepDone
+	if err == nil {
+		err = stallError(stalled, wall, result)
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -428,7 +428,8 @@ func decodeEvent(ev Event) (launch.Event, error) {
 // one of the plan's with its axes and repeat. Storing a step again
 // replaces it (the same uid): a retried upload neither loses nor
 // duplicates it. Steps are taken as long as the run is the agent's, lease
-// or not: a step measured before the lease ran out is a step.
+// or not: a step measured before the lease ran out is a step. A run that
+// has ended keeps the steps it has (finishedStep).
 func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, seq int, res *sweep.StepResult) (StepAck, error) {
 	h.touch(ctx, host, addr)
 	if err := h.owns(ctx, host, id); err != nil {
@@ -441,8 +442,14 @@ func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, se
 	if err := checkStep(&run.Plan, seq, res); err != nil {
 		return StepAck{}, badRequest("step %d: %v", seq, err)
 	}
+	if err := db.CheckStepNumbers(res); err != nil {
+		return StepAck{}, badRequest("%v", err)
+	}
 	have, err := h.store.StoredSteps(ctx, id)
 	if err != nil {
+		return StepAck{}, err
+	}
+	if err := finishedStep(run, seq, have[seq], res.Status); err != nil {
 		return StepAck{}, err
 	}
 	a := StepAck{UID: StepUID(run.UID, seq), Stored: have[seq] != res.Status}
@@ -457,6 +464,26 @@ func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, se
 	}
 	h.mu.Unlock()
 	return a, nil
+}
+
+// finishedStep refuses (409) a step upload that would change a finished
+// run: the figures of a run that ended — done, partial, failed, cancelled
+// — are what its page, exports and comparisons showed, and an agent may
+// not rewrite them. A run interrupted because the lease ran out still
+// takes the steps it lacks (measured before the lease ran out), never
+// one it has. stored is the status stored for the step ("" when none),
+// status the upload's: the same again is a retry, which stores nothing.
+func finishedStep(run *db.Run, seq int, stored, status string) error {
+	if run.Status == db.StatusQueued || run.Status == db.StatusRunning || stored == status {
+		return nil
+	}
+	if run.Status == db.StatusInterrupted {
+		if stored == "" {
+			return nil
+		}
+		return refuse(http.StatusConflict, "run %d ended (interrupted) with step %d stored as %s: a finished run's steps do not change", run.ID, seq, stored)
+	}
+	return refuse(http.StatusConflict, "run %d has ended (%s): a finished run's steps do not change, so step %d is refused; launch the run again for new figures", run.ID, run.Status, seq)
 }
 
 // checkStep checks an uploaded step against the run's plan.
