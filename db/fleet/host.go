@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-
 )
 
 // DefaultPort is fio's server port when none is given (server.h:
