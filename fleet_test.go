@@ -144,10 +144,10 @@ func (d *fleetDash) addAgent(name string) (int64, string) {
 	return added.Host.ID, added.Token
 }
 
-// addFio adds a fio server host.
-func (d *fleetDash) addFio(name string, addr netip.Addr) {
+// addFio adds a fio server host whose jobs may use targets.
+func (d *fleetDash) addFio(name string, addr netip.Addr, targets ...string) {
 	d.t.Helper()
-	if code, msg := d.call("POST", "/api/hosts", map[string]any{"kind": db.HostFio, "name": name, "address": addr.String()}, nil); code != http.StatusCreated {
+	if code, msg := d.call("POST", "/api/hosts", map[string]any{"kind": db.HostFio, "name": name, "address": addr.String(), "devices": targets}, nil); code != http.StatusCreated {
 		d.t.Fatalf("add fio server %s: %d %s", name, code, msg)
 	}
 }
