@@ -9,8 +9,8 @@
 //
 // A Runner holds the fio binary, the AllowList of addresses fio servers may
 // have, and timeouts. Runner.Check refuses a run before anything starts
-// (an address off the allow-list, a device the host does not allow, jobs a
-// job file cannot say); Runner.Probe asks one server who it is;
+// (an address off the allow-list, a target the host does not allow or an
+// option that reaches beyond its targets, jobs a job file cannot say); Runner.Probe asks one server who it is;
 // Runner.Run runs a config on every host and returns a HostResult per
 // host, in the order given, with its fio.FioImport (one step's Config and
 // Result, Result.Host.Hostname the server's own hostname) or its
