@@ -39,6 +39,13 @@ func TestFioServerTargets(t *testing.T) {
 	if err := os.WriteFile(victimFile, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// An entry that is not written as jobs must name it is refused.
+	for _, bad := range []string{"/proc/self/root" + allowed, "/" + allowed, allowed + ":" + victim, "dev/x"} {
+		code, msg := d.call("POST", "/api/hosts", map[string]any{"kind": db.HostFio, "name": "fio-bad", "address": h.Addr.String(), "devices": []string{bad}}, nil)
+		if code != http.StatusBadRequest || !strings.Contains(msg, "allowed target") {
+			t.Errorf("a fio host allowing %s: %d %q", bad, code, msg)
+		}
+	}
 	d.addFio("fioh", h.Addr, allowed)
 	before := map[string]string{victim: testdev.Fingerprint(t, victim), victimFile: testdev.Fingerprint(t, victimFile)}
 

@@ -479,7 +479,7 @@ func TestFioServerDownRefused(t *testing.T) {
 	}
 	d := newFleetDash(t, agent.Timing{})
 	h := fleettest.NewHost(t, "fio-down")
-	d.addFio("fio-down", h.Addr) // no fio --server there
+	d.addFio("fio-down", h.Addr, fleettest.DataDir+"/f") // no fio --server there
 	code, msg := d.call("POST", "/api/runs", fleetPlan("down", []string{"fio-down"}, nil, "1"), nil)
 	if code != http.StatusBadRequest || !strings.Contains(msg, "host fio-down") || !strings.Contains(msg, "start fio --server there") {
 		t.Fatalf("%d %q", code, msg)
