@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -46,7 +47,15 @@ func TestFioServerTargets(t *testing.T) {
 			t.Errorf("a fio host allowing %s: %d %q", bad, code, msg)
 		}
 	}
-	d.addFio("fioh", h.Addr, allowed)
+	// An allowed device that the host does not have: fio would make it a
+	// file in /dev (the namespace host shares this machine's /dev).
+	gone := fmt.Sprintf("/dev/iolab-gone-%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		if st, err := os.Lstat(gone); err == nil && st.Mode().IsRegular() {
+			os.Remove(gone) // what a failing run made, not a device node
+		}
+	})
+	d.addFio("fioh", h.Addr, allowed, gone)
 	before := map[string]string{victim: testdev.Fingerprint(t, victim), victimFile: testdev.Fingerprint(t, victimFile)}
 
 	plan := func(name string, opts map[string]any) map[string]any {
@@ -71,7 +80,7 @@ func TestFioServerTargets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, msg := d.call("POST", "/api/runs", plan("hostile", tt.opts), nil)
 			if code != http.StatusBadRequest || !strings.Contains(msg, "fio host fioh") || !strings.Contains(msg, tt.want) ||
-				!strings.Contains(msg, "the host allows "+allowed) {
+				!strings.Contains(msg, "the host allows "+allowed+", "+gone) {
 				t.Fatalf("%d %q; want 400 naming fioh, %q and the host's %s", code, msg, tt.want, allowed)
 			}
 		})
@@ -90,6 +99,15 @@ func TestFioServerTargets(t *testing.T) {
 	}
 	if testdev.Fingerprint(t, allowed) == testdev.Fingerprint(t, victim) {
 		t.Error("the allowed device's run wrote nothing on it")
+	}
+	if code, msg := d.call("POST", "/api/runs", plan("gone", map[string]any{"filename": gone}), &ans); code != http.StatusCreated || len(ans.Runs) != 1 {
+		t.Fatalf("the missing allowed device: %d %q %+v", code, msg, ans)
+	}
+	if r := d.waitEnded(ans.Runs[0].ID, 30*time.Second); r.Status != db.StatusFailed || !strings.Contains(r.Error, "file creation disallowed") {
+		t.Errorf("the missing allowed device's run: %s %q; want failed, fio refusing to create it", r.Status, r.Error)
+	}
+	if _, err := os.Lstat(gone); err == nil {
+		t.Errorf("%s was made on the host", gone)
 	}
 	for p, sum := range before {
 		if got := testdev.Fingerprint(t, p); got != sum {

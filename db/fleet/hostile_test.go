@@ -48,7 +48,7 @@ func TestCheckHostileTargets(t *testing.T) {
 	for _, tt := range testdev.HostileTargets {
 		t.Run(tt.Name, func(t *testing.T) {
 			filename := tt.Filename(env)
-			text := fmt.Sprintf("[hostile]\nfilename=%s\nrw=write\nbs=4k\nsize=1m\n", filename)
+			text := fmt.Sprintf("[hostile]\nfilename=%s\nrw=write\nbs=4k\nsize=1m\nallow_file_create=0\n", filename)
 			args := []string{"--name=hostile", "--filename=" + filename, "--rw=write", "--size=1m"}
 			named := filename
 			if tt.Directory != nil {
@@ -173,7 +173,7 @@ func TestCheckOptionsReach(t *testing.T) {
 		{"not_an_option=1", "not_an_option=1: an option iolab does not know"},
 	} {
 		t.Run(tt.opts, func(t *testing.T) {
-			err := checkJobFile(h, "[j]\nfilename=/dev/sdz\n"+tt.opts+"\n")
+			err := checkJobFile(h, "[j]\nfilename=/dev/sdz\nallow_file_create=0\n"+tt.opts+"\n")
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -184,6 +184,21 @@ func TestCheckOptionsReach(t *testing.T) {
 				t.Fatalf("err = %v; want %v containing %q and the host's entries", err, ErrTarget, tt.want)
 			}
 		})
+	}
+	// A device missing on the host must not become a file in its /dev:
+	// Runner.Check's job file says allow_file_create=0, a job file
+	// without it is refused.
+	if err := checkJobFile(h, "[j]\nfilename=/dev/sdz\nrw=write\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "job j: filename=/dev/sdz without allow_file_create=0") {
+		t.Errorf("a device without allow_file_create=0: %v", err)
+	}
+	allow, _ := ParseAllowList("10.213.0.0/16")
+	cfg, err := fio.ParseArgs([]string{"--name=w", "--filename=/dev/sdz", "--rw=write", "--allow_file_create=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := (&Runner{Allow: allow}).prepare(context.Background(), []Host{h}, cfg)
+	if err != nil || p.errs[0] != nil || !strings.HasSuffix(p.jobText, "allow_file_create=0\n") || cfg.Jobs[0].NoFileCreate {
+		t.Errorf("the job file sent for a device: %v %v\n%s", err, p.errs, p.jobText)
 	}
 	// A job without filename: fio makes one up, unless its engine opens none.
 	if err := checkJobFile(h, "[j]\nrw=read\nsize=1m\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "job j: names no filename") {

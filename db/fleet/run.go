@@ -115,7 +115,11 @@ func (r *Runner) prepare(ctx context.Context, hosts []Host, cfg *bench.Config) (
 			return nil, errNoFio
 		}
 	}
-	text, err := fio.FormatJobFile(cfg)
+	sent, err := noCreateOnDevices(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	text, err := fio.FormatJobFile(sent)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}

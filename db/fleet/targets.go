@@ -117,6 +117,11 @@ func checkJobFile(h Host, text string) error {
 		if _, ok := value("filename"); !ok && (!known || !e.Has(bench.Diskless)) {
 			bad = append(bad, fmt.Sprintf("job %s: names no filename: fio would make one up (jobname.N.M in the server's working directory); give filename=one of the host's allowed targets", s.Name))
 		}
+		if f, ok := value("filename"); ok && isDevicePath(f) {
+			if v, _ := value("allow_file_create"); v != "0" {
+				bad = append(bad, fmt.Sprintf("job %s: filename=%s without allow_file_create=0: fio would make a file in the host's /dev if the device is missing there", s.Name, f))
+			}
+		}
 		for _, d := range fio.ReachDefaults() {
 			if w, ok := value(d.With); !ok || w == "" || w == "0" || w == "none" {
 				continue
@@ -174,4 +179,31 @@ func targetRefusal(h Host, v string) string {
 		why = "not one of the host's allowed targets"
 	}
 	return why
+}
+
+// isDevicePath reports whether p is under /dev, /dev/shm (files in
+// memory) aside.
+func isDevicePath(p string) bool {
+	return strings.HasPrefix(p, "/dev/") && p != "/dev/shm" && !strings.HasPrefix(p, "/dev/shm/")
+}
+
+// noCreateOnDevices is cfg with allow_file_create=0 on every job whose
+// filename is under /dev: fio creates a missing file, so an allowed
+// device that is absent on the host would otherwise become a regular
+// file in its /dev (devtmpfs: memory), which the job would then test and
+// later jobs fill. The job fails instead ("file creation disallowed").
+// cfg is not changed.
+func noCreateOnDevices(cfg *bench.Config) (*bench.Config, error) {
+	out := *cfg
+	out.Jobs = make([]bench.Job, len(cfg.Jobs))
+	for i := range cfg.Jobs {
+		j := cfg.Jobs[i].Clone()
+		if isDevicePath(j.Filename) && !j.NoFileCreate {
+			if err := fio.ApplyOption(&j, "allow_file_create", "0"); err != nil {
+				return nil, err
+			}
+		}
+		out.Jobs[i] = j
+	}
+	return &out, nil
 }
