@@ -86,7 +86,8 @@
 // it writes (fio.FormatJobFile) is read back as fio reads it
 // (fio.ReadJobFileSections), and every option line of every section,
 // [global] included, is checked (checkJobFile). The refusal names the
-// job, the option, its value and the host's allowed targets.
+// job (a [global] option, the jobs it applies to), the option, its value
+// and the host's allowed targets.
 //
 //   - A filename must be, byte for byte, one of Host.AllowTargets (the
 //     devices and files listed on the Hosts page; CheckAllowedTarget
@@ -95,7 +96,10 @@
 //     /proc/self/root/dev/X, /dev//X, /dev/Y/../X and relative paths are
 //     refused, and so is a ':' list, even of allowed entries: one file per
 //     job. A host with no entries runs only jobs of a diskless engine
-//     (ioengine=null), which open no file.
+//     (ioengine=null), which open no file. A job on a device under /dev
+//     is sent with allow_file_create=0 (and refused without it), so that
+//     an allowed device the host does not have fails the run instead of
+//     becoming a file in the host's /dev.
 //   - Every job names its file: a job without filename (fio would make
 //     up jobname.N.M in the server's directory) is refused, and so are
 //     the options from which fio makes up names (directory,

@@ -91,7 +91,7 @@ func TestCheckHostileTargets(t *testing.T) {
 		t.Errorf("a list of allowed entries: %v", err)
 	}
 	// A victim in [global] is refused though the job names its own file.
-	if err := checkJobFile(h, "[global]\nfilename="+env.Victim+"\n[j]\nfilename="+env.Allowed+"\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "[global]: filename="+env.Victim) {
+	if err := checkJobFile(h, "[global]\nfilename="+env.Victim+"\n[j]\nfilename="+env.Allowed+"\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "[global] of job j: filename="+env.Victim) {
 		t.Errorf("a victim in [global]: %v", err)
 	}
 }

@@ -85,17 +85,24 @@ func checkJobFile(h Host, text string) error {
 		return hostError(h, "", ErrTarget, err.Error(), nil)
 	}
 	var bad []string
-	refuse := func(section string, o bench.Option, why string) {
-		where := "job " + section
-		if section == "global" {
-			where = "[global]"
+	refuse := func(i int, o bench.Option, why string) {
+		where := "job " + sections[i].Name
+		if sections[i].Name == "global" {
+			// Named by the jobs it applies to.
+			var jobs []string
+			for _, s := range sections[i+1:] {
+				if s.Name != "global" {
+					jobs = append(jobs, s.Name)
+				}
+			}
+			where = "[global] of job " + strings.Join(jobs, ", ")
 		}
 		bad = append(bad, fmt.Sprintf("%s: %s: %s", where, o.Line(), why))
 	}
 	for i, s := range sections {
 		for _, o := range s.Options {
 			if why := optionRefusal(h, o); why != "" {
-				refuse(s.Name, o, why)
+				refuse(i, o, why)
 			}
 		}
 		if s.Name == "global" {
@@ -131,7 +138,7 @@ func checkJobFile(h Host, text string) error {
 			}
 			o := bench.Option{Name: d.Name, Value: d.Value}
 			if why := optionRefusal(h, o); why != "" {
-				refuse(s.Name, o, "fio's default with "+d.With+": "+why)
+				refuse(i, o, "fio's default with "+d.With+": "+why)
 			}
 		}
 	}
