@@ -126,7 +126,8 @@ func TestCheckAllowedTarget(t *testing.T) {
 	}
 	// Stored before entries were checked: listed, never matched.
 	h := Host{Name: "old", AllowTargets: []string{"/dev//sda"}}
-	if err := checkJobFile(h, "[j]\nfilename=/dev//sda\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "allows no file or device") {
+	if err := checkJobFile(h, "[j]\nfilename=/dev//sda\n"); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "allows no file or device") ||
+		!strings.Contains(err.Error(), `allowed target "/dev//sda": not written plainly (no //, /./, .. or trailing /): write /dev/sda: not taken`) {
 		t.Errorf("a stored entry written otherwise: %v", err)
 	}
 }

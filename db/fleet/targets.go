@@ -59,12 +59,20 @@ func (h Host) allowedTargets() []string {
 	return out
 }
 
+// describeTargets says what h allows, and which of its stored entries
+// are not taken and why (entries stored before they were checked).
 func (h Host) describeTargets() string {
 	ok := h.allowedTargets()
+	s := "the host allows " + strings.Join(ok, ", ")
 	if len(ok) == 0 {
-		return "the host allows no file or device: list its allowed targets on the Hosts page"
+		s = "the host allows no file or device: list its allowed targets on the Hosts page"
 	}
-	return "the host allows " + strings.Join(ok, ", ")
+	for _, e := range h.AllowTargets {
+		if err := CheckAllowedTarget(e); err != nil {
+			s += "; " + err.Error() + ": not taken, add it again as jobs must name it"
+		}
+	}
+	return s
 }
 
 // checkJobFile refuses, on host h, the job file text that fio's client
