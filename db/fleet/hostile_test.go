@@ -110,6 +110,8 @@ func TestCheckAllowedTarget(t *testing.T) {
 		{"/dev/sda:/dev/sdb", "':'"},
 		{`/dev/a\:b`, "':'"},
 		{"/dev/loop$ncpus", "'$'"},
+		{"/dev/sda;x", "';'"},
+		{"/dev/sda#x", "'#'"},
 		{"/dev//sda", "write /dev/sda"},
 		{"/dev/sda/", "write /dev/sda"},
 		{"/dev/x/../sda", "write /dev/sda"},

@@ -14,10 +14,11 @@ import (
 // allowed targets: an absolute path written as its one plain spelling
 // (filepath.Clean's: no "//", "/./", "..", trailing '/'), naming a file
 // or device, not a directory of the kernel's (/proc, /sys) and holding
-// nothing fio reads as more than a name (':' splits fio's file lists,
-// '\' escapes, '$' starts fio's substitutions, blanks and control
-// characters). A job's filename is then compared with the entries byte
-// for byte, on this machine: iolab cannot resolve anything on the host.
+// nothing fio, or its job file, reads as more than a name (':' splits
+// fio's file lists, '\' escapes, '$' starts fio's substitutions, ';' and
+// '#' comments, quotes patterns; blanks and control characters). A job's
+// filename is then compared with the entries byte for byte, on this
+// machine: iolab cannot resolve anything on the host.
 func CheckAllowedTarget(entry string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("allowed target %q: %s", entry, why)
@@ -27,8 +28,8 @@ func CheckAllowedTarget(entry string) error {
 		return bad("empty")
 	case !strings.HasPrefix(entry, "/"):
 		return bad("not an absolute path: fio would take it in the server's working directory")
-	case strings.ContainsAny(entry, `:\$`):
-		return bad(`':', '\' and '$' mean more than a name to fio (file lists, escapes, substitutions)`)
+	case strings.ContainsAny(entry, `:\$;#='"[]`):
+		return bad(`':', '\', '$', ';', '#', '=', quotes and brackets mean more than a name to fio (file lists, escapes, substitutions, comments, patterns)`)
 	case strings.ContainsFunc(entry, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		return bad("blanks and control characters are not taken")
 	case filepath.Clean(entry) != entry:
