@@ -115,3 +115,64 @@ func TestFioServerTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestFioServerRemovedWhileQueued: a fio host's run waiting in a serial
+// group is checked against the host as stored when its step starts: the
+// host removed meanwhile (to be added again with other targets, say), the
+// run ends failed, naming why, and runs nothing.
+func TestFioServerRemovedWhileQueued(t *testing.T) {
+	fleettest.NeedNamespaces(t)
+	testdev.NeedLoopTools(t)
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio not installed")
+	}
+	d := newFleetDash(t, agent.Timing{})
+	allowed := testdev.Loop(t, 8<<20)
+	for _, name := range []string{"fio-first", "fio-second"} {
+		h := d.newHost(name)
+		h.FioServer(t, fleettest.DefaultFioPort)
+		d.addFio(name, h.Addr, allowed)
+	}
+	var ans groupAnswer
+	body := map[string]any{"name": "serial", "serial": true, "hosts": []string{"fio-first", "fio-second"},
+		"options": map[string]any{"filename": allowed, "rw": "randread", "bs": "4k", "ioengine": "psync", "runtime": "2", "time_based": 1}}
+	if code, msg := d.call("POST", "/api/runs", body, &ans); code != http.StatusCreated || len(ans.Runs) != 2 {
+		t.Fatalf("%d %q %+v", code, msg, ans)
+	}
+	first, second := ans.Runs[0].ID, ans.Runs[1].ID
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r, err := d.store.GetRun(t.Context(), first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == db.StatusRunning {
+			break
+		}
+		if r.Status != db.StatusQueued || time.Now().After(deadline) {
+			t.Fatalf("the first run is %s (%q), not running", r.Status, r.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var hosts []db.Host
+	if code, msg := d.call("GET", "/api/hosts", nil, &hosts); code != http.StatusOK {
+		t.Fatalf("GET /api/hosts: %d %s", code, msg)
+	}
+	for _, h := range hosts {
+		if h.Name == "fio-second" {
+			if code, msg := d.call("DELETE", fmt.Sprintf("/api/hosts/%d", h.ID), nil, nil); code != http.StatusNoContent {
+				t.Fatalf("DELETE fio-second: %d %q", code, msg)
+			}
+		}
+	}
+	if r := d.waitEnded(first, 30*time.Second); r.Status != db.StatusDone {
+		t.Errorf("the first run: %s %q", r.Status, r.Error)
+	}
+	r := d.waitEnded(second, 30*time.Second)
+	if r.Status != db.StatusFailed || !strings.Contains(r.Error, "fio host fio-second was removed from the Hosts page") {
+		t.Errorf("the second run: %s %q; want failed, its host removed", r.Status, r.Error)
+	}
+	if steps, _ := d.stepsOnce(second); len(steps) != 0 {
+		t.Errorf("the second run stored %d steps", len(steps))
+	}
+}
