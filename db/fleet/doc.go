@@ -82,7 +82,8 @@
 // the dashboard host alone.
 //
 // What iolab enforces, before anything is sent (Runner.Check, which the
-// dashboard runs on every step at launch, and Run again): the job file
+// dashboard runs on every step at launch, and Run again at each step,
+// with the host's entries as stored then): the job file
 // it writes (fio.FormatJobFile) is read back as fio reads it
 // (fio.ReadJobFileSections), and every option line of every section,
 // [global] included, is checked (checkJobFile). The refusal names the
