@@ -33,6 +33,9 @@ const (
 	ReachRunsProgram
 	// ReachWritesSysfs: fio writes kernel settings (/sys, cgroups).
 	ReachWritesSysfs
+	// ReachLiftsGuard: the option turns off a check fio itself makes on
+	// the host, the only one that runs there.
+	ReachLiftsGuard
 )
 
 func (r Reach) String() string {
@@ -49,6 +52,8 @@ func (r Reach) String() string {
 		return "runs a program on the host"
 	case ReachWritesSysfs:
 		return "writes kernel settings on the host"
+	case ReachLiftsGuard:
+		return "turns off fio's own check on the host"
 	}
 	return fmt.Sprintf("reach %d", uint8(r))
 }
@@ -121,6 +126,8 @@ var reachTable = []reachRow{
 	{name: "trigger_remote", reach: ReachRunsProgram, fioOnly: true, why: "fio runs a command when triggered"},
 	{name: "trigger_timeout", reach: ReachRunsProgram, fioOnly: true, why: "fio runs the trigger's command after this time"},
 	{name: "ioengine", reach: ReachRunsProgram, when: notIolabEngine, why: "fio's exec engine runs a program, external:PATH loads a library; iolab sends only its own engines (" + strings.Join(bench.EngineNames(), ", ") + ")"},
+
+	{name: "allow_mounted_write", reach: ReachLiftsGuard, when: notZero, why: "fio refuses to write a device that is mounted on the host unless this is set"},
 
 	{name: "ioscheduler", reach: ReachWritesSysfs, why: "fio writes the disk's queue/scheduler in /sys"},
 	{name: "cgroup", reach: ReachWritesSysfs, fioOnly: true, why: "fio makes a cgroup and moves the job into it"},

@@ -18,7 +18,7 @@ var reviewedHarmless = []string{
 	"fill_device", "create_serialize", "unlink", "fallocate", "invalidate", "fsync", "fdatasync", "end_fsync",
 	"fsync_on_close", "sync", "log_avg_msec", "log_hist_msec", "log_hist_coarseness", "log_max_value",
 	"log_offset", "log_prio", "log_unix_epoch", "registerfiles", "verify_only", "description",
-	"allow_mounted_write", "verify", "do_verify", "verify_backlog", "lat_percentiles",
+	"verify", "do_verify", "verify_backlog", "lat_percentiles",
 }
 
 // TestReachTableReviewed: every row names an option iolab takes, or one
@@ -70,6 +70,8 @@ func TestOptionReach(t *testing.T) {
 		{"ioengine", "libaio", ReachNone, true},
 		{"ioengine", "exec", ReachRunsProgram, true},
 		{"ioscheduler", "mq-deadline", ReachWritesSysfs, true},
+		{"allow_mounted_write", "1", ReachLiftsGuard, true},
+		{"allow_mounted_write", "0", ReachNone, true},
 		{"exec_prerun", "sh", ReachRunsProgram, true},
 		{"threads", "1", ReachNone, true}, // an inert profile option
 		{"made_up", "1", ReachNone, false},

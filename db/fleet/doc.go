@@ -111,7 +111,9 @@
 //     job unless it is 0, verify_state_load, a pattern read from a
 //     'file', iolog replay), runs a program (exec_prerun, exec_postrun,
 //     triggers, an engine that is not iolab's: exec, external:PATH) or
-//     writes kernel settings (ioscheduler, cgroups); nor an option that
+//     writes kernel settings (ioscheduler, cgroups) or turns off fio's
+//     own refusal to write a mounted device (allow_mounted_write, the one
+//     check that runs on the host); nor an option that
 //     neither iolab nor that table knows. Such jobs run with iolab agent
 //     on the host, whose write guard opens their targets itself.
 //

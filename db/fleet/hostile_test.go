@@ -171,6 +171,8 @@ func TestCheckOptionsReach(t *testing.T) {
 		{"replay_redirect=/dev/sda", "replay_redirect=/dev/sda: opens another file"},
 		{"trigger=reboot", "trigger=reboot: runs a program"},
 		{"cgroup=x", "cgroup=x: writes kernel settings"},
+		{"allow_mounted_write=1", "allow_mounted_write=1: turns off fio's own check on the host"},
+		{"allow_mounted_write=0", ""},
 		{"opendir=/srv", "opendir=/srv: makes up a file name"},
 		{"include /etc/other.fio", "include /etc/other.fio: an option iolab does not know"},
 		{"not_an_option=1", "not_an_option=1: an option iolab does not know"},
