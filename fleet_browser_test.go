@@ -73,7 +73,7 @@ func TestFleetFourHosts(t *testing.T) {
 	for _, name := range []string{"fio-a", "fio-b"} {
 		h := d.newHost(name)
 		h.FioServer(t, fleettest.DefaultFioPort)
-		d.addFio(name, h.Addr)
+		d.addFio(name, h.Addr, fleettest.DataDir+"/f")
 	}
 	for _, name := range []string{"agent-a", "agent-b"} {
 		d.newAgentHost(name)
@@ -95,7 +95,7 @@ func TestFleetFourHosts(t *testing.T) {
 		label, _, _ = strings.Cut(label, "</label>")
 		want := "offers files under " + fleettest.DataDir
 		if strings.HasPrefix(h, "fio-") {
-			want = "files only"
+			want = "offers " + fleettest.DataDir + "/f"
 		}
 		if !strings.Contains(label, want) {
 			t.Errorf("the form's %s says %q, not %q", h, label, want)
@@ -260,7 +260,8 @@ func (d *fleetDash) checkHosts(names []string, running map[string]int64) []db.Ho
 			ok = ok && h.Kind == db.HostAgent && h.Kernel == here.KernelRelease && h.CPU == here.CPUModel && h.HasToken &&
 				slices.Equal(h.Devices, []string{"files under " + fleettest.DataDir})
 		} else {
-			ok = ok && h.Kind == db.HostFio && h.Kernel == "" && strings.HasPrefix(h.Details.FioVersion, "fio-") && len(h.Devices) == 0
+			ok = ok && h.Kind == db.HostFio && h.Kernel == "" && strings.HasPrefix(h.Details.FioVersion, "fio-") &&
+				slices.Equal(h.Devices, []string{fleettest.DataDir + "/f"})
 		}
 		if !ok {
 			d.t.Errorf("/api/hosts: %s: %+v", h.Name, h)
@@ -344,7 +345,7 @@ func (d *fleetDash) checkHostsPage(names []string) {
 			want = append(want, `<td data-col="kernel">`+here.KernelRelease+"</td>", `<td data-col="cpu">`+here.CPU()+"</td>",
 				"<code>files under "+fleettest.DataDir+"</code>", "Revoke token")
 		} else {
-			want = append(want, "not reported: fio's server tells only", "files only", "fio-3")
+			want = append(want, "not reported: fio's server tells only", "<code>"+fleettest.DataDir+"/f</code>", "fio-3")
 		}
 		for _, w := range want {
 			if !strings.Contains(row, w) {

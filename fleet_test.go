@@ -144,10 +144,10 @@ func (d *fleetDash) addAgent(name string) (int64, string) {
 	return added.Host.ID, added.Token
 }
 
-// addFio adds a fio server host.
-func (d *fleetDash) addFio(name string, addr netip.Addr) {
+// addFio adds a fio server host whose jobs may use targets.
+func (d *fleetDash) addFio(name string, addr netip.Addr, targets ...string) {
 	d.t.Helper()
-	if code, msg := d.call("POST", "/api/hosts", map[string]any{"kind": db.HostFio, "name": name, "address": addr.String()}, nil); code != http.StatusCreated {
+	if code, msg := d.call("POST", "/api/hosts", map[string]any{"kind": db.HostFio, "name": name, "address": addr.String(), "devices": targets}, nil); code != http.StatusCreated {
 		d.t.Fatalf("add fio server %s: %d %s", name, code, msg)
 	}
 }
@@ -479,7 +479,7 @@ func TestFioServerDownRefused(t *testing.T) {
 	}
 	d := newFleetDash(t, agent.Timing{})
 	h := fleettest.NewHost(t, "fio-down")
-	d.addFio("fio-down", h.Addr) // no fio --server there
+	d.addFio("fio-down", h.Addr, fleettest.DataDir+"/f") // no fio --server there
 	code, msg := d.call("POST", "/api/runs", fleetPlan("down", []string{"fio-down"}, nil, "1"), nil)
 	if code != http.StatusBadRequest || !strings.Contains(msg, "host fio-down") || !strings.Contains(msg, "start fio --server there") {
 		t.Fatalf("%d %q", code, msg)

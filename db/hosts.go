@@ -74,9 +74,10 @@ type Host struct {
 	Hostname string `json:"hostname,omitempty"`
 	Kernel   string `json:"kernel,omitempty"`
 	CPU      string `json:"cpu,omitempty"`
-	// Devices are what jobs may use there: a fio server's devices under
-	// /dev (any other path is the server's to refuse), an agent's
-	// allow-list and "files under DIR".
+	// Devices are what jobs may use there: a fio server's allowed
+	// devices and files (fleet.Host.AllowTargets: a job's filename must
+	// be one of them, byte for byte), an agent's allow-list and "files
+	// under DIR".
 	Devices  []string    `json:"devices"`
 	Details  HostDetails `json:"details"`
 	Created  time.Time   `json:"created_at"`

@@ -153,8 +153,8 @@ func (s *Server) apiHosts(c echo.Context) error {
 }
 
 // HostRequest adds a host: a fio server (kind fio-server, address, port,
-// the devices its jobs may use) or an agent (kind iolab-agent: a token is
-// issued and answered once).
+// the devices and files its jobs may use, each as a job must name it) or
+// an agent (kind iolab-agent: a token is issued and answered once).
 type HostRequest struct {
 	Kind    string   `json:"kind"`
 	Name    string   `json:"name"`
@@ -195,10 +195,13 @@ func (s *Server) addHost(ctx context.Context, req *HostRequest) (*addedHost, err
 	var devices []string
 	for _, d := range req.Devices {
 		if d = strings.TrimSpace(d); d != "" {
+			if err := fleet.CheckAllowedTarget(d); err != nil {
+				return nil, &ValidationError{Field: "devices", Msg: err.Error()}
+			}
 			devices = append(devices, d)
 		}
 	}
-	fh := fleet.Host{Name: req.Name, Addr: strings.TrimSpace(req.Address), Port: req.Port, AllowDevices: devices}
+	fh := fleet.Host{Name: req.Name, Addr: strings.TrimSpace(req.Address), Port: req.Port, AllowTargets: devices}
 	info, perr := f.Probe(ctx, fh)
 	if errors.Is(perr, fleet.ErrNotAllowed) {
 		return nil, &ValidationError{Field: "address", Msg: perr.Error()}

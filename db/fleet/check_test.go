@@ -60,10 +60,8 @@ func TestCheck(t *testing.T) {
 	sneaky := parseArgs(t, "--name=s", "--filename=/tmp/../dev/sdz", "--rw=read")
 	null := parseArgs(t, "--name=n", "--ioengine=null", "--size=1m")
 	logged := parseArgs(t, "--name=l", "--ioengine=null", "--size=1m", "--write_bw_log=/etc/x")
-	// fio's directory option (iolab may take it one day): a list.
-	dir := parseArgs(t, "--name=d", "--filename=f", "--rw=read", "--size=1m")
-	dir.GlobalOptions = append(dir.GlobalOptions, bench.Option{Name: "directory", Value: "/tmp/a:/dev/sdz"})
-	a := Host{Name: "a", Addr: "10.213.1.2"}
+	dir := parseArgs(t, "--name=d", "--filename=f", "--directory=/tmp/a:/dev/sdz", "--rw=read", "--size=1m")
+	a := Host{Name: "a", Addr: "10.213.1.2", AllowTargets: []string{"/tmp/x"}}
 	for _, tt := range []struct {
 		name  string
 		hosts []Host
@@ -71,17 +69,23 @@ func TestCheck(t *testing.T) {
 		kind  error  // nil: allowed
 		want  string // in the error
 	}{
-		{"allowed", []Host{a, {Name: "b", Addr: "10.213.2.2", Port: 9000}}, file, nil, ""},
+		{"allowed", []Host{a, {Name: "b", Addr: "10.213.2.2", Port: 9000, AllowTargets: []string{"/dev/sdz", "/tmp/x"}}}, file, nil, ""},
+		{"file not listed", []Host{{Name: "b", Addr: "10.213.2.2"}}, file, ErrTarget,
+			"fio host b (10.213.2.2:8765): target refused: job r: filename=/tmp/x: not one of the host's allowed targets; the host allows no file or device"},
 		{"off the list", []Host{a, {Name: "c", Addr: "192.0.2.9"}}, file, ErrNotAllowed, "fio host c (192.0.2.9): not allowed: 192.0.2.9 is not on the allow-list"},
-		{"name resolved", []Host{{Name: "lo", Addr: "localhost"}}, file, nil, ""},
+		{"name resolved", []Host{{Name: "lo", Addr: "localhost", AllowTargets: []string{"/tmp/x"}}}, file, nil, ""},
 		{"not an address", []Host{{Name: "x", Addr: "10.213.1.2,8765"}}, file, ErrNotAllowed, "neither an IP address nor a host name"},
-		{"same server twice", []Host{a, {Name: "a2", Addr: "10.213.1.2", Port: DefaultPort}}, file, ErrNotAllowed, "the same fio server as a"},
-		{"device", []Host{a}, dev, ErrTarget, "fio host a (10.213.1.2:8765): target refused: job w: /dev/sdz"},
-		{"device allowed", []Host{{Name: "a", Addr: "10.213.1.2", AllowDevices: []string{"/dev/sdz"}}}, dev, nil, ""},
-		{"device by another path", []Host{a}, sneaky, ErrTarget, "/tmp/../dev/sdz"},
-		{"shared memory", []Host{a}, shm, nil, ""},
+		{"same server twice", []Host{a, {Name: "a2", Addr: "10.213.1.2", Port: DefaultPort, AllowTargets: a.AllowTargets}}, file, ErrNotAllowed, "the same fio server as a"},
+		{"device", []Host{a}, dev, ErrTarget, "fio host a (10.213.1.2:8765): target refused: job w: filename=/dev/sdz: not one of the host's allowed targets; the host allows /tmp/x"},
+		{"device allowed", []Host{{Name: "a", Addr: "10.213.1.2", AllowTargets: []string{"/dev/sdz"}}}, dev, nil, ""},
+		{"device by another path", []Host{{Name: "a", Addr: "10.213.1.2", AllowTargets: []string{"/dev/sdz"}}}, sneaky, ErrTarget,
+			"filename=/tmp/../dev/sdz: not written as listed"},
+		{"shared memory, not listed", []Host{a}, shm, ErrTarget, "filename=/dev/shm/x"},
 		{"no file", []Host{a}, null, nil, ""},
-		{"log files", []Host{a}, logged, ErrTarget, "job l: fio's log files"},
+		{"no file, no targets", []Host{{Name: "e", Addr: "10.213.1.3"}}, null, nil, ""},
+		{"log files", []Host{a}, logged, ErrTarget, "job l: write_bw_log=/etc/x: opens another file on the host"},
+		{"directory", []Host{{Name: "a", Addr: "10.213.1.2", AllowTargets: []string{"/tmp/a/f", "/dev/sdz"}}}, dir, ErrTarget,
+			"job d: directory=/tmp/a:/dev/sdz: makes up a file name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := r.Check(context.Background(), tt.hosts, tt.cfg)
@@ -98,10 +102,6 @@ func TestCheck(t *testing.T) {
 				t.Errorf("err = %#v: want a *HostError naming its host", err)
 			}
 		})
-	}
-	// Written in a job file only once iolab takes it: checked on its own.
-	if err := checkTargets(a, dir); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "job d: /dev/sdz") {
-		t.Errorf("directory on a device: %v", err)
 	}
 	if err := (&Runner{}).Check(context.Background(), []Host{a}, file); !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "no fio server is allowed") {
 		t.Errorf("zero Runner: %v", err)

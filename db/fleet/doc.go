@@ -9,8 +9,8 @@
 //
 // A Runner holds the fio binary, the AllowList of addresses fio servers may
 // have, and timeouts. Runner.Check refuses a run before anything starts
-// (an address off the allow-list, a device the host does not allow, jobs a
-// job file cannot say); Runner.Probe asks one server who it is;
+// (an address off the allow-list, a target the host does not allow or an
+// option that reaches beyond its targets, jobs a job file cannot say); Runner.Probe asks one server who it is;
 // Runner.Run runs a config on every host and returns a HostResult per
 // host, in the order given, with its fio.FioImport (one step's Config and
 // Result, Result.Host.Hostname the server's own hostname) or its
@@ -81,16 +81,52 @@
 // server: run `fio --server=ip:ADDR` on a private address, reachable from
 // the dashboard host alone.
 //
-// iolab sends only the jobs it was given, written with the options iolab
-// knows (no exec_prerun, no iolog replay): a job file pasted in the web form
-// goes through iolab's own parser first. It cannot look at the host's
-// disks, so none of the local safety checks (mounted, holders, swap,
-// filesystem signatures, symlinks resolved) can run there. What it does:
-// a job whose filename or directory is under /dev (/dev/shm aside) is
-// refused unless Host.AllowDevices lists that exact path. A relative path,
-// or a path that is a symlink to a device on the host, is not caught; fio
-// creates missing directories and writes files wherever it is told. A fio
-// host gets none of an iolab host's per-step care either: no scheduler
-// switch, discard or dropped caches, and of its environment only what the
-// probe says (hostname, OS, architecture, fio version).
+// What iolab enforces, before anything is sent (Runner.Check, which the
+// dashboard runs on every step at launch, and Run again at each step,
+// with the host's entries as stored then): the job file
+// it writes (fio.FormatJobFile) is read back as fio reads it
+// (fio.ReadJobFileSections), and every option line of every section,
+// [global] included, is checked (checkJobFile). The refusal names the
+// job (a [global] option, the jobs it applies to), the option, its value
+// and the host's allowed targets.
+//
+//   - A filename must be, byte for byte, one of Host.AllowTargets (the
+//     devices and files listed on the Hosts page; CheckAllowedTarget
+//     takes only absolute paths written plainly, outside /proc, /sys and
+//     /dev/fd, without ':', '\' or '$'). Nothing is normalised, so
+//     /proc/self/root/dev/X, /dev//X, /dev/Y/../X and relative paths are
+//     refused, and so is a ':' list, even of allowed entries: one file per
+//     job. A host with no entries runs only jobs of a diskless engine
+//     (ioengine=null), which open no file. A job on a device under /dev
+//     is sent with allow_file_create=0 (and refused without it), so that
+//     an allowed device the host does not have fails the run instead of
+//     becoming a file in the host's /dev.
+//   - Every job names its file: a job without filename (fio would make
+//     up jobname.N.M in the server's directory) is refused, and so are
+//     the options from which fio makes up names (directory,
+//     filename_format, nrfiles other than 1, opendir, unique_filename).
+//   - No option that fio.OptionReach says opens another file (the
+//     write_*_log options, with or without a path, per_job_logs,
+//     verify_dump, verify_state_save, which fio turns on for a verifying
+//     job unless it is 0, verify_state_load, a pattern read from a
+//     'file', iolog replay), runs a program (exec_prerun, exec_postrun,
+//     triggers, an engine that is not iolab's: exec, external:PATH) or
+//     writes kernel settings (ioscheduler, cgroups) or turns off fio's
+//     own refusal to write a mounted device (allow_mounted_write, the one
+//     check that runs on the host); nor an option that
+//     neither iolab nor that table knows. Such jobs run with iolab agent
+//     on the host, whose write guard opens their targets itself.
+//
+// What iolab cannot do: look at the host. The entries are names on a
+// machine iolab cannot see, compared as names; none of the local checks
+// (mounted, holders, swap, filesystem signatures, symlinks resolved, the
+// identity of what is opened) can run there. An allowed entry that is,
+// or becomes, a symlink to another device on the host, or is replaced
+// while a run waits (testdev.HostileTargets' swaps), is the host's to
+// prevent: list only paths that nobody else can change, such as
+// /dev/disk/by-id names of disks meant for testing. fio creates an
+// allowed file that is missing, and its directories. A fio host gets none
+// of an iolab host's per-step care either: no scheduler switch, discard
+// or dropped caches, and of its environment only what the probe says
+// (hostname, OS, architecture, fio version).
 package fleet

@@ -11,7 +11,8 @@ var (
 	// ErrNotAllowed: the host's address is not on the allow-list (or is
 	// no address).
 	ErrNotAllowed = errors.New("not allowed")
-	// ErrTarget: a job would use a device the host does not allow.
+	// ErrTarget: a job would use a target the host does not allow, or an
+	// option that reaches beyond its targets (see checkJobFile).
 	ErrTarget = errors.New("target refused")
 	// ErrUnreachable: no fio server answered at the address.
 	ErrUnreachable = errors.New("no answer")

@@ -31,7 +31,7 @@ func servers(t *testing.T, names ...string) []server {
 	var wg sync.WaitGroup
 	for i, name := range names {
 		h := fleettest.NewHost(t, name)
-		out[i] = server{ns: h, host: fleet.Host{Name: name, Addr: h.Addr.String()}}
+		out[i] = server{ns: h, host: fleet.Host{Name: name, Addr: h.Addr.String(), AllowTargets: []string{fleettest.DataDir + "/data"}}}
 		wg.Go(func() { out[i].proc = h.FioServer(t, fleettest.DefaultFioPort) })
 	}
 	wg.Wait()
@@ -269,7 +269,7 @@ func TestRunOtherVersion(t *testing.T) {
 	srv := servers(t, "fleet-a")
 	lo := netip.MustParseAddr("127.0.0.1")
 	port := fleettest.FakeFioServer(t, lo, fleettest.FioServerVersion+1)
-	hs := append(hosts(srv), fleet.Host{Name: "fleet-new", Addr: lo.String(), Port: port})
+	hs := append(hosts(srv), fleet.Host{Name: "fleet-new", Addr: lo.String(), Port: port, AllowTargets: []string{fleettest.DataDir + "/data"}})
 	results, err := runner(t, "127.0.0.1").Run(context.Background(), hs, randread(t, "500ms"), nil)
 	if !errors.Is(err, fleet.ErrVersion) || !strings.Contains(err.Error(), "fio host fleet-new") || !strings.Contains(err.Error(), "version mismatch (98 != 97)") {
 		t.Fatalf("err = %v; want fleet-new named with fio's version mismatch", err)
@@ -284,12 +284,13 @@ func TestRunOtherVersion(t *testing.T) {
 func TestRunJobFails(t *testing.T) {
 	t.Parallel() // each test has hosts of its own
 	srv := servers(t, "fleet-a")
-	cfg, err := fio.ParseArgs([]string{"--name=r", "--filename=/proc/iolab-none/x", "--rw=randread", "--size=1m", "--ioengine=psync"})
+	cfg, err := fio.ParseArgs([]string{"--name=r", "--filename=" + fleettest.DataDir + "/data", "--rw=randread", "--size=1m", "--ioengine=psync",
+		"--allow_file_create=0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	results, err := runner(t).Run(context.Background(), hosts(srv), cfg, nil)
-	if !errors.Is(err, fleet.ErrFailed) || !strings.Contains(err.Error(), "<fleet-a> fio: failed to create dir (/proc/iolab-none)") {
+	if !errors.Is(err, fleet.ErrFailed) || !strings.Contains(err.Error(), "<fleet-a> fio: file creation disallowed by allow_file_create=0") {
 		t.Fatalf("err = %v; want the server's message", err)
 	}
 	if !slices.ContainsFunc(results[0].Messages, func(m string) bool { return strings.Contains(m, "exited with error") }) {

@@ -5,12 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-
-	"iolab/bench"
 )
 
 // DefaultPort is fio's server port when none is given (server.h:
@@ -27,10 +23,11 @@ type Host struct {
 	// fio is given the first, so that what was checked is what is used.
 	Addr string
 	Port int // 0: DefaultPort
-	// AllowDevices are the paths under /dev this host's jobs may use as
-	// filename or directory (compared as paths, not resolved on the
-	// host); none by default (see the package doc).
-	AllowDevices []string
+	// AllowTargets are the devices and files this host's jobs may use,
+	// each as a job's filename must give it, byte for byte (see
+	// CheckAllowedTarget); none by default: a job that touches a file is
+	// then refused (see the package doc).
+	AllowTargets []string
 }
 
 func (h Host) label() string {
@@ -94,48 +91,4 @@ func clientArg(ap netip.AddrPort) string {
 		family = "ip6"
 	}
 	return "--client=" + family + ":" + ap.Addr().String() + "," + strconv.Itoa(int(ap.Port()))
-}
-
-// checkTargets refuses, on host h, a job whose filename or directory
-// (any of fio's ':'-separated directories) is under /dev, /dev/shm aside, unless
-// h.AllowDevices holds that path. iolab cannot look at the host: see the
-// package doc for what this does not catch.
-func checkTargets(h Host, cfg *bench.Config) error {
-	var bad []string
-	for _, j := range cfg.Jobs {
-		if j.WritesLogs() {
-			// fio's client writes the logs its servers send back here,
-			// under the names the job gives them (client.c).
-			bad = append(bad, fmt.Sprintf("job %s: fio's log files (write_bw_log, …), which fio's client would write on this machine under the job's names; run logged jobs with iolab run on the host", j.Name))
-			continue
-		}
-		if eng := j.Engine(); eng != nil && eng.Has(bench.Diskless) {
-			continue
-		}
-		paths := []string{j.Filename} // one file per job, unescaped (fio.setFilename)
-		for _, o := range slices.Concat(cfg.GlobalOptions, j.Options) {
-			if o.Name == "directory" {
-				// fio's list of directories; a "\:" (a colon in a
-				// name) splits too, which keeps a /dev start in view.
-				paths = append(paths, strings.Split(o.Value, ":")...)
-			}
-		}
-		for _, p := range paths {
-			if isDevicePath(p) && !slices.ContainsFunc(h.AllowDevices, func(a string) bool { return filepath.Clean(a) == filepath.Clean(p) }) {
-				bad = append(bad, fmt.Sprintf("job %s: %s", j.Name, p))
-			}
-		}
-	}
-	if len(bad) > 0 {
-		return hostError(h, "", ErrTarget, strings.Join(bad, "; ")+": a device on a fio host, whose disks iolab cannot check (mounted, in use); list it in the host's allowed devices to run there", nil)
-	}
-	return nil
-}
-
-func isDevicePath(p string) bool {
-	if p == "" || !strings.HasPrefix(p, "/") {
-		return false
-	}
-	c := filepath.Clean(p)
-	return (c == "/dev" || strings.HasPrefix(c, "/dev/")) && c != "/dev/shm" && !strings.HasPrefix(c, "/dev/shm/")
 }

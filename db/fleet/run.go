@@ -94,8 +94,9 @@ type prepared struct {
 }
 
 // Check says, before anything starts, whether cfg may run on hosts: every
-// address on the allow-list (names resolved), no device a host does not
-// allow, no server given twice, and jobs a fio job file can say. It
+// address on the allow-list (names resolved), a job file whose every
+// target is one the host allows and no option of which reaches beyond
+// them (checkJobFile), no server given twice, and jobs a fio job file can say. It
 // contacts no server. The error joins every problem found.
 func (r *Runner) Check(ctx context.Context, hosts []Host, cfg *bench.Config) error {
 	p, err := r.prepare(ctx, hosts, cfg)
@@ -114,7 +115,11 @@ func (r *Runner) prepare(ctx context.Context, hosts []Host, cfg *bench.Config) (
 			return nil, errNoFio
 		}
 	}
-	text, err := fio.FormatJobFile(cfg)
+	sent, err := noCreateOnDevices(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	text, err := fio.FormatJobFile(sent)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
@@ -123,7 +128,7 @@ func (r *Runner) prepare(ctx context.Context, hosts []Host, cfg *bench.Config) (
 	for i, h := range hosts {
 		addr, err := h.resolve(ctx, r.Allow)
 		if err == nil {
-			err = checkTargets(h, cfg)
+			err = checkJobFile(h, text)
 		}
 		if err == nil {
 			if other, dup := seen[addr]; dup {

@@ -20,7 +20,10 @@ import (
 // client tells no IOPS while it runs with JSON output: the run's page
 // gets each step's share done (EventPercent) and its IOPS once it ends.
 // A server that cannot be reached, or speaks another fio protocol, ends
-// the run: its next steps would fail alike.
+// the run: its next steps would fail alike. Each step is checked against
+// the host's allowed targets as stored when it starts (a run may wait in
+// a serial group while the host is removed and added again with other
+// targets); a host no longer stored ends the run.
 func (g *Launcher) runFio(u *unit) {
 	r := u.remote
 	ctx := r.Context()
@@ -45,6 +48,15 @@ func (g *Launcher) runFio(u *unit) {
 		if ctx.Err() != nil {
 			break
 		}
+		now, err := g.Store.GetHost(keep, u.m.Host.ID)
+		if err != nil {
+			stopErr = fmt.Errorf("before step %d: fio host %s: %w", st.Seq+1, host.Name, err)
+			if errors.Is(err, db.ErrNotFound) {
+				stopErr = fmt.Errorf("before step %d: fio host %s was removed from the Hosts page, and its allowed targets with it", st.Seq+1, host.Name)
+			}
+			break
+		}
+		host = FioHost(now)
 		r.Publish(launch.Event{Type: launch.EventStep, Data: launch.StepStartEvent(st, len(steps))})
 		res := sweep.StepResult{Step: *st, Start: time.Now()}
 		hrs, err := g.Fio.Run(ctx, []fleet.Host{host}, &st.Config, func(p fleet.Progress) {

@@ -152,7 +152,7 @@ func describeOffers(h *db.Host) string {
 
 // FioHost is a fio server host as db/fleet takes it.
 func FioHost(h *db.Host) fleet.Host {
-	return fleet.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowDevices: h.Devices}
+	return fleet.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowTargets: h.Devices}
 }
 
 // Launch stores group (its name, serial) with a queued run of plan per
