@@ -80,6 +80,11 @@ func (g *Launcher) runFio(u *unit) {
 			res.Status, res.Error = sweep.StepFailed, "fio printed no results"
 		default:
 			res.Status, res.Result = sweep.StepDone, hr.Import.Result
+			// A fio server's figures are checked as an import's are: a
+			// hostile or broken server's numbers fail its step.
+			if nerr := db.CheckStepNumbers(&res); nerr != nil {
+				res.Status, res.Error, res.Result = sweep.StepFailed, "fio server "+host.Name+" sent figures out of range: "+nerr.Error(), nil
+			}
 			if notes := hr.Notes; len(notes) > 0 {
 				g.log().Info("fio server", "host", host.Name, "notes", strings.Join(notes, "; "))
 			}
