@@ -11,6 +11,7 @@ import (
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/db"
 	"iolab/db/agent"
 	"iolab/db/launch"
 )
@@ -38,7 +39,7 @@ that run interrupted and sends its finished steps: it does not resume it.`,
 		fs.StringVar(&o.token, "token", "", "this agent's `TOKEN`, from the dashboard's Hosts page (default $IOLAB_AGENT_TOKEN)")
 		fs.StringVar(&o.name, "name", "", "the `NAME` to appear under on the dashboard (default: the name its token was issued for on the Hosts page)")
 		fs.Var(&o.allow, "allow-target", "a device or file the dashboard's runs may use here, by its `PATH` (repeatable)")
-		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files the dashboard's runs may use here")
+		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files the dashboard's runs may make and use here: a directory of yours alone (mode 0700), never a system one")
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage+"; the agent keeps its runs there")
 		limitFlags(fs, &o.limits)
 		return func(ctx context.Context, e *env, args []string) error {
@@ -71,14 +72,15 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 		allow.Targets = append(allow.Targets, abs)
 	}
 	if o.dataDir != "" {
-		abs, err := filepath.Abs(o.dataDir)
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
+		dbPath := o.dbPath
+		if dbPath == "" {
+			dbPath, _ = db.DefaultPath()
 		}
+		dir, err := launch.CheckDataDir(o.dataDir, dbPath)
 		if err != nil {
-			return usageError{fmt.Sprintf("--data-dir: %v", err)}
+			return err
 		}
-		allow.DataDir = abs
+		allow.DataDir = dir
 	}
 	store, err := openStore(ctx, o.dbPath, e.logger)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,7 +39,7 @@ agent, each with its own token) and fio servers on the addresses of --fio-allow.
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
 		fs.StringVar(&o.token, "token", "", "the `TOKEN` for launching, cancelling and deleting (default: generated when not on loopback)")
 		fs.BoolVar(&o.readToken, "read-token", false, "require the token for reading too")
-		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may use as targets (default: data/ beside the store)")
+		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may make and use as targets: a directory of yours alone (mode 0700), never a system one (default: data/ beside the store, made 0700; an old 0755 one is tightened)")
 		fs.Var(&o.allow, "allow-target", "a device or file web runs may use, by its `PATH` (repeatable)")
 		fs.Var(&o.fioAllow, "fio-allow", "the addresses fio servers may have, a `PREFIX` or address such as 10.0.0.0/24 (repeatable; none: no fio server)")
 		limitFlags(fs, &o.limits)
@@ -70,24 +69,30 @@ type serveOptions struct {
 // plan (its step cancelled, its scheduler restored, the run marked
 // cancelled), the store.
 func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io.Writer, logger *slog.Logger) error {
-	store, err := openStore(ctx, o.dbPath, logger)
+	dbPath := o.dbPath
+	if dbPath == "" {
+		var err error
+		if dbPath, err = db.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	// The data directory is checked before anything starts: a web run
+	// may write any file in it.
+	var err error
+	if o.dataDir == "" {
+		o.dataDir, err = launch.DefaultDataDir(filepath.Join(filepath.Dir(dbPath), "data"), func(msg string) { logger.Info(msg) }, dbPath)
+	} else {
+		o.dataDir, err = launch.CheckDataDir(o.dataDir, dbPath)
+	}
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, dbPath, logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	go launch.KeepRecovering(ctx, store, system.FS{}, logger, 2*time.Second)
-	if o.dataDir == "" {
-		path := o.dbPath
-		if path == "" {
-			if path, err = db.DefaultPath(); err != nil {
-				return err
-			}
-		}
-		o.dataDir = filepath.Join(filepath.Dir(path), "data")
-	}
-	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
-		return fmt.Errorf("--data-dir: %w", err)
-	}
 	loopback := handlers.IsLoopback(o.listen)
 	if o.token == "" && !loopback {
 		b := make([]byte, 16)
