@@ -42,6 +42,7 @@ that run interrupted and sends its finished steps: it does not resume it.`,
 		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files the dashboard's runs may make and use here: a directory of yours alone (mode 0700), never a system one")
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage+"; the agent keeps its runs there")
 		limitFlags(fs, &o.limits)
+		quotaFlags(fs, &o.quota)
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {
 				return e.usage()
@@ -57,6 +58,7 @@ type agentOptions struct {
 	dashboard, token, name, dataDir, dbPath string
 	allow                                   stringList
 	limits                                  sweep.Limits
+	quota                                   launch.Quota
 }
 
 func runAgent(ctx context.Context, e *env, o *agentOptions) error {
@@ -81,6 +83,7 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 			return err
 		}
 		allow.DataDir = dir
+		o.quota.Dir = dir
 	}
 	store, err := openStore(ctx, o.dbPath, e.logger)
 	if err != nil {
@@ -88,7 +91,7 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 	}
 	defer store.Close()
 	a, err := agent.New(agent.Config{Dashboard: o.dashboard, Token: o.token, Name: o.name, Allow: allow,
-		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, ProgressEvery: time.Second})
+		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, Quota: o.quota, ProgressEvery: time.Second})
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -18,6 +18,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/fleet"
 	"iolab/db/launch"
@@ -43,6 +44,7 @@ agent, each with its own token) and fio servers on the addresses of --fio-allow.
 		fs.Var(&o.allow, "allow-target", "a device or file web runs may use, by its `PATH` (repeatable)")
 		fs.Var(&o.fioAllow, "fio-allow", "the addresses fio servers may have, a `PREFIX` or address such as 10.0.0.0/24 (repeatable; none: no fio server)")
 		limitFlags(fs, &o.limits)
+		quotaFlags(fs, &o.quota)
 		fs.StringVar(&o.pprof, "pprof", "", "serve Go's profiler (net/http/pprof) on this loopback `ADDRESS`")
 		memoryFlags(fs, &o.memory)
 		return func(ctx context.Context, e *env, args []string) error {
@@ -62,6 +64,28 @@ type serveOptions struct {
 	readToken                      bool
 	allow, fioAllow                stringList
 	limits                         sweep.Limits
+	quota                          launch.Quota
+}
+
+// quotaFlags are serve's and agent's flags for the data directory's
+// quota (launch.Quota).
+func quotaFlags(fs *flag.FlagSet, q *launch.Quota) {
+	d := launch.DefaultQuota()
+	*q = d
+	size := func(name string, to *int64, usage string) {
+		fs.Func(name, fmt.Sprintf(usage+" (default %s)", units.FormatSize(*to)), func(v string) error {
+			n, err := units.ParseSize(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("--%s %q: a size such as 64g", name, v)
+			}
+			*to = n
+			return nil
+		})
+	}
+	size("data-max-size", &q.Bytes, "the most `SIZE` the data directory may hold: a run that would take it past is refused before it is queued, and again before it starts")
+	fs.IntVar(&q.Files, "data-max-files", d.Files, "the most files (`N`) the data directory may hold, checked as --data-max-size is")
+	size("run-max-size", &q.RunBytes, "the most `SIZE` one run may lay out or add in the data directory (its files at their size= or top filesize, over numjobs and the sweep's steps)")
+	fs.IntVar(&q.RunFiles, "run-max-files", d.RunFiles, "the most files (`N`) one run may make in the data directory (nrfiles × numjobs)")
 }
 
 // serve starts the dashboard: the HTTP server over the same store the CLI
@@ -109,7 +133,7 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 	o.memory.apply()
 	srv, err := handlers.New(handlers.Config{
 		Store: store, Runner: runner, Token: o.token, RequireToken: !loopback, ReadNeedsToken: o.readToken,
-		AllowTargets: o.allow, DataDir: o.dataDir, Logger: logger, Limits: o.limits, Listen: o.listen,
+		AllowTargets: o.allow, DataDir: o.dataDir, Quota: o.quota, Logger: logger, Limits: o.limits, Listen: o.listen,
 		Fleet: handlers.FleetConfig{FioAllow: fioAllow},
 		HTTP:  handlers.HTTPLimits{CacheBytes: o.memory.cache},
 	})

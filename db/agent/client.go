@@ -38,6 +38,9 @@ type Config struct {
 	Version string
 	// Limits bound the plans it takes (zero fields: sweep.DefaultLimits).
 	Limits sweep.Limits
+	// Quota bounds what its runs may lay out in Allow.DataDir (zero
+	// fields: launch.DefaultQuota's; its Dir is Allow.DataDir).
+	Quota launch.Quota
 	// ProgressEvery is how often the running step's IOPS is sent (1 s).
 	ProgressEvery time.Duration
 	// HTTP is the client it connects with; nil: http.DefaultTransport's.
@@ -82,6 +85,7 @@ func New(cfg Config) (*Agent, error) {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	a.cfg.Allow.Whose = "this agent's"
+	a.cfg.Quota.Dir = cfg.Allow.DataDir
 	return a, nil
 }
 
@@ -178,12 +182,20 @@ func (a *Agent) poll(ctx context.Context) (*Work, error) {
 func (a *Agent) plan(w *Work) (*sweep.Plan, error) {
 	plan, err := launch.NewPlan(launch.Spec{Name: w.Name, Args: w.Args, Sweeps: w.Sweeps, Repeat: w.Repeat, AutoRepeat: w.AutoRepeat,
 		Discard: w.Discard, DropCaches: w.DropCaches, AllowDiskScheduler: w.AllowDiskScheduler, SkipImpossible: w.SkipImpossible,
-		Exact: true, Limits: a.cfg.Limits})
+		Exact: true, Limits: a.cfg.Limits, Quota: a.quota()})
 	if err != nil {
 		return nil, err
 	}
 	plan.Preset, plan.Runtime, plan.RampTime = w.Preset, w.Runtime, w.RampTime
 	return plan, nil
+}
+
+// quota is the data directory's quota; nil without a data directory.
+func (a *Agent) quota() *launch.Quota {
+	if a.cfg.Quota.Dir == "" {
+		return nil
+	}
+	return &a.cfg.Quota
 }
 
 // execute runs one leased run: checked against this host's allow-list
@@ -242,7 +254,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 	})
 	hooks := launch.Hooks{Waiting: func(msg string) {
 		lk.add(launch.Event{Type: launch.EventQueued, Data: launch.QueuedEvent{Waiting: msg}})
-	}}
+	}, Quota: a.quota()}
 	hooks.StepStarted = func(st *sweep.Step, total int) {
 		prog.StepStarted(st)
 		lk.add(launch.Event{Type: launch.EventStep, Data: launch.StepStartEvent(st, total)})

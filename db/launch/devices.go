@@ -18,6 +18,10 @@ import (
 type Hooks struct {
 	sweep.PlanHooks
 	Waiting func(msg string)
+	// Quota, when set, is checked again once the plan holds its devices,
+	// before anything runs: the run may have waited while the data
+	// directory filled.
+	Quota *Quota
 }
 
 // lockPoll is how often a run waiting for a device tries its lock again.
