@@ -205,7 +205,7 @@ func (q Quota) inside(p string) bool {
 }
 
 func (q Quota) filesLimit() string {
-	if q.RunFiles < q.Files {
+	if q.RunFiles <= q.Files {
 		return fmt.Sprintf("a run may make at most %d (--run-max-files)", q.RunFiles)
 	}
 	return fmt.Sprintf("the data directory may hold at most %d (--data-max-files)", q.Files)
