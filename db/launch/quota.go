@@ -189,7 +189,7 @@ func (q Quota) Check(plan *sweep.Plan) error {
 	}
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(q.Dir, &sfs); err == nil {
-		free, total := int64(sfs.Bavail)*sfs.Bsize, int64(sfs.Blocks)*sfs.Bsize
+		free, total := int64(sfs.Bavail)*int64(sfs.Bsize), int64(sfs.Blocks)*int64(sfs.Bsize)
 		if newBytes > free-total/freeShare {
 			return quotaError(sizeOption, "the run would lay out %s in the data directory %s, whose filesystem has %s free of %s: a run leaves at least 5%% of it free (the store may be there); lower %s",
 				units.Bytes(float64(newBytes)), q.Dir, units.Bytes(float64(max(free, 0))), units.Bytes(float64(total)), sizeOption)
