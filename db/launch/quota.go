@@ -198,10 +198,19 @@ func (q Quota) Check(plan *sweep.Plan) error {
 	return nil
 }
 
-// inside reports whether p (absolute) is in the data directory.
+// inside reports whether p (absolute) is in the data directory, named
+// so or reached through symlinks (an agent's allow-list takes a file by
+// where it resolves to).
 func (q Quota) inside(p string) bool {
 	p = filepath.Clean(p)
-	return p == q.Dir || Within(q.Dir, p)
+	if p == q.Dir || Within(q.Dir, p) {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		r, err = bench.PlannedPath(p) // to be made
+	}
+	return err == nil && (r == q.Dir || Within(q.Dir, r))
 }
 
 func (q Quota) filesLimit() string {

@@ -20,7 +20,12 @@ import (
 func TestQuotaCheck(t *testing.T) {
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
-	outside := filepath.Join(t.TempDir(), "allowed.img")
+	other := t.TempDir()
+	outside := filepath.Join(other, "allowed.img")
+	link := filepath.Join(other, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
 	quota := Quota{Dir: dir, Bytes: 64 << 20, Files: 20, RunBytes: 32 << 20, RunFiles: 10}
 	in := func(name string) string { return filepath.Join(dir, name) }
 	tests := []struct {
@@ -60,6 +65,8 @@ func TestQuotaCheck(t *testing.T) {
 			map[string]int64{"a": 30 << 20, "c": 40 << 20}, "", ""},
 		{"fill_device", []string{"--filename=" + in("a"), "--fill_device=1"}, nil, nil, "fill_device", "fills the filesystem"},
 		{"a file outside the data directory is the allow-list's", []string{"--filename=" + outside, "--size=1g"}, nil, nil, "", ""},
+		{"through a symlink to the data directory", []string{"--filename=" + filepath.Join(link, "a"), "--size=40m"}, nil, nil, "size", "lay out 40.0MiB"},
+		{"nrfiles through a symlink", []string{"--directory=" + link, "--size=1m", "--nrfiles=100000"}, nil, nil, "nrfiles", "makes 100000 files"},
 		{"a file list", []string{"--filename=" + in("x") + ":" + in("y"), "--size=40m"}, nil, nil, "size", "lay out 40.0MiB"},
 	}
 	for _, tt := range tests {
