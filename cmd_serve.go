@@ -104,7 +104,7 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 	// may write any file in it.
 	var err error
 	if o.dataDir == "" {
-		o.dataDir, err = launch.DefaultDataDir(filepath.Join(filepath.Dir(dbPath), "data"), func(msg string) { logger.Info(msg) }, dbPath)
+		o.dataDir, err = launch.DefaultDataDir(filepath.Join(filepath.Dir(dbPath), "data"), logger, dbPath)
 	} else {
 		o.dataDir, err = launch.CheckDataDir(o.dataDir, dbPath)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,10 +149,10 @@ func ownerOf(fi fs.FileInfo) int {
 // DefaultDataDir makes dir, the data directory iolab chooses itself
 // (data/ beside the store), private to the user (0700), and checks it.
 // Earlier versions made it 0755: one found so, owned by the user, is
-// tightened to 0700 and logged through note, since iolab made it and
-// nothing else should be there that others need; any other mode is left
-// to the user, as for a directory given with --data-dir.
-func DefaultDataDir(dir string, note func(msg string), keep ...string) (string, error) {
+// tightened to 0700 and logged, since iolab made it and nothing else
+// should be there that others need; any other mode is left to the user,
+// as for a directory given with --data-dir.
+func DefaultDataDir(dir string, log *slog.Logger, keep ...string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", &DataDirError{Dir: dir, Msg: err.Error()}
 	}
@@ -159,8 +160,8 @@ func DefaultDataDir(dir string, note func(msg string), keep ...string) (string, 
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return "", &DataDirError{Dir: dir, Msg: "tightening it to 0700: " + err.Error()}
 		}
-		if note != nil {
-			note(fmt.Sprintf("data directory %s was 0755 (made so by an earlier iolab); now 0700, its files the user's alone", dir))
+		if log != nil {
+			log.Info("data directory made private: an earlier iolab made it 0755, now 0700", "dir", dir)
 		}
 	}
 	return CheckDataDir(dir, keep...)

@@ -1,7 +1,9 @@
 package launch
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,12 +132,12 @@ func TestDefaultDataDir(t *testing.T) {
 	old := filepath.Join(base, "old")
 	os.Mkdir(old, 0o755)
 	os.Chmod(old, 0o755)
-	var notes []string
-	if _, err := DefaultDataDir(old, func(msg string) { notes = append(notes, msg) }); err != nil {
+	var logged bytes.Buffer
+	if _, err := DefaultDataDir(old, slog.New(slog.NewTextHandler(&logged, nil))); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(old); fi.Mode().Perm() != 0o700 || len(notes) != 1 || !strings.Contains(notes[0], "0700") {
-		t.Fatalf("mode %v, notes %q; want 0700 and one note", fi.Mode().Perm(), notes)
+	if fi, _ := os.Stat(old); fi.Mode().Perm() != 0o700 || !strings.Contains(logged.String(), "now 0700") || !strings.Contains(logged.String(), "dir="+old) {
+		t.Fatalf("mode %v, logged %q; want 0700, said", fi.Mode().Perm(), logged.String())
 	}
 	odd := filepath.Join(base, "odd")
 	os.Mkdir(odd, 0o775)
