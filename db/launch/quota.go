@@ -105,8 +105,8 @@ func (q Quota) Check(plan *sweep.Plan) error {
 				}
 				seen[key] = true
 				if n := max(j.NrFiles, 1); j.Filename == "" && n > maxFiles && q.inside(jobDir(j)) {
-					return quotaError("nrfiles", "job %s: nrfiles=%d makes %d files in the data directory %s; %s: lower nrfiles",
-						j.Name, j.NrFiles, n, q.Dir, q.filesLimit())
+					return quotaError("nrfiles", "job %s: nrfiles=%d makes %d files in the data directory %s; %s: lower nrfiles, or raise %s",
+						j.Name, j.NrFiles, n, q.Dir, q.filesLimit(), q.filesFlag())
 				}
 				paths := j.FilePaths()
 				for _, p := range paths {
@@ -126,8 +126,8 @@ func (q Quota) Check(plan *sweep.Plan) error {
 						files[abs] = f
 						order = append(order, abs)
 						if len(files) > maxFiles {
-							return quotaError("nrfiles", "the run uses more than %d files in the data directory %s (job %s has %d); %s: lower nrfiles or numjobs",
-								maxFiles, q.Dir, j.Name, len(paths), q.filesLimit())
+							return quotaError("nrfiles", "the run uses more than %d files in the data directory %s (job %s has %d); %s: lower nrfiles or numjobs, or raise %s",
+								maxFiles, q.Dir, j.Name, len(paths), q.filesLimit(), q.filesFlag())
 						}
 					}
 					grows := j.GrowsTo(f.cur, len(paths))
@@ -165,11 +165,11 @@ func (q Quota) Check(plan *sweep.Plan) error {
 		}
 	}
 	if newFiles > q.RunFiles {
-		return quotaError("nrfiles", "the run would make %d files in the data directory %s; a run may make at most %d (--run-max-files): lower nrfiles or numjobs",
+		return quotaError("nrfiles", "the run would make %d files in the data directory %s; a run may make at most %d (--run-max-files): lower nrfiles or numjobs, or raise --run-max-files",
 			newFiles, q.Dir, q.RunFiles)
 	}
 	if newBytes > q.RunBytes {
-		return quotaError(sizeOption, "the run would lay out %s in the data directory %s (%s); a run may add at most %s there (--run-max-size): lower %s",
+		return quotaError(sizeOption, "the run would lay out %s in the data directory %s (%s); a run may add at most %s there (--run-max-size): lower %s, or raise --run-max-size",
 			units.Bytes(float64(newBytes)), q.Dir, what, sizeValue(q.RunBytes), sizeOption)
 	}
 	if newFiles == 0 && newBytes == 0 {
@@ -180,11 +180,11 @@ func (q Quota) Check(plan *sweep.Plan) error {
 		return fmt.Errorf("data directory %s: %w", q.Dir, err)
 	}
 	if held.files+newFiles > q.Files {
-		return quotaError("nrfiles", "the data directory %s holds %d files; this run's %d more would pass its quota of %d (--data-max-files): remove files from it, or lower nrfiles or numjobs",
+		return quotaError("nrfiles", "the data directory %s holds %d files; this run's %d more would pass its quota of %d (--data-max-files): remove files from it, lower nrfiles or numjobs, or raise --data-max-files",
 			q.Dir, held.files, newFiles, q.Files)
 	}
 	if held.bytes+newBytes > q.Bytes {
-		return quotaError(sizeOption, "the data directory %s holds %s; this run's %s more (%s) would pass its quota of %s (--data-max-size): remove files from it, or lower %s",
+		return quotaError(sizeOption, "the data directory %s holds %s; this run's %s more (%s) would pass its quota of %s (--data-max-size): remove files from it, lower %s, or raise --data-max-size",
 			q.Dir, units.Bytes(float64(held.bytes)), units.Bytes(float64(newBytes)), what, sizeValue(q.Bytes), sizeOption)
 	}
 	var sfs unix.Statfs_t
@@ -211,6 +211,14 @@ func (q Quota) inside(p string) bool {
 		r, err = bench.PlannedPath(p) // to be made
 	}
 	return err == nil && (r == q.Dir || Within(q.Dir, r))
+}
+
+// filesFlag is the flag whose file count binds first.
+func (q Quota) filesFlag() string {
+	if q.RunFiles <= q.Files {
+		return "--run-max-files"
+	}
+	return "--data-max-files"
 }
 
 func (q Quota) filesLimit() string {
