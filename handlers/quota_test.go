@@ -30,6 +30,8 @@ func TestLaunchQuota(t *testing.T) {
 			"options.nrfiles", []string{"nrfiles=100000 makes 100000 files in the data directory " + ts.dataDir, "at most 1000", "--run-max-files"}},
 		{"numjobs × nrfiles in a job file", `{"jobfile":"[many]\ndirectory=` + ts.dataDir + `\nnrfiles=600\nnumjobs=2\nsize=10m\n"}`,
 			"jobfile", []string{"more than 1000 files", "--run-max-files"}},
+		{"a group with this machine", `{"name":"grp","hosts":["local"],"options":{"filename":"` + ts.dataDir + `/grp.dat","size":"1t","rw":"write","ioengine":"psync"}}`,
+			"options.size", []string{"size=1t", "--run-max-size"}},
 		{"a sweep of size", `{"name":"grow","options":{"filename":"g.dat","size":"1m","rw":"write","ioengine":"psync"},"sweep":{"size":["1m","20g"]}}`,
 			"options.size", []string{"20.0GiB", "--run-max-size"}},
 	} {
