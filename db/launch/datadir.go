@@ -88,7 +88,7 @@ func CheckDataDir(dir string, keep ...string) (string, error) {
 		if kr, err := filepath.EvalSymlinks(filepath.Dir(kabs)); err == nil {
 			kabs = filepath.Join(kr, filepath.Base(kabs))
 		}
-		if Within(real, kabs) {
+		if Within(real, kabs) || underSame(fi, filepath.Dir(kabs)) {
 			return "", &DataDirError{Dir: dir, Msg: fmt.Sprintf("it holds %s, which runs would overwrite; give a directory of its own (e.g. %s)", kabs, filepath.Join(filepath.Dir(kabs), "data"))}
 		}
 	}
@@ -137,6 +137,20 @@ func suggestion() string {
 		return filepath.Join(home, ".local", "share", "iolab", "data")
 	}
 	return "/var/lib/iolab/data"
+}
+
+// underSame reports whether dir or a directory above it is the
+// directory of fi, by device and inode: the store in a bind mount of
+// the data directory is in it though no path says so.
+func underSame(fi fs.FileInfo, dir string) bool {
+	for p := dir; ; p = filepath.Dir(p) {
+		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
+			return true
+		}
+		if p == filepath.Dir(p) {
+			return false
+		}
+	}
 }
 
 func ownerOf(fi fs.FileInfo) int {

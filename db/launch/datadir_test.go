@@ -96,6 +96,7 @@ func TestCheckDataDir(t *testing.T) {
 		{"a file", file, "", "not a directory"},
 		{"holding the store", withStore, filepath.Join(withStore, "sub", "iolab.db"), "runs would overwrite"},
 		{"beside the store", good, filepath.Join(base, "iolab.db"), ""},
+		{"holding the store through a symlink", good, filepath.Join(link("good-link2", good), "iolab.db"), "runs would overwrite"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,5 +145,21 @@ func TestDefaultDataDir(t *testing.T) {
 	os.Chmod(odd, 0o775)
 	if _, err := DefaultDataDir(odd, nil); err == nil || !strings.Contains(err.Error(), "chmod 700") {
 		t.Fatalf("a 0775 default data directory: %v, want a refusal saying chmod 700", err)
+	}
+}
+
+// TestUnderSame: a directory is found above a path by identity, whatever
+// the path calls it (a bind mount does as this symlink).
+func TestUnderSame(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o700)
+	other := filepath.Join(t.TempDir(), "other")
+	os.Symlink(dir, other)
+	fi, _ := os.Stat(dir)
+	if !underSame(fi, filepath.Join(other, "a", "b")) {
+		t.Error("not found above a path through another name")
+	}
+	if underSame(fi, t.TempDir()) {
+		t.Error("found above an unrelated directory")
 	}
 }
