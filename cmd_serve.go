@@ -82,7 +82,7 @@ func quotaFlags(fs *flag.FlagSet, q *launch.Quota) {
 			return nil
 		})
 	}
-	size("data-max-size", &q.Bytes, "the most `SIZE` the data directory may hold: a run that would take it past is refused before it is queued, and again before it starts")
+	size("data-max-size", &q.Bytes, "the most `SIZE` the data directory may hold: a run that would take it past is refused before anything is written (at launch, and again as it starts)")
 	fs.IntVar(&q.Files, "data-max-files", d.Files, "the most files (`N`) the data directory may hold, checked as --data-max-size is")
 	size("run-max-size", &q.RunBytes, "the most `SIZE` one run may lay out or add in the data directory (its files at their size= or top filesize, over numjobs and the sweep's steps)")
 	fs.IntVar(&q.RunFiles, "run-max-files", d.RunFiles, "the most files (`N`) one run may make in the data directory (nrfiles × numjobs)")

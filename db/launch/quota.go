@@ -36,9 +36,14 @@ func DefaultQuota() Quota {
 	return Quota{Bytes: 16 << 30, Files: 1000, RunBytes: 16 << 30, RunFiles: 1000}
 }
 
-// freeShare is the part of the data directory's filesystem a run must
-// leave free whatever the quota says: the store is often on it.
-const freeShare = 20 // 1/20: 5 %
+// A run must leave part of the data directory's filesystem free
+// whatever the quota says, for the store is often on it: 5 % of it, but
+// no more than 4 GiB (5 % of a large disk is far more than a store
+// needs).
+const (
+	freeShare = 20 // 1/20: 5 %
+	freeMax   = 4 << 30
+)
 
 func (q Quota) withDefaults() Quota {
 	d := DefaultQuota()
@@ -190,9 +195,9 @@ func (q Quota) Check(plan *sweep.Plan) error {
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(q.Dir, &sfs); err == nil {
 		free, total := int64(sfs.Bavail)*int64(sfs.Bsize), int64(sfs.Blocks)*int64(sfs.Bsize)
-		if newBytes > free-total/freeShare {
-			return quotaError(sizeOption, "the run would lay out %s in the data directory %s, whose filesystem has %s free of %s: a run leaves at least 5%% of it free (the store may be there); lower %s",
-				units.Bytes(float64(newBytes)), q.Dir, units.Bytes(float64(max(free, 0))), units.Bytes(float64(total)), sizeOption)
+		if keep := min(total/freeShare, freeMax); newBytes > free-keep {
+			return quotaError(sizeOption, "the run would lay out %s in the data directory %s, whose filesystem has %s free of %s: a run leaves %s of it free (the store may be there); lower %s, or free space there",
+				units.Bytes(float64(newBytes)), q.Dir, units.Bytes(float64(max(free, 0))), units.Bytes(float64(total)), units.Bytes(float64(keep)), sizeOption)
 		}
 	}
 	return nil

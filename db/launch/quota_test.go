@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestQuotaCheck: what a plan would lay out or grow in the data
@@ -156,5 +159,35 @@ func BenchmarkQuotaManyFiles(b *testing.B) {
 		if _, err := NewPlan(Spec{Args: args, Quota: &q}); err == nil {
 			b.Fatal("taken")
 		}
+	}
+}
+
+// TestQuotaLeavesFree: whatever the quota, a run may not take its data
+// directory's filesystem to its last 5 % (4 GiB at most).
+func TestQuotaLeavesFree(t *testing.T) {
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	free, total := int64(st.Bavail)*int64(st.Bsize), int64(st.Blocks)*int64(st.Bsize)
+	keep := min(total/20, 4<<30)
+	q := Quota{Dir: dir, Bytes: 1 << 60, RunBytes: 1 << 60}
+	for _, tc := range []struct {
+		size int64
+		ok   bool
+	}{
+		{(free - keep) / 2 &^ (1<<20 - 1), true},
+		{(free - keep + 1<<30) &^ (1<<20 - 1), false},
+	} {
+		args := []string{"--name=j", "--filename=" + filepath.Join(dir, "f"), "--rw=write", "--ioengine=psync", fmt.Sprintf("--size=%d", tc.size)}
+		_, err := NewPlan(Spec{Args: args, Quota: &q})
+		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "free of")) {
+			t.Errorf("size=%d with %d free of %d: %v; want taken %v", tc.size, free, total, err, tc.ok)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
+		t.Error("the check made the file")
 	}
 }
