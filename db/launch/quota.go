@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"iolab/bench"
 	"iolab/bench/sweep"
@@ -80,7 +81,7 @@ func (q Quota) Check(plan *sweep.Plan) error {
 		return nil
 	}
 	q = q.withDefaults()
-	steps, err := plan.Steps()
+	steps, err := fileSteps(plan)
 	if err != nil {
 		return nil // the plan's own checks say why
 	}
@@ -201,6 +202,25 @@ func (q Quota) Check(plan *sweep.Plan) error {
 		}
 	}
 	return nil
+}
+
+// noFileAxes are sweep axes that change nothing of a job's files: their
+// names, number and sizes. Any other axis may (size, filesize, numjobs,
+// offset, bs: a block rounds a size up) and is kept.
+var noFileAxes = []sweep.Axis{sweep.AxisIODepth, sweep.AxisEngine, sweep.AxisScheduler, sweep.AxisRateIOPS,
+	"rate", "rate_min", "rwmixread", "runtime", "ramp_time", "thinktime", "direct", "hipri", "nice", "prio", "prioclass",
+	"cpus_allowed", "iodepth_batch_submit", "iodepth_batch_complete_min", "iodepth_batch_complete_max"}
+
+// fileSteps are the steps of plan that may differ in their jobs' files:
+// its first round, over the axes not in noFileAxes. A sweep of 5,000
+// rates over 200 clones is one step here, not 5,000.
+func fileSteps(plan *sweep.Plan) ([]sweep.Step, error) {
+	reduced := *plan
+	reduced.Repeat, reduced.AutoRepeat, reduced.Skipped = 1, nil, nil
+	reduced.Sweeps = slices.DeleteFunc(slices.Clone(plan.Sweeps), func(sw sweep.Sweep) bool {
+		return slices.Contains(noFileAxes, sw.Axis)
+	})
+	return reduced.Steps()
 }
 
 // inside reports whether p (absolute) is in the data directory, named
