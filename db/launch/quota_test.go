@@ -70,6 +70,9 @@ func TestQuotaCheck(t *testing.T) {
 		{"a file outside the data directory is the allow-list's", []string{"--filename=" + outside, "--size=1g"}, nil, nil, "", ""},
 		{"through a symlink to the data directory", []string{"--filename=" + filepath.Join(link, "a"), "--size=40m"}, nil, nil, "size", "lay out 40.0MiB"},
 		{"nrfiles through a symlink", []string{"--directory=" + link, "--size=1m", "--nrfiles=100000"}, nil, nil, "nrfiles", "makes 100000 files"},
+		{"nrfiles whose filename_format leads into the data directory", []string{"--directory=" + other, "--filename_format=../" + filepath.Base(dir) + "/x.$filenum",
+			"--size=1m", "--nrfiles=100000"}, nil, nil, "nrfiles", "makes 100000 files"},
+		{"nrfiles elsewhere are the allow-list's", []string{"--directory=" + other, "--size=1m", "--nrfiles=1048576", "--numjobs=64"}, nil, nil, "", ""},
 		{"a file list", []string{"--filename=" + in("x") + ":" + in("y"), "--size=40m"}, nil, nil, "size", "lay out 40.0MiB"},
 	}
 	for _, tt := range tests {
