@@ -37,8 +37,9 @@ func TestCheckDataDir(t *testing.T) {
 	open := mk("open", 0o755)
 	groupOnly := mk("group", 0o750)
 	others := mk("others", 0o700)
-	chowned := os.Chown(others, 4242, 4242) == nil // as root
-	world := mk("world", 0o777)                    // writable by all, no sticky bit
+	// Only root may give a directory away.
+	chowned := os.Chown(others, 4242, 4242) == nil
+	world := mk("world", 0o777) // writable by all, no sticky bit
 	inWorld := filepath.Join(world, "data")
 	if err := os.Mkdir(inWorld, 0o700); err != nil {
 		t.Fatal(err)
