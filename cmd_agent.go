@@ -11,6 +11,7 @@ import (
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/db"
 	"iolab/db/agent"
 	"iolab/db/launch"
 )
@@ -38,9 +39,10 @@ that run interrupted and sends its finished steps: it does not resume it.`,
 		fs.StringVar(&o.token, "token", "", "this agent's `TOKEN`, from the dashboard's Hosts page (default $IOLAB_AGENT_TOKEN)")
 		fs.StringVar(&o.name, "name", "", "the `NAME` to appear under on the dashboard (default: the name its token was issued for on the Hosts page)")
 		fs.Var(&o.allow, "allow-target", "a device or file the dashboard's runs may use here, by its `PATH` (repeatable)")
-		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files the dashboard's runs may use here")
+		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files the dashboard's runs may make and use here: a directory of yours alone (mode 0700), never a system one")
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage+"; the agent keeps its runs there")
 		limitFlags(fs, &o.limits)
+		quotaFlags(fs, &o.quota)
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {
 				return e.usage()
@@ -56,6 +58,7 @@ type agentOptions struct {
 	dashboard, token, name, dataDir, dbPath string
 	allow                                   stringList
 	limits                                  sweep.Limits
+	quota                                   launch.Quota
 }
 
 func runAgent(ctx context.Context, e *env, o *agentOptions) error {
@@ -71,14 +74,16 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 		allow.Targets = append(allow.Targets, abs)
 	}
 	if o.dataDir != "" {
-		abs, err := filepath.Abs(o.dataDir)
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
+		dbPath := o.dbPath
+		if dbPath == "" {
+			dbPath, _ = db.DefaultPath()
 		}
+		dir, err := launch.CheckDataDir(o.dataDir, dbPath)
 		if err != nil {
-			return usageError{fmt.Sprintf("--data-dir: %v", err)}
+			return err
 		}
-		allow.DataDir = abs
+		allow.DataDir = dir
+		o.quota.Dir = dir
 	}
 	store, err := openStore(ctx, o.dbPath, e.logger)
 	if err != nil {
@@ -86,7 +91,7 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 	}
 	defer store.Close()
 	a, err := agent.New(agent.Config{Dashboard: o.dashboard, Token: o.token, Name: o.name, Allow: allow,
-		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, ProgressEvery: time.Second})
+		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, Quota: o.quota, ProgressEvery: time.Second})
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/fleet"
 	"iolab/db/launch"
@@ -40,10 +40,11 @@ agent, each with its own token) and fio servers on the addresses of --fio-allow.
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
 		fs.StringVar(&o.token, "token", "", "the `TOKEN` for launching, cancelling and deleting (default: generated when not on loopback)")
 		fs.BoolVar(&o.readToken, "read-token", false, "require the token for reading too")
-		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may use as targets (default: data/ beside the store)")
+		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may make and use as targets: a directory of yours alone (mode 0700), never a system one (default: data/ beside the store, made 0700; an old 0755 one is tightened)")
 		fs.Var(&o.allow, "allow-target", "a device or file web runs may use, by its `PATH` (repeatable)")
 		fs.Var(&o.fioAllow, "fio-allow", "the addresses fio servers may have, a `PREFIX` or address such as 10.0.0.0/24 (repeatable; none: no fio server)")
 		limitFlags(fs, &o.limits)
+		quotaFlags(fs, &o.quota)
 		fs.StringVar(&o.pprof, "pprof", "", "serve Go's profiler (net/http/pprof) on this loopback `ADDRESS`")
 		memoryFlags(fs, &o.memory)
 		return func(ctx context.Context, e *env, args []string) error {
@@ -63,6 +64,28 @@ type serveOptions struct {
 	readToken                      bool
 	allow, fioAllow                stringList
 	limits                         sweep.Limits
+	quota                          launch.Quota
+}
+
+// quotaFlags are serve's and agent's flags for the data directory's
+// quota (launch.Quota).
+func quotaFlags(fs *flag.FlagSet, q *launch.Quota) {
+	d := launch.DefaultQuota()
+	*q = d
+	size := func(name string, to *int64, usage string) {
+		fs.Func(name, fmt.Sprintf(usage+" (default %s)", units.FormatSize(*to)), func(v string) error {
+			n, err := units.ParseSize(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("--%s %q: a size such as 64g", name, v)
+			}
+			*to = n
+			return nil
+		})
+	}
+	size("data-max-size", &q.Bytes, "the most `SIZE` the data directory may hold: a run that would take it past is refused before anything is written (at launch, and again as it starts)")
+	fs.IntVar(&q.Files, "data-max-files", d.Files, "the most files (`N`) the data directory may hold, checked as --data-max-size is")
+	size("run-max-size", &q.RunBytes, "the most `SIZE` one run may lay out or add in the data directory (its files at their size= or top filesize, over numjobs and the sweep's steps)")
+	fs.IntVar(&q.RunFiles, "run-max-files", d.RunFiles, "the most files (`N`) one run may make in the data directory (nrfiles × numjobs)")
 }
 
 // serve starts the dashboard: the HTTP server over the same store the CLI
@@ -70,24 +93,30 @@ type serveOptions struct {
 // plan (its step cancelled, its scheduler restored, the run marked
 // cancelled), the store.
 func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io.Writer, logger *slog.Logger) error {
-	store, err := openStore(ctx, o.dbPath, logger)
+	dbPath := o.dbPath
+	if dbPath == "" {
+		var err error
+		if dbPath, err = db.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	// The data directory is checked before anything starts: a web run
+	// may write any file in it.
+	var err error
+	if o.dataDir == "" {
+		o.dataDir, err = launch.DefaultDataDir(filepath.Join(filepath.Dir(dbPath), "data"), logger, dbPath)
+	} else {
+		o.dataDir, err = launch.CheckDataDir(o.dataDir, dbPath)
+	}
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, dbPath, logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	go launch.KeepRecovering(ctx, store, system.FS{}, logger, 2*time.Second)
-	if o.dataDir == "" {
-		path := o.dbPath
-		if path == "" {
-			if path, err = db.DefaultPath(); err != nil {
-				return err
-			}
-		}
-		o.dataDir = filepath.Join(filepath.Dir(path), "data")
-	}
-	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
-		return fmt.Errorf("--data-dir: %w", err)
-	}
 	loopback := handlers.IsLoopback(o.listen)
 	if o.token == "" && !loopback {
 		b := make([]byte, 16)
@@ -104,7 +133,7 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 	o.memory.apply()
 	srv, err := handlers.New(handlers.Config{
 		Store: store, Runner: runner, Token: o.token, RequireToken: !loopback, ReadNeedsToken: o.readToken,
-		AllowTargets: o.allow, DataDir: o.dataDir, Logger: logger, Limits: o.limits, Listen: o.listen,
+		AllowTargets: o.allow, DataDir: o.dataDir, Quota: o.quota, Logger: logger, Limits: o.limits, Listen: o.listen,
 		Fleet: handlers.FleetConfig{FioAllow: fioAllow},
 		HTTP:  handlers.HTTPLimits{CacheBytes: o.memory.cache},
 	})

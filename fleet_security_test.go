@@ -31,7 +31,7 @@ func (d *fleetDash) startLocalAgent(token string, extra ...string) (*exec.Cmd, *
 	d.t.Helper()
 	dir := d.t.TempDir()
 	data := filepath.Join(dir, "data")
-	if err := os.Mkdir(data, 0o755); err != nil {
+	if err := os.Mkdir(data, 0o700); err != nil {
 		d.t.Fatal(err)
 	}
 	data, _ = filepath.EvalSymlinks(data)

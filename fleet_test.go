@@ -159,19 +159,25 @@ type agentHost struct {
 	id    int64
 	token string
 	url   string // the dashboard, as the agent reaches it
+	db    string // its store, outside its data directory
 	args  []string
 }
 
 // newAgentHost makes a namespace host, gives it a token and starts its
-// agent (this test binary as iolab) with its store and data directory
-// inside the host; extra are more agent flags.
+// agent (this test binary as iolab) with its data directory inside the
+// host and its store beside; extra are more agent flags.
 func (d *fleetDash) newAgentHost(name string, extra ...string) *agentHost {
 	d.t.Helper()
 	h := d.newHost(name)
-	a := &agentHost{ns: h, url: d.listen(h.Gateway)}
+	// The data directory is the agent's alone, and never holds its
+	// store (iolab agent refuses either).
+	if err := os.Chmod(h.Data, 0o700); err != nil {
+		d.t.Fatal(err)
+	}
+	a := &agentHost{ns: h, url: d.listen(h.Gateway), db: filepath.Join(d.t.TempDir(), "agent.db")}
 	a.id, a.token = d.addAgent(name)
 	a.args = append([]string{"IOLAB_TEST_MAIN=1", os.Args[0], "agent", "--dashboard", a.url, "--token", a.token, "--name", name,
-		"--data-dir", fleettest.DataDir, "--db", filepath.Join(h.Data, "agent.db")}, extra...)
+		"--data-dir", fleettest.DataDir, "--db", a.db}, extra...)
 	a.start(d)
 	return a
 }
@@ -355,7 +361,7 @@ func TestAgentKilledMidStep(t *testing.T) {
 	}
 	// The agent's own copy has the same finished steps.
 	a.proc.Stop()
-	local := openTestStore(t, filepath.Join(a.ns.Data, "agent.db"))
+	local := openTestStore(t, a.db)
 	lid, err := local.RunByUID(context.Background(), r.UID)
 	if err != nil {
 		t.Fatal(err)

@@ -227,6 +227,9 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 	}
 	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat.N, AutoRepeat: req.Repeat.Auto, Discard: req.Discard, DropCaches: req.DropCaches,
 		SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits, SLO: req.SLO}
+	if !req.grouped || req.groupLocal {
+		spec.Quota = s.quota // this machine's data directory
+	}
 	if len(req.SLO) > 64 {
 		return nil, &ValidationError{Field: "slo", Msg: "slo: at most 64 characters, e.g. p99<1ms"}
 	}

@@ -68,7 +68,10 @@ type Config struct {
 	// are allowed too, and a relative target is taken under DataDir.
 	AllowTargets []string
 	DataDir      string
-	Logger       *slog.Logger
+	// Quota bounds what runs may lay out in DataDir (zero fields:
+	// launch.DefaultQuota's); its Dir is DataDir's.
+	Quota  launch.Quota
+	Logger *slog.Logger
 	// ProgressEvery is how often a running step's IOPS is published
 	// (default 1 s).
 	ProgressEvery time.Duration
@@ -96,7 +99,8 @@ type Server struct {
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
-	guard          *guard.Guard // the allow-list pinned at the start: every runner's
+	guard          *guard.Guard  // the allow-list pinned at the start: every runner's
+	quota          *launch.Quota // nil without a data directory
 	limits         sweep.Limits
 	httpLimits     HTTPLimits
 	turns          map[routeClass]chan struct{} // heavy requests', uploads'
@@ -168,6 +172,9 @@ func New(cfg Config) (*Server, error) {
 		if s.dataDir, err = filepath.EvalSymlinks(abs); err != nil {
 			return nil, fmt.Errorf("handlers: data dir: %w", err)
 		}
+		q := cfg.Quota
+		q.Dir = s.dataDir
+		s.quota = &q
 	}
 	// The allow-list is pinned now, once: what its names point to later
 	// does not change what was allowed, and an allowed device that is not
@@ -191,6 +198,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.static = static
 	s.launcher = launch.NewLauncher(cfg.Store, newRunner, log, cfg.ProgressEvery)
+	s.launcher.Quota = s.quota
 	if err := s.initFleet(cfg.Fleet); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,9 @@ type Config struct {
 	Version string
 	// Limits bound the plans it takes (zero fields: sweep.DefaultLimits).
 	Limits sweep.Limits
+	// Quota bounds what its runs may lay out in Allow.DataDir (zero
+	// fields: launch.DefaultQuota's; its Dir is Allow.DataDir).
+	Quota launch.Quota
 	// ProgressEvery is how often the running step's IOPS is sent (1 s).
 	ProgressEvery time.Duration
 	// HTTP is the client it connects with; nil: http.DefaultTransport's.
@@ -89,6 +92,7 @@ func New(cfg Config) (*Agent, error) {
 	if a.guard, err = a.cfg.Allow.Guard(); err != nil {
 		return nil, fmt.Errorf("agent: --allow-target: %w", err)
 	}
+	a.cfg.Quota.Dir = cfg.Allow.DataDir
 	return a, nil
 }
 
@@ -185,12 +189,20 @@ func (a *Agent) poll(ctx context.Context) (*Work, error) {
 func (a *Agent) plan(w *Work) (*sweep.Plan, error) {
 	plan, err := launch.NewPlan(launch.Spec{Name: w.Name, Args: w.Args, Sweeps: w.Sweeps, Repeat: w.Repeat, AutoRepeat: w.AutoRepeat,
 		Discard: w.Discard, DropCaches: w.DropCaches, AllowDiskScheduler: w.AllowDiskScheduler, SkipImpossible: w.SkipImpossible,
-		Exact: true, Limits: a.cfg.Limits})
+		Exact: true, Limits: a.cfg.Limits, Quota: a.quota()})
 	if err != nil {
 		return nil, err
 	}
 	plan.Preset, plan.Runtime, plan.RampTime = w.Preset, w.Runtime, w.RampTime
 	return plan, nil
+}
+
+// quota is the data directory's quota; nil without a data directory.
+func (a *Agent) quota() *launch.Quota {
+	if a.cfg.Quota.Dir == "" {
+		return nil
+	}
+	return &a.cfg.Quota
 }
 
 // execute runs one leased run: checked against this host's allow-list
@@ -249,7 +261,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 	})
 	hooks := launch.Hooks{Waiting: func(msg string) {
 		lk.add(launch.Event{Type: launch.EventQueued, Data: launch.QueuedEvent{Waiting: msg}})
-	}}
+	}, Quota: a.quota()}
 	hooks.StepStarted = func(st *sweep.Step, total int) {
 		prog.StepStarted(st)
 		lk.add(launch.Event{Type: launch.EventStep, Data: launch.StepStartEvent(st, total)})

@@ -3,8 +3,12 @@ package launch
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"iolab/bench"
@@ -18,6 +22,10 @@ import (
 type Hooks struct {
 	sweep.PlanHooks
 	Waiting func(msg string)
+	// Quota, when set, is checked again once the plan holds its devices,
+	// before anything runs: the run may have waited while the data
+	// directory filled.
+	Quota *Quota
 }
 
 // lockPoll is how often a run waiting for a device tries its lock again.
@@ -71,9 +79,15 @@ func LockDevices(ctx context.Context, keys []string, holder string, waiting func
 // filesystem's device number (tmpfs), else the path.
 func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
 	var keys []string
+	// Every regular file of a filesystem has its key: it is worked out
+	// once (a job of 1000 files read sysfs and mountinfo 1000 times).
+	byFS := map[uint64]string{}
 	for _, path := range bench.ConfigPaths(&plan.Base) {
 		key := path
-		if t, err := runner.Sys.ResolveTarget(path); err == nil {
+		fsDev, isFile := fileSystemOf(path)
+		if k, ok := byFS[fsDev]; ok && isFile {
+			key = k
+		} else if t, err := runner.Sys.ResolveTarget(path); err == nil {
 			switch {
 			case t.Disk != "":
 				key = t.Disk
@@ -88,11 +102,35 @@ func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
 				key = "dev " + t.Dev
 			}
 		}
+		if isFile && key != path {
+			byFS[fsDev] = key
+		}
 		if !slices.Contains(keys, key) {
 			keys = append(keys, key)
 		}
 	}
 	return keys
+}
+
+// fileSystemOf is the device number of the filesystem holding path, a
+// regular file (symlinks followed) or one to be made in an existing
+// directory; isFile is false for anything else (a device has a key of
+// its own).
+func fileSystemOf(path string) (dev uint64, isFile bool) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fi, err = os.Stat(filepath.Dir(path))
+		if err != nil || !fi.IsDir() {
+			return 0, false
+		}
+	} else if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Dev), true
 }
 
 func parentDir(p string) string {

@@ -36,6 +36,12 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 		holder = fmt.Sprintf("pid %d: run %d %q in %s", os.Getpid(), id, plan.Name, store.Path())
 	}
 	release, err := LockDevices(ctx, TargetDevices(plan, runner), holder, hooks.Waiting)
+	if err == nil && hooks.Quota != nil {
+		if err = hooks.Quota.Check(plan); err != nil {
+			release()
+			err = fmt.Errorf("not started: %w", err)
+		}
+	}
 	if err != nil {
 		status := db.StatusFailed
 		if ctx.Err() != nil {

@@ -191,6 +191,10 @@ type Launcher struct {
 	log       *slog.Logger
 	// ProgressEvery is how often a running step's IOPS is published.
 	progressEvery time.Duration
+	// Quota, when set (before the first launch), is checked again as
+	// each run starts: it may have waited while the data directory
+	// filled.
+	Quota *Quota
 
 	mu     sync.Mutex
 	tasks  map[int64]*task // queued and running, by run id
@@ -315,7 +319,7 @@ func (l *Launcher) run(t *task) {
 	}
 	hooks := Hooks{Waiting: func(msg string) {
 		t.feed.publish(Event{Type: EventQueued, Data: QueuedEvent{Waiting: msg}})
-	}}
+	}, Quota: l.Quota}
 	hooks.PlanHooks = sweep.PlanHooks{
 		StepStarted: func(st *sweep.Step, total int) {
 			prog.StepStarted(st)

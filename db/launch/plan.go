@@ -40,6 +40,9 @@ type Spec struct {
 	// alone, not merged with the preset's: the web form shows the preset's
 	// and sends back what the user kept.
 	Exact bool
+	// Quota, when set, bounds what the plan may lay out in the data
+	// directory (Quota.Check): the dashboard's and an agent's plans.
+	Quota *Quota
 }
 
 // NewPlan builds the plan a spec describes: a preset's jobs, sweeps and
@@ -107,6 +110,13 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 	plan.Base = *cfg
 	if err := plan.CheckLimits(spec.Limits); err != nil {
 		return nil, err
+	}
+	if spec.Quota != nil {
+		// Before anything names the plan's files one by one: a job of
+		// 100,000 files is refused here, at once.
+		if err := spec.Quota.Check(plan); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case spec.Name != "":

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"iolab/bench"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/db"
 )
 
@@ -24,9 +28,22 @@ func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, 
 	host.Clock = bench.ClockSource()
 	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
 		Plan: *plan, Host: host, Tags: tags}
+	// Files yet to be made in one directory are described alike (from
+	// the directory): once, not once a file (a job of 1000 files read
+	// sysfs and mountinfo 1000 times).
+	missing := map[string]system.Target{}
 	for _, path := range bench.ConfigPaths(&plan.Base) {
-		if t, err := runner.Sys.ResolveTarget(path); err == nil {
+		dir := filepath.Dir(path)
+		_, err := os.Lstat(path)
+		gone := errors.Is(err, fs.ErrNotExist)
+		if t, ok := missing[dir]; ok && gone {
+			t.Path, t.Resolved = path, filepath.Join(filepath.Dir(t.Resolved), filepath.Base(path))
 			rec.Targets = append(rec.Targets, t)
+		} else if t, err := runner.Sys.ResolveTarget(path); err == nil {
+			rec.Targets = append(rec.Targets, t)
+			if gone && !t.IsBlock {
+				missing[dir] = t
+			}
 		}
 		if rec.Target == "" {
 			rec.Target = path
