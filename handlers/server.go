@@ -3,8 +3,9 @@
 // echo. One Server holds the store, the templates and the launcher that
 // runs plans in the background; Register lists every route.
 //
-// Access: with Config.RequireToken (main sets it on any non-loopback
-// address, with a token given or generated), launching, cancelling and deleting need it, as
+// Access: with a Config.Token (main passes one on every address, loopback
+// included, given or generated, unless --no-token opens a loopback
+// dashboard), launching, cancelling and deleting need it, as
 // "Authorization: Bearer TOKEN" or as the session cookie that the /login
 // form sets (a random id per login, kept here for 12 hours or until
 // /logout; HttpOnly, SameSite=Strict). Wrong tokens are counted per client
@@ -55,10 +56,11 @@ type Config struct {
 	// new bench.Runner with its Sys, Interval and Log (its own, for its
 	// progress counter). nil is the live machine.
 	Runner *bench.Runner
-	// Token is needed to launch, cancel and delete runs (and, with
-	// ReadNeedsToken, to read anything) when RequireToken is set (main
-	// sets it on any non-loopback address); New refuses RequireToken
-	// without a Token.
+	// Token, when set, is needed to launch, cancel and delete runs and
+	// to mint agent tokens (and, with ReadNeedsToken, to read anything),
+	// whatever the listen address: a token given is a token enforced.
+	// No Token is an open dashboard; New refuses RequireToken or
+	// ReadNeedsToken without one.
 	Token          string
 	RequireToken   bool
 	ReadNeedsToken bool
@@ -138,13 +140,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RequireToken && cfg.Token == "" {
 		return nil, errors.New("handlers: a token is required but none is set")
 	}
-	token := cfg.Token
-	if !cfg.RequireToken {
-		token = ""
+	if cfg.ReadNeedsToken && cfg.Token == "" {
+		return nil, errors.New("handlers: reading needs a token, but none is set")
 	}
+	token := cfg.Token
 	hl := cfg.HTTP.withDefaults()
 	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
-	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
+	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken,
 		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
 		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
@@ -194,7 +196,7 @@ func (s *Server) Register(e *echo.Echo) {
 	// The client's address is the connection's: X-Forwarded-For is the
 	// client's to write, and the login limit goes by address.
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(s.checkHost)
+	e.Pre(securityHeaders, s.checkHost)
 	e.Use(s.logRequests, s.checkCrossOrigin)
 	for _, r := range s.routes() {
 		mw := []echo.MiddlewareFunc{s.classify(r.class)}
@@ -533,13 +535,6 @@ type loginPageData struct {
 	pageBase
 	Next  string
 	Error string
-}
-
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }
 
 func (s *Server) loginPage(c echo.Context) error {
