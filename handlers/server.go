@@ -93,7 +93,8 @@ type Server struct {
 	launcher       *launch.Launcher
 	token          string
 	sessions       *sessions
-	logins         *loginLimiter
+	logins         *loginLimiter // wrong dashboard tokens, per address
+	agentFails     *loginLimiter // unknown agent tokens, per address (agentapi.go)
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
@@ -147,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 	hl := cfg.HTTP.withDefaults()
 	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken,
-		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
+		sessions: newSessions(), logins: newLoginLimiter(), agentFails: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
 		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
