@@ -18,9 +18,12 @@
 // IP are answered, so a page of another site cannot reach the dashboard
 // by DNS rebinding.
 //
-// Limits (HTTPLimits): timeouts for slow clients, a cap on connections, a
-// few turns for the requests that read whole runs, bounded bodies; the
-// run document and the steps CSV are written a step at a time.
+// Limits (HTTPLimits): timeouts for slow clients, a cap on connections
+// that idle and slow clients cannot fill (conns.go), a cap on event
+// streams per client and in all (streams.go), a few turns for the
+// requests that read whole runs, bounded bodies; the run document and the
+// steps CSV are written a step at a time. Every answer forbids framing
+// and sends a Content-Security-Policy (headers.go).
 package handlers
 
 import (
@@ -101,6 +104,8 @@ type Server struct {
 	limits         sweep.Limits
 	httpLimits     HTTPLimits
 	turns          map[routeClass]chan struct{} // heavy requests', uploads'
+	conns          *conns                       // the Listener's connections (conns.go)
+	streams        *streams                     // the event streams open (streams.go)
 	listen         string
 	loopbackHost   string // the listen address's host when it is loopback, else ""
 	log            *slog.Logger
@@ -148,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 	hl := cfg.HTTP.withDefaults()
 	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken,
-		sessions: newSessions(), logins: newLoginLimiter(), agentFails: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
+		sessions: newSessions(), logins: newLoginLimiter(), agentFails: newLoginLimiter(), httpLimits: hl, turns: turns, conns: newConns(hl.MaxConns), streams: newStreams(hl.MaxStreams, hl.MaxStreamsPerClient), listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
 		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {

@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// conns are the connections of a Listener, with what each is doing, so
+// that a full house never blocks a new client: when MaxConns are open, the
+// connection that serves no request and has done so longest is closed to
+// make room — a kept-alive idle one first, then one that has sent
+// nothing, then one still sending its headers (a slow-loris client). Only
+// connections that are all serving requests at once make a new one wait
+// its turn: it is closed at once, and the client may retry.
+type conns struct {
+	max int
+	mu  sync.Mutex
+	all map[*trackedConn]struct{}
+}
+
+// trackedConn is a connection of a Listener. Its state and since are
+// under conns.mu.
+type trackedConn struct {
+	net.Conn
+	conns *conns
+	// state is what http.Server last said of it (ConnState); serving is
+	// true from its request's handler start until it is idle again, so
+	// an answer still being flushed after its handler returned is never
+	// cut.
+	state   http.ConnState
+	serving bool
+	since   time.Time
+	once    sync.Once
+}
+
+func newConns(max int) *conns {
+	return &conns{max: max, all: map[*trackedConn]struct{}{}}
+}
+
+// evictRank orders the connections that may be closed to make room:
+// lower first; -1 is one that may not be.
+func (c *trackedConn) evictRank() int {
+	switch {
+	case c.serving:
+		return -1
+	case c.state == http.StateIdle:
+		return 0
+	case c.state == http.StateNew:
+		return 1
+	case c.state == http.StateActive:
+		return 2 // reading its request's headers
+	}
+	return -1
+}
+
+// add counts tc in; when that makes one too many, it returns the
+// connection to close to make room (nil: none, and ok false when none
+// may be closed: tc must go).
+func (cs *conns) add(tc *trackedConn) (victim *trackedConn, ok bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.all) < cs.max {
+		cs.all[tc] = struct{}{}
+		return nil, true
+	}
+	for c := range cs.all {
+		r := c.evictRank()
+		if r < 0 {
+			continue
+		}
+		if victim == nil || r < victim.evictRank() || r == victim.evictRank() && c.since.Before(victim.since) {
+			victim = c
+		}
+	}
+	if victim == nil {
+		return nil, false
+	}
+	delete(cs.all, victim)
+	victim.state = http.StateClosed // taken: no other Accept picks it again
+	cs.all[tc] = struct{}{}
+	return victim, true
+}
+
+func (cs *conns) remove(tc *trackedConn) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.all, tc)
+}
+
+// setState is http.Server's ConnState hook.
+func (cs *conns) setState(c net.Conn, state http.ConnState) {
+	tc, ok := c.(*trackedConn)
+	if !ok {
+		return
+	}
+	cs.mu.Lock()
+	if tc.state != http.StateClosed {
+		tc.state, tc.since = state, time.Now()
+		if state != http.StateActive {
+			tc.serving = false
+		}
+	}
+	cs.mu.Unlock()
+	if state == http.StateClosed || state == http.StateHijacked {
+		tc.once.Do(func() { cs.remove(tc) })
+	}
+}
+
+// serving marks r's connection as serving a request, so that it is not
+// closed to make room.
+func (cs *conns) serving(r *http.Request) {
+	tc, ok := r.Context().Value(connKey{}).(*trackedConn)
+	if !ok {
+		return
+	}
+	cs.mu.Lock()
+	if tc.state == http.StateActive {
+		tc.serving = true
+	}
+	cs.mu.Unlock()
+}
+
+// connKey keys a request's connection in its context (ConnContext).
+type connKey struct{}
+
+// Close closes the connection and counts it out.
+func (c *trackedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.conns.remove(c) })
+	return err
+}
+
+// trackListener is a Listener's net.Listener.
+type trackListener struct {
+	net.Listener
+	conns *conns
+}
+
+func (l *trackListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: c, conns: l.conns, state: http.StateNew, since: time.Now()}
+		victim, ok := l.conns.add(tc)
+		if victim != nil {
+			victim.Close()
+		}
+		if !ok {
+			c.Close() // every connection is serving a request: busy
+			continue
+		}
+		return tc, nil
+	}
+}
+
+// connContext is http.Server's ConnContext hook: the request's context
+// knows its connection.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
