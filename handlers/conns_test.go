@@ -244,3 +244,49 @@ func TestEventStreamCaps(t *testing.T) {
 	}
 	answeredWithin(t, ls, time.Second, "with every stream taken")
 }
+
+// TestTurnWaitersBounded: requests waiting for a turn hold their
+// connections, so only a few may wait: with the one upload turn held by
+// a stalled import and maxTurnWaiters imports waiting, the next import
+// is answered 429 at once, not after HeavyWait, and a page still is.
+func TestTurnWaitersBounded(t *testing.T) {
+	const wait = 4 * time.Second
+	ls := startLive(t, Config{HTTP: HTTPLimits{MaxConns: 16, MaxUploads: 1, HeavyWait: wait}})
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() { // holds the upload turn: its body stalls
+		r, _ := http.NewRequest("POST", ls.url+"/api/import", pr)
+		r.ContentLength = 1 << 19
+		if resp, err := attackClient.Do(r); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	pw.Write(make([]byte, 1<<10))
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ls.srv.turns[upload]) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled import never took the upload turn")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := ls.srv.maxTurnWaiters()
+	for range n {
+		go func() {
+			if resp, err := attackClient.Post(ls.url+"/api/import", "application/json", strings.NewReader("{}")); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	for ls.srv.turnWaiters.Load() < int64(n) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d imports waiting, want %d", ls.srv.turnWaiters.Load(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	status, h, body := ls.send(t, "POST", "/api/import", strings.NewReader("{}"))
+	if took := time.Since(start); status != http.StatusTooManyRequests || h.Get("Retry-After") == "" || took >= wait {
+		t.Fatalf("an import over %d waiting: %d after %v (Retry-After %q), want 429 at once: %s", n, status, took.Round(time.Millisecond), h.Get("Retry-After"), body)
+	}
+	answeredWithin(t, ls, time.Second, fmt.Sprintf("with %d imports waiting for the held turn", n))
+}

@@ -213,12 +213,20 @@ func tooLargeMsg(limit int64) string {
 
 // turn waits up to HeavyWait for one of turns (heavy requests', or
 // uploads'); when none frees up, it is a 429 that says when to try again.
+// At most maxTurnWaiters requests wait at once; another is answered 429
+// at once: a waiting request holds its connection, and a flood of them
+// must not fill the connections that idle ones leave (conns.go).
 func (s *Server) turn(ctx context.Context, turns chan struct{}) (release func(), err error) {
 	select {
 	case turns <- struct{}{}:
 		return func() { <-turns }, nil
 	default:
 	}
+	if s.turnWaiters.Add(1) > int64(s.maxTurnWaiters()) {
+		s.turnWaiters.Add(-1)
+		return nil, &busyError{retry: s.httpLimits.HeavyWait}
+	}
+	defer s.turnWaiters.Add(-1)
 	t := time.NewTimer(s.httpLimits.HeavyWait)
 	defer t.Stop()
 	select {
@@ -230,6 +238,10 @@ func (s *Server) turn(ctx context.Context, turns chan struct{}) (release func(),
 		return nil, echo.NewHTTPError(http.StatusServiceUnavailable, "the request ended while it waited for a turn")
 	}
 }
+
+// maxTurnWaiters is how many requests may wait for a turn at once: an
+// eighth of the connections.
+func (s *Server) maxTurnWaiters() int { return max(1, s.httpLimits.MaxConns/8) }
 
 // busyError is a 429: too many large requests (or event streams) at
 // once.

@@ -40,6 +40,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"iolab/bench"
@@ -104,6 +105,7 @@ type Server struct {
 	limits         sweep.Limits
 	httpLimits     HTTPLimits
 	turns          map[routeClass]chan struct{} // heavy requests', uploads'
+	turnWaiters    atomic.Int64                 // requests waiting for a turn (httpserver.go)
 	conns          *conns                       // the Listener's connections (conns.go)
 	streams        *streams                     // the event streams open (streams.go)
 	listen         string
