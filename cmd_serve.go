@@ -179,6 +179,9 @@ func (o *serveOptions) accessNote(addr string, generated bool) string {
 		return "no token (--no-token): anyone on this machine can launch, cancel and delete runs and add agents"
 	}
 	reading := "reading is open to anyone who reaches " + addr
+	if handlers.IsLoopback(addr) {
+		reading = "reading is open to anyone on this machine"
+	}
 	if o.readToken {
 		reading = "reading needs it too"
 	}
