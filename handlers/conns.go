@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -12,7 +13,9 @@ import (
 // that a full house never blocks a new client: when MaxConns are open, the
 // connection that serves no request and has done so longest is closed to
 // make room — a kept-alive idle one first, then one that has sent
-// nothing, then one still sending its headers (a slow-loris client). Only
+// nothing, then one still sending its headers (a slow-loris client), then
+// one whose request's handler still waits for its body (a slow-loris
+// client of bodies: nothing has been done of that request yet). Only
 // connections that are all serving requests at once make a new one wait
 // its turn: it is closed at once, and the client may retry.
 type conns struct {
@@ -32,8 +35,11 @@ type trackedConn struct {
 	// cut.
 	state   http.ConnState
 	serving bool
-	since   time.Time
-	once    sync.Once
+	// awaitingBody is true while a request's handler has not read its
+	// body to the end (watchBody).
+	awaitingBody bool
+	since        time.Time
+	once         sync.Once
 }
 
 func newConns(max int) *conns {
@@ -44,6 +50,8 @@ func newConns(max int) *conns {
 // lower first; -1 is one that may not be.
 func (c *trackedConn) evictRank() int {
 	switch {
+	case c.serving && c.awaitingBody:
+		return 3
 	case c.serving:
 		return -1
 	case c.state == http.StateIdle:
@@ -100,7 +108,7 @@ func (cs *conns) setState(c net.Conn, state http.ConnState) {
 	if tc.state != http.StateClosed {
 		tc.state, tc.since = state, time.Now()
 		if state != http.StateActive {
-			tc.serving = false
+			tc.serving, tc.awaitingBody = false, false
 		}
 	}
 	cs.mu.Unlock()
@@ -118,9 +126,44 @@ func (cs *conns) serving(r *http.Request) {
 	}
 	cs.mu.Lock()
 	if tc.state == http.StateActive {
-		tc.serving = true
+		tc.serving, tc.since = true, time.Now()
 	}
 	cs.mu.Unlock()
+}
+
+// watchBody returns r's body, which marks its connection as awaiting the
+// body until it is read to its end or fails (conns' evictRank).
+func (cs *conns) watchBody(r *http.Request) io.ReadCloser {
+	tc, ok := r.Context().Value(connKey{}).(*trackedConn)
+	if !ok || r.Body == nil || r.Body == http.NoBody {
+		return r.Body
+	}
+	cs.mu.Lock()
+	tc.awaitingBody = tc.serving
+	cs.mu.Unlock()
+	return &watchedBody{ReadCloser: r.Body, done: func() {
+		cs.mu.Lock()
+		tc.awaitingBody = false
+		cs.mu.Unlock()
+	}}
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	done func()
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.done()
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	b.done()
+	return b.ReadCloser.Close()
 }
 
 // connKey keys a request's connection in its context (ConnContext).

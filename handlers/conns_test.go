@@ -146,6 +146,19 @@ func TestConnectionsNotExhausted(t *testing.T) {
 				}
 			}()
 		}},
+		{"slow bodies", func(t *testing.T, held *heldConns) {
+			c := dialFrom(t, "", ls.addr)
+			held.add(c)
+			fmt.Fprintf(c, "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\nnext=")
+			go func() { // a byte every 100 ms, for as long as it is let
+				for range 30 {
+					time.Sleep(100 * time.Millisecond)
+					if _, err := c.Write([]byte("a")); err != nil {
+						return
+					}
+				}
+			}()
+		}},
 		{"event streams", func(t *testing.T, held *heldConns) {
 			c := dialFrom(t, "", ls.addr)
 			held.add(c)
@@ -162,6 +175,15 @@ func TestConnectionsNotExhausted(t *testing.T) {
 			defer held.closeAll()
 			for range n {
 				tc.hold(t, held)
+			}
+			if tc.name == "slow bodies" { // every handler waits for its body
+				deadline := time.Now().Add(5 * time.Second)
+				for ls.srv.conns.awaitingBodies() < n {
+					if time.Now().After(deadline) {
+						t.Fatalf("%d of %d handlers wait for their bodies", ls.srv.conns.awaitingBodies(), n)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
 			}
 			answeredWithin(t, ls, time.Second, fmt.Sprintf("with %d %s connections held", n, tc.name))
 			if tc.name == "event streams" {
@@ -289,4 +311,18 @@ func TestTurnWaitersBounded(t *testing.T) {
 		t.Fatalf("an import over %d waiting: %d after %v (Retry-After %q), want 429 at once: %s", n, status, took.Round(time.Millisecond), h.Get("Retry-After"), body)
 	}
 	answeredWithin(t, ls, time.Second, fmt.Sprintf("with %d imports waiting for the held turn", n))
+}
+
+// awaitingBodies is how many connections' handlers wait for their
+// request's body.
+func (cs *conns) awaitingBodies() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for c := range cs.all {
+		if c.serving && c.awaitingBody {
+			n++
+		}
+	}
+	return n
 }

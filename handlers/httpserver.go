@@ -181,7 +181,7 @@ func (s *Server) classify(class routeClass) echo.MiddlewareFunc {
 			if req.ContentLength > limit {
 				return tooLarge(limit)
 			}
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			req.Body = http.MaxBytesReader(c.Response(), s.conns.watchBody(req), limit)
 			if class == stream {
 				ctx, release, err := s.streams.open(req.Context(), clientAddr(req.RemoteAddr))
 				if err != nil {
