@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -194,12 +195,25 @@ func (l *trackListener) Accept() (net.Conn, error) {
 			victim.Close()
 		}
 		if !ok {
-			c.Close() // every connection is serving a request: busy
+			// Every connection is serving a request: say so, before the
+			// client sends one, and close. A new connection's send
+			// buffer is empty, so the write does not wait.
+			c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+			io.WriteString(c, busyAnswer)
+			c.Close()
 			continue
 		}
 		return tc, nil
 	}
 }
+
+// busyAnswer is what a connection over the cap gets when every other
+// one is serving a request.
+var busyAnswer = func() string {
+	const msg = "every connection of this server is serving a request: try again in a second\n"
+	return fmt.Sprintf("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\n"+
+		"Content-Length: %d\r\nConnection: close\r\n\r\n%s", len(msg), msg)
+}()
 
 // connContext is http.Server's ConnContext hook: the request's context
 // knows its connection.

@@ -326,3 +326,49 @@ func (cs *conns) awaitingBodies() int {
 	}
 	return n
 }
+
+// TestConnectionsAllServing: when every connection is serving a request
+// (here, event streams), a new one is told so, 503 with Retry-After, and
+// closed, instead of waiting unseen in the backlog.
+func TestConnectionsAllServing(t *testing.T) {
+	ls := startLive(t, Config{HTTP: HTTPLimits{MaxConns: 4, MaxStreams: 10, MaxStreamsPerClient: 10}})
+	run := ls.launchLong(t)
+	held := &heldConns{}
+	defer held.closeAll()
+	for range 4 {
+		c := dialFrom(t, "", ls.addr)
+		held.add(c)
+		fmt.Fprintf(c, "GET /api/runs/%d/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", run)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 200") {
+			t.Fatalf("event stream: %q %v", line, err)
+		}
+	}
+	c := dialFrom(t, "", ls.addr)
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "every connection") {
+		t.Fatalf("a connection over the cap: %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	held.closeAll()
+	// The streams end as their server side sees the clients gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for ls.srv.conns.count() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still open 5 s after their clients closed them", ls.srv.conns.count())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	answeredWithin(t, ls, time.Second, "after the streams closed")
+}
+
+func (cs *conns) count() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.all)
+}
