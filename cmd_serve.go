@@ -39,7 +39,7 @@ agent, each with its own token) and fio servers on the addresses of --fio-allow.
 		var o serveOptions
 		fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the `ADDRESS` to listen on")
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
-		fs.StringVar(&o.token, "token", "", "the `TOKEN` for launching, cancelling and deleting (default: generated and printed at start)")
+		fs.StringVar(&o.token, "token", "", "the `TOKEN` for launching, cancelling and deleting (default $IOLAB_TOKEN, else generated and printed at start)")
 		fs.BoolVar(&o.readToken, "read-token", false, "require the token for reading too")
 		fs.BoolVar(&o.noToken, "no-token", false, "no token on a loopback address: anyone on this machine may launch, cancel and delete runs")
 		fs.StringVar(&o.dataDir, "data-dir", "", "the `DIR` whose files web runs may use as targets (default: data/ beside the store)")
@@ -145,11 +145,15 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 	return errors.Join(hs.Shutdown(shutdown), srv.Shutdown(shutdown))
 }
 
-// checkToken settles what protects the dashboard: the --token given, a
+// checkToken settles what protects the dashboard: the --token given (or
+// $IOLAB_TOKEN, which iolab run --push and iolab push send too), a
 // generated one (generated true), or, with --no-token on a loopback
 // address only, nothing. A token is never dropped for the address it
 // listens on: on 127.0.0.1 every user of the machine is a client.
 func (o *serveOptions) checkToken() (generated bool, err error) {
+	if !o.noToken {
+		o.token = envDefault(o.token, "IOLAB_TOKEN")
+	}
 	if o.noToken {
 		switch {
 		case o.token != "":
@@ -185,7 +189,7 @@ func (o *serveOptions) accessNote(addr string, generated bool) string {
 	if o.readToken {
 		reading = "reading needs it too"
 	}
-	token := "the --token"
+	token := "the token given (--token or $IOLAB_TOKEN)"
 	if generated {
 		token = "this token: " + o.token
 	}

@@ -16,11 +16,11 @@ import (
 // startServeArgs starts `iolab serve --listen 127.0.0.1:0` with args over
 // a new store and returns its base URL and the lines it printed up to the
 // one that says what protects it.
-func startServeArgs(t *testing.T, args ...string) (string, []string) {
+func startServeArgs(t *testing.T, env []string, args ...string) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "iolab.db")}, args...)...)
-	cmd.Env = append(os.Environ(), "IOLAB_TEST_MAIN=1")
+	cmd.Env = append(append(os.Environ(), "IOLAB_TEST_MAIN=1", "IOLAB_TOKEN="), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +72,13 @@ func TestServeTokenOnLoopback(t *testing.T) {
 	generated := regexp.MustCompile(`need this token: ([0-9a-f]{32}) `)
 	for _, tc := range []struct {
 		name     string
+		env      []string
 		args     []string
 		says     string // in the access line
 		token    string // "" : the one printed
 		requests []request
 	}{
-		{name: "token given", args: []string{"--token", "s3cret", "--read-token"}, says: "need the --token", token: "s3cret",
+		{name: "token given", args: []string{"--token", "s3cret", "--read-token"}, says: "need the token given", token: "s3cret",
 			requests: []request{
 				{"GET", "/api/runs", "", "", 401},
 				{"POST", "/api/runs", plan, "", 401},
@@ -85,6 +86,11 @@ func TestServeTokenOnLoopback(t *testing.T) {
 				{"POST", "/api/runs", plan, "wrong", 401},
 				{"GET", "/api/runs", "", "s3cret", 200},
 				{"POST", "/api/hosts", agentHost, "s3cret", 201},
+			}},
+		{name: "from $IOLAB_TOKEN", env: []string{"IOLAB_TOKEN=env-s3cret"}, says: "need the token given", token: "env-s3cret",
+			requests: []request{
+				{"POST", "/api/runs", plan, "", 401},
+				{"POST", "/api/hosts", agentHost, "TOKEN", 201},
 			}},
 		{name: "generated", says: "need this token: ",
 			requests: []request{
@@ -94,13 +100,13 @@ func TestServeTokenOnLoopback(t *testing.T) {
 				{"DELETE", "/api/runs/1", "", "", 401},
 				{"POST", "/api/hosts", agentHost, "TOKEN", 201},
 			}},
-		{name: "no token", args: []string{"--no-token"}, says: "anyone on this machine can launch",
+		{name: "no token", env: []string{"IOLAB_TOKEN=ignored"}, args: []string{"--no-token"}, says: "anyone on this machine can launch",
 			requests: []request{
 				{"POST", "/api/hosts", agentHost, "", 201},
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, lines := startServeArgs(t, tc.args...)
+			base, lines := startServeArgs(t, tc.env, tc.args...)
 			access := lines[len(lines)-1]
 			if !strings.Contains(access, tc.says) {
 				t.Fatalf("serve printed %q; want it to say %q", lines, tc.says)

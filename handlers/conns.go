@@ -16,17 +16,17 @@ import (
 // make room — a kept-alive idle one first, then one that has sent
 // nothing, then one still sending its headers (a slow-loris client), then
 // one whose request's handler still waits for its body (a slow-loris
-// client of bodies: nothing has been done of that request yet). Only
-// connections that are all serving requests at once make a new one wait
-// its turn: it is closed at once, and the client may retry.
+// client of bodies: nothing has been done of that request yet). When
+// every connection is serving a request, the new one is answered 503 with
+// Retry-After and closed.
 type conns struct {
 	max int
 	mu  sync.Mutex
 	all map[*trackedConn]struct{}
 }
 
-// trackedConn is a connection of a Listener. Its state and since are
-// under conns.mu.
+// trackedConn is a connection of a Listener. Its state, serving,
+// awaitingBody and since are under conns.mu.
 type trackedConn struct {
 	net.Conn
 	conns *conns
