@@ -141,7 +141,10 @@ func TestKillServeAtRandomMoments(t *testing.T) {
 		srv, base := startServe(t, dbPath, dev)
 		body := fmt.Sprintf(`{"name":"k","options":{"filename":%q,"rw":"randread","direct":1,"ioengine":"libaio","runtime":"100ms","time_based":1},
 			"sweep":{"scheduler":[%q],"iodepth":[1,2,4,8,16,32]}}`, dev, other)
-		resp, err := http.Post(base+"/api/runs", "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest("POST", base+"/api/runs", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+crashToken)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,11 +177,14 @@ func TestKillServeAtRandomMoments(t *testing.T) {
 	}
 }
 
+// crashToken is the token of the dashboards startServe starts.
+const crashToken = "crash-test-token"
+
 // startServe starts `iolab serve` on a free loopback port and returns it
 // with its base URL once it listens.
 func startServe(t *testing.T, dbPath, dev string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--db", dbPath, "--allow-target", dev)
+	cmd := exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--db", dbPath, "--allow-target", dev, "--token", crashToken)
 	cmd.Env = append(os.Environ(), "IOLAB_TEST_MAIN=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

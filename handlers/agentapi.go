@@ -22,28 +22,32 @@ import (
 type agentHandler func(c echo.Context, host *db.Host) error
 
 // agentAPI checks an agent's request: its own token (Authorization:
-// Bearer), refused with 401 and why when unknown or revoked; unknown
-// tokens count against the client's address like wrong logins (429 when
-// it has sent too many). A revoked token does not: it matched its hash,
-// so it is no guess, and counting it would lock out every agent and user
-// behind the address of one revoked agent still trying — and keep that
-// agent from hearing the 401 that stops it. Each agent's requests are
-// rate-limited (429).
+// Bearer), refused with 401 and why when unknown or revoked. A valid token
+// is always served, whatever came from its address before: agent tokens
+// are 32 random bytes, so no number of guesses finds one, and a lockout
+// that held the real agent back would only let anyone who shares its
+// address (a NAT, the same machine) make its leases run out. Unknown
+// tokens are counted per address apart from the dashboard's logins and
+// answered 429 after loginTries within loginWindow, which bounds the
+// work and the log lines a guesser costs; they lock out no one else. A
+// revoked token is not counted: it matched its hash, so it is no guess,
+// and counting it would keep the agent from hearing the 401 that stops
+// it. Each agent's requests are rate-limited (429).
 func (s *Server) agentAPI(fn agentHandler) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		addr, now := clientAddr(req.RemoteAddr), time.Now()
-		if wait := s.logins.wait(addr, now); wait > 0 {
-			return lockedOut(c, wait)
-		}
 		token, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 		host, err := s.fleet.hub.Authenticate(req.Context(), token)
 		if err != nil {
 			var ae *agent.Error
 			if errors.As(err, &ae) && ae.Code == http.StatusUnauthorized {
 				if _, revoked := errors.AsType[*db.RevokedError](err); !revoked {
-					if wait := s.logins.failed(addr, now); wait > 0 {
-						return lockedOut(c, wait)
+					if wait := s.agentFails.wait(addr, now); wait > 0 {
+						return agentLockedOut(c, wait)
+					}
+					if wait := s.agentFails.failed(addr, now); wait > 0 {
+						return agentLockedOut(c, wait)
 					}
 				}
 				s.log.Warn("agent refused", "remote", addr, "err", ae.Msg)
@@ -56,6 +60,14 @@ func (s *Server) agentAPI(fn agentHandler) echo.HandlerFunc {
 		}
 		return agentError(fn(c, host))
 	}
+}
+
+// agentLockedOut is the 429 of an address that sent too many unknown
+// agent tokens.
+func agentLockedOut(c echo.Context, wait time.Duration) error {
+	c.Response().Header().Set("Retry-After", retryAfter(wait))
+	return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
+		"too many unknown agent tokens from your address: try again in %s (a valid agent token is served at any time)", wait.Round(time.Second)))
 }
 
 // agentError turns the hub's refusals into their HTTP status.

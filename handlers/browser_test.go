@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/chromedp"
 
 	"iolab/bench"
@@ -55,8 +57,35 @@ func browser(t *testing.T, path string, extra ...chromedp.ExecAllocatorOption) (
 	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
+	failOnCSPViolations(t, ctx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
+}
+
+// failOnCSPViolations makes the test fail if a page the browser of ctx
+// shows breaks the server's Content-Security-Policy: a script, a style or
+// an image the policy blocked is a part of the dashboard that no longer
+// works.
+func failOnCSPViolations(t *testing.T, ctx context.Context) {
+	var mu sync.Mutex
+	var blocked []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && strings.Contains(e.Entry.Text, "Content Security Policy") {
+			mu.Lock()
+			blocked = append(blocked, e.Entry.URL+": "+e.Entry.Text)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range blocked {
+			t.Errorf("the page broke its Content-Security-Policy: %s", b)
+		}
+	})
 }
 
 type drawnChart struct {

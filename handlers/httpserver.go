@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,9 +32,14 @@ type HTTPLimits struct {
 	HeavyWriteTimeout time.Duration
 	// IdleTimeout closes a kept-alive connection with no new request.
 	IdleTimeout time.Duration
-	// MaxConns is the most connections served at once; more wait to be
-	// accepted.
+	// MaxConns is the most connections open at once; a new one over it
+	// closes the one that serves no request longest (conns.go).
 	MaxConns int
+	// MaxStreams is the most event streams open at once (more: 429), and
+	// MaxStreamsPerClient the most of one address (more: its oldest is
+	// closed) (streams.go).
+	MaxStreams          int
+	MaxStreamsPerClient int
 	// MaxHeavy is the most large requests (run pages, run documents,
 	// CSVs, charts, compares) handled at once, and MaxUploads the most
 	// imports; another waits HeavyWait for a turn, then gets 429.
@@ -58,19 +62,22 @@ type HTTPLimits struct {
 // requests get all cores but one, so the light ones always have one.
 func DefaultHTTPLimits() HTTPLimits {
 	return HTTPLimits{
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       time.Minute,
 		UploadReadTimeout: 5 * time.Minute,
 		WriteTimeout:      30 * time.Second,
 		HeavyWriteTimeout: 2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       30 * time.Second,
 		MaxConns:          512,
-		MaxHeavy:          max(1, runtime.GOMAXPROCS(0)-1),
-		MaxUploads:        2,
-		HeavyWait:         5 * time.Second,
-		MaxBody:           1 << 20,
-		MaxImport:         64 << 20,
-		CacheBytes:        64 << 20,
+		// Streams stay well below MaxConns: the rest serve pages.
+		MaxStreams:          128,
+		MaxStreamsPerClient: 16,
+		MaxHeavy:            max(1, runtime.GOMAXPROCS(0)-1),
+		MaxUploads:          2,
+		HeavyWait:           5 * time.Second,
+		MaxBody:             1 << 20,
+		MaxImport:           64 << 20,
+		CacheBytes:          64 << 20,
 	}
 }
 
@@ -85,6 +92,8 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 		orDefault(f.v, *f.d)
 	}
 	orDefault(&l.MaxConns, d.MaxConns)
+	orDefault(&l.MaxStreams, d.MaxStreams)
+	orDefault(&l.MaxStreamsPerClient, d.MaxStreamsPerClient)
 	orDefault(&l.MaxHeavy, d.MaxHeavy)
 	orDefault(&l.MaxUploads, d.MaxUploads)
 	orDefault(&l.MaxBody, d.MaxBody)
@@ -108,61 +117,26 @@ func (s *Server) HTTPServer() *http.Server {
 	s.Register(e)
 	l := s.httpLimits
 	return &http.Server{
-		Handler:           e,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.conns.serving(r)
+			e.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
 		WriteTimeout:      l.WriteTimeout,
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         s.conns.setState,
+		ConnContext:       connContext,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 }
 
-// Listener wraps ln so that at most MaxConns connections are open at once:
-// the rest wait in the kernel's backlog, and a flood of idle connections
-// cannot take every file descriptor.
+// Listener wraps ln so that at most MaxConns connections are open at once
+// and idle or slow clients cannot fill them (conns.go): a new connection
+// over the cap closes one that serves no request.
 func (s *Server) Listener(ln net.Listener) net.Listener {
-	return &limitListener{Listener: ln, sem: make(chan struct{}, s.httpLimits.MaxConns), done: make(chan struct{})}
-}
-
-// limitListener is golang.org/x/net/netutil's LimitListener.
-type limitListener struct {
-	net.Listener
-	sem       chan struct{}
-	closeOnce sync.Once
-	done      chan struct{}
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limitListener) Close() error {
-	err := l.Listener.Close()
-	l.closeOnce.Do(func() { close(l.done) })
-	return err
-}
-
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
+	return &trackListener{Listener: ln, conns: s.conns}
 }
 
 // routeClass says what a route may cost: how large a body it takes, how
@@ -207,7 +181,15 @@ func (s *Server) classify(class routeClass) echo.MiddlewareFunc {
 			if req.ContentLength > limit {
 				return tooLarge(limit)
 			}
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			req.Body = http.MaxBytesReader(c.Response(), s.conns.watchBody(req), limit)
+			if class == stream {
+				ctx, release, err := s.streams.open(req.Context(), clientAddr(req.RemoteAddr))
+				if err != nil {
+					return err
+				}
+				defer release()
+				c.SetRequest(req.WithContext(ctx))
+			}
 			if turns := s.turns[class]; turns != nil {
 				release, err := s.turn(req.Context(), turns)
 				if err != nil {
@@ -231,12 +213,20 @@ func tooLargeMsg(limit int64) string {
 
 // turn waits up to HeavyWait for one of turns (heavy requests', or
 // uploads'); when none frees up, it is a 429 that says when to try again.
+// At most maxTurnWaiters requests wait at once; another is answered 429
+// at once: a waiting request holds its connection, and a flood of them
+// must not fill the connections that idle ones leave (conns.go).
 func (s *Server) turn(ctx context.Context, turns chan struct{}) (release func(), err error) {
 	select {
 	case turns <- struct{}{}:
 		return func() { <-turns }, nil
 	default:
 	}
+	if s.turnWaiters.Add(1) > int64(s.maxTurnWaiters()) {
+		s.turnWaiters.Add(-1)
+		return nil, &busyError{retry: s.httpLimits.HeavyWait}
+	}
+	defer s.turnWaiters.Add(-1)
 	t := time.NewTimer(s.httpLimits.HeavyWait)
 	defer t.Stop()
 	select {
@@ -249,10 +239,21 @@ func (s *Server) turn(ctx context.Context, turns chan struct{}) (release func(),
 	}
 }
 
-// busyError is a 429: too many large requests at once.
-type busyError struct{ retry time.Duration }
+// maxTurnWaiters is how many requests may wait for a turn at once: an
+// eighth of the connections.
+func (s *Server) maxTurnWaiters() int { return max(1, s.httpLimits.MaxConns/8) }
+
+// busyError is a 429: too many large requests (or event streams) at
+// once.
+type busyError struct {
+	retry time.Duration
+	msg   string // "": the large requests'
+}
 
 func (e *busyError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
 	return fmt.Sprintf("the server is busy with other large requests (run pages, documents, CSVs, charts, imports); try again in %s", e.retry.Round(time.Second))
 }
 

@@ -3,8 +3,9 @@
 // echo. One Server holds the store, the templates and the launcher that
 // runs plans in the background; Register lists every route.
 //
-// Access: with Config.RequireToken (main sets it on any non-loopback
-// address, with a token given or generated), launching, cancelling and deleting need it, as
+// Access: with a Config.Token (main passes one on every address, loopback
+// included, given or generated, unless --no-token opens a loopback
+// dashboard), launching, cancelling and deleting need it, as
 // "Authorization: Bearer TOKEN" or as the session cookie that the /login
 // form sets (a random id per login, kept here for 12 hours or until
 // /logout; HttpOnly, SameSite=Strict). Wrong tokens are counted per client
@@ -17,9 +18,12 @@
 // IP are answered, so a page of another site cannot reach the dashboard
 // by DNS rebinding.
 //
-// Limits (HTTPLimits): timeouts for slow clients, a cap on connections, a
-// few turns for the requests that read whole runs, bounded bodies; the
-// run document and the steps CSV are written a step at a time.
+// Limits (HTTPLimits): timeouts for slow clients, a cap on connections
+// that idle and slow clients cannot fill (conns.go), a cap on event
+// streams per client and in all (streams.go), a few turns for the
+// requests that read whole runs, bounded bodies; the run document and the
+// steps CSV are written a step at a time. Every answer forbids framing
+// and sends a Content-Security-Policy (headers.go).
 package handlers
 
 import (
@@ -36,6 +40,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"iolab/bench"
@@ -56,10 +61,11 @@ type Config struct {
 	// new bench.Runner with its Sys, Interval and Log (its own, for its
 	// progress counter). nil is the live machine.
 	Runner *bench.Runner
-	// Token is needed to launch, cancel and delete runs (and, with
-	// ReadNeedsToken, to read anything) when RequireToken is set (main
-	// sets it on any non-loopback address); New refuses RequireToken
-	// without a Token.
+	// Token, when set, is needed to launch, cancel and delete runs and
+	// to mint agent tokens (and, with ReadNeedsToken, to read anything),
+	// whatever the listen address: a token given is a token enforced.
+	// No Token is an open dashboard; New refuses RequireToken or
+	// ReadNeedsToken without one.
 	Token          string
 	RequireToken   bool
 	ReadNeedsToken bool
@@ -95,7 +101,8 @@ type Server struct {
 	launcher       *launch.Launcher
 	token          string
 	sessions       *sessions
-	logins         *loginLimiter
+	logins         *loginLimiter // wrong dashboard tokens, per address
+	agentFails     *loginLimiter // unknown agent tokens, per address (agentapi.go)
 	readNeedsToken bool
 	allowTargets   []string
 	dataDir        string
@@ -104,6 +111,9 @@ type Server struct {
 	limits         sweep.Limits
 	httpLimits     HTTPLimits
 	turns          map[routeClass]chan struct{} // heavy requests', uploads'
+	turnWaiters    atomic.Int64                 // requests waiting for a turn (httpserver.go)
+	conns          *conns                       // the Listener's connections (conns.go)
+	streams        *streams                     // the event streams open (streams.go)
 	listen         string
 	loopbackHost   string // the listen address's host when it is loopback, else ""
 	log            *slog.Logger
@@ -144,14 +154,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RequireToken && cfg.Token == "" {
 		return nil, errors.New("handlers: a token is required but none is set")
 	}
-	token := cfg.Token
-	if !cfg.RequireToken {
-		token = ""
+	if cfg.ReadNeedsToken && cfg.Token == "" {
+		return nil, errors.New("handlers: reading needs a token, but none is set")
 	}
+	token := cfg.Token
 	hl := cfg.HTTP.withDefaults()
 	turns := map[routeClass]chan struct{}{heavy: make(chan struct{}, hl.MaxHeavy), upload: make(chan struct{}, hl.MaxUploads)}
-	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken && token != "",
-		sessions: newSessions(), logins: newLoginLimiter(), httpLimits: hl, turns: turns, listen: cfg.Listen,
+	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken,
+		sessions: newSessions(), logins: newLoginLimiter(), agentFails: newLoginLimiter(), httpLimits: hl, turns: turns, conns: newConns(hl.MaxConns), streams: newStreams(hl.MaxStreams, hl.MaxStreamsPerClient), listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
 		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
@@ -212,7 +222,7 @@ func (s *Server) Register(e *echo.Echo) {
 	// The client's address is the connection's: X-Forwarded-For is the
 	// client's to write, and the login limit goes by address.
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(s.checkHost)
+	e.Pre(securityHeaders, s.checkHost)
 	e.Use(s.logRequests, s.checkCrossOrigin)
 	for _, r := range s.routes() {
 		mw := []echo.MiddlewareFunc{s.classify(r.class)}
@@ -558,13 +568,6 @@ type loginPageData struct {
 	pageBase
 	Next  string
 	Error string
-}
-
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }
 
 func (s *Server) loginPage(c echo.Context) error {

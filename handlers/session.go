@@ -5,8 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Session and login bounds.
@@ -162,4 +166,42 @@ func (l *loginLimiter) succeeded(addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.clients, addr)
+}
+
+// safeNext is where a login (or a label form) goes next: next itself when
+// it is a path on this server, else "/". A browser strips tabs and
+// newlines from a Location and reads a backslash as a slash, so
+// "/\t/evil.example" and "/\\evil.example" are "//evil.example", another
+// site; percent-encoded, they may be decoded on the way by a proxy or a
+// later redirect. So next must start with one "/", and neither it nor any
+// decoding of it may hold a control character, a backslash, "//" at its
+// start, a scheme or a host.
+func safeNext(next string) string {
+	if !localPath(next) {
+		return "/"
+	}
+	return next
+}
+
+func localPath(p string) bool {
+	for range 4 { // "%2525..." is decoded once per pass
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsFunc(p, func(r rune) bool {
+			return r < 0x20 || r == 0x7f || r == '\\' || !unicode.IsPrint(r) || r == utf8.RuneError
+		}) {
+			return false
+		}
+		u, err := url.Parse(p)
+		if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+			return false
+		}
+		d, err := url.PathUnescape(p)
+		if err != nil {
+			return false
+		}
+		if d == p {
+			return true
+		}
+		p = d
+	}
+	return false
 }
