@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,11 +153,21 @@ func TestOpenFlagsMatchFio(t *testing.T) {
 	fio := lookFio(t)
 	dev := testLoop(t, 16<<20)
 	re := regexp.MustCompile(`openat\(AT_FDCWD, "` + regexp.QuoteMeta(dev) + `", ([A-Z_|]+)`)
+	// iolab's guard looks the name up with O_PATH and opens for I/O what
+	// it checked, through /proc/self/fd/N: that open's flags are the job's.
+	reopen := regexp.MustCompile(`openat\(AT_FDCWD, "/proc/self/fd/[0-9]+", ([A-Z_|]+)`)
 	flagsOf := func(trace string) map[string]bool {
 		t.Helper()
 		var last []string
-		for _, m := range re.FindAllStringSubmatch(trace, -1) {
-			last = strings.Split(m[1], "|") // the job's own open is the last
+		for _, m := range re.FindAllStringSubmatchIndex(trace, -1) {
+			last = strings.Split(trace[m[2]:m[3]], "|") // the job's own open is the last
+			if slices.Contains(last, "O_PATH") {
+				r := reopen.FindStringSubmatch(trace[m[1]:])
+				if r == nil {
+					t.Fatalf("%s looked up with O_PATH and never opened through /proc/self/fd:\n%s", dev, trace)
+				}
+				last = strings.Split(r[1], "|")
+			}
 		}
 		if last == nil {
 			t.Fatalf("no open of %s in:\n%s", dev, trace)
