@@ -419,6 +419,7 @@ func TestAttacks(t *testing.T) {
 			if status == 200 && strings.Contains(body, ","+formula[:10]) {
 				t.Errorf("a formula reaches a CSV cell unquoted:\n%.1000s", body)
 			}
+			stillServes(t, a.srv)
 		})
 	}
 	// The held run is still there for its process to finish.
@@ -447,4 +448,38 @@ func login(t *testing.T, ls *liveServer, token string) string {
 	}
 	t.Fatalf("login: %d without a session cookie", resp.StatusCode)
 	return ""
+}
+
+// stillServes checks that after an attack the server answers a normal
+// request within a second, and that the process (the server and its
+// tests) holds under 500 MiB: an attack may be refused, never take the
+// dashboard down with it.
+func stillServes(t *testing.T, ls *liveServer) {
+	t.Helper()
+	c := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	req, _ := http.NewRequest("GET", ls.url+"/api/runs?limit=1", nil)
+	if ls.srv.token != "" {
+		req.Header.Set("Authorization", "Bearer "+ls.srv.token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("after the attack a normal request got no answer within 1 s: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("after the attack a normal request: %d", resp.StatusCode)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if kb > 500<<10 {
+				t.Errorf("after the attack the process holds %d MiB, over 500", kb>>10)
+			}
+		}
+	}
 }

@@ -110,7 +110,34 @@ func traced(t *testing.T, calls string, args ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Split(strings.TrimSpace(string(b)), "\n")
+	return namedReopens(strings.Split(strings.TrimSpace(string(b)), "\n"))
+}
+
+// oPathOpen is a name the write guard looked up (O_PATH) and the
+// descriptor it got; proc is its reopen for I/O through /proc/self/fd.
+var (
+	oPathOpen  = regexp.MustCompile(`openat\(AT_FDCWD, ("[^"]*"), [A-Z_|]*O_PATH[A-Z_|]*\) = (\d+)`)
+	procReopen = regexp.MustCompile(`"/proc/self/fd/(\d+)"`)
+)
+
+// namedReopens writes each open through /proc/self/fd/N with the name
+// the guard looked N up by: the guard opens for I/O exactly what it
+// checked, and the flags a job opens its file with are that open's.
+func namedReopens(lines []string) []string {
+	names := map[string]string{}
+	for i, l := range lines {
+		if m := oPathOpen.FindStringSubmatch(l); m != nil {
+			names[m[2]] = m[1]
+			continue
+		}
+		lines[i] = procReopen.ReplaceAllStringFunc(l, func(s string) string {
+			if name, ok := names[procReopen.FindStringSubmatch(s)[1]]; ok {
+				return name
+			}
+			return s
+		})
+	}
+	return lines
 }
 
 // count counts the lines of a trace that match pattern.
