@@ -224,9 +224,114 @@ func fioUID(digests []string) string {
 // transaction. existed says the run (by uid) was already stored: id is
 // then the existing run's.
 func (s *Store) ImportDocument(ctx context.Context, data []byte, o ImportOptions) (id int64, existed bool, err error) {
-	e, source, err := ParseImport(data, o)
+	return s.ImportDocumentAs(ctx, data, o, SourceImport)
+}
+
+// ImportDocumentAs is ImportDocument with the source an iolab export is
+// stored with (SourceImport or SourcePush; fio's output is SourceFio). An
+// export is decoded as it is stored, one step at a time (importExport).
+func (s *Store) ImportDocumentAs(ctx context.Context, data []byte, o ImportOptions, source string) (id int64, existed bool, err error) {
+	trimmed := bytes.TrimSpace(data)
+	if format, ok := exportFormat(trimmed); ok && format == ExportFormat {
+		return s.importExport(ctx, trimmed, o, source)
+	}
+	e, src, err := ParseImport(data, o)
 	if err != nil {
 		return 0, false, err
 	}
-	return s.ImportRun(ctx, e, source)
+	if src == SourceImport {
+		src = source
+	}
+	return s.ImportRun(ctx, e, src)
+}
+
+// importExport stores an iolab export as it decodes it: the run, then
+// each step as it comes, counted (MaxImportSteps) and checked before the
+// next is read, so that memory holds one step, never the whole run (a
+// step's results hold about 100 KiB of histograms a job in memory, where
+// the document holds their non-empty bins). The run must come before
+// the steps, as iolab writes it.
+func (s *Store) importExport(ctx context.Context, data []byte, o ImportOptions, source string) (int64, bool, error) {
+	fail := func(err error) (int64, bool, error) {
+		return 0, false, fmt.Errorf("import: iolab export: %w", err)
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fail(err)
+	}
+	if head.Version < 1 || head.Version > ExportVersion {
+		return 0, false, fmt.Errorf("import: version %d of %s, this iolab reads 1 to %d", head.Version, ExportFormat, ExportVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return fail(err)
+	}
+	var imp *runImport
+	defer func() {
+		if imp != nil && imp.tx != nil {
+			imp.tx.Rollback()
+		}
+	}()
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fail(err)
+		}
+		switch key, _ := t.(string); key {
+		case "run":
+			var r Run
+			if err := dec.Decode(&r); err != nil {
+				return fail(fmt.Errorf("run: %w", err))
+			}
+			if r.Created.IsZero() {
+				return 0, false, errors.New("import: iolab export: the run has no created_at")
+			}
+			r.Tags = union(r.Tags, o.Labels...)
+			if r.Hostname == "" {
+				r.Hostname = o.Hostname
+			}
+			if r.Kernel == "" {
+				r.Kernel = o.Kernel
+			}
+			if imp, err = s.beginImport(ctx, r, source); err != nil || imp.existed {
+				return imp.id, imp.existed, err
+			}
+		case "steps":
+			if imp == nil {
+				return fail(errors.New(`its "steps" come before its "run" (iolab writes the run first)`))
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				if t == nil && err == nil {
+					continue // "steps": null
+				}
+				return fail(fmt.Errorf(`"steps" is not a list (%v)`, err))
+			}
+			for dec.More() {
+				if len(imp.seen) >= MaxImportSteps {
+					return fail(fmt.Errorf("more than %d steps: at most %d (--max-steps' default)", MaxImportSteps, MaxImportSteps))
+				}
+				var st sweep.StepResult
+				if err := dec.Decode(&st); err != nil {
+					return fail(fmt.Errorf("step %d: %w", len(imp.seen)+1, err))
+				}
+				if err := imp.step(ctx, &st); err != nil {
+					return 0, false, err
+				}
+			}
+			if _, err := dec.Token(); err != nil { // ]
+				return fail(err)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if imp == nil {
+		return fail(errors.New(`no "run"`))
+	}
+	return imp.commit()
 }

@@ -114,9 +114,12 @@ func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 	}
 	// Documents one by one, so that a --status-interval stream cut short
 	// (fio killed while printing) still yields its last complete document.
+	// Only the last document is imported: the ones before it are read,
+	// checked and dropped, so that a long stream holds one at a time.
 	var (
-		reps []Report
-		raw  json.RawMessage
+		last  []Report
+		raw   json.RawMessage
+		ndocs int
 	)
 	for pos := 0; ; {
 		start := nextDocument(data, pos)
@@ -126,28 +129,88 @@ func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 		dec := json.NewDecoder(bytes.NewReader(data[start:]))
 		var doc json.RawMessage
 		if err := dec.Decode(&doc); err != nil {
-			if len(reps) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+			if ndocs > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
 				break // the last document is truncated: keep the one before
 			}
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", ndocs+1, start, err)
+		}
+		// Counted before decoding: each job becomes about 100 KiB of
+		// histograms.
+		if n := countJobs(doc); n > MaxImportJobs {
+			return nil, nil, &LimitError{Msg: fmt.Sprintf("fio import: document %d (from byte %d) has more than %d jobs: iolab imports at most %d of fio's job reports from one document (split the job file, or use group_reporting)", ndocs+1, start, MaxImportJobs, MaxImportJobs)}
 		}
 		var rep Report
 		if err := json.Unmarshal(doc, &rep); err != nil {
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", ndocs+1, start, err)
 		}
 		if rep.Jobs == nil && rep.ClientStats == nil {
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", len(reps)+1, start)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", ndocs+1, start)
 		}
-		reps, raw = append(reps, rep), doc
+		ndocs++
+		last, raw = append(last[:0], rep), doc
 		pos = start + int(dec.InputOffset())
 	}
-	if len(reps) == 0 {
+	if ndocs == 0 {
 		return nil, nil, errors.New("fio import: no fio JSON document in the input")
 	}
 	if err := checkFioFields(raw); err != nil {
-		return nil, nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)
+		return nil, nil, fmt.Errorf("fio import: document %d: %w", ndocs, err)
 	}
-	return reps, raw, nil
+	return last, raw, nil
+}
+
+// MaxImportJobs bounds the job reports of one fio document. fio runs up
+// to 4096 job threads (REAL_MAX_JOBS), but a run that reports each of
+// them apart is rare: numjobs=64 on 16 jobs is 1024 reports, and with
+// group_reporting any numjobs is one. iolab runs at most 1024 job threads
+// at once (serve's --max-jobs default), and each imported job holds about
+// 100 KiB of histograms in memory: 1024 jobs keep an import near 400 MiB.
+const MaxImportJobs = 1024
+
+// LimitError is an import refused for its size: more of something than
+// iolab takes. The message names the limit.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// countJobs counts the entries of a document's "jobs" (or fio client's
+// "client_stats") without decoding them, and stops past MaxImportJobs;
+// a document it cannot walk counts 0 (json.Unmarshal then says why).
+func countJobs(doc []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	n := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if key, _ := t.(string); key != "jobs" && key != "client_stats" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return 0
+		}
+		for dec.More() {
+			if n++; n > MaxImportJobs {
+				return n
+			}
+			var skip struct{}
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return 0
+		}
+	}
+	return n
 }
 
 // checkFioFields checks that the document has every field ImportFio reads,
@@ -477,6 +540,9 @@ func fioLat(l *LatReport) (hist.Lat, bool, error) {
 	}
 	if len(l.Bins) == 0 {
 		return out, false, nil
+	}
+	if len(l.Bins) > hist.HistBuckets {
+		return hist.Lat{}, false, &LimitError{Msg: fmt.Sprintf("%d histogram bins: fio's histograms have at most %d", len(l.Bins), hist.HistBuckets)}
 	}
 	h, err := hist.HistogramFromBins(l.Bins)
 	if err != nil {
