@@ -179,7 +179,7 @@ func FioRunExport(imps []*fio.FioImport, o ImportOptions) *Export {
 			}
 		}
 		if len(stepErrs) > 0 {
-			sr.Status, sr.Error = sweep.StepFailed, strings.Join(stepErrs, "; ")
+			sr.Status, sr.Error = sweep.StepFailed, joinErrors(stepErrs, "the step's jobs")
 			run.Status = StatusFailed
 			errs = append(errs, stepErrs...)
 		}
@@ -198,8 +198,25 @@ func FioRunExport(imps []*fio.FioImport, o ImportOptions) *Export {
 		out[s] = sr
 	}
 	run.Created = run.Started
-	run.Error = strings.Join(errs, "; ")
+	run.Error = joinErrors(errs, "the steps")
 	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: out}
+}
+
+// joinErrors joins errors with "; " within MaxErrorLen: past it, the
+// rest are counted, and where lists them.
+func joinErrors(errs []string, where string) string {
+	var b strings.Builder
+	for i, e := range errs {
+		if b.Len()+len(e)+2 > MaxErrorLen-100 {
+			fmt.Fprintf(&b, "; and %d more (see %s)", len(errs)-i, where)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e)
+	}
+	return b.String()
 }
 
 // fioUID is the uid of the run made of fio outputs with these digests:
@@ -263,6 +280,10 @@ func (s *Store) importExport(ctx context.Context, data []byte, o ImportOptions, 
 	}
 	if head.Version < 1 || head.Version > ExportVersion {
 		return 0, false, fmt.Errorf("import: version %d of %s, this iolab reads 1 to %d", head.Version, ExportFormat, ExportVersion)
+	}
+	// Counted before anything is stored.
+	if n := fio.CountEntries(data, MaxImportSteps, "steps"); n > MaxImportSteps {
+		return fail(fmt.Errorf("more than %d steps: at most %d (--max-steps' default)", MaxImportSteps, MaxImportSteps))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil { // {

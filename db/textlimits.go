@@ -42,6 +42,9 @@ const (
 // checkPlanText checks the text of a plan: its jobs, options, command
 // line and notes within their bounds.
 func checkPlanText(p *sweep.Plan) error {
+	if err := checkConfigText("plan", &p.Base); err != nil {
+		return err
+	}
 	if len(p.Args) > MaxArgs {
 		return fmt.Errorf("the plan's command line has %d arguments: at most %d", len(p.Args), MaxArgs)
 	}
@@ -49,9 +52,6 @@ func checkPlanText(p *sweep.Plan) error {
 		if len(a) > MaxOptionNameLen+MaxOptionValueLen+4 {
 			return fmt.Errorf("a plan's argument of %d bytes: at most %d (an option's value is at most %d)", len(a), MaxOptionNameLen+MaxOptionValueLen+4, MaxOptionValueLen)
 		}
-	}
-	if err := checkConfigText("plan", &p.Base); err != nil {
-		return err
 	}
 	if n := len(p.Notes) + len(p.Inferred) + len(p.Skipped); n > MaxNotes {
 		return fmt.Errorf("the plan has %d notes, inferred options and skipped steps: at most %d", n, MaxNotes)

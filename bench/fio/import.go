@@ -136,7 +136,7 @@ func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 		}
 		// Counted before decoding: each job becomes about 100 KiB of
 		// histograms.
-		if n := countJobs(doc); n > MaxImportJobs {
+		if n := CountEntries(doc, MaxImportJobs, "jobs", "client_stats"); n > MaxImportJobs {
 			return nil, nil, &LimitError{Msg: fmt.Sprintf("fio import: document %d (from byte %d) has more than %d jobs: iolab imports at most %d of fio's job reports from one document (split the job file, or use group_reporting)", ndocs+1, start, MaxImportJobs, MaxImportJobs)}
 		}
 		var rep Report
@@ -173,10 +173,11 @@ type LimitError struct{ Msg string }
 
 func (e *LimitError) Error() string { return e.Msg }
 
-// countJobs counts the entries of a document's "jobs" (or fio client's
-// "client_stats") without decoding them, and stops past MaxImportJobs;
-// a document it cannot walk counts 0 (json.Unmarshal then says why).
-func countJobs(doc []byte) int {
+// CountEntries counts the entries of the lists under keys of a JSON
+// object without decoding them, and stops past limit: what an import
+// counts before it decodes. A document it cannot walk counts 0 (decoding
+// it then says what is wrong).
+func CountEntries(doc []byte, limit int, keys ...string) int {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return 0
@@ -187,7 +188,7 @@ func countJobs(doc []byte) int {
 		if err != nil {
 			return 0
 		}
-		if key, _ := t.(string); key != "jobs" && key != "client_stats" {
+		if key, _ := t.(string); !slices.Contains(keys, key) {
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return 0
@@ -198,10 +199,10 @@ func countJobs(doc []byte) int {
 			return 0
 		}
 		for dec.More() {
-			if n++; n > MaxImportJobs {
+			if n++; n > limit {
 				return n
 			}
-			var skip struct{}
+			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return 0
 			}
