@@ -29,7 +29,7 @@ func fioOutput(t testing.TB, n int, edit func(i int, job map[string]any)) []byte
 		name := fmt.Sprintf("job%d", i)
 		jobs[i] = map[string]any{"jobname": name, "groupid": 0, "error": 0, "elapsed": 1,
 			"job options": map[string]string{"name": name, "rw": "randread", "bs": "4k", "iodepth": fmt.Sprint(1 + i%32)},
-			"read": dir(), "write": dir(), "job_runtime": 1000, "usr_cpu": 1.0, "sys_cpu": 1.0, "ctx": 10, "majf": 0, "minf": 0}
+			"read":        dir(), "write": dir(), "job_runtime": 1000, "usr_cpu": 1.0, "sys_cpu": 1.0, "ctx": 10, "majf": 0, "minf": 0}
 		if edit != nil {
 			edit(i, jobs[i])
 		}
