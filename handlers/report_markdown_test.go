@@ -40,7 +40,7 @@ func TestReportMarkdownEscapes(t *testing.T) {
 		for g := range st.Result.Groups {
 			for j := range st.Result.Groups[g].Jobs {
 				jr := &st.Result.Groups[g].Jobs[j]
-				jr.Name = hostile("job") + "\n| forged | row |"
+				jr.Name = hostile("job") + " | forged | row |"
 				jr.Job.Name = jr.Name
 			}
 		}

@@ -36,7 +36,7 @@ func qosKnees(runs []chart.Run) []reportKnee {
 		if !plan.SweepsAxis(sweep.AxisRateIOPS) && plan.SLO == nil {
 			continue
 		}
-		curves := summary.QoSCurves(plan, runs[i].Steps)
+		curves := summary.QoSCurvesOf(plan, runs[i].StepSummaries())
 		for j := range curves {
 			c := &curves[j]
 			k := reportKnee{Run: runs[i].Run.ID, KneeRow: c.Knee}
