@@ -172,9 +172,9 @@ func checkOptions(what string, opts []bench.Option) error {
 	return nil
 }
 
-// checkStepText checks what a step brings besides numbers: its error,
+// CheckStepText checks what a step brings besides numbers: its error,
 // its config's and results' jobs, how many jobs and samples.
-func checkStepText(res *sweep.StepResult) error {
+func CheckStepText(res *sweep.StepResult) error {
 	where := fmt.Sprintf("step %d", res.Step.Seq)
 	if len(res.Error) > MaxErrorLen {
 		return fmt.Errorf("the error of %s is %d bytes: at most %d", where, len(res.Error), MaxErrorLen)
