@@ -85,6 +85,11 @@ func ParseFioRun(names []string, docs [][]byte, o ImportOptions) (*Export, error
 	if len(docs) == 0 {
 		return nil, errors.New("import: no fio output to make a run of")
 	}
+	// The jobs of all the outputs count against one bound: the run is
+	// built of them all at once (sweep.Rebuild), each job's results about
+	// 100 KiB in memory. Each output is counted before it is decoded
+	// (ParseFio), the sum as each one is.
+	jobs := 0
 	imps := make([]*fio.FioImport, len(docs))
 	for i, data := range docs {
 		if _, ok := exportFormat(bytes.TrimSpace(data)); ok {
@@ -93,6 +98,12 @@ func ParseFioRun(names []string, docs [][]byte, o ImportOptions) (*Export, error
 		imp, err := fio.ParseFio(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: import: %w", names[i], err)
+		}
+		for _, g := range imp.Result.Groups {
+			jobs += len(g.Jobs)
+		}
+		if jobs > fio.MaxImportJobs {
+			return nil, &fio.LimitError{Msg: fmt.Sprintf("%s: the outputs have more than %d jobs: iolab imports at most %d of fio's job reports as one run (import them as several runs, or use group_reporting)", names[i], fio.MaxImportJobs, fio.MaxImportJobs)}
 		}
 		imps[i] = imp
 	}

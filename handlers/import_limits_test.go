@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -102,6 +104,22 @@ func TestImportLimits(t *testing.T) {
 		steps, err := ts.store.Steps(ctx, imp.ID)
 		if err != nil || len(steps) != db.MaxImportSteps {
 			t.Errorf("%d steps stored, want %d (%v)", len(steps), db.MaxImportSteps, err)
+		}
+	})
+	t.Run("fio outputs of more jobs in all", func(t *testing.T) {
+		var form bytes.Buffer
+		mw := multipart.NewWriter(&form)
+		for i := range 2 {
+			fw, err := mw.CreateFormFile("file", fmt.Sprintf("part%d.json", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fw.Write(fioOutput(t, fio.MaxImportJobs/2+1, func(k int, j map[string]any) { j["jobname"] = fmt.Sprintf("p%d-%d", i, k) }))
+		}
+		mw.Close()
+		rec := ts.do(t, "POST", "/api/import", form.String(), "Content-Type", mw.FormDataContentType())
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), fmt.Sprintf("more than %d jobs", fio.MaxImportJobs)) {
+			t.Fatalf("%d %.500s", rec.Code, rec.Body)
 		}
 	})
 	for _, tc := range []struct {

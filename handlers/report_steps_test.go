@@ -12,15 +12,15 @@ import (
 	"iolab/db"
 )
 
-// seedSteps stores an imported fio run of n steps (each job its own
-// stonewalled group, iodepth 1…32 in turn, with json+ bins; fio's outputs
-// of at most 1000 jobs each) and returns its id.
+// seedSteps stores a run of n steps made of imported fio outputs of at
+// most 1000 jobs each (each job its own stonewalled group, iodepth 1…32
+// in turn, with json+ bins), their steps one after another, and returns
+// its id.
 func seedSteps(t testing.TB, store *db.Store, n int) int64 {
 	t.Helper()
-	var names []string
-	var docs [][]byte
+	var run *db.Export
 	for first := 0; first < n; first += 1000 {
-		docs = append(docs, fioOutput(t, min(1000, n-first), func(i int, j map[string]any) {
+		doc := fioOutput(t, min(1000, n-first), func(i int, j map[string]any) {
 			i += first
 			j["groupid"] = i
 			j["job_start"] = int64(1_780_000_000_000) + int64(i)*1000
@@ -31,14 +31,21 @@ func seedSteps(t testing.TB, store *db.Store, n int) int64 {
 				j[d].(map[string]any)["clat_ns"] = lat
 				j[d].(map[string]any)["lat_ns"] = lat
 			}
-		}))
-		names = append(names, fmt.Sprintf("part%d.json", len(docs)))
+		})
+		e, _, err := db.ParseImport(doc, db.ImportOptions{Name: "many", Hostname: "lab", Kernel: "6.12.0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == nil {
+			run = e
+			continue
+		}
+		for _, st := range e.Steps {
+			st.Step.Seq += len(run.Steps)
+			run.Steps = append(run.Steps, st)
+		}
 	}
-	e, err := db.ParseFioRun(names, docs, db.ImportOptions{Name: "many", Hostname: "lab", Kernel: "6.12.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _, err := store.ImportRun(context.Background(), e, db.SourceFio)
+	id, _, err := store.ImportRun(context.Background(), run, db.SourceFio)
 	if err != nil {
 		t.Fatal(err)
 	}
