@@ -361,6 +361,18 @@ func importReport(rep *Report) (*FioImport, error) {
 	res := out.Result
 	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
 
+	if err := checkImportedOptions("global options", rep.GlobalOptions); err != nil {
+		return nil, err
+	}
+	for i := range rep.Jobs {
+		jr := &rep.Jobs[i]
+		if len(jr.JobName) > MaxJobNameLen {
+			return nil, &LimitError{Msg: fmt.Sprintf("fio import: job %d: its name is %d bytes, at most %d", i+1, len(jr.JobName), MaxJobNameLen)}
+		}
+		if err := checkImportedOptions(fmt.Sprintf("job %d (%s)", i+1, jr.JobName), jr.JobOptions); err != nil {
+			return nil, err
+		}
+	}
 	results := make([]bench.JobResult, len(rep.Jobs))
 	var elapsed time.Duration
 	for i := range rep.Jobs {
@@ -418,6 +430,18 @@ func importReport(rep *Report) (*FioImport, error) {
 		res.Groups[0].Disks = append(res.Groups[0].Disks, diskUtilization(d))
 	}
 	return out, nil
+}
+
+// checkImportedOptions refuses an option whose value is longer than the
+// option takes (MaxValueLen), before anything is built of it: an import
+// would keep it as written.
+func checkImportedOptions(what string, opts Options) error {
+	for _, o := range opts {
+		if max := MaxValueLen(o.Name); len(o.Value) > max {
+			return &LimitError{Msg: fmt.Sprintf("fio import: %s: option %s is %d bytes, at most %d", what, o.Name, len(o.Value), max)}
+		}
+	}
+	return nil
 }
 
 // fioJob builds the job fio's options describe, starting from fio's
