@@ -136,7 +136,7 @@ func TestImportLimits(t *testing.T) {
 			fioOutput(t, 1, func(i int, j map[string]any) {
 				j["job options"].(map[string]string)["filename"] = "/" + strings.Repeat("f", fio.MaxOptionValueLen)
 			})},
-		{"a fio job name over its bound", fmt.Sprintf("longer than %d", db.MaxJobNameLen),
+		{"a fio job name over its bound", fmt.Sprintf("name is %d bytes, at most %d", db.MaxJobNameLen+1, db.MaxJobNameLen),
 			fioOutput(t, 1, func(i int, j map[string]any) { j["jobname"] = strings.Repeat("n", db.MaxJobNameLen+1) })},
 		{"json+ bins beyond fio's buckets", "histogram bins",
 			fioOutput(t, 1, func(i int, j map[string]any) {
