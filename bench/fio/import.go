@@ -392,13 +392,20 @@ func importReport(rep *Report) (*FioImport, error) {
 	}
 
 	groupIndex := map[int]int{}
+	// Each group's jobs in one allocation: a job's result is about 100
+	// KiB, and a growing slice would hold its old copy beside the new.
+	groupJobs := map[int]int{}
+	for i := range results {
+		groupJobs[results[i].GroupID]++
+	}
 	for i := range results {
 		r := &results[i]
 		gi, ok := groupIndex[r.GroupID]
 		if !ok {
 			gi = len(res.Groups)
 			groupIndex[r.GroupID] = gi
-			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting})
+			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting,
+				Jobs: make([]bench.JobResult, 0, groupJobs[r.GroupID])})
 			cfg.Groups = append(cfg.Groups, bench.Group{ID: r.GroupID, Wait: gi > 0 && r.Job.Stonewall, Reporting: r.Job.GroupReporting})
 		}
 		g := &cfg.Groups[gi]
