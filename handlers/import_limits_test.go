@@ -179,3 +179,30 @@ func TestImportLimits(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkImportLimits posts fio's output at the job limit (stored) and
+// far over it (refused) through the real handler: B/op is what one
+// import allocates, the figure the limits keep down (a 10,000-job
+// document was 3.9 GB of RSS before it was counted first).
+func BenchmarkImportLimits(b *testing.B) {
+	ts := newTestServer(b, Config{})
+	for _, bc := range []struct {
+		name string
+		doc  []byte
+		code int
+	}{
+		{"1024 jobs", fioOutput(b, fio.MaxImportJobs, nil), http.StatusCreated},
+		{"10000 jobs refused", fioOutput(b, 10000, nil), http.StatusBadRequest},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				// Another uid each time, so that each import stores a run.
+				doc := bytes.Replace(bc.doc, []byte(`"fio-3.36"`), fmt.Appendf(nil, `"fio-3.36-%d"`, i), 1)
+				if rec := ts.do(b, "POST", "/api/import", string(doc)); rec.Code != bc.code {
+					b.Fatalf("%d %.300s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
