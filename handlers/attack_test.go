@@ -324,6 +324,8 @@ func TestAttacks(t *testing.T) {
 		{name: "launch with a 100 KiB description", srv: open, status: 400, contains: "at most 1024",
 			do: req("POST", "/api/runs", text(`{"options":{"filename":"x.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"1s","description":"`+
 				strings.Repeat("d", 100<<10)+`"}}`), "Content-Type", "application/json")},
+		{name: "launch with a line break in an option", srv: open, status: 400, contains: "line break",
+			do: req("POST", "/api/runs", text(`{"options":{"filename":"x.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"1s","description":"x\nfilename=/dev/loop3"}}`), "Content-Type", "application/json")},
 		{name: "rename to 100 KiB", srv: open, status: 400, contains: "longer than 200",
 			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"`+strings.Repeat("n", 100<<10)+`"}`), "Content-Type", "application/json")},
 		{name: "rename to ESC", srv: open, status: 400, contains: "control characters",

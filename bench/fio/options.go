@@ -220,6 +220,12 @@ func ApplyOption(j *bench.Job, name, value string) error {
 	if max := MaxValueLen(o.Name); len(value) > max {
 		return &bench.OptionError{Option: name, Msg: fmt.Sprintf("option %s: its value is %d bytes, at most %d", name, len(value), max)}
 	}
+	// A job file holds one option a line: a line break in a value would
+	// be another option in the job file iolab writes (fio servers, the
+	// plan's job file), a NUL the end of fio's string.
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return &bench.OptionError{Option: name, Msg: fmt.Sprintf("option %s: its value %.60q holds a line break or NUL", name, value)}
+	}
 	if err := o.Set(j, value); err != nil {
 		return fail("%s", err)
 	}
