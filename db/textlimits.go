@@ -3,6 +3,7 @@ package db
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"iolab/bench"
 	"iolab/bench/fio"
@@ -167,6 +168,8 @@ func checkOptions(what string, opts []bench.Option) error {
 			return fmt.Errorf("%s has an option name of %d bytes: at most %d", what, len(o.Name), MaxOptionNameLen)
 		case len(o.Value) > max:
 			return fmt.Errorf("option %s of %s is %d bytes: at most %d", o.Name, what, len(o.Value), max)
+		case strings.ContainsAny(o.Name+o.Value, "\n\r\x00"):
+			return fmt.Errorf("option %.64s of %s holds a line break or NUL (it would be another line of the job file)", o.Name, what)
 		}
 	}
 	return nil

@@ -50,6 +50,11 @@ func TestTextLimits(t *testing.T) {
 				}
 			})))
 		}, "more than 65536 bytes"},
+		{"an option value with a line break", func() error {
+			return CheckRun(planWith(job(func(j *bench.Job) {
+				j.Options = []bench.Option{{Name: "description", Value: "x\nfilename=/dev/loop3"}}
+			})))
+		}, "line break"},
 		{"a job name with a newline", func() error {
 			return CheckRun(planWith(job(func(j *bench.Job) { j.Name = "a\nb" })))
 		}, "control characters"},

@@ -447,6 +447,9 @@ func checkImportedOptions(what string, opts Options) error {
 		if max := MaxValueLen(o.Name); len(o.Value) > max {
 			return &LimitError{Msg: fmt.Sprintf("fio import: %s: option %s is %d bytes, at most %d", what, o.Name, len(o.Value), max)}
 		}
+		if strings.ContainsAny(o.Name+o.Value, "\n\r\x00") {
+			return fmt.Errorf("fio import: %s: option %.64q holds a line break or NUL: not what fio prints of a job file's line", what, o.Name)
+		}
 	}
 	return nil
 }
