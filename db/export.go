@@ -140,6 +140,9 @@ func (imp *runImport) step(ctx context.Context, st *sweep.StepResult) error {
 		return fmt.Errorf("db: import: two steps with seq %d", st.Step.Seq)
 	}
 	imp.seen[st.Step.Seq] = true
+	if err := CheckStepText(st); err != nil {
+		return fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
+	}
 	if err := imp.s.insertStep(ctx, imp.tx, imp.id, st); err != nil {
 		return fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
 	}

@@ -27,7 +27,7 @@ const (
 	MaxJobBytes = 64 << 10
 	MaxArgs     = 8192  // a plan's command line, options and sweeps
 	MaxErrorLen = 65536 // a run's or step's error
-	MaxNotes    = 256   // a plan's notes, inferred options, skipped steps
+	MaxNotes    = 1024  // a plan's notes and inferred options
 	MaxNoteLen  = 4096
 	// MaxImportSteps is --max-steps' default: no plan iolab runs has more.
 	MaxImportSteps = 10000
@@ -35,9 +35,9 @@ const (
 	// 100 KiB of histograms in memory. fio takes up to 4096 job threads,
 	// iolab runs at most 1024 at once (serve's --max-jobs default).
 	MaxStepJobs = 1024
-	// MaxJobSamples bounds one job's per-interval samples: 36 hours at
-	// fio's default 1 s interval (a preconditioning run stops at 6).
-	MaxJobSamples = 1 << 17
+	// MaxJobSamples bounds one job's per-interval samples: 29 hours at
+	// 100 ms (a preconditioning run stops at 6).
+	MaxJobSamples = 1 << 20
 )
 
 // checkPlanText checks the text of a plan: its jobs, options, command
@@ -54,8 +54,11 @@ func checkPlanText(p *sweep.Plan) error {
 			return fmt.Errorf("a plan's argument of %d bytes: at most %d (an option's value is at most %d)", len(a), MaxOptionNameLen+MaxOptionValueLen+4, MaxOptionValueLen)
 		}
 	}
-	if n := len(p.Notes) + len(p.Inferred) + len(p.Skipped); n > MaxNotes {
-		return fmt.Errorf("the plan has %d notes, inferred options and skipped steps: at most %d", n, MaxNotes)
+	if n := len(p.Notes) + len(p.Inferred); n > MaxNotes {
+		return fmt.Errorf("the plan has %d notes and inferred options: at most %d", n, MaxNotes)
+	}
+	if len(p.Skipped) > MaxImportSteps {
+		return fmt.Errorf("the plan skips %d steps: at most %d", len(p.Skipped), MaxImportSteps)
 	}
 	for _, n := range p.Notes {
 		if len(n) > MaxNoteLen {
@@ -175,8 +178,10 @@ func checkOptions(what string, opts []bench.Option) error {
 	return nil
 }
 
-// CheckStepText checks what a step brings besides numbers: its error,
-// its config's and results' jobs, how many jobs and samples.
+// CheckStepText checks what a step from elsewhere (an import, an agent's
+// upload) brings besides numbers: its error, its config's and results'
+// jobs, how many jobs and samples. A step this process ran is stored as
+// it is: refusing it would lose a measurement.
 func CheckStepText(res *sweep.StepResult) error {
 	where := fmt.Sprintf("step %d", res.Step.Seq)
 	if len(res.Error) > MaxErrorLen {
