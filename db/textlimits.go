@@ -26,6 +26,7 @@ const (
 	// options, and the fields they set: a pattern, a path, a CPU list).
 	MaxJobBytes = 64 << 10
 	MaxArgs     = 8192  // a plan's command line, options and sweeps
+	MaxArgLen   = 16384 // one of them: an option, or a sweep's values
 	MaxErrorLen = 65536 // a run's or step's error
 	MaxNotes    = 1024  // a plan's notes and inferred options
 	MaxNoteLen  = 4096
@@ -50,8 +51,8 @@ func checkPlanText(p *sweep.Plan) error {
 		return fmt.Errorf("the plan's command line has %d arguments: at most %d", len(p.Args), MaxArgs)
 	}
 	for _, a := range p.Args {
-		if len(a) > MaxOptionNameLen+MaxOptionValueLen+4 {
-			return fmt.Errorf("a plan's argument of %d bytes: at most %d (an option's value is at most %d)", len(a), MaxOptionNameLen+MaxOptionValueLen+4, MaxOptionValueLen)
+		if len(a) > MaxArgLen {
+			return fmt.Errorf("a plan's argument of %d bytes: at most %d (an option's value is at most %d)", len(a), MaxArgLen, MaxOptionValueLen)
 		}
 	}
 	if n := len(p.Notes) + len(p.Inferred); n > MaxNotes {
