@@ -64,61 +64,112 @@ func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int
 	if e.Version < 1 || e.Version > ExportVersion {
 		return 0, false, fmt.Errorf("db: import: version %d of %s, this iolab reads 1 to %d", e.Version, ExportFormat, ExportVersion)
 	}
-	r := e.Run
+	if len(e.Steps) > MaxImportSteps {
+		return 0, false, fmt.Errorf("db: import: %d steps: at most %d (--max-steps' default)", len(e.Steps), MaxImportSteps)
+	}
+	imp, err := s.beginImport(ctx, e.Run, source, len(e.Steps))
+	if err != nil || imp.existed {
+		return imp.id, imp.existed, err
+	}
+	defer imp.tx.Rollback()
+	for i := range e.Steps {
+		if err := imp.step(ctx, &e.Steps[i]); err != nil {
+			return 0, false, err
+		}
+	}
+	return imp.commit()
+}
+
+// runImport is an import under way: the run is inserted, its steps are
+// added one by one (step), then commit stores it all or nothing.
+type runImport struct {
+	s       *Store
+	tx      *sql.Tx
+	id      int64
+	existed bool // the run (by uid) was already stored: nothing to do
+	seen    map[int]bool
+	plan    *planSteps // the steps checked against the run's plan
+}
+
+// beginImport checks the run, opens the write transaction and inserts
+// the run, or finds it already stored (existed, no transaction).
+func (s *Store) beginImport(ctx context.Context, r Run, source string, steps int) (*runImport, error) {
+	imp := &runImport{s: s, seen: map[int]bool{}}
+	if err := s.writable(); err != nil {
+		return imp, fmt.Errorf("db: import: %w", err)
+	}
 	r.Source = source
 	if err := CheckRun(&r); err != nil {
-		return 0, false, fmt.Errorf("db: import: %w", err)
+		return imp, fmt.Errorf("db: import: %w", err)
 	}
 	if err := checkFinal(r.Status); err != nil {
-		return 0, false, fmt.Errorf("db: import: %w", err)
+		return imp, fmt.Errorf("db: import: %w", err)
 	}
 	if r.Created.IsZero() {
-		return 0, false, fmt.Errorf("db: import: run has no created_at")
+		return imp, fmt.Errorf("db: import: run has no created_at")
 	}
 	if r.UID != "" && !validUID(r.UID) {
-		return 0, false, fmt.Errorf("db: import: run uid %q is not a run uid (letters, digits, - and _, at most 64)", r.UID)
+		return imp, fmt.Errorf("db: import: run uid %q is not a run uid (letters, digits, - and _, at most 64)", r.UID)
 	}
-	if err := CheckPlanSteps(&r.Plan, e.Steps); err != nil {
-		return 0, false, fmt.Errorf("db: import: %w", err)
-	}
-	for i := range e.Steps {
-		if err := CheckStepNumbers(&e.Steps[i]); err != nil {
-			return 0, false, fmt.Errorf("db: import: %w", err)
-		}
+	var err error
+	if imp.plan, err = newPlanSteps(&r.Plan, steps); err != nil {
+		return imp, fmt.Errorf("db: import: %w", err)
 	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, false, fmt.Errorf("db: import: %w", err)
+		return imp, fmt.Errorf("db: import: %w", err)
 	}
-	defer tx.Rollback()
 	if r.UID != "" {
 		// Inside the write transaction, so two imports of one run cannot
 		// both miss it.
-		err := tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE uid = ?`, r.UID).Scan(&id)
+		err := tx.QueryRowContext(ctx, `SELECT id FROM runs WHERE uid = ?`, r.UID).Scan(&imp.id)
 		switch {
 		case err == nil:
-			return id, true, nil
+			tx.Rollback()
+			imp.existed = true
+			return imp, nil
 		case !errors.Is(err, sql.ErrNoRows):
-			return 0, false, fmt.Errorf("db: import: %w", err)
+			tx.Rollback()
+			return imp, fmt.Errorf("db: import: %w", err)
 		}
 	}
-	id, err = s.insertRun(ctx, tx, &r, false)
+	imp.id, err = s.insertRun(ctx, tx, &r, false)
 	if err != nil {
+		tx.Rollback()
+		return imp, fmt.Errorf("db: import: %w", err)
+	}
+	imp.tx = tx
+	return imp, nil
+}
+
+// step adds one step; at most MaxImportSteps.
+func (imp *runImport) step(ctx context.Context, st *sweep.StepResult) error {
+	if len(imp.seen) >= MaxImportSteps {
+		return fmt.Errorf("db: import: more than %d steps: at most %d (--max-steps' default)", MaxImportSteps, MaxImportSteps)
+	}
+	if imp.seen[st.Step.Seq] {
+		return fmt.Errorf("db: import: two steps with seq %d", st.Step.Seq)
+	}
+	imp.seen[st.Step.Seq] = true
+	if err := CheckStepText(st); err != nil {
+		return fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
+	}
+	if err := imp.plan.check(&st.Step); err != nil {
+		return fmt.Errorf("db: import: %w", err)
+	}
+	if err := CheckStepNumbers(st); err != nil {
+		return fmt.Errorf("db: import: %w", err)
+	}
+	if err := imp.s.insertStep(ctx, imp.tx, imp.id, st); err != nil {
+		return fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
+	}
+	return nil
+}
+
+// commit stores the run and its steps.
+func (imp *runImport) commit() (int64, bool, error) {
+	if err := imp.tx.Commit(); err != nil {
 		return 0, false, fmt.Errorf("db: import: %w", err)
 	}
-	seen := make(map[int]bool, len(e.Steps))
-	for i := range e.Steps {
-		st := &e.Steps[i]
-		if seen[st.Step.Seq] {
-			return 0, false, fmt.Errorf("db: import: two steps with seq %d", st.Step.Seq)
-		}
-		seen[st.Step.Seq] = true
-		if err := s.insertStep(ctx, tx, id, st); err != nil {
-			return 0, false, fmt.Errorf("db: import: step %d: %w", st.Step.Seq, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, false, fmt.Errorf("db: import: %w", err)
-	}
-	return id, false, nil
+	return imp.id, false, nil
 }

@@ -85,6 +85,11 @@ func ParseFioRun(names []string, docs [][]byte, o ImportOptions) (*Export, error
 	if len(docs) == 0 {
 		return nil, errors.New("import: no fio output to make a run of")
 	}
+	// The jobs of all the outputs count against one bound: the run is
+	// built of them all at once (sweep.Rebuild), each job's results about
+	// 100 KiB in memory. Each output is counted before it is decoded
+	// (ParseFio), the sum as each one is.
+	jobs := 0
 	imps := make([]*fio.FioImport, len(docs))
 	for i, data := range docs {
 		if _, ok := exportFormat(bytes.TrimSpace(data)); ok {
@@ -93,6 +98,12 @@ func ParseFioRun(names []string, docs [][]byte, o ImportOptions) (*Export, error
 		imp, err := fio.ParseFio(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: import: %w", names[i], err)
+		}
+		for _, g := range imp.Result.Groups {
+			jobs += len(g.Jobs)
+		}
+		if jobs > fio.MaxImportJobs {
+			return nil, &fio.LimitError{Msg: fmt.Sprintf("%s: the outputs have more than %d jobs: iolab imports at most %d of fio's job reports as one run (import them as several runs, or use group_reporting)", names[i], fio.MaxImportJobs, fio.MaxImportJobs)}
 		}
 		imps[i] = imp
 	}
@@ -179,7 +190,7 @@ func FioRunExport(imps []*fio.FioImport, o ImportOptions) *Export {
 			}
 		}
 		if len(stepErrs) > 0 {
-			sr.Status, sr.Error = sweep.StepFailed, strings.Join(stepErrs, "; ")
+			sr.Status, sr.Error = sweep.StepFailed, joinErrors(stepErrs, "the step's jobs")
 			run.Status = StatusFailed
 			errs = append(errs, stepErrs...)
 		}
@@ -198,8 +209,25 @@ func FioRunExport(imps []*fio.FioImport, o ImportOptions) *Export {
 		out[s] = sr
 	}
 	run.Created = run.Started
-	run.Error = strings.Join(errs, "; ")
+	run.Error = joinErrors(errs, "the steps")
 	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: out}
+}
+
+// joinErrors joins errors with "; " within MaxErrorLen: past it, the
+// rest are counted, and where lists them.
+func joinErrors(errs []string, where string) string {
+	var b strings.Builder
+	for i, e := range errs {
+		if b.Len()+len(e)+2 > MaxErrorLen-100 {
+			fmt.Fprintf(&b, "; and %d more (see %s)", len(errs)-i, where)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e)
+	}
+	return b.String()
 }
 
 // fioUID is the uid of the run made of fio outputs with these digests:
@@ -224,9 +252,119 @@ func fioUID(digests []string) string {
 // transaction. existed says the run (by uid) was already stored: id is
 // then the existing run's.
 func (s *Store) ImportDocument(ctx context.Context, data []byte, o ImportOptions) (id int64, existed bool, err error) {
-	e, source, err := ParseImport(data, o)
+	return s.ImportDocumentAs(ctx, data, o, SourceImport)
+}
+
+// ImportDocumentAs is ImportDocument with the source an iolab export is
+// stored with (SourceImport or SourcePush; fio's output is SourceFio). An
+// export is decoded as it is stored, one step at a time (importExport).
+func (s *Store) ImportDocumentAs(ctx context.Context, data []byte, o ImportOptions, source string) (id int64, existed bool, err error) {
+	trimmed := bytes.TrimSpace(data)
+	if format, ok := exportFormat(trimmed); ok && format == ExportFormat {
+		return s.importExport(ctx, trimmed, o, source)
+	}
+	e, src, err := ParseImport(data, o)
 	if err != nil {
 		return 0, false, err
 	}
-	return s.ImportRun(ctx, e, source)
+	if src == SourceImport {
+		src = source
+	}
+	return s.ImportRun(ctx, e, src)
+}
+
+// importExport stores an iolab export as it decodes it: the run, then
+// each step as it comes, counted (MaxImportSteps) and checked before the
+// next is read, so that memory holds one step, never the whole run (a
+// step's results hold about 100 KiB of histograms a job in memory, where
+// the document holds their non-empty bins). The run must come before
+// the steps, as iolab writes it.
+func (s *Store) importExport(ctx context.Context, data []byte, o ImportOptions, source string) (int64, bool, error) {
+	fail := func(err error) (int64, bool, error) {
+		return 0, false, fmt.Errorf("import: iolab export: %w", err)
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fail(err)
+	}
+	if head.Version < 1 || head.Version > ExportVersion {
+		return 0, false, fmt.Errorf("import: version %d of %s, this iolab reads 1 to %d", head.Version, ExportFormat, ExportVersion)
+	}
+	// Counted before anything is stored.
+	n := fio.CountEntries(data, MaxImportSteps, "steps")
+	if n > MaxImportSteps {
+		return fail(fmt.Errorf("more than %d steps: at most %d (--max-steps' default)", MaxImportSteps, MaxImportSteps))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return fail(err)
+	}
+	var imp *runImport
+	defer func() {
+		if imp != nil && imp.tx != nil {
+			imp.tx.Rollback()
+		}
+	}()
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fail(err)
+		}
+		switch key, _ := t.(string); key {
+		case "run":
+			var r Run
+			if err := dec.Decode(&r); err != nil {
+				return fail(fmt.Errorf("run: %w", err))
+			}
+			if r.Created.IsZero() {
+				return 0, false, errors.New("import: iolab export: the run has no created_at")
+			}
+			r.Tags = union(r.Tags, o.Labels...)
+			if r.Hostname == "" {
+				r.Hostname = o.Hostname
+			}
+			if r.Kernel == "" {
+				r.Kernel = o.Kernel
+			}
+			if imp, err = s.beginImport(ctx, r, source, n); err != nil || imp.existed {
+				return imp.id, imp.existed, err
+			}
+		case "steps":
+			if imp == nil {
+				return fail(errors.New(`its "steps" come before its "run" (iolab writes the run first)`))
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				if t == nil && err == nil {
+					continue // "steps": null
+				}
+				return fail(fmt.Errorf(`"steps" is not a list (%v)`, err))
+			}
+			for dec.More() {
+				if len(imp.seen) >= MaxImportSteps {
+					return fail(fmt.Errorf("more than %d steps: at most %d (--max-steps' default)", MaxImportSteps, MaxImportSteps))
+				}
+				var st sweep.StepResult
+				if err := dec.Decode(&st); err != nil {
+					return fail(fmt.Errorf("step %d: %w", len(imp.seen)+1, err))
+				}
+				if err := imp.step(ctx, &st); err != nil {
+					return 0, false, err
+				}
+			}
+			if _, err := dec.Token(); err != nil { // ]
+				return fail(err)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if imp == nil {
+		return fail(errors.New(`no "run"`))
+	}
+	return imp.commit()
 }

@@ -232,40 +232,66 @@ func checkCount(in, what string, v uint64) error {
 // beyond the plan's, an axis the plan does not sweep or a value it does
 // not take. Each refusal names the step, the field and the value.
 func CheckPlanSteps(plan *sweep.Plan, results []sweep.StepResult) error {
+	c, err := newPlanSteps(plan, len(results))
+	if err != nil {
+		return err
+	}
+	for i := range results {
+		if err := c.check(&results[i].Step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planSteps checks a run's steps against its plan one at a time, as an
+// import that stores each step as it decodes it meets them.
+type planSteps struct {
+	plan           *sweep.Plan
+	limit, repeats int
+	seen           map[int]bool
+}
+
+// newPlanSteps starts the check of n steps (the count a document holds)
+// against plan.
+func newPlanSteps(plan *sweep.Plan, n int) (*planSteps, error) {
 	limit, ok := plan.MaxSteps()
 	if !ok {
-		return fmt.Errorf("the run's plan has too many steps to count")
+		return nil, fmt.Errorf("the run's plan has too many steps to count")
 	}
-	if len(results) > limit {
-		return fmt.Errorf("%d steps for a plan of %d (its sweeps' values × %d repeats): a run holds at most its plan's steps", len(results), limit, plan.MaxRepeats())
+	if n > limit {
+		return nil, fmt.Errorf("%d steps for a plan of %d (its sweeps' values × %d repeats): a run holds at most its plan's steps", n, limit, plan.MaxRepeats())
 	}
-	repeats := max(plan.MaxRepeats(), 1)
-	seen := make(map[int]bool, len(results))
-	for i := range results {
-		st := &results[i].Step
-		if st.Seq < 0 || st.Seq >= limit {
-			return fmt.Errorf("step seq %d: the plan has steps 0 to %d", st.Seq, limit-1)
+	return &planSteps{plan: plan, limit: limit, repeats: max(plan.MaxRepeats(), 1), seen: map[int]bool{}}, nil
+}
+
+func (c *planSteps) check(st *sweep.Step) error {
+	plan := c.plan
+	if len(c.seen) >= c.limit {
+		return fmt.Errorf("more than %d steps for a plan of %d: a run holds at most its plan's steps", c.limit, c.limit)
+	}
+	if st.Seq < 0 || st.Seq >= c.limit {
+		return fmt.Errorf("step seq %d: the plan has steps 0 to %d", st.Seq, c.limit-1)
+	}
+	if c.seen[st.Seq] {
+		return fmt.Errorf("two steps with seq %d", st.Seq)
+	}
+	c.seen[st.Seq] = true
+	if st.Repeat < 0 || st.Repeat >= c.repeats {
+		return fmt.Errorf("step %d: repeat %d: the plan repeats %d times (0 to %d)", st.Seq, st.Repeat, c.repeats, c.repeats-1)
+	}
+	var axes []sweep.Axis
+	for _, av := range st.Axes {
+		if slices.Contains(axes, av.Axis) {
+			return fmt.Errorf("step %d: axis %s twice", st.Seq, av.Axis)
 		}
-		if seen[st.Seq] {
-			return fmt.Errorf("two steps with seq %d", st.Seq)
+		axes = append(axes, av.Axis)
+		at := slices.IndexFunc(plan.Sweeps, func(sw sweep.Sweep) bool { return sw.Axis == av.Axis })
+		if at < 0 {
+			return fmt.Errorf("step %d: axis %s=%s: the plan does not sweep %s", st.Seq, av.Axis, av.Value, av.Axis)
 		}
-		seen[st.Seq] = true
-		if st.Repeat < 0 || st.Repeat >= repeats {
-			return fmt.Errorf("step %d: repeat %d: the plan repeats %d times (0 to %d)", st.Seq, st.Repeat, repeats, repeats-1)
-		}
-		var axes []sweep.Axis
-		for _, av := range st.Axes {
-			if slices.Contains(axes, av.Axis) {
-				return fmt.Errorf("step %d: axis %s twice", st.Seq, av.Axis)
-			}
-			axes = append(axes, av.Axis)
-			at := slices.IndexFunc(plan.Sweeps, func(sw sweep.Sweep) bool { return sw.Axis == av.Axis })
-			if at < 0 {
-				return fmt.Errorf("step %d: axis %s=%s: the plan does not sweep %s", st.Seq, av.Axis, av.Value, av.Axis)
-			}
-			if !slices.Contains(plan.Sweeps[at].Values, av.Value) {
-				return fmt.Errorf("step %d: %s=%q is none of the plan's values (%s)", st.Seq, av.Axis, av.Value, strings.Join(plan.Sweeps[at].Values, ", "))
-			}
+		if !slices.Contains(plan.Sweeps[at].Values, av.Value) {
+			return fmt.Errorf("step %d: %s=%q is none of the plan's values (%s)", st.Seq, av.Axis, av.Value, strings.Join(plan.Sweeps[at].Values, ", "))
 		}
 	}
 	return nil

@@ -67,6 +67,12 @@ func CheckRun(r *Run) error {
 			return err
 		}
 	}
+	if len(r.Error) > MaxErrorLen {
+		return fmt.Errorf("the run's error is %d bytes: at most %d", len(r.Error), MaxErrorLen)
+	}
+	if err := checkPlanText(&r.Plan); err != nil {
+		return err
+	}
 	for _, l := range []struct {
 		what string
 		v    []string

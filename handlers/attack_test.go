@@ -358,6 +358,22 @@ func TestAttacks(t *testing.T) {
 			do: req("POST", "/api/import", importDoc(func(e *db.Export) {
 				e.Steps = append(e.Steps, numbersStep(0, func(j *bench.JobResult) { j.GroupID = 1 << 40 }))
 			}))},
+		// 6b. Imports and launches whose work is not bounded by their bytes.
+		{name: "import fio output of 1,025 jobs", srv: open, status: 400, contains: "more than 1024 jobs",
+			do: req("POST", "/api/import", func() io.Reader { return bytes.NewReader(fioOutput(t, 1025, nil)) })},
+		{name: "import a 100 KiB job description", srv: open, status: 400, contains: "at most 1024",
+			do: req("POST", "/api/import", func() io.Reader {
+				return bytes.NewReader(fioOutput(t, 1, func(_ int, j map[string]any) {
+					j["job options"].(map[string]string)["description"] = strings.Repeat("d", 100<<10)
+				}))
+			})},
+		{name: "launch with a 100 KiB description", srv: open, status: 400, contains: "at most 1024",
+			do: req("POST", "/api/runs", text(`{"options":{"filename":"x.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"1s","description":"`+
+				strings.Repeat("d", 100<<10)+`"}}`), "Content-Type", "application/json")},
+		{name: "launch with a line break in an option", srv: open, status: 400, contains: "line break",
+			do: req("POST", "/api/runs", text(`{"options":{"filename":"x.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"1s","description":"x\nfilename=/dev/loop3"}}`), "Content-Type", "application/json")},
+		{name: "rename to 100 KiB", srv: open, status: 400, contains: "longer than 200",
+			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"`+strings.Repeat("n", 100<<10)+`"}`), "Content-Type", "application/json")},
 		{name: "rename to ESC", srv: open, status: 400, contains: "control characters",
 			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"a\u001bb"}`), "Content-Type", "application/json")},
 		// 7. Sessions and guessing.

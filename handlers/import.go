@@ -29,14 +29,21 @@ func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions,
 	if err != nil {
 		return importedRun{}, err
 	}
-	e, source, err := db.ParseImport(body, o)
+	source := db.SourceImport
+	if push {
+		source = db.SourcePush
+	}
+	// Parsed as it is stored: an export's steps one at a time, fio's jobs
+	// counted before they are decoded; over a limit, nothing is stored
+	// and the message names the limit.
+	id, existed, err := s.store.ImportDocumentAs(ctx, body, o, source)
+	if db.FaultOf(err) != db.NoFault {
+		return importedRun{}, err // the store's fault, not the document's
+	}
 	if err != nil {
 		return importedRun{}, &ValidationError{Field: "file", Msg: err.Error()}
 	}
-	if source == db.SourceImport && push {
-		source = db.SourcePush
-	}
-	return s.storeImport(ctx, e, source)
+	return importedRun{ID: id, URL: fmt.Sprintf("/runs/%d", id), Existing: existed}, nil
 }
 
 // importFiles imports uploaded files: one as importDoc does, several

@@ -16,7 +16,6 @@ import (
 	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/summary"
-	"iolab/bench/sweep"
 	"iolab/db"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
@@ -69,7 +68,7 @@ type reportRun struct {
 	// What the step table's legend says (runPageData's fields alike).
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
-	steps                    []sweep.StepResult // for the bundle's steps CSV
+	steps                    []summary.Step // for the bundle's steps CSV
 }
 
 // reportChart is one chart, drawn.
@@ -115,19 +114,21 @@ func BuildReport(ctx context.Context, store *db.Store, ids []int64, opt ReportOp
 	if len(ids) > 1 {
 		page = chart.ComparePage
 	}
-	load := chart.Load(0, chart.On(page)...)
-	load.Hists |= db.ClatHist
+	// Summaries, as the run page reads them: the store reads the steps a
+	// few at a time and keeps of each what the tables, charts and the
+	// statistical diff draw (its figures, clat bins, samples), a few kB,
+	// where a step read whole holds about 100 kB of histograms a job.
 	runs := make([]chart.Run, 0, len(ids))
 	for _, id := range ids {
 		r, err := store.GetRun(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("run %d: %w", id, err)
 		}
-		steps, err := store.StepsFor(ctx, id, load)
+		steps, err := store.Summaries(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("run %d: %w", id, err)
 		}
-		runs = append(runs, chart.Run{Run: *r, Steps: steps})
+		runs = append(runs, chart.Run{Run: *r, Summary: steps})
 	}
 	css, err := fs.ReadFile(web.Templates(), "report.css")
 	if err != nil {
@@ -137,11 +138,11 @@ func BuildReport(ctx context.Context, store *db.Store, ids []int64, opt ReportOp
 		CSS: template.CSS(css), Compare: len(runs) > 1}
 	for i := range runs {
 		r := &runs[i].Run
-		rr := reportRun{Run: r, Command: r.Plan.Command(), JobFile: r.Plan.JobFile(), steps: runs[i].Steps}
+		rr := reportRun{Run: r, Command: r.Plan.Command(), JobFile: r.Plan.JobFile(), steps: runs[i].Summary}
 		if !rep.Compare {
-			rr.Steps = stepRows(runs[i].Steps)
-			rr.Errors = summary.GroupErrors(runs[i].Steps)
-			rr.Notes = summary.Notes(runs[i].Steps)
+			rr.Steps = summaryRows(runs[i].Summary)
+			rr.Errors = summary.GroupErrorsOf(runs[i].Summary)
+			rr.Notes = summary.NotesOf(runs[i].Summary)
 			rr.ReliableP50, rr.ReliableP99 = hist.ReliableN(stepPercentiles[0]), hist.ReliableN(stepPercentiles[1])
 			rr.SaturatedPct = 100 * bench.SaturatedCPU
 		}

@@ -95,7 +95,7 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 			return nil, err
 		}
 		for k := range run.steps {
-			for _, row := range stepsTableRows(&run.steps[k]) {
+			for _, row := range summaryTableRows(&run.steps[k]) {
 				if err := w.Row(row); err != nil {
 					return nil, err
 				}

@@ -67,7 +67,7 @@ func (r *Report) markdown(names []string, png bool) string {
 				}
 				v := l.Verdict
 				if l.Holds {
-					v += " \\*"
+					v += " *"
 				}
 				if n := d.NoteOf[i]; n > 0 {
 					v += fmt.Sprintf(" [%d]", n)
@@ -199,22 +199,50 @@ func (r *Report) markdownRun(b *strings.Builder, run *reportRun) {
 	fmt.Fprintf(b, "\n### Plan\n\n```\n%s\n```\n\n```ini\n%s\n```\n", fence(run.Command), fence(run.JobFile))
 }
 
-// mdText keeps text from breaking a Markdown table or starting markup:
-// no newlines, pipes and brackets escaped.
-func mdText(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|", "<", "&lt;", "[", "\\[", "]", "\\]", "`", "\\`", "*", "\\*", "_", "\\_").Replace(s)
-	return s
-}
+// mdText makes any text from a run (names, hosts, kernels, CPU models,
+// options, labels, errors) plain text in Markdown and in the HTML a
+// Markdown renderer lets through: no tag (< > and & as entities), no
+// markup (the backslash and every character that opens inline markup
+// or a cell backslash-escaped; with [ escaped, ( and ! start nothing),
+// no newline, so it can neither start a line's block nor
+// break a table's row.
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+var mdEscaper = strings.NewReplacer(
+	"\r\n", " ", "\r", " ", "\n", " ",
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\\", "\\\\", "|", "\\|", "`", "\\`", "*", "\\*", "_", "\\_",
+	"[", "\\[", "]", "\\]", "~", "\\~",
+)
 
 // fence keeps a code block closed: no line of its own of backquotes.
 func fence(s string) string { return strings.ReplaceAll(s, "```", "ʼʼʼ") }
 
+// mdTable writes a table; every head and cell is text (mdText), so a
+// value from a run can neither end its cell nor carry markup or a tag.
 func mdTable(b *strings.Builder, head []string, rows [][]string) {
+	esc := func(cells []string) []string {
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			out[i] = mdText(c)
+		}
+		return out
+	}
+	escaped := make([][]string, len(rows))
+	for i, row := range rows {
+		escaped[i] = esc(row)
+	}
+	mdRows(b, esc(head), escaped)
+}
+
+// mdRows writes a table of cells that are Markdown already: each of their
+// texts went through mdText.
+func mdRows(b *strings.Builder, head []string, rows [][]string) {
 	cell := func(s string) string {
 		if s == "" {
 			return " "
 		}
-		return strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|").Replace(s)
+		return s
 	}
 	b.WriteString("|")
 	for _, h := range head {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +36,7 @@ func qosKnees(runs []chart.Run) []reportKnee {
 		if !plan.SweepsAxis(sweep.AxisRateIOPS) && plan.SLO == nil {
 			continue
 		}
-		curves := summary.QoSCurves(plan, runs[i].Steps)
+		curves := summary.QoSCurvesOf(plan, runs[i].StepSummaries())
 		for j := range curves {
 			c := &curves[j]
 			k := reportKnee{Run: runs[i].Run.ID, KneeRow: c.Knee}
@@ -94,14 +93,21 @@ func (r *Report) markdownKnees(b *strings.Builder) {
 			title += " — " + k.Curve
 		}
 		fmt.Fprintf(b, "### %s\n\n", mdText(title))
+		head := make([]string, len(k.Table.Head))
+		for i, h := range k.Table.Head {
+			head[i] = mdText(h)
+		}
 		rows := make([][]string, len(k.Table.Rows))
 		for i, row := range k.Table.Rows {
-			rows[i] = slices.Clone(row)
+			rows[i] = make([]string, len(row))
+			for c, v := range row {
+				rows[i][c] = mdText(v)
+			}
 			if i == k.KneeRow {
 				rows[i][2] = "**" + rows[i][2] + "** (knee)"
 			}
 		}
-		mdTable(b, k.Table.Head, rows)
+		mdRows(b, head, rows)
 		if len(k.Table.Legend) > 0 {
 			b.WriteString("\n")
 		}

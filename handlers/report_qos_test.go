@@ -106,7 +106,7 @@ func TestReportQoSKnee(t *testing.T) {
 	if !strings.Contains(md, "## Latency under load") || !regexp.MustCompile(`\*\*knee: [0-9.]+k IOPS at p99&lt;1ms\*\* — iodepth=32`).MatchString(md) {
 		t.Errorf("the Markdown lacks the knee:\n%s", md)
 	}
-	if !strings.Contains(md, "| iodepth | asked | achieved IOPS | latency | p50 | p99 | p99.9 | p99<1ms |") ||
+	if !strings.Contains(md, "| iodepth | asked | achieved IOPS | latency | p50 | p99 | p99.9 | p99&lt;1ms |") ||
 		!regexp.MustCompile(`\| 32 \| - \| \*\*[0-9.]+k\*\* \(knee\) \| clat \|`).MatchString(md) || strings.Count(md, "\n| 1 | - |") != 1 {
 		t.Errorf("the Markdown lacks the points table:\n%s", md)
 	}

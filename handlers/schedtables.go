@@ -88,7 +88,7 @@ func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 			return row
 		}
 		t := schedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
-		cells := summary.Summarize(&r.Run.Plan, r.Steps)
+		cells := summary.SummarizeSteps(&r.Run.Plan, r.StepSummaries())
 		t.Rates = &chart.Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
 			"iops_min", "iops_median", "iops_max", "iops_cv", "noisy", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s", "disturbed")}
 		var names []string

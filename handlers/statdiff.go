@@ -37,7 +37,7 @@ func statDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
 	}
 	sides := make([]summary.DiffSide, len(runs))
 	for i, label := range chart.Names(runs) {
-		sides[i] = summary.DiffSide{Label: label, Plan: &runs[i].Run.Plan, Steps: runs[i].Steps}
+		sides[i] = summary.DiffSide{Label: label, Plan: &runs[i].Run.Plan, Steps: runs[i].Steps, Summary: runs[i].Summary}
 	}
 	return summary.CompareSides(sides, sweep.Axis(axis), base, summary.DiffConf)
 }

@@ -114,9 +114,12 @@ func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 	}
 	// Documents one by one, so that a --status-interval stream cut short
 	// (fio killed while printing) still yields its last complete document.
+	// Only the last document is imported: the ones before it are read,
+	// checked and dropped, so that a long stream holds one at a time.
 	var (
-		reps []Report
-		raw  json.RawMessage
+		last  []Report
+		raw   json.RawMessage
+		ndocs int
 	)
 	for pos := 0; ; {
 		start := nextDocument(data, pos)
@@ -126,28 +129,89 @@ func parseDocuments(data []byte) ([]Report, json.RawMessage, error) {
 		dec := json.NewDecoder(bytes.NewReader(data[start:]))
 		var doc json.RawMessage
 		if err := dec.Decode(&doc); err != nil {
-			if len(reps) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+			if ndocs > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
 				break // the last document is truncated: keep the one before
 			}
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", ndocs+1, start, err)
+		}
+		// Counted before decoding: each job becomes about 100 KiB of
+		// histograms.
+		if n := CountEntries(doc, MaxImportJobs, "jobs", "client_stats"); n > MaxImportJobs {
+			return nil, nil, &LimitError{Msg: fmt.Sprintf("fio import: document %d (from byte %d) has more than %d jobs: iolab imports at most %d of fio's job reports from one document (split the job file, or use group_reporting)", ndocs+1, start, MaxImportJobs, MaxImportJobs)}
 		}
 		var rep Report
 		if err := json.Unmarshal(doc, &rep); err != nil {
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", len(reps)+1, start, err)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): %w", ndocs+1, start, err)
 		}
 		if rep.Jobs == nil && rep.ClientStats == nil {
-			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", len(reps)+1, start)
+			return nil, nil, fmt.Errorf("fio import: document %d (from byte %d): no \"jobs\" (nor fio client's \"client_stats\"): not fio output", ndocs+1, start)
 		}
-		reps, raw = append(reps, rep), doc
+		ndocs++
+		last, raw = append(last[:0], rep), doc
 		pos = start + int(dec.InputOffset())
 	}
-	if len(reps) == 0 {
+	if ndocs == 0 {
 		return nil, nil, errors.New("fio import: no fio JSON document in the input")
 	}
 	if err := checkFioFields(raw); err != nil {
-		return nil, nil, fmt.Errorf("fio import: document %d: %w", len(reps), err)
+		return nil, nil, fmt.Errorf("fio import: document %d: %w", ndocs, err)
 	}
-	return reps, raw, nil
+	return last, raw, nil
+}
+
+// MaxImportJobs bounds the job reports of one fio document. fio runs up
+// to 4096 job threads (REAL_MAX_JOBS), but a run that reports each of
+// them apart is rare: numjobs=64 on 16 jobs is 1024 reports, and with
+// group_reporting any numjobs is one. iolab runs at most 1024 job threads
+// at once (serve's --max-jobs default), and each imported job holds about
+// 100 KiB of histograms in memory: 1024 jobs keep an import near 400 MiB.
+const MaxImportJobs = 1024
+
+// LimitError is an import refused for its size: more of something than
+// iolab takes. The message names the limit.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// CountEntries counts the entries of the lists under keys of a JSON
+// object without decoding them, and stops past limit: what an import
+// counts before it decodes. A document it cannot walk counts 0 (decoding
+// it then says what is wrong).
+func CountEntries(doc []byte, limit int, keys ...string) int {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	n := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if key, _ := t.(string); !slices.Contains(keys, key) {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return 0
+		}
+		for dec.More() {
+			if n++; n > limit {
+				return n
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return 0
+		}
+	}
+	return n
 }
 
 // checkFioFields checks that the document has every field ImportFio reads,
@@ -297,6 +361,18 @@ func importReport(rep *Report) (*FioImport, error) {
 	res := out.Result
 	res.Host.Hostname, res.Host.KernelRelease = rep.Hostname, rep.Kernel
 
+	if err := checkImportedOptions("global options", rep.GlobalOptions); err != nil {
+		return nil, err
+	}
+	for i := range rep.Jobs {
+		jr := &rep.Jobs[i]
+		if len(jr.JobName) > MaxJobNameLen {
+			return nil, &LimitError{Msg: fmt.Sprintf("fio import: job %d: its name is %d bytes, at most %d", i+1, len(jr.JobName), MaxJobNameLen)}
+		}
+		if err := checkImportedOptions(fmt.Sprintf("job %d (%s)", i+1, jr.JobName), jr.JobOptions); err != nil {
+			return nil, err
+		}
+	}
 	results := make([]bench.JobResult, len(rep.Jobs))
 	var elapsed time.Duration
 	for i := range rep.Jobs {
@@ -316,13 +392,20 @@ func importReport(rep *Report) (*FioImport, error) {
 	}
 
 	groupIndex := map[int]int{}
+	// Each group's jobs in one allocation: a job's result is about 100
+	// KiB, and a growing slice would hold its old copy beside the new.
+	groupJobs := map[int]int{}
+	for i := range results {
+		groupJobs[results[i].GroupID]++
+	}
 	for i := range results {
 		r := &results[i]
 		gi, ok := groupIndex[r.GroupID]
 		if !ok {
 			gi = len(res.Groups)
 			groupIndex[r.GroupID] = gi
-			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting})
+			res.Groups = append(res.Groups, bench.GroupResult{ID: r.GroupID, Reporting: r.Job.GroupReporting,
+				Jobs: make([]bench.JobResult, 0, groupJobs[r.GroupID])})
 			cfg.Groups = append(cfg.Groups, bench.Group{ID: r.GroupID, Wait: gi > 0 && r.Job.Stonewall, Reporting: r.Job.GroupReporting})
 		}
 		g := &cfg.Groups[gi]
@@ -354,6 +437,21 @@ func importReport(rep *Report) (*FioImport, error) {
 		res.Groups[0].Disks = append(res.Groups[0].Disks, diskUtilization(d))
 	}
 	return out, nil
+}
+
+// checkImportedOptions refuses an option whose value is longer than the
+// option takes (MaxValueLen), before anything is built of it: an import
+// would keep it as written.
+func checkImportedOptions(what string, opts Options) error {
+	for _, o := range opts {
+		if max := MaxValueLen(o.Name); len(o.Value) > max {
+			return &LimitError{Msg: fmt.Sprintf("fio import: %s: option %s is %d bytes, at most %d", what, o.Name, len(o.Value), max)}
+		}
+		if strings.ContainsAny(o.Name+o.Value, "\n\r\x00") {
+			return fmt.Errorf("fio import: %s: option %.64q holds a line break or NUL: not what fio prints of a job file's line", what, o.Name)
+		}
+	}
+	return nil
 }
 
 // fioJob builds the job fio's options describe, starting from fio's
@@ -477,6 +575,9 @@ func fioLat(l *LatReport) (hist.Lat, bool, error) {
 	}
 	if len(l.Bins) == 0 {
 		return out, false, nil
+	}
+	if len(l.Bins) > hist.HistBuckets {
+		return hist.Lat{}, false, &LimitError{Msg: fmt.Sprintf("%d histogram bins: fio's histograms have at most %d", len(l.Bins), hist.HistBuckets)}
 	}
 	h, err := hist.HistogramFromBins(l.Bins)
 	if err != nil {

@@ -181,6 +181,26 @@ func AllOptions() []bench.OptionSpec {
 	return out
 }
 
+// Bounds on an option's value, whatever brings it (the command line, a
+// job file, the web form, an import): a run's page repeats a job's text
+// in its plan, each step's config and each result.
+const (
+	MaxOptionValueLen = 4096 // a path at most (PATH_MAX)
+	MaxDescriptionLen = 1024 // description=, a line of text
+	MaxJobNameLen     = 200  // name=, as long as a run's name
+)
+
+// MaxValueLen is the longest value option name takes.
+func MaxValueLen(name string) int {
+	switch name {
+	case "description":
+		return MaxDescriptionLen
+	case "name":
+		return MaxJobNameLen
+	}
+	return MaxOptionValueLen
+}
+
 // ApplyOption sets one fio option on j, with fio's name (or alias) and
 // value as written; value "" means the option was given without one. On
 // success it appends the option to j.Options under fio's name (readwrite is
@@ -196,6 +216,15 @@ func ApplyOption(j *bench.Job, name, value string) error {
 	}
 	if value == "" && !o.Flag && !o.OptionalValue {
 		return fail("needs a value (e.g. %s=%s)", name, o.Example)
+	}
+	if max := MaxValueLen(o.Name); len(value) > max {
+		return &bench.OptionError{Option: name, Msg: fmt.Sprintf("option %s: its value is %d bytes, at most %d", name, len(value), max)}
+	}
+	// A job file holds one option a line: a line break in a value would
+	// be another option in the job file iolab writes (fio servers, the
+	// plan's job file), a NUL the end of fio's string.
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return &bench.OptionError{Option: name, Msg: fmt.Sprintf("option %s: its value %.60q holds a line break or NUL", name, value)}
 	}
 	if err := o.Set(j, value); err != nil {
 		return fail("%s", err)

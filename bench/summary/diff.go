@@ -59,6 +59,17 @@ type DiffSide struct {
 	Label string // "run 3", "scheduler=bfq"
 	Plan  *sweep.Plan
 	Steps []sweep.StepResult
+	// Summary are the steps as summaries, in place of Steps (a long
+	// run's steps whole are hundreds of MB).
+	Summary []Step
+}
+
+// summaries are the side's steps as summaries.
+func (s *DiffSide) summaries() []Step {
+	if s.Summary != nil || s.Steps == nil {
+		return s.Summary
+	}
+	return Steps(s.Steps)
 }
 
 // Repeats are one side's repeats of a figure at one point, for one job.
@@ -266,6 +277,11 @@ func DiffRuns(a, b DiffSide, conf float64) *Diff {
 // base: one Diff per other value, in the sweep's order. Points are
 // matched by the run's other swept axes.
 func DiffAxis(plan *sweep.Plan, steps []sweep.StepResult, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
+	return DiffAxisOf(plan, Steps(steps), axis, base, conf)
+}
+
+// DiffAxisOf is DiffAxis of summaries.
+func DiffAxisOf(plan *sweep.Plan, steps []Step, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
 	i := slices.IndexFunc(plan.Swept(), func(s sweep.Sweep) bool { return s.Axis == axis })
 	if i < 0 {
 		return nil, fmt.Errorf("the run does not sweep %s", axis)
@@ -284,7 +300,7 @@ func DiffAxis(plan *sweep.Plan, steps []sweep.StepResult, axis sweep.Axis, base 
 		s := DiffSide{Label: axisLabel(axis, v), Plan: plan}
 		for k := range steps {
 			if steps[k].Step.Value(axis) == v {
-				s.Steps = append(s.Steps, steps[k])
+				s.Summary = append(s.Summary, steps[k])
 			}
 		}
 		return s
@@ -324,7 +340,7 @@ type diffPoint struct {
 func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf}
 	metrics := DiffMetrics()
-	steps := [2][]Step{Steps(a.Steps), Steps(b.Steps)}
+	steps := [2][]Step{a.summaries(), b.summaries()}
 	single := oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1])
 	var sweeps []sweep.Sweep
 	for _, p := range []*sweep.Plan{a.Plan, b.Plan} {
@@ -596,7 +612,7 @@ func CompareSides(sides []DiffSide, axis sweep.Axis, base string, conf float64) 
 			}
 		}
 	}
-	diffs, err := DiffAxis(one.Plan, one.Steps, axis, base, conf)
+	diffs, err := DiffAxisOf(one.Plan, one.summaries(), axis, base, conf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", one.Label, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
@@ -307,6 +308,13 @@ func TestStepUploadIdempotent(t *testing.T) {
 	wrong.Step.Seq = 1
 	if code := d.call(t, "PUT", path, token, &wrong, &eb); code != http.StatusBadRequest || !strings.Contains(eb.Error, "not the plan's step 1") {
 		t.Fatalf("a step the plan does not have: %d %q", code, eb.Error)
+	}
+	// Text beyond its bounds: a result's job of a 100 KiB name.
+	long := res
+	long.Step.Seq = 1
+	long.Result = &bench.Result{Groups: []bench.GroupResult{{Jobs: []bench.JobResult{{Name: strings.Repeat("n", 100<<10)}}}}}
+	if code := d.call(t, "PUT", path, token, &long, &eb); code != http.StatusBadRequest || !strings.Contains(eb.Error, "longer than 200") {
+		t.Fatalf("a job name of 100 KiB: %d %q", code, eb.Error)
 	}
 	// Another agent may not touch this one's run.
 	_, other := d.addAgent(t, "agent-v")

@@ -517,7 +517,7 @@ func checkStep(plan *sweep.Plan, seq int, res *sweep.StepResult) error {
 				res.Step.Axes, res.Step.Repeat, seq, want.Axes, want.Repeat)
 		}
 	}
-	return nil
+	return db.CheckStepText(res) // its jobs' names and options, its samples
 }
 
 // End stores the run's end as the agent saw it, when the agent still

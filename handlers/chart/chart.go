@@ -142,6 +142,10 @@ func (r *Run) summaries() []summary.Step {
 	return summary.Steps(r.Steps)
 }
 
+// StepSummaries are the run's steps as summaries (Summary, or Steps
+// summarised).
+func (r *Run) StepSummaries() []summary.Step { return r.summaries() }
+
 // stepCount is how many steps the run has.
 func (r *Run) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
 

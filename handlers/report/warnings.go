@@ -107,12 +107,13 @@ func setupOf(rd *chart.Run) runSetup {
 	// The engine options the warnings speak of are those of the done
 	// steps: a hipri step that failed did no I/O, polled or not.
 	var ran []string
-	for i := range rd.Steps {
-		st := &rd.Steps[i]
+	steps := rd.StepSummaries()
+	for i := range steps {
+		st := &steps[i]
 		for j := range st.Step.Config.Jobs {
 			v := bench.EngineVariant(&st.Step.Config.Jobs[j])
 			variants = appendNew(variants, v)
-			if summary.StepStatus(st) == sweep.StepDone {
+			if summary.StatusOf(st) == sweep.StepDone {
 				ran = appendNew(ran, v)
 			}
 		}
@@ -121,7 +122,7 @@ func setupOf(rd *chart.Run) runSetup {
 		}
 	}
 	s.engines = strings.Join(variants, ", ")
-	if len(rd.Steps) > 0 {
+	if len(steps) > 0 {
 		variants = ran // "" when no step is done: nothing ran to compare
 	}
 	var opts []string
