@@ -251,3 +251,24 @@ func TestDocLinks(t *testing.T) {
 		t.Error("no relative link found: the README links to docs/")
 	}
 }
+
+// TestReadmeCommands: the README's table of commands has a row for every
+// command of commandTable, in its order.
+func TestReadmeCommands(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z]+)` \\|")
+	var listed []string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		listed = append(listed, m[1])
+	}
+	var want []string
+	for _, c := range commandTable() {
+		want = append(want, c.name)
+	}
+	if !slices.Equal(listed, want) {
+		t.Errorf("README.md's table of commands lists %q; commandTable has %q", listed, want)
+	}
+}
