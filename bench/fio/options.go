@@ -116,7 +116,7 @@ var jobOptions = []bench.OptionSpec{
 			case "offload":
 				// fio's offload hands submissions to worker threads so that
 				// a paced job keeps its schedule while the device stalls.
-				return errors.New(`io_submit_mode=offload (fio's submit threads) is not supported by iolab; for an open-loop load, pace the job with rate or rate_iops: iolab times each paced I/O from its intended start, whatever held it up, and its JSON adds that latency as "iolab": {"read": {"intended_lat_ns": …}} (see "Latency from the intended start" in the README)`)
+				return errors.New(`io_submit_mode=offload (fio's submit threads) is not supported by iolab; for an open-loop load, pace the job with rate or rate_iops: iolab times each paced I/O from its intended start, whatever held it up, and its JSON adds that latency as "iolab": {"read": {"intended_lat_ns": …}} (see "Latency from the intended start" in docs/qos.md)`)
 			}
 			return fmt.Errorf("%q is not one of inline, offload", v)
 		}},
