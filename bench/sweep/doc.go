@@ -3,7 +3,7 @@
 // into its steps with repeats (Plan.Steps), the checks before anything
 // runs (Check, CheckOffline, preflight), and the running of a plan's steps
 // on this machine — scheduler switches, automatic repeats, stalled and
-// disturbed steps, rates relative to a probe step for QoS curves — through the hooks its caller gives
-// (PlanHooks). Step results (StepResult) are what the store, the summary
-// and the dashboard read.
+// disturbed steps, rates relative to a probe step for QoS curves —
+// through the hooks its caller gives (PlanHooks). Step results
+// (StepResult) are what the store, the summary and the dashboard read.
 package sweep
