@@ -310,9 +310,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.launcher.Shutdown(ctx)
 }
 
-// Launcher is the server's run launcher.
-func (s *Server) Launcher() *launch.Launcher { return s.launcher }
-
 // errorBody is the API's error answer.
 type errorBody struct {
 	Error string `json:"error"`

@@ -206,18 +206,3 @@ func TestRunJobValue(t *testing.T) {
 		t.Errorf("x categories = %q, want 1g", doc.XAxis[0].Data)
 	}
 }
-
-func TestAxisValues(t *testing.T) {
-	a := iodepthEngineRun(1, engineIOPS, [3]string{})
-	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "32", "4"))
-	b := testRun(2, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
-	if got := AxisValues([]Run{a, b}, sweep.AxisIODepth); !slices.Equal(got, []string{"1", "4", "16", "32"}) {
-		t.Errorf("iodepths = %q", got)
-	}
-	if got := AxisValues([]Run{a, b}, sweep.AxisEngine); !slices.Equal(got, []string{"io_uring", "libaio"}) {
-		t.Errorf("engines = %q", got)
-	}
-	if got := AxisValues([]Run{b}, sweep.AxisEngine); got != nil {
-		t.Errorf("engines of a run without one = %q", got)
-	}
-}
