@@ -120,7 +120,7 @@ type Server struct {
 	pages          map[string]*template.Template
 	static         fs.FS
 	crossOrigin    *http.CrossOriginProtection
-	cache          *respCache // the cached class's answers (respcache.go)
+	cache          *respCache // the cached class's answers (answer_cache.go)
 	planned        *plannedSteps
 	fleet          *fleetState
 }
