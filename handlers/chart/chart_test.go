@@ -146,8 +146,6 @@ func TestLoad(t *testing.T) {
 		{"iops", Load(0, spec(IOPS)), 0, nil},
 		{"latency", Load(0, spec(Latency)), db.ClatHist, nil},
 		{"timeline step 3", Load(3, spec(Timeline)), 0, []int{2}},
-		{"a query", Query{Kind: Timeline, Step: 2}.Load(), 0, []int{1}},
-		{"a query of the default kind", Query{Step: 2}.Load(), 0, nil},
 		{"the compare page", Load(0, On(ComparePage)...), db.ClatHist, nil},
 		{"nothing", Load(0), 0, nil},
 	} {
