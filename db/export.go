@@ -42,11 +42,18 @@ func (s *Store) Export(ctx context.Context, id int64) (*Export, error) {
 	return &Export{Format: ExportFormat, Version: ExportVersion, Run: run, Steps: steps}, nil
 }
 
-// ImportRun stores an exported run as a new one, in one transaction, and
+// Import stores an exported run as a new one, in one transaction, and
 // returns its id. The run keeps its uid, status, times, host and tags; its
 // source becomes source (SourceImport, SourcePush or SourceFio). A run whose
-// uid is already stored is not stored again: ImportRun returns the existing
-// run's id and existed, and writes nothing.
+// uid is already stored is not stored again: Import returns the existing
+// run's id (ImportRun says which happened).
+func (s *Store) Import(ctx context.Context, e *Export, source string) (int64, error) {
+	id, _, err := s.ImportRun(ctx, e, source)
+	return id, err
+}
+
+// ImportRun is Import that also reports whether the run was already there
+// (by uid), in which case nothing is written.
 func (s *Store) ImportRun(ctx context.Context, e *Export, source string) (id int64, existed bool, err error) {
 	if err := s.writable(); err != nil {
 		return 0, false, fmt.Errorf("db: import: %w", err)

@@ -154,7 +154,7 @@ func TestImportRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := good()
 			tt.edit(e)
-			if _, _, err := s.ImportRun(ctx, e, tt.source); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := s.Import(ctx, e, tt.source); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want one containing %q", err, tt.want)
 			}
 		})
@@ -163,7 +163,7 @@ func TestImportRejects(t *testing.T) {
 	if runs, err := s.ListRuns(ctx, RunFilter{}); err != nil || len(runs) != 0 {
 		t.Errorf("%d runs after failed imports, %v", len(runs), err)
 	}
-	if _, _, err := s.ImportRun(ctx, good(), SourcePush); err != nil {
+	if _, err := s.Import(ctx, good(), SourcePush); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -201,7 +201,7 @@ func TestExportImportFieldByField(t *testing.T) {
 		t.Fatal(err)
 	}
 	other, _ := openTest(t)
-	newID, _, err := other.ImportRun(ctx, &read, SourceImport)
+	newID, err := other.Import(ctx, &read, SourceImport)
 	if err != nil {
 		t.Fatal(err)
 	}
