@@ -115,14 +115,3 @@ func diffRows(t *testing.T, d *summary.Diff, metric string) []*summary.DiffRow {
 	}
 	return out
 }
-
-func diffRow(t *testing.T, d *summary.Diff, metric string) *summary.DiffRow {
-	t.Helper()
-	for i := range d.Rows {
-		if d.Rows[i].Metric.Name == metric {
-			return &d.Rows[i]
-		}
-	}
-	t.Fatalf("no row %s", metric)
-	return nil
-}

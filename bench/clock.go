@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The job loop reads the clock two or three times per I/O (stamps.go).
+// The job loop reads the clock two or three times per I/O (lat_recorded.go).
 // Through the vDSO (Go's monotonic clock) a read costs ~35 ns of CPU on a
 // KVM guest; the CPU's time-stamp counter read directly costs ~12 ns, and
 // it is what fio 3.33 reads by default on x86-64 (clocksource=cpu,

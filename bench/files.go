@@ -33,9 +33,6 @@ func SplitFileList(v string) []string {
 	return out
 }
 
-// defaultFilenameFormat is fio's filename_format default.
-const defaultFilenameFormat = "$jobname.$jobnum.$filenum"
-
 // formatFilename names a file of a job without filename (fio's
 // make_filename): each keyword, matched without regard to case, is
 // replaced in turn. $clientuid is empty: iolab is never fio's server.

@@ -168,10 +168,6 @@ func TestLayoutErrors(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
-}
-
 // genAll runs a generator to its end and returns its I/Os.
 func genAll(t *testing.T, j *Job, files []fileState) (out [][3]int64) {
 	t.Helper()

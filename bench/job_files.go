@@ -165,11 +165,4 @@ func (j *Job) Align(d int) int64 {
 	return lo
 }
 
-// FixedBS reports whether every I/O of the job has the same size.
-func (j *Job) FixedBS() bool {
-	rl, rh := j.BlockSizes(Read)
-	wl, wh := j.BlockSizes(Write)
-	return rl == rh && wl == wh && (rl == wl || !j.Reads() || !j.Writes())
-}
-
 func defaultFileOptions() FileOptions { return FileOptions{Invalidate: true} }

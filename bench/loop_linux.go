@@ -80,9 +80,9 @@ type loop struct {
 	sync loopSync // fsync=N, fdatasync=N, end_fsync (loop_sync_linux.go)
 
 	pace   *pacer    // rate and think time (pacer_linux.go); nil without them
-	holds  *holds    // a rated job's engine calls (holds.go); nil without a rate
+	holds  *holds    // a rated job's engine calls (lat_intended.go); nil without a rate
 	holdAt int64     // when the engine call under way began; -1 between calls
-	st     stamps    // which latencies are recorded (stamps.go)
+	st     stamps    // which latencies are recorded (lat_recorded.go)
 	qos    qosLoop   // latency from intended starts, per interval (qos_linux.go)
 	tick   int64     // the latest clock(): the current I/O's time
 	vfy    *verifier // data verification (verify_linux.go); nil without verify
@@ -367,7 +367,7 @@ func (l *loop) markDepth() {
 }
 
 // holdOpen and holdClose bracket an engine call of a rated job, for the
-// latency from intended starts (holds.go); end -1 reads the clock.
+// latency from intended starts (lat_intended.go); end -1 reads the clock.
 func (l *loop) holdOpen() {
 	if l.holds != nil && l.holdAt < 0 {
 		l.holdAt = l.now()

@@ -38,7 +38,7 @@ type pacer struct {
 	gapSum   [2]int64  // poisson: the sum of the gaps drawn since epoch
 	// intended is, per slot, when its I/O counts as started for the
 	// latency from intended starts: its start, less the time the engine
-	// held the job past the I/O's due time (holds.go).
+	// held the job past the I/O's due time (lat_intended.go).
 	intended []int64
 	// holds are the job's engine calls, for intended; nil without a rate.
 	holds   *holds

@@ -25,7 +25,7 @@ func nullJob(n int64) Job {
 // them: a sync engine reads the clock as it picks an I/O and as it
 // completes; a rate adds one as each engine call begins, so that the
 // latency from intended starts knows when the device held the job
-// (holds.go); gtod_reduce leaves the pick's read only.
+// (lat_intended.go); gtod_reduce leaves the pick's read only.
 func TestClockReadsPerIO(t *testing.T) {
 	const n = 20000
 	for _, tc := range []struct {

@@ -40,7 +40,7 @@ func TestBlockMap(t *testing.T) {
 						}
 						b = got
 					}
-					m.set(b)
+					m.setNr(b, 1)
 					ref[b] = true
 				}
 				for b := range n {
@@ -94,12 +94,12 @@ func TestBlockMapLarge(t *testing.T) {
 	const n = 1<<23 + 5 // 2^17 words and more
 	m := newBlockMap(n)
 	for b := uint64(0); b < n-1; b++ {
-		m.set(b)
+		m.setNr(b, 1)
 	}
 	if b, ok := m.nextFree(7); !ok || b != n-1 {
 		t.Errorf("next free after 7 = %d, %v; want %d", b, ok, uint64(n-1))
 	}
-	m.set(n - 1)
+	m.setNr(n-1, 1)
 	if _, ok := m.nextFree(0); ok {
 		t.Error("a full map has a free block")
 	}

@@ -109,9 +109,6 @@ func (m *blockMap) setMask(w, mask uint64) {
 	}
 }
 
-// set marks block b done.
-func (m *blockMap) set(b uint64) { m.setNr(b, 1) }
-
 // firstFree returns the first free block at or after b.
 func (m *blockMap) firstFree(b uint64) (uint64, bool) {
 	if b >= m.n {

@@ -117,11 +117,16 @@ const SaturatedCPU = 0.90
 
 // CPUShare is the share of one core each of the result's job threads used
 // over the window (user + system time over runtime, per merged job).
-func (r *JobResult) CPUShare() float64 {
-	if r.Runtime <= 0 {
+func (r *JobResult) CPUShare() float64 { return CPUShareOf(r.UsrCPU, r.SysCPU, r.Runtime, r.Jobs) }
+
+// CPUShareOf is the share of one core each of jobs threads used: user +
+// system time over runtime, per job; 0 without a runtime. JobResult's
+// CPUShare and the summaries' are this.
+func CPUShareOf(usr, sys, runtime time.Duration, jobs int) float64 {
+	if runtime <= 0 {
 		return 0
 	}
-	return float64(r.UsrCPU+r.SysCPU) / float64(r.Runtime) / float64(max(r.Jobs, 1))
+	return float64(usr+sys) / float64(runtime) / float64(max(jobs, 1))
 }
 
 // Saturated reports whether the job's thread was busy above SaturatedCPU
@@ -129,19 +134,18 @@ func (r *JobResult) CPUShare() float64 {
 func (r *JobResult) Saturated() bool { return r.CPUShare() > SaturatedCPU }
 
 // IOPS returns the I/Os per second of direction d over the window.
-func (r *JobResult) IOPS(d int) float64 {
-	if r.Runtime <= 0 {
-		return 0
-	}
-	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
-}
+func (r *JobResult) IOPS(d int) float64 { return PerSecond(r.Dirs[d].IOs, r.Runtime) }
 
 // BW returns bytes per second of direction d over the window.
-func (r *JobResult) BW(d int) float64 {
-	if r.Runtime <= 0 {
+func (r *JobResult) BW(d int) float64 { return PerSecond(r.Dirs[d].Bytes, r.Runtime) }
+
+// PerSecond is n over runtime, per second; 0 without a runtime. A job's
+// IOPS and bandwidth, JobResult's and the summaries', are this.
+func PerSecond(n uint64, runtime time.Duration) float64 {
+	if runtime <= 0 {
 		return 0
 	}
-	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
+	return float64(n) / runtime.Seconds()
 }
 
 // IntervalStats are fio's iops_min…iops_stddev (or bw_…) over a job's

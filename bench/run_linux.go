@@ -132,10 +132,8 @@ func isSetupError(err error) bool {
 // beside the job (the loop driver's kworker, io_uring's io-wq worker, and
 // on this project's VMs whether they share the job's vCPU) follows its
 // view of the job thread when the I/O starts — its PELT utilisation, which
-// decays with a 32 ms half-life — and stays so. On a 2-vCPU VM, 4 KiB
-// random reads at iodepth 1 on a loop device ran at 30 k IOPS started
-// straight after set-up and at 42 k after the pause, fio's 45 k
-// (BENCHMARKS.md).
+// decays with a 32 ms half-life — and stays so: at iodepth 1 the pause
+// decides the IOPS (BENCHMARKS.md, "Jobs now start as fio's do").
 const jobStartTick = 100 * time.Millisecond
 
 // waitStartTick waits, as fio's parent does, for the first tick of

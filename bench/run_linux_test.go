@@ -352,13 +352,6 @@ func TestDirectRefusedByFilesystem(t *testing.T) {
 	}
 }
 
-func requireRootForSysctl(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to change a sysctl")
-	}
-}
-
 // TestRampTimeIsNotMeasured: I/O during ramp_time is done but not counted.
 func TestRampTimeIsNotMeasured(t *testing.T) {
 	path := testdev.TempFile(t, 4<<20)

@@ -192,7 +192,6 @@ type uring struct {
 }
 
 func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
-func (r *uring) iopoll() bool { return r.setup&ioringSetupIOPoll != 0 }
 
 // newURing sets up a ring of depth entries for fd, trying the fastest setup
 // the kernel takes first and falling back on EINVAL the way fio's engine

@@ -26,30 +26,29 @@ import (
 // Spinning does not always pay. With a deep queue on a device that
 // completes from its own context (a loop device at iodepth 16 or 32) the
 // job seldom waits long, its rare sleeps stall nothing, and a spin only
-// burns CPU: on a 2-vCPU VM 5–8 % more CPU per I/O for no more IOPS,
-// where at iodepth 8, or on zram, it often bought 10–25 % more. So the
-// spin tries both and keeps what pays: it counts completions in windows of
-// spinWindow, alternates spinning and not over spinPairs pairs of windows,
-// times each, and then spins for the next spinExploit windows only if the
-// median window with the spin completed its I/O at least spinGain faster
-// than without; then it tries both again. The gain asked for is that of
-// the CPU a spin costs: a wait that does not spin is fio's, and one that
-// spins must buy more I/O than the CPU it burns. Trials overstate the
-// gain somewhat (zram at iodepth 32: windows with the spin 3–16 % faster,
-// runs of 3 s with it 2 % faster for 6 % more CPU per I/O), hence 15 %;
-// at iodepth 8 zram's trials gave 20–60 %.
+// burns CPU; at moderate depths, or on zram, it buys more I/O. So the
+// spin tries both and keeps what pays: it counts completions in windows
+// of spinWindow, alternates spinning and not over spinPairs pairs of
+// windows, times each, and then spins for the next spinExploit windows
+// only if the median window with the spin completed its I/O at least
+// spinGain faster than without; then it tries both again. The gain asked
+// for is that of the CPU a spin costs: a wait that does not spin is
+// fio's, and one that spins must buy more I/O than the CPU it burns.
+// Trials overstate the gain against whole runs, hence a spinGain above
+// that cost.
 //
 // On one CPU (cpus_allowed of one CPU, which io_uring's io-wq workers and
 // a loop device's kworker then share with the job) nothing can complete
 // while the job spins, so every spin comes back empty, and with the
-// back-off the job went back to sleeping on each wait, to be woken — and
-// to preempt the worker — at each completion. There every wait of a window
-// that spins does spin: the job then runs long enough that its wake-ups
-// stop preempting the worker, which completes several I/Os per turn.
-// zram io_uring at iodepth 8 on one CPU: 147 k IOPS with the back-off,
-// 191 k without (fio 153 k), CPU per I/O 6.85 µs against 5.26 (fio 6.57).
-// With the job free to move the back-off stays: without it, zram at
-// iodepth 32 did 386 k against 423 k (fio 419 k), for 8 % more CPU per I/O.
+// back-off the job would go back to sleeping on each wait, to be woken —
+// and to preempt the worker — at each completion. There every wait of a
+// window that spins does spin: the job then runs long enough that its
+// wake-ups stop preempting the worker, which completes several I/Os per
+// turn. With the job free to move the back-off stays: there it saves
+// both IOPS and CPU.
+//
+// The measurements behind each choice are in BENCHMARKS.md, "The wait
+// spin's choices".
 type waitSpin struct {
 	ok      bool   // the engine can watch its ring and the TSC can time the spin
 	ticks   uint64 // spinNs in TSC ticks

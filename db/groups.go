@@ -172,7 +172,6 @@ type AgentRun struct {
 	RunID     int64
 	Dashboard string
 	RemoteID  int64
-	Synced    time.Time // zero until the dashboard has every step and the end
 }
 
 // AddAgentRun records that local run a.RunID is dashboard run a.RemoteID.

@@ -156,13 +156,3 @@ func (s *Store) EditTags(ctx context.Context, id int64, add, remove []string) ([
 	}
 	return clean, nil
 }
-
-// AddTag adds one label to a run.
-func (s *Store) AddTag(ctx context.Context, id int64, tag string) ([]string, error) {
-	return s.EditTags(ctx, id, []string{tag}, nil)
-}
-
-// RemoveTag removes one label from a run.
-func (s *Store) RemoveTag(ctx context.Context, id int64, tag string) ([]string, error) {
-	return s.EditTags(ctx, id, nil, []string{tag})
-}

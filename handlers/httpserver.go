@@ -53,7 +53,7 @@ type HTTPLimits struct {
 	MaxBody   int64
 	MaxImport int64
 	// CacheBytes bounds the gzipped answers kept of run pages, charts,
-	// CSVs and documents (respcache.go).
+	// CSVs and documents (answer_cache.go).
 	CacheBytes int64
 }
 
@@ -149,7 +149,7 @@ const (
 	heavy                    // a whole run read and drawn or written out: a turn, HeavyWriteTimeout
 	upload                   // an import: a large body read with UploadReadTimeout, and a turn
 	stream                   // the event stream: no deadline but each event's
-	cached                   // heavy, its answers cached per run version: a turn only to build one (respcache.go)
+	cached                   // heavy, its answers cached per run version: a turn only to build one (answer_cache.go)
 )
 
 // classify sets the request's body limit and deadlines by its route's

@@ -415,23 +415,6 @@ func chartViews(runs []chart.Run, state chart.Query) []chartView {
 	return out
 }
 
-// timelineSamples picks the samples the run page's timeline draws: those
-// of step (1-based), or of every step for 0, the whole run.
-func timelineSamples(step int) func(*sweep.StepResult) bool {
-	return func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
-}
-
-// pageStepLoad is what pages read of a run's steps (db.StepsFor): the
-// clat histograms, which the per-step table's percentiles and the latency
-// and distribution charts come from, and the samples of the steps samples
-// picks, those a timeline shows (nil: none). Nothing on a page reads the
-// slat and lat histograms (the fairness chart's latency is lat's LatStat,
-// always read) or the options each job ran with (its step's config has
-// them); the whole of a large run would take far longer to read.
-func pageStepLoad(samples func(*sweep.StepResult) bool) db.StepLoad {
-	return db.StepLoad{Hists: db.ClatHist, Samples: samples}
-}
-
 // loadRuns reads runs and what load asks for of their steps, for charts.
 // One load serves every run.
 func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.Run, error) {

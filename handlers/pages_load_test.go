@@ -99,8 +99,8 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 	return r
 }
 
-// The pages read only part of a run's steps (pageStepLoad, chart.Load);
-// what they show must be what the whole steps show.
+// The pages read only part of a run's steps (the store's summaries,
+// chart.Load); what they show must be what the whole steps show.
 func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	ctx := context.Background()
 	ts := newTestServer(t, Config{})
@@ -129,11 +129,11 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	// compare page: the same charts of both runs, in either order (the
 	// timeline draws every step).
 	for _, runs := range [][]chart.Run{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
-		page, err := ts.srv.loadRuns(ctx, ids(runs), pageStepLoad(timelineSamples(0)))
+		page, err := ts.srv.loadSummaries(ctx, ids(runs))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := stepRows(page[0].Steps), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
+		if got, want := summaryRows(page[0].Summary), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
 			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 		want := chartViews(runs, chart.Query{})
@@ -160,7 +160,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 				{Kind: kind.Name, Runs: ids(runs), Step: 2, Dir: "write", X: sweep.AxisNumJobs, Percentiles: []float64{1, 99.99}, IODepths: []int{4}},
 			} {
 				want, wantErr := chart.Build(q, runs)
-				loaded, err := ts.srv.loadRuns(ctx, q.Runs, q.Load())
+				loaded, err := ts.srv.loadSummaries(ctx, q.Runs)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -201,12 +201,15 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 
 	// The per-step CSV.
 	runs := whole(r1)
-	steps, err := ts.store.StepsFor(ctx, r1.ID, pageStepLoad(nil))
+	steps, err := ts.store.Summaries(ctx, r1.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(steps) != len(runs[0].Steps) {
+		t.Fatalf("steps.csv: %d steps, want %d", len(steps), len(runs[0].Steps))
+	}
 	for i := range steps {
-		if got, want := stepFiguresOf(&steps[i]), stepFiguresOf(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
+		if got, want := summaryTableRows(&steps[i]), stepsTableRows(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
 		}
 	}

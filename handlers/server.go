@@ -120,7 +120,7 @@ type Server struct {
 	pages          map[string]*template.Template
 	static         fs.FS
 	crossOrigin    *http.CrossOriginProtection
-	cache          *respCache // the cached class's answers (respcache.go)
+	cache          *respCache // the cached class's answers (answer_cache.go)
 	planned        *plannedSteps
 	fleet          *fleetState
 }
@@ -309,9 +309,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.fleet.stop()
 	return s.launcher.Shutdown(ctx)
 }
-
-// Launcher is the server's run launcher.
-func (s *Server) Launcher() *launch.Launcher { return s.launcher }
 
 // errorBody is the API's error answer.
 type errorBody struct {

@@ -433,12 +433,6 @@ func (g *Guard) whoseIf() string {
 	return g.whose
 }
 
-// Allowed is what the guard allows, in words, for messages.
-func (g *Guard) Allowed() string { return g.allowed }
-
-// Restricted reports whether the guard holds an allow-list.
-func (g *Guard) Restricted() bool { return g.restricted }
-
 // devtmpfs reports whether fd is on devtmpfs, by its filesystem's device
 // number in this process's mountinfo (statfs calls devtmpfs tmpfs).
 func devtmpfs(fd int) bool {

@@ -234,31 +234,16 @@ func (res *Result) Totals() (iops, bw float64) {
 // The methods below are bench.JobResult's of the same names, for a Job.
 
 // CPUShare is bench.JobResult.CPUShare.
-func (r *Job) CPUShare() float64 {
-	if r.Runtime <= 0 {
-		return 0
-	}
-	return float64(r.UsrCPU+r.SysCPU) / float64(r.Runtime) / float64(max(r.Jobs, 1))
-}
+func (r *Job) CPUShare() float64 { return bench.CPUShareOf(r.UsrCPU, r.SysCPU, r.Runtime, r.Jobs) }
 
 // Saturated is bench.JobResult.Saturated.
 func (r *Job) Saturated() bool { return r.CPUShare() > bench.SaturatedCPU }
 
 // IOPS is bench.JobResult.IOPS.
-func (r *Job) IOPS(d int) float64 {
-	if r.Runtime <= 0 {
-		return 0
-	}
-	return float64(r.Dirs[d].IOs) / r.Runtime.Seconds()
-}
+func (r *Job) IOPS(d int) float64 { return bench.PerSecond(r.Dirs[d].IOs, r.Runtime) }
 
 // BW is bench.JobResult.BW.
-func (r *Job) BW(d int) float64 {
-	if r.Runtime <= 0 {
-		return 0
-	}
-	return float64(r.Dirs[d].Bytes) / r.Runtime.Seconds()
-}
+func (r *Job) BW(d int) float64 { return bench.PerSecond(r.Dirs[d].Bytes, r.Runtime) }
 
 // Paced is bench.JobResult.Paced.
 func (r *Job) Paced(d int) bool { return r.Dirs[d].Intended.Stat.N > 0 }

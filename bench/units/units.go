@@ -194,16 +194,8 @@ func Bytes(v float64) string {
 	return Scaled(v, 1024, []string{"B", "KiB", "MiB", "GiB", "TiB"})
 }
 
-// DecimalBytes is Bytes in powers of 1000: "4.10kB".
-func DecimalBytes(v float64) string {
-	return Scaled(v, 1000, []string{"B", "kB", "MB", "GB", "TB"})
-}
-
 // Rate writes bytes per second as Bytes does: "1.50GiB/s".
 func Rate(v float64) string { return Bytes(v) + "/s" }
-
-// DecimalRate writes bytes per second as DecimalBytes does: "1.61GB/s".
-func DecimalRate(v float64) string { return DecimalBytes(v) + "/s" }
 
 // Count writes a count the way fio's num2str does, with three significant
 // digits and k, M, G, T in powers of 1000: "999", "57.2k", "1.5M".

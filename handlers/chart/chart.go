@@ -395,15 +395,6 @@ func Load(step int, kinds ...KindSpec) db.StepLoad {
 	return load
 }
 
-// Load is what drawing the chart q asks for reads of each run's steps.
-func (q Query) Load() db.StepLoad {
-	spec, ok := LookupKind(q.kind())
-	if !ok {
-		return db.StepLoad{}
-	}
-	return Load(q.Step, spec)
-}
-
 // On lists the kinds page draws, whatever the runs.
 func On(page Page) []KindSpec {
 	var out []KindSpec

@@ -146,8 +146,6 @@ func TestLoad(t *testing.T) {
 		{"iops", Load(0, spec(IOPS)), 0, nil},
 		{"latency", Load(0, spec(Latency)), db.ClatHist, nil},
 		{"timeline step 3", Load(3, spec(Timeline)), 0, []int{2}},
-		{"a query", Query{Kind: Timeline, Step: 2}.Load(), 0, []int{1}},
-		{"a query of the default kind", Query{Step: 2}.Load(), 0, nil},
 		{"the compare page", Load(0, On(ComparePage)...), db.ClatHist, nil},
 		{"nothing", Load(0), 0, nil},
 	} {
@@ -204,20 +202,5 @@ func TestRunJobValue(t *testing.T) {
 	c := mustBuild(t, Query{Kind: IOPS, X: sweep.AxisBS}, r)
 	if doc := checkOption(t, c); !slices.Equal(doc.XAxis[0].Data, []string{"1g"}) {
 		t.Errorf("x categories = %q, want 1g", doc.XAxis[0].Data)
-	}
-}
-
-func TestAxisValues(t *testing.T) {
-	a := iodepthEngineRun(1, engineIOPS, [3]string{})
-	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "32", "4"))
-	b := testRun(2, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
-	if got := AxisValues([]Run{a, b}, sweep.AxisIODepth); !slices.Equal(got, []string{"1", "4", "16", "32"}) {
-		t.Errorf("iodepths = %q", got)
-	}
-	if got := AxisValues([]Run{a, b}, sweep.AxisEngine); !slices.Equal(got, []string{"io_uring", "libaio"}) {
-		t.Errorf("engines = %q", got)
-	}
-	if got := AxisValues([]Run{b}, sweep.AxisEngine); got != nil {
-		t.Errorf("engines of a run without one = %q", got)
 	}
 }

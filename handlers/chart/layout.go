@@ -412,17 +412,3 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 	g.series = kept
 	g.name()
 }
-
-// AxisValues lists the values axis a takes in the runs' steps (a fixed
-// value where a run does not sweep a), in the order a chart's x axis
-// shows them: what a view may pick, such as the distribution's iodepths.
-func AxisValues(runs []Run, a sweep.Axis) []string {
-	vs := views(runs)
-	var out []string
-	for _, x := range gridOf(newLayout(Query{}, vs, a), vs).xs {
-		if x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
