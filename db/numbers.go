@@ -226,26 +226,12 @@ func checkCount(in, what string, v uint64) error {
 	return nil
 }
 
-// CheckPlanSteps refuses steps that are not their plan's: more than the
-// plan can have (every combination of its sweeps' values × its repeats,
-// or × the auto-repeat cap), a seq twice or beyond that count, a repeat
-// beyond the plan's, an axis the plan does not sweep or a value it does
-// not take. Each refusal names the step, the field and the value.
-func CheckPlanSteps(plan *sweep.Plan, results []sweep.StepResult) error {
-	c, err := newPlanSteps(plan, len(results))
-	if err != nil {
-		return err
-	}
-	for i := range results {
-		if err := c.check(&results[i].Step); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// planSteps checks a run's steps against its plan one at a time, as an
-// import that stores each step as it decodes it meets them.
+// planSteps refuses, one at a time as an import that stores each step as
+// it decodes it meets them, steps that are not their plan's: more than
+// the plan can have (every combination of its sweeps' values × its
+// repeats, or × the auto-repeat cap), a seq twice or beyond that count, a
+// repeat beyond the plan's, an axis the plan does not sweep or a value it
+// does not take. Each refusal names the step, the field and the value.
 type planSteps struct {
 	plan           *sweep.Plan
 	limit, repeats int
