@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"iolab/bench/fio"
-	"iolab/handlers"
+	"iolab/handlers/report"
 )
 
 var reportCommand = command{
@@ -39,7 +39,7 @@ statistical diff as CSV.
 			if len(args) == 0 || *out == "" {
 				return e.usage()
 			}
-			ids, err := diffRunIDs("report", args, handlers.MaxReportRuns, *axis != "" || *base != "")
+			ids, err := diffRunIDs("report", args, report.MaxRuns, *axis != "" || *base != "")
 			if err != nil {
 				return err
 			}
@@ -48,14 +48,14 @@ statistical diff as CSV.
 				return err
 			}
 			defer store.Close()
-			rep, err := handlers.BuildReport(ctx, store, ids, handlers.ReportOptions{Axis: *axis, Base: *base, Version: fio.Version})
+			rep, err := report.Build(ctx, store, ids, report.Options{Axis: *axis, Base: *base, Version: fio.Version})
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
 			if strings.HasSuffix(strings.ToLower(*out), ".html") || strings.HasSuffix(strings.ToLower(*out), ".htm") {
 				return writeReportFile(e, rep, *out)
 			}
-			b, err := rep.WriteBundle(ctx, *out, handlers.BundleOptions{})
+			b, err := rep.WriteBundle(ctx, *out, report.BundleOptions{})
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
@@ -70,7 +70,7 @@ statistical diff as CSV.
 
 // writeReportFile writes the HTML report to path, through a temporary
 // file so that a failure leaves no half report.
-func writeReportFile(e *env, rep *handlers.Report, path string) error {
+func writeReportFile(e *env, rep *report.Report, path string) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".iolab-report-*")
 	if err != nil {
 		return fmt.Errorf("report: %w", err)

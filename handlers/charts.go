@@ -2,10 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 
-	"iolab/bench/units"
 	"iolab/handlers/chart"
 )
 
@@ -31,18 +28,4 @@ func withChart(v chartView, ch *chart.Chart) chartView {
 		v.Format = string(b)
 	}
 	return v
-}
-
-// tableCell writes a table's cell for people: numbers with three
-// significant digits (units.Number), small whole numbers (iodepths,
-// counts, ids) as they are; the CSV keeps every digit.
-func tableCell(s string) string {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || strings.ContainsAny(s, "xXeE_") && !strings.ContainsAny(s, ".") {
-		return s
-	}
-	if !strings.Contains(s, ".") && f > -10000 && f < 10000 {
-		return s
-	}
-	return units.Number(f)
 }

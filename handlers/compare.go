@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"iolab/bench/summary"
 	"iolab/db"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
@@ -70,14 +71,14 @@ type comparePageData struct {
 	MaxCSV    string
 	Canonical string
 	// Sched are the scheduler tables, per run, when the runs differ by
-	// scheduler or sweep schedulers (handlers/schedtables.go).
-	Sched    []schedTables
+	// scheduler or sweep schedulers (report.SchedulerTables).
+	Sched    []report.SchedTables
 	SchedCSV string
 	JobsCSV  string
-	// StatDiffs are the statistical diffs (handlers/statdiff.go): each
+	// StatDiffs are the statistical diffs (report.StatDiffs): each
 	// run against the first, or one run's axis values against its base;
 	// StatErr says why there are none, StatAxes pick one run's axis.
-	StatDiffs []statDiffView
+	StatDiffs []report.StatDiffView
 	StatErr   string
 	StatCSV   string
 	StatAxes  []chartLink
@@ -124,10 +125,10 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 		tv.Add("run", strconv.FormatInt(id, 10))
 	}
 	axis, baseValue := c.QueryParam("axis"), c.QueryParam("base")
-	if diffs, err := statDiffs(runs, axis, baseValue); err != nil {
+	if diffs, err := report.StatDiffs(runs, axis, baseValue); err != nil {
 		data.StatErr = err.Error()
 	} else {
-		data.StatDiffs = statDiffViews(diffs)
+		data.StatDiffs = report.StatDiffViews(diffs)
 	}
 	data.StatAxes = statDiffAxisLinks(runs, axis)
 	data.Report = "/report?" + tv.Encode()
@@ -143,8 +144,8 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 	data.DiffCSV = "/compare/export.csv?" + tv.Encode()
 	tv.Set("table", "maxiops")
 	data.MaxCSV = "/compare/export.csv?" + tv.Encode()
-	if needSchedTables(runs) {
-		data.Sched = schedulerTables(runs, false)
+	if report.NeedSchedTables(runs) {
+		data.Sched = report.SchedulerTables(runs, false)
 		tv.Set("table", "schedulers")
 		data.SchedCSV = "/compare/export.csv?" + tv.Encode()
 		tv.Set("table", "jobs")
@@ -181,11 +182,11 @@ func (s *Server) compareCSV(c echo.Context) error {
 	var ch *chart.Chart
 	switch t {
 	case "stats":
-		diffs, err := statDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"))
+		diffs, err := report.StatDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"))
 		if err != nil {
 			return &ValidationError{Field: "run", Msg: err.Error()}
 		}
-		ch = statDiffCSV(diffs)
+		ch = report.StatDiffCSV(diffs)
 	case "diff":
 		ch = &chart.Chart{Columns: []string{"field"}}
 		for _, r := range runs {
@@ -204,4 +205,42 @@ func (s *Server) compareCSV(c echo.Context) error {
 		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, stats, maxiops, schedulers or jobs", t)}
 	}
 	return s.serveCSV(c, "iolab-compare.csv", ch)
+}
+
+// statDiffAxisLinks are the links to the compare page of one run with
+// each of its comparable axes (summary.DiffAxes); none for several runs.
+func statDiffAxisLinks(runs []chart.Run, current string) []chartLink {
+	if len(runs) != 1 {
+		return nil
+	}
+	axes := summary.DiffAxes(&runs[0].Run.Plan)
+	if len(axes) < 2 {
+		return nil
+	}
+	var out []chartLink
+	for i, a := range axes {
+		v := url.Values{"run": {strconv.FormatInt(runs[0].Run.ID, 10)}, "axis": {string(a)}}
+		out = append(out, chartLink{Kind: string(a), URL: "/compare?" + v.Encode() + "#stat-diff",
+			Current: string(a) == current || current == "" && i == 0})
+	}
+	return out
+}
+
+// schedulerCSV is every run's table of one kind (table=schedulers: IOPS
+// and bandwidth, table=jobs: latency and bandwidth) in one CSV, a run
+// column first.
+func schedulerCSV(runs []chart.Run, jobs bool) *chart.Chart {
+	out := &chart.Chart{}
+	for _, t := range report.SchedulerTables(runs, true) {
+		src := t.Rates
+		if jobs {
+			src = t.Jobs
+		}
+		if src == nil {
+			continue
+		}
+		out.Columns = src.Columns
+		out.Rows = append(out.Rows, src.Rows...)
+	}
+	return out
 }

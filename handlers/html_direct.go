@@ -4,6 +4,8 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+
+	"iolab/handlers/report"
 )
 
 // OptionAttr is the chart's data-option attribute, escaped as
@@ -39,7 +41,7 @@ var attrValueEscaper = func() *strings.Replacer {
 }()
 
 // TableBody is the rows of the chart page's table, each cell written by
-// tableCell and escaped as html/template escapes text, byte for byte, as
+// report.TableCell and escaped as html/template escapes text, byte for byte, as
 // {{range .Rows}}<tr>{{range .}}<td class="num">{{cell .}}</td>{{end}}</tr>{{end}}
 // writes them: a whole run's timeline is tens of thousands of rows, and
 // the template took most of its page's build calling cell through
@@ -61,7 +63,7 @@ func (d *chartPageData) TableBody() template.HTML {
 		b.WriteString("<tr>")
 		for _, c := range row {
 			b.WriteString(`<td class="num">`)
-			_, _ = attrValueEscaper.WriteString(&b, tableCell(c))
+			_, _ = attrValueEscaper.WriteString(&b, report.TableCell(c))
 			b.WriteString("</td>")
 		}
 		b.WriteString("</tr>")

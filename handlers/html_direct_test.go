@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 	"iolab/web"
 )
 
@@ -58,21 +59,21 @@ func TestStepRowsHTMLIsTheTemplates(t *testing.T) {
 	set := template.Must(template.New("").Funcs(templateFuncs).ParseFS(web.Templates(), "runparts.html"))
 	template.Must(set.New("mine").Parse(`{{template "run-steps-head"}}{{.StepRowsHTML}}{{template "run-steps-foot" .}}`))
 	odd := "<b>&'\"+\x00 é"
-	job := func(name string, total bool, extra string) jobRow {
-		return jobRow{Name: name, Total: total, Options: "randread 4k" + extra, IOPS: "1.2k", BW: "4.7" + extra, P50: "81 µs", P99: "1.2 ms"}
+	job := func(name string, total bool, extra string) report.JobRow {
+		return report.JobRow{Name: name, Total: total, Options: "randread 4k" + extra, IOPS: "1.2k", BW: "4.7" + extra, P50: "81 µs", P99: "1.2 ms"}
 	}
 	unreliable := job("r", false, "")
 	unreliable.Unreliable = [2]string{"from 12 I/Os: p50 needs 20", ""}
 	saturated := job("w", false, odd)
 	saturated.Saturated, saturated.Unreliable = "a thread used 95 %"+odd, [2]string{"", odd}
 	saturated.Outcomes = []string{"verify crc32c: 256 blocks read back intact", "steady state attained" + odd}
-	for _, steps := range [][]stepRow{
+	for _, steps := range [][]report.StepRow{
 		nil,
-		{{Seq: 1, Label: "iodepth=1", Status: "failed", Error: "boom", Jobs: []jobRow{{}}}},
+		{{Seq: 1, Label: "iodepth=1", Status: "failed", Error: "boom", Jobs: []report.JobRow{{}}}},
 		{
-			{Seq: 1, Label: "ioengine=io_uring iodepth=4 repeat 1", Status: "done", Jobs: []jobRow{job("a", false, ""), job("b", false, ""), job("total", true, "")},
+			{Seq: 1, Label: "ioengine=io_uring iodepth=4 repeat 1", Status: "done", Jobs: []report.JobRow{job("a", false, ""), job("b", false, ""), job("total", true, "")},
 				Busy: "12", IRQ: "1.5", IOWait: "3", PerIO: "2.1 µs", RPS: "1k", WPS: "12", RAwait: "0.1", WAwait: "0.2", AQU: "3", Util: "99"},
-			{Seq: 2, Label: odd, Status: "done" + odd, Disturbed: "nvme0n1 did 1 GiB (12%) more" + odd, Jobs: []jobRow{unreliable, saturated}, Busy: odd},
+			{Seq: 2, Label: odd, Status: "done" + odd, Disturbed: "nvme0n1 did 1 GiB (12%) more" + odd, Jobs: []report.JobRow{unreliable, saturated}, Busy: odd},
 		},
 	} {
 		data := &runPageData{Steps: steps, ReliableP50: 20, ReliableP99: 1000, SaturatedPct: 90}

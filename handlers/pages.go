@@ -12,36 +12,31 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/summary"
-	"iolab/bench/sweep"
-	"iolab/bench/system"
-	"iolab/bench/units"
 	"iolab/db"
 	"iolab/db/launch"
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 
 	"github.com/labstack/echo/v4"
 )
 
-var templateFuncs = template.FuncMap{
-	"join":    strings.Join,
-	"inc":     func(n int) int { return n + 1 },
-	"time":    db.FormatTime,
-	"gib":     func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) },
-	"known":   system.Known,
-	"hasItem": func(list []string, s string) bool { return slices.Contains(list, s) },
-	"cell":    tableCell,
-	"filterSel": func(name, label, current string, values []string) filterSelect {
+// templateFuncs are the report's (report.TemplateFuncs, for the parts of
+// a run and the statistical diff both show) and the dashboard's own.
+var templateFuncs = func() template.FuncMap {
+	funcs := report.TemplateFuncs()
+	funcs["hasItem"] = func(list []string, s string) bool { return slices.Contains(list, s) }
+	funcs["filterSel"] = func(name, label, current string, values []string) filterSelect {
 		return filterSelect{Name: name, Label: label, Current: current, Values: values}
-	},
-	"fieldErr": func(errs map[string]string, field string) fieldError {
+	}
+	funcs["fieldErr"] = func(errs map[string]string, field string) fieldError {
 		return fieldError{Field: field, Msg: errs[field]}
-	},
-}
+	}
+	return funcs
+}()
 
 // filterSelect is one filter of the runs list.
 type filterSelect struct {
@@ -138,7 +133,7 @@ type runPageData struct {
 	Waiting   string // what a queued run waits for
 	Planned   int    // steps in the plan
 	Charts    []chartView
-	Steps     []stepRow
+	Steps     []report.StepRow
 	Errors    []summary.ErrorGroup // the failed steps' errors, each once
 	Notes     []summary.Note       // what done steps must be read with (disturbed, …)
 	Command   string
@@ -196,103 +191,6 @@ type chartView struct {
 	Error   string
 }
 
-// stepRow is one step of the per-step table, formatted: its jobs' rows
-// (one per job, then their total when they are alike; one empty row for
-// a step without figures) beside the step's own figures.
-type stepRow struct {
-	Seq                                 int
-	Label, Status, Error, Disturbed     string
-	Jobs                                []jobRow
-	Busy, IRQ, IOWait, PerIO            string
-	RPS, WPS, RAwait, WAwait, AQU, Util string
-}
-
-// jobRow is one job of a step, formatted.
-type jobRow struct {
-	Name    string // the job's, or summary.TotalName
-	Total   bool
-	Options string // "randread 4k iodepth 1": what the job ran
-	// Saturated says why the job's thread may have been the bottleneck;
-	// "" when it was not.
-	Saturated string
-	// Outcomes are what the job's verify, steady-state and
-	// latency_target options concluded, a line each.
-	Outcomes   []string
-	IOPS, BW   string
-	P50, P99   string
-	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
-}
-
-// stepRows formats the per-step table; the CSV at /runs/:id/steps.csv
-// has the same columns, unformatted.
-func stepRows(steps []sweep.StepResult) []stepRow { return summaryRows(summary.Steps(steps)) }
-
-// summaryRows is stepRows of summaries.
-func summaryRows(steps []summary.Step) []stepRow {
-	rows := make([]stepRow, len(steps))
-	for i := range steps {
-		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]))
-	}
-	return rows
-}
-
-// stepFigures are a step's numbers as the table and its CSV show them.
-type stepFigures = summary.StepFigures
-
-func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
-
-// stepPercentiles are the clat percentiles the step table shows, in the
-// order of JobFigures.P50 and P99.
-var stepPercentiles = [2]float64{50, 99}
-
-func stepRowOf(f stepFigures) stepRow {
-	r := stepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error, Disturbed: f.Disturbed}
-	for i := range f.Jobs {
-		r.Jobs = append(r.Jobs, jobRowOf(&f.Jobs[i]))
-	}
-	if len(r.Jobs) == 0 {
-		r.Jobs = []jobRow{{}}
-	}
-	if !f.HasResult {
-		return r
-	}
-	r.Busy, r.IRQ, r.IOWait = units.Number(f.Busy), units.Number(f.IRQ), units.Number(f.IOWait)
-	r.PerIO = fmtLatency(f.PerIO)
-	if f.HasDisk {
-		d := f.Disk
-		r.RPS, r.WPS = units.Number(d.ReadsPerSec), units.Number(d.WritesPerSec)
-		r.RAwait, r.WAwait = units.Number(d.ReadAwait), units.Number(d.WriteAwait)
-		r.AQU, r.Util = units.Number(d.AvgQueueSize), units.Number(d.Util)
-	}
-	return r
-}
-
-func jobRowOf(j *summary.JobFigures) jobRow {
-	r := jobRow{Name: j.Name, Total: j.Total, Options: j.Options(), Outcomes: j.Outcomes,
-		IOPS: units.Number(j.IOPS), BW: units.Number(j.BWMiB),
-		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
-	for i, p := range stepPercentiles {
-		if j.IOs > 0 && !j.Reliable(p) {
-			r.Unreliable[i] = fmt.Sprintf("from %d I/Os: p%g needs %d to be worth reading", j.IOs, p, hist.ReliableN(p))
-		}
-	}
-	if j.Saturated {
-		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
-	}
-	return r
-}
-
-// fmtLatency shows a duration with three significant digits in the
-// unit that suits it: 812 ns, 81.2 µs, 12.3 ms.
-func fmtLatency(d time.Duration) string {
-	if d <= 0 {
-		return "–"
-	}
-	s := units.Nanos(float64(d))
-	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	return s[:i] + " " + s[i:]
-}
-
 func (s *Server) runPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := runIDParam(c)
@@ -321,7 +219,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if uid, m, err := s.store.GroupOfRun(ctx, id); err == nil {
 		data.Group, data.GroupHost = groupURL(uid), m.HostName
 	}
-	data.Steps = summaryRows(steps)
+	data.Steps = report.SummaryRows(steps)
 	files, err := s.store.RunLogFiles(ctx, id)
 	if err != nil {
 		return err
@@ -329,7 +227,7 @@ func (s *Server) runPage(c echo.Context) error {
 	data.LogSteps = logSteps(id, files)
 	data.Errors = summary.GroupErrorsOf(steps)
 	data.Notes = summary.NotesOf(steps)
-	data.ReliableP50, data.ReliableP99 = hist.ReliableN(stepPercentiles[0]), hist.ReliableN(stepPercentiles[1])
+	data.ReliableP50, data.ReliableP99 = hist.ReliableN(report.StepPercentiles[0]), hist.ReliableN(report.StepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
 	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
 	if axes := summary.DiffAxes(&run.Plan); len(axes) > 0 && len(steps) > 0 {
@@ -550,10 +448,10 @@ func (s *Server) stepsCSV(c echo.Context) error {
 		return err
 	}
 	startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
-	cw := chart.NewCSVWriter(c.Response(), stepsColumns)
+	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns)
 	err = cw.Header()
 	for i := 0; err == nil && i < len(steps); i++ {
-		for _, row := range summaryTableRows(&steps[i]) {
+		for _, row := range report.SummaryTableRows(&steps[i]) {
 			if err = cw.Row(row); err != nil {
 				break
 			}
@@ -648,48 +546,4 @@ func (s *Server) removeRun(ctx context.Context, id int64) error {
 		return err
 	}
 	return nil
-}
-
-// stepsColumns are the per-step CSV's columns.
-var stepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
-	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
-	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
-	"outcomes", "disturbed", "error"}
-
-// stepsTableRows are one step's rows of the per-step CSV.
-func stepsTableRows(st *sweep.StepResult) [][]string { return figuresTableRows(stepFiguresOf(st)) }
-
-// summaryTableRows is stepsTableRows of a summary.
-func summaryTableRows(st *summary.Step) [][]string {
-	return figuresTableRows(summary.FiguresOfStep(st))
-}
-
-// figuresTableRows are the rows of the per-step CSV of a step's figures.
-func figuresTableRows(f stepFigures) [][]string {
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
-	var rows [][]string
-	jobs := f.Jobs
-	if len(jobs) == 0 {
-		jobs = []summary.JobFigures{{}}
-	}
-	for k := range jobs {
-		j := &jobs[k]
-		row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
-			us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
-			g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
-		if !f.HasResult {
-			row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
-		}
-		if j.BS > 0 {
-			row[5] = units.FormatSize(j.BS)
-		}
-		if j.IODepth > 0 {
-			row[6] = strconv.Itoa(j.IODepth)
-		}
-		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
-			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
-			strings.Join(j.Outcomes, "; "), f.Disturbed, f.Error))
-	}
-	return rows
 }

@@ -133,7 +133,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := summaryRows(page[0].Summary), stepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
+		if got, want := report.SummaryRows(page[0].Summary), report.StepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
 			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 		want := chartViews(runs, chart.Query{})
@@ -191,7 +191,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 				t.Errorf("compare %v: %s chart differs:\n got %+v, %v\nwant %+v, %v", ids(runs), k.Name, got, err, want, wantErr)
 			}
 		}
-		if got, want := schedulerTables(page, true), schedulerTables(runs, true); !reflect.DeepEqual(got, want) {
+		if got, want := report.SchedulerTables(page, true), report.SchedulerTables(runs, true); !reflect.DeepEqual(got, want) {
 			t.Errorf("compare %v: scheduler tables differ:\n got %+v\nwant %+v", ids(runs), got, want)
 		}
 		if got, want := report.CompareWarnings(page), report.CompareWarnings(runs); !reflect.DeepEqual(got, want) {
@@ -209,7 +209,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		t.Fatalf("steps.csv: %d steps, want %d", len(steps), len(runs[0].Steps))
 	}
 	for i := range steps {
-		if got, want := summaryTableRows(&steps[i]), stepsTableRows(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
+		if got, want := report.SummaryTableRows(&steps[i]), report.StepsTableRows(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
 		}
 	}

@@ -2,246 +2,13 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"html/template"
-	"io"
-	"io/fs"
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
 
-	"iolab/bench"
-	"iolab/bench/hist"
-	"iolab/bench/summary"
-	"iolab/db"
-	"iolab/handlers/chart"
 	"iolab/handlers/report"
-	"iolab/web"
-	"iolab/web/render"
 
 	"github.com/labstack/echo/v4"
 )
-
-// A Report is a write-up of one run or a comparison of several: what the
-// run page or the compare page shows, with its charts drawn as inline SVG
-// (web/render), in one HTML file that needs nothing else — no script, no
-// style sheet, no font or image from anywhere. WriteHTML writes that file;
-// WriteBundle (report_bundle.go) a directory of it, a Markdown summary,
-// each chart as PNG (2×) and SVG, and the CSVs.
-type Report struct {
-	Title     string
-	Generated string
-	Version   string
-	CSS       template.CSS
-	Runs      []reportRun
-	// Compare: several runs, with their warnings and differences.
-	Compare  bool
-	Warnings []report.Warning
-	EnvDiffs []report.EnvDiff
-	// StatDiffs: each run against the first, or one run's axis values
-	// against its base; StatErr why there are none.
-	StatDiffs []statDiffView
-	StatErr   string
-	// Charts are the compare page's charts (a compare) or the run page's
-	// (one run).
-	Charts  []reportChart
-	MaxIOPS *chart.Chart
-	Sched   []schedTables
-	// Knees: each QoS curve's knee under its run's SLO and its points
-	// (report_qos.go).
-	Knees []reportKnee
-
-	diffs []*summary.Diff
-}
-
-// reportRun is one run of a report: its header, environment and plan,
-// and for a report of one run its steps, errors and notes.
-type reportRun struct {
-	Run              *db.Run
-	Command, JobFile string
-	Steps            []stepRow
-	Errors           []summary.ErrorGroup
-	Notes            []summary.Note
-	// What the step table's legend says (runPageData's fields alike).
-	ReliableP50, ReliableP99 uint64
-	SaturatedPct             float64
-	steps                    []summary.Step // for the bundle's steps CSV
-}
-
-// reportChart is one chart, drawn.
-type reportChart struct {
-	Kind, Title string
-	SVG         template.HTML
-	Error       string
-	chart       *chart.Chart
-	file        string
-}
-
-// Report limits: a report draws what a page would, for at most a few runs.
-const (
-	MaxReportRuns = maxStatDiffRuns
-	// ReportChartWidth × ReportChartHeight is each chart's size in CSS
-	// pixels; the bundle's PNGs are twice that.
-	ReportChartWidth, ReportChartHeight = 960, 480
-)
-
-// ReportOptions pick, for a report of one run, the axis whose values the
-// statistical diff compares and its base value ("": the defaults).
-type ReportOptions struct {
-	Axis, Base string
-	Version    string
-}
-
-// BuildReport reads the runs and draws their report.
-func BuildReport(ctx context.Context, store *db.Store, ids []int64, opt ReportOptions) (*Report, error) {
-	var uniq []int64
-	for _, id := range ids {
-		if !slices.Contains(uniq, id) {
-			uniq = append(uniq, id)
-		}
-	}
-	ids = uniq
-	if len(ids) == 0 {
-		return nil, &ValidationError{Field: "run", Msg: "name at least one run"}
-	}
-	if len(ids) > MaxReportRuns {
-		return nil, &ValidationError{Field: "run", Msg: fmt.Sprintf("a report covers at most %d runs", MaxReportRuns)}
-	}
-	page := chart.RunPage
-	if len(ids) > 1 {
-		page = chart.ComparePage
-	}
-	// Summaries, as the run page reads them: the store reads the steps a
-	// few at a time and keeps of each what the tables, charts and the
-	// statistical diff draw (its figures, clat bins, samples), a few kB,
-	// where a step read whole holds about 100 kB of histograms a job.
-	runs := make([]chart.Run, 0, len(ids))
-	for _, id := range ids {
-		r, err := store.GetRun(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", id, err)
-		}
-		steps, err := store.Summaries(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", id, err)
-		}
-		runs = append(runs, chart.Run{Run: *r, Summary: steps})
-	}
-	css, err := fs.ReadFile(web.Templates(), "report.css")
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Version: opt.Version,
-		CSS: template.CSS(css), Compare: len(runs) > 1}
-	for i := range runs {
-		r := &runs[i].Run
-		rr := reportRun{Run: r, Command: r.Plan.Command(), JobFile: r.Plan.JobFile(), steps: runs[i].Summary}
-		if !rep.Compare {
-			rr.Steps = summaryRows(runs[i].Summary)
-			rr.Errors = summary.GroupErrorsOf(runs[i].Summary)
-			rr.Notes = summary.NotesOf(runs[i].Summary)
-			rr.ReliableP50, rr.ReliableP99 = hist.ReliableN(stepPercentiles[0]), hist.ReliableN(stepPercentiles[1])
-			rr.SaturatedPct = 100 * bench.SaturatedCPU
-		}
-		rep.Runs = append(rep.Runs, rr)
-	}
-	if rep.Compare {
-		var names []string
-		for _, r := range runs {
-			names = append(names, strconv.FormatInt(r.Run.ID, 10))
-		}
-		rep.Title = "Runs " + strings.Join(names, ", ") + " compared"
-		rep.Warnings = report.CompareWarnings(runs)
-		rep.EnvDiffs = report.EnvDiffs(runs)
-		if rep.MaxIOPS, err = chart.Build(chart.Query{Kind: chart.MaxIOPS}, runs); err != nil {
-			return nil, err
-		}
-		if needSchedTables(runs) {
-			rep.Sched = schedulerTables(runs, false)
-		}
-	} else {
-		rep.Title = fmt.Sprintf("Run %d · %s", runs[0].Run.ID, runs[0].Run.Name)
-	}
-	if rep.diffs, err = statDiffs(runs, opt.Axis, opt.Base); err != nil {
-		if rep.Compare || opt.Axis != "" || opt.Base != "" {
-			rep.StatErr = err.Error()
-		}
-	} else {
-		rep.StatDiffs = statDiffViews(rep.diffs)
-	}
-	rep.Knees = qosKnees(runs)
-	for _, k := range chart.Available(runs, page) {
-		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids}.Values())
-		if err != nil {
-			rep.Charts = append(rep.Charts, reportChart{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
-			continue
-		}
-		rep.Charts = append(rep.Charts, drawReportChart(q, runs))
-	}
-	return rep, nil
-}
-
-// drawReportChart builds the chart q asks for and renders it to SVG.
-func drawReportChart(q chart.Query, runs []chart.Run) reportChart {
-	rc := reportChart{Kind: string(q.Kind), Title: string(q.Kind), file: string(q.Kind)}
-	ch, err := chart.Build(q, runs)
-	if err != nil {
-		rc.Error = err.Error()
-		return rc
-	}
-	rc.Title, rc.chart = ch.Title, ch
-	if ch.File != "" {
-		rc.file = ch.File
-	}
-	svg, err := render.SVG(ch.Option, ReportChartWidth, ReportChartHeight)
-	if err != nil {
-		rc.Error = err.Error()
-		return rc
-	}
-	rc.SVG = template.HTML(inlineSVG(svg)) // echarts' own output, from our option
-	return rc
-}
-
-// inlineSVG drops what an SVG file has before its <svg> element (an XML
-// declaration, a doctype) so that it can sit in HTML.
-func inlineSVG(doc []byte) []byte {
-	if i := bytes.Index(doc, []byte("<svg")); i > 0 {
-		return doc[i:]
-	}
-	return doc
-}
-
-// reportTemplate is parsed once: the report's own page, the statistical
-// diff's table (shared with the compare page) and the parts of a run
-// (shared with the run page).
-var reportTemplate = template.Must(template.New("report").Funcs(templateFuncs).
-	ParseFS(web.Templates(), "report.html", "statdiff.html", "runparts.html"))
-
-// WriteHTML writes the report as one self-contained HTML file.
-func (r *Report) WriteHTML(w io.Writer) error {
-	var buf bytes.Buffer
-	if err := reportTemplate.ExecuteTemplate(&buf, "report", r); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
-}
-
-// ReportFileName names a report of the runs: "iolab-run-3.html",
-// "iolab-compare-3-5.html".
-func ReportFileName(ids []int64, ext string) string {
-	var parts []string
-	for _, id := range ids {
-		parts = append(parts, strconv.FormatInt(id, 10))
-	}
-	if len(ids) == 1 {
-		return "iolab-run-" + parts[0] + ext
-	}
-	return "iolab-compare-" + strings.Join(parts, "-") + ext
-}
 
 // reportDownload is the one-click write-up of the run or compare page:
 // GET /report?run=ID… (and axis=, base= for one run) downloads the
@@ -259,7 +26,7 @@ func (s *Server) reportDownload(c echo.Context) error {
 			return err
 		}
 	}
-	rep, err := BuildReport(c.Request().Context(), s.store, ids, ReportOptions{Axis: c.QueryParam("axis"), Base: c.QueryParam("base")})
+	rep, err := report.Build(c.Request().Context(), s.store, ids, report.Options{Axis: c.QueryParam("axis"), Base: c.QueryParam("base")})
 	if err != nil {
 		return err
 	}
@@ -268,6 +35,6 @@ func (s *Server) reportDownload(c echo.Context) error {
 		return err
 	}
 	h := c.Response().Header()
-	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, ReportFileName(ids, ".html")))
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, report.FileName(ids, ".html")))
 	return c.HTMLBlob(http.StatusOK, buf.Bytes())
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"iolab/handlers/report"
 )
 
 // reportFigure is what the browser found in one of a report's figures.
@@ -80,7 +82,7 @@ func TestBrowserReport(t *testing.T) {
 			[]string{"Latency under load", "IOPS at p99<1ms — iodepth=32"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := BuildReport(context.Background(), ts.store, tc.ids, ReportOptions{})
+			rep, err := report.Build(context.Background(), ts.store, tc.ids, report.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

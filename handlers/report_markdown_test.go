@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"iolab/db"
+
+	"iolab/handlers/report"
 )
 
 // A run whose every free-text field holds HTML, Markdown and table
@@ -52,12 +54,12 @@ func TestReportMarkdownEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := BuildReport(ctx, ts.store, []int64{id}, ReportOptions{})
+	rep, err := report.Build(ctx, ts.store, []int64{id}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := rep.WriteBundle(ctx, dir, BundleOptions{Chromium: "no-such-chromium"}); err != nil {
+	if _, err := rep.WriteBundle(ctx, dir, report.BundleOptions{Chromium: "no-such-chromium"}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "README.md"))

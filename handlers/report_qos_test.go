@@ -14,6 +14,8 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+
+	"iolab/handlers/report"
 )
 
 // seedQoSLab is an iodepth sweep (1…128) of a 4 KiB io_uring reader under
@@ -50,7 +52,7 @@ func TestReportQoSKnee(t *testing.T) {
 	ha, _ := compareHosts()
 	run := seedQoSLab(t, ts.store, ha)
 	plain := seedEnginesLab(t, ts.store, "engines", ha, 1)
-	rep, err := BuildReport(context.Background(), ts.store, []int64{run.ID}, ReportOptions{})
+	rep, err := report.Build(context.Background(), ts.store, []int64{run.ID}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestReportQoSKnee(t *testing.T) {
 	if d := rep.Knees[0].Detail; !strings.HasPrefix(d, "iodepth=32, p99 ") || !strings.Contains(d, ", clat, latency_target: depth 32") {
 		t.Errorf("knee detail %q, want it at iodepth=32 with its clat p99", d)
 	}
-	charts := map[string]reportChart{}
+	charts := map[string]report.Chart{}
 	for _, c := range rep.Charts {
 		charts[c.Kind] = c
 	}
@@ -102,7 +104,7 @@ func TestReportQoSKnee(t *testing.T) {
 	for i, c := range rep.Charts {
 		names[i] = c.Kind
 	}
-	md := rep.markdown(names, false)
+	md := rep.Markdown(names, false)
 	if !strings.Contains(md, "## Latency under load") || !regexp.MustCompile(`\*\*knee: [0-9.]+k IOPS at p99&lt;1ms\*\* — iodepth=32`).MatchString(md) {
 		t.Errorf("the Markdown lacks the knee:\n%s", md)
 	}
@@ -111,7 +113,7 @@ func TestReportQoSKnee(t *testing.T) {
 		t.Errorf("the Markdown lacks the points table:\n%s", md)
 	}
 
-	other, err := BuildReport(context.Background(), ts.store, []int64{plain.ID}, ReportOptions{})
+	other, err := report.Build(context.Background(), ts.store, []int64{plain.ID}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"iolab/db"
+
+	"iolab/handlers/report"
 )
 
 // seedSteps stores a run of n steps made of imported fio outputs of at
@@ -58,7 +60,7 @@ func TestReportManySteps(t *testing.T) {
 	const n = 600
 	ts := newTestServer(t, Config{})
 	id := seedSteps(t, ts.store, n)
-	rep, err := BuildReport(context.Background(), ts.store, []int64{id}, ReportOptions{})
+	rep, err := report.Build(context.Background(), ts.store, []int64{id}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestReportManySteps(t *testing.T) {
 		t.Fatalf("the report's steps table has %d rows, want %d", got, n)
 	}
 	dir := t.TempDir()
-	if _, err := rep.WriteBundle(context.Background(), dir, BundleOptions{Chromium: "no-such-chromium"}); err != nil {
+	if _, err := rep.WriteBundle(context.Background(), dir, report.BundleOptions{Chromium: "no-such-chromium"}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "README.md"))
@@ -106,9 +108,9 @@ func BenchmarkBuildReport(b *testing.B) {
 	defer store.Close()
 	id := seedSteps(b, store, 2000)
 	b.ReportAllocs()
-	var rep *Report
+	var rep *report.Report
 	for b.Loop() {
-		if rep, err = BuildReport(context.Background(), store, []int64{id}, ReportOptions{}); err != nil {
+		if rep, err = report.Build(context.Background(), store, []int64{id}, report.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

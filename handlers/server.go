@@ -49,6 +49,7 @@ import (
 	"iolab/db"
 	"iolab/db/launch"
 	"iolab/handlers/chart"
+	"iolab/handlers/report"
 	"iolab/web"
 
 	"github.com/labstack/echo/v4"
@@ -321,8 +322,8 @@ type errorBody struct {
 
 // handleError turns a handler's error into a status and a page (or JSON
 // under /api): db.ErrNotFound is 404, a ValidationError (or a
-// chart.QueryError) 400 with its message and field, an echo.HTTPError its
-// code; anything else is logged and answered 500.
+// chart.QueryError, a report.InputError) 400 with its message and field,
+// an echo.HTTPError its code; anything else is logged and answered 500.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -332,6 +333,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	var ve *ValidationError
 	var ves ValidationErrors
 	var qe *chart.QueryError
+	var re *report.InputError
 	var he *echo.HTTPError
 	var be *busyError
 	var mbe *http.MaxBytesError
@@ -362,6 +364,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		status, msg, field = http.StatusBadRequest, ve.Msg, ve.Field
 	case errors.As(err, &qe):
 		status, msg, field = http.StatusBadRequest, qe.Msg, qe.Field
+	case errors.As(err, &re):
+		status, msg, field = http.StatusBadRequest, re.Msg, re.Field
 	case errors.As(err, &he):
 		status, msg = he.Code, fmt.Sprint(he.Message)
 	default:

@@ -19,6 +19,8 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+
+	"iolab/handlers/report"
 )
 
 // seedFairness5 is the fairness test on none and bfq with 5 repeats: bfq
@@ -135,16 +137,16 @@ func TestStatDiffPages(t *testing.T) {
 
 // The bundle: report.html, README.md pointing at each chart's image and
 // CSV, every file it names there; without chromium, SVGs and a reason.
-// One chart's PNG is drawn by chromium at twice the chart's size.
+// With chromium, each chart's PNG is drawn at twice the chart's size.
 func TestReportBundle(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	f1 := seedFairness5(t, ts.store, "fairness")
-	rep, err := BuildReport(context.Background(), ts.store, []int64{f1.ID}, ReportOptions{})
+	rep, err := report.Build(context.Background(), ts.store, []int64{f1.ID}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	b, err := rep.WriteBundle(context.Background(), dir, BundleOptions{Chromium: "no-such-chromium"})
+	b, err := rep.WriteBundle(context.Background(), dir, report.BundleOptions{Chromium: "no-such-chromium"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +179,18 @@ func TestReportBundle(t *testing.T) {
 	if err != nil {
 		t.Skip("chromium is not installed; .ci/test installs it")
 	}
-	svg := filepath.Join(dir, filesWith(b.Files, ".svg")[0])
-	out := filepath.Join(dir, "chart.png")
-	if err := screenshot(context.Background(), path, svg, out); err != nil {
+	dir = t.TempDir()
+	if b, err = rep.WriteBundle(context.Background(), dir, report.BundleOptions{Chromium: path}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out)
+	if b.NoPNG != "" {
+		t.Fatalf("chromium drew no PNG: %s", b.NoPNG)
+	}
+	pngs := filesWith(b.Files, ".png")
+	if len(pngs) == 0 || len(pngs) != len(svgs) {
+		t.Fatalf("%d PNGs for %d SVGs", len(pngs), len(svgs))
+	}
+	f, err := os.Open(filepath.Join(dir, pngs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +199,8 @@ func TestReportBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := img.Bounds().Size(); s.X != 2*ReportChartWidth || s.Y != 2*ReportChartHeight {
-		t.Errorf("PNG %v, want twice %d×%d", s, ReportChartWidth, ReportChartHeight)
+	if s := img.Bounds().Size(); s.X != 2*report.ChartWidth || s.Y != 2*report.ChartHeight {
+		t.Errorf("PNG %v, want twice %d×%d", s, report.ChartWidth, report.ChartHeight)
 	}
 	// Not a blank page: the chart's lines are darker than the background.
 	dark := 0

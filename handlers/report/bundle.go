@@ -1,4 +1,4 @@
-package handlers
+package report
 
 import (
 	"bytes"
@@ -90,12 +90,12 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 	}
 	for _, run := range r.Runs {
 		var csv bytes.Buffer
-		w := chart.NewCSVWriter(&csv, stepsColumns)
+		w := chart.NewCSVWriter(&csv, StepsColumns)
 		if err := w.Header(); err != nil {
 			return nil, err
 		}
 		for k := range run.steps {
-			for _, row := range summaryTableRows(&run.steps[k]) {
+			for _, row := range SummaryTableRows(&run.steps[k]) {
 				if err := w.Row(row); err != nil {
 					return nil, err
 				}
@@ -110,14 +110,14 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 	}
 	if len(r.diffs) > 0 {
 		var csv bytes.Buffer
-		if err := chart.WriteCSV(&csv, statDiffCSV(r.diffs)); err != nil {
+		if err := chart.WriteCSV(&csv, StatDiffCSV(r.diffs)); err != nil {
 			return nil, err
 		}
 		if err := write("stat-diff.csv", csv.Bytes()); err != nil {
 			return nil, err
 		}
 	}
-	if err := write("README.md", []byte(r.markdown(names, b.NoPNG == ""))); err != nil {
+	if err := write("README.md", []byte(r.Markdown(names, b.NoPNG == ""))); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -175,7 +175,7 @@ func screenshot(ctx context.Context, browser, svg, png string) error {
 	}
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--no-first-run", "--user-data-dir="+profile, "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-		fmt.Sprintf("--window-size=%d,%d", ReportChartWidth, ReportChartHeight), "--force-device-scale-factor=2",
+		fmt.Sprintf("--window-size=%d,%d", ChartWidth, ChartHeight), "--force-device-scale-factor=2",
 		"--default-background-color=ffffffff", "--screenshot="+out, "file://"+abs)
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -1,4 +1,4 @@
-package handlers
+package report
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // Markdown, each chart as its PNG (or its SVG without one) with links to
 // its CSV, each run's plan as a job file. names are the charts' files
 // without extension.
-func (r *Report) markdown(names []string, png bool) string {
+func (r *Report) Markdown(names []string, png bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\niolab report · written %s · figures per job, never summed across unlike jobs; failed steps carry no figures. The whole report, offline: [report.html](report.html).\n",
 		mdText(r.Title), r.Generated)
@@ -114,7 +114,7 @@ func (r *Report) markdown(names []string, png bool) string {
 		for _, row := range r.MaxIOPS.Rows {
 			cells := make([]string, len(row))
 			for i, c := range row {
-				cells[i] = tableCell(c)
+				cells[i] = TableCell(c)
 			}
 			rows = append(rows, cells)
 		}
@@ -126,7 +126,7 @@ func (r *Report) markdown(names []string, png bool) string {
 	return b.String()
 }
 
-func (r *Report) markdownRun(b *strings.Builder, run *reportRun) {
+func (r *Report) markdownRun(b *strings.Builder, run *RunPart) {
 	x := run.Run
 	fmt.Fprintf(b, "\n## Run %d · %s (%s)\n\n%s · %s · %s · created %s\n", x.ID, mdText(x.Name), x.Status,
 		mdText(system.Known(x.Hostname)), mdText(system.Known(x.Kernel)), mdText(x.Target), db.FormatTime(x.Created))

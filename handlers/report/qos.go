@@ -1,4 +1,4 @@
-package handlers
+package report
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"iolab/handlers/chart"
 )
 
-// reportKnee is one QoS curve's knee as a report writes it: "knee: 41.2k
+// Knee is one QoS curve's knee as a report writes it: "knee: 41.2k
 // IOPS at p99<1ms", and how it was found.
-type reportKnee struct {
+type Knee struct {
 	Run    int64
 	Curve  string // the job and the other axes; "" for a run's only curve
 	Text   string // "knee: 41.2k IOPS at p99<1ms" or "no knee at p99<1ms"
@@ -29,8 +29,8 @@ type reportKnee struct {
 // qosKnees are the knees of the runs that have a QoS curve: a rate_iops
 // sweep, or an iodepth sweep with an SLO (what `iolab show` prints them
 // for), each curve's under the run's SLO.
-func qosKnees(runs []chart.Run) []reportKnee {
-	var out []reportKnee
+func qosKnees(runs []chart.Run) []Knee {
+	var out []Knee
 	for i := range runs {
 		plan := &runs[i].Run.Plan
 		if !plan.SweepsAxis(sweep.AxisRateIOPS) && plan.SLO == nil {
@@ -39,7 +39,7 @@ func qosKnees(runs []chart.Run) []reportKnee {
 		curves := summary.QoSCurvesOf(plan, runs[i].StepSummaries())
 		for j := range curves {
 			c := &curves[j]
-			k := reportKnee{Run: runs[i].Run.ID, KneeRow: c.Knee}
+			k := Knee{Run: runs[i].Run.ID, KneeRow: c.Knee}
 			k.Table = summary.NewQoSTable(c)
 			if len(curves) > 1 {
 				k.Curve = c.Name(true)

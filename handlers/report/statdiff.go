@@ -1,10 +1,8 @@
-package handlers
+package report
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"iolab/bench/summary"
@@ -12,9 +10,9 @@ import (
 	"iolab/handlers/chart"
 )
 
-// statDiffView is one statistical diff as the compare page and the
+// StatDiffView is one statistical diff as the compare page and the
 // reports show it (web/templates/statdiff.html).
-type statDiffView struct {
+type StatDiffView struct {
 	A, B    string
 	Summary string
 	Axes    []string
@@ -28,12 +26,12 @@ type statDiffView struct {
 	Conf    float64
 }
 
-// statDiffs compares the runs (each after the first against the first)
+// StatDiffs compares the runs (each after the first against the first)
 // or, for one run, the values of its swept axis against base
 // (summary.CompareSides). The runs' steps must carry clat histograms.
-func statDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
-	if len(runs) > maxStatDiffRuns {
-		return nil, &ValidationError{Field: "run", Msg: fmt.Sprintf("the statistical diff compares at most %d runs at once", maxStatDiffRuns)}
+func StatDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
+	if len(runs) > MaxStatDiffRuns {
+		return nil, &InputError{Field: "run", Msg: fmt.Sprintf("the statistical diff compares at most %d runs at once", MaxStatDiffRuns)}
 	}
 	sides := make([]summary.DiffSide, len(runs))
 	for i, label := range chart.Names(runs) {
@@ -42,15 +40,15 @@ func statDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
 	return summary.CompareSides(sides, sweep.Axis(axis), base, summary.DiffConf)
 }
 
-// maxStatDiffRuns bounds the diffs a page computes: each run after the
+// MaxStatDiffRuns bounds the diffs a page computes: each run after the
 // first is a table.
-const maxStatDiffRuns = 8
+const MaxStatDiffRuns = 8
 
-// statDiffViews writes diffs for a page.
-func statDiffViews(diffs []*summary.Diff) []statDiffView {
-	out := make([]statDiffView, len(diffs))
+// StatDiffViews writes diffs for a page.
+func StatDiffViews(diffs []*summary.Diff) []StatDiffView {
+	out := make([]StatDiffView, len(diffs))
 	for i, d := range diffs {
-		v := statDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf}
+		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf}
 		for _, a := range d.Axes {
 			v.Axes = append(v.Axes, string(a))
 		}
@@ -75,31 +73,12 @@ func statDiffViews(diffs []*summary.Diff) []statDiffView {
 	return out
 }
 
-// statDiffCSV is the diffs' rows as one table (summary.DiffCSV).
-func statDiffCSV(diffs []*summary.Diff) *chart.Chart {
+// StatDiffCSV is the diffs' rows as one table (summary.DiffCSV).
+func StatDiffCSV(diffs []*summary.Diff) *chart.Chart {
 	axes := summary.DiffCSVAxes(diffs...)
 	ch := &chart.Chart{Columns: summary.DiffCSVColumns(axes), Rows: [][]string{}}
 	for _, d := range diffs {
 		ch.Rows = append(ch.Rows, summary.DiffCSV(d, axes)...)
 	}
 	return ch
-}
-
-// statDiffAxisLinks are the links to the compare page of one run with
-// each of its comparable axes (summary.DiffAxes); none for several runs.
-func statDiffAxisLinks(runs []chart.Run, current string) []chartLink {
-	if len(runs) != 1 {
-		return nil
-	}
-	axes := summary.DiffAxes(&runs[0].Run.Plan)
-	if len(axes) < 2 {
-		return nil
-	}
-	var out []chartLink
-	for i, a := range axes {
-		v := url.Values{"run": {strconv.FormatInt(runs[0].Run.ID, 10)}, "axis": {string(a)}}
-		out = append(out, chartLink{Kind: string(a), URL: "/compare?" + v.Encode() + "#stat-diff",
-			Current: string(a) == current || current == "" && i == 0})
-	}
-	return out
 }

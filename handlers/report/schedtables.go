@@ -1,4 +1,4 @@
-package handlers
+package report
 
 import (
 	"fmt"
@@ -11,21 +11,21 @@ import (
 	"iolab/handlers/chart"
 )
 
-// schedTables is one run's scheduler tables on the compare page, from
+// SchedTables is one run's scheduler tables on the compare page, from
 // summary.Summarize, per job (and the total of alike jobs): IOPS and
 // bandwidth per combination of the swept axes (the mixed-workload
 // table), and each job's mean latency and bandwidth (the fairness
 // table). Never a sum of unlike jobs.
-type schedTables struct {
+type SchedTables struct {
 	RunID int64
 	Label string
 	Rates *chart.Chart
 	Jobs  *chart.Chart // nil when the steps run a single job
 }
 
-// needSchedTables reports whether the compare page shows the scheduler
+// NeedSchedTables reports whether the compare page shows the scheduler
 // tables: some run sweeps schedulers, or the runs' schedulers differ.
-func needSchedTables(runs []chart.Run) bool {
+func NeedSchedTables(runs []chart.Run) bool {
 	var first string
 	for i, r := range runs {
 		if r.Run.Plan.SweepsAxis(sweep.AxisScheduler) {
@@ -43,11 +43,11 @@ func needSchedTables(runs []chart.Run) bool {
 	return false
 }
 
-// schedulerTables builds each run's tables; with prefix, each row starts
+// SchedulerTables builds each run's tables; with prefix, each row starts
 // with the run's id (for the CSV, which holds every run).
-func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
+func SchedulerTables(runs []chart.Run, prefix bool) []SchedTables {
 	const mib = 1 << 20
-	var out []schedTables
+	var out []SchedTables
 	for i := range runs {
 		r := &runs[i]
 		var axes []sweep.Axis
@@ -87,7 +87,7 @@ func schedulerTables(runs []chart.Run, prefix bool) []schedTables {
 			}
 			return row
 		}
-		t := schedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
+		t := SchedTables{RunID: r.Run.ID, Label: fmt.Sprintf("run %d %s (%s, %s)", r.Run.ID, r.Run.Name, r.Run.Hostname, r.Run.Kernel)}
 		cells := summary.SummarizeSteps(&r.Run.Plan, r.StepSummaries())
 		t.Rates = &chart.Chart{Columns: append(slices.Clone(head), "job", "repeats", "failed",
 			"iops_min", "iops_median", "iops_max", "iops_cv", "noisy", "bw_min_mib_s", "bw_median_mib_s", "bw_max_mib_s", "disturbed")}
@@ -137,23 +137,4 @@ func fmtFig(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-// schedulerCSV is every run's table of one kind (table=schedulers: IOPS
-// and bandwidth, table=jobs: latency and bandwidth) in one CSV, a run
-// column first.
-func schedulerCSV(runs []chart.Run, jobs bool) *chart.Chart {
-	out := &chart.Chart{}
-	for _, t := range schedulerTables(runs, true) {
-		src := t.Rates
-		if jobs {
-			src = t.Jobs
-		}
-		if src == nil {
-			continue
-		}
-		out.Columns = src.Columns
-		out.Rows = append(out.Rows, src.Rows...)
-	}
-	return out
 }

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/hist"
+	"iolab/bench/summary"
+	"iolab/bench/sweep"
+	"iolab/bench/units"
+)
+
+// StepRow is one step of the per-step table, formatted: its jobs' rows
+// (one per job, then their total when they are alike; one empty row for
+// a step without figures) beside the step's own figures.
+type StepRow struct {
+	Seq                                 int
+	Label, Status, Error, Disturbed     string
+	Jobs                                []JobRow
+	Busy, IRQ, IOWait, PerIO            string
+	RPS, WPS, RAwait, WAwait, AQU, Util string
+}
+
+// JobRow is one job of a step, formatted.
+type JobRow struct {
+	Name    string // the job's, or summary.TotalName
+	Total   bool
+	Options string // "randread 4k iodepth 1": what the job ran
+	// Saturated says why the job's thread may have been the bottleneck;
+	// "" when it was not.
+	Saturated string
+	// Outcomes are what the job's verify, steady-state and
+	// latency_target options concluded, a line each.
+	Outcomes   []string
+	IOPS, BW   string
+	P50, P99   string
+	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
+}
+
+// StepRows formats the per-step table; the CSV at /runs/:id/steps.csv
+// has the same columns, unformatted.
+func StepRows(steps []sweep.StepResult) []StepRow { return SummaryRows(summary.Steps(steps)) }
+
+// SummaryRows is StepRows of summaries.
+func SummaryRows(steps []summary.Step) []StepRow {
+	rows := make([]StepRow, len(steps))
+	for i := range steps {
+		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]))
+	}
+	return rows
+}
+
+// stepFigures are a step's numbers as the table and its CSV show them.
+type stepFigures = summary.StepFigures
+
+func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
+
+// StepPercentiles are the clat percentiles the step table shows, in the
+// order of JobFigures.P50 and P99.
+var StepPercentiles = [2]float64{50, 99}
+
+func stepRowOf(f stepFigures) StepRow {
+	r := StepRow{Seq: f.Seq, Label: f.Label, Status: f.Status, Error: f.Error, Disturbed: f.Disturbed}
+	for i := range f.Jobs {
+		r.Jobs = append(r.Jobs, jobRowOf(&f.Jobs[i]))
+	}
+	if len(r.Jobs) == 0 {
+		r.Jobs = []JobRow{{}}
+	}
+	if !f.HasResult {
+		return r
+	}
+	r.Busy, r.IRQ, r.IOWait = units.Number(f.Busy), units.Number(f.IRQ), units.Number(f.IOWait)
+	r.PerIO = fmtLatency(f.PerIO)
+	if f.HasDisk {
+		d := f.Disk
+		r.RPS, r.WPS = units.Number(d.ReadsPerSec), units.Number(d.WritesPerSec)
+		r.RAwait, r.WAwait = units.Number(d.ReadAwait), units.Number(d.WriteAwait)
+		r.AQU, r.Util = units.Number(d.AvgQueueSize), units.Number(d.Util)
+	}
+	return r
+}
+
+func jobRowOf(j *summary.JobFigures) JobRow {
+	r := JobRow{Name: j.Name, Total: j.Total, Options: j.Options(), Outcomes: j.Outcomes,
+		IOPS: units.Number(j.IOPS), BW: units.Number(j.BWMiB),
+		P50: fmtLatency(j.P50), P99: fmtLatency(j.P99)}
+	for i, p := range StepPercentiles {
+		if j.IOs > 0 && !j.Reliable(p) {
+			r.Unreliable[i] = fmt.Sprintf("from %d I/Os: p%g needs %d to be worth reading", j.IOs, p, hist.ReliableN(p))
+		}
+	}
+	if j.Saturated {
+		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
+	}
+	return r
+}
+
+// fmtLatency shows a duration with three significant digits in the
+// unit that suits it: 812 ns, 81.2 µs, 12.3 ms.
+func fmtLatency(d time.Duration) string {
+	if d <= 0 {
+		return "–"
+	}
+	s := units.Nanos(float64(d))
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	return s[:i] + " " + s[i:]
+}
+
+// StepsColumns are the per-step CSV's columns.
+var StepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
+	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
+	"outcomes", "disturbed", "error"}
+
+// StepsTableRows are one step's rows of the per-step CSV.
+func StepsTableRows(st *sweep.StepResult) [][]string { return figuresTableRows(stepFiguresOf(st)) }
+
+// SummaryTableRows is StepsTableRows of a summary.
+func SummaryTableRows(st *summary.Step) [][]string {
+	return figuresTableRows(summary.FiguresOfStep(st))
+}
+
+// figuresTableRows are the rows of the per-step CSV of a step's figures.
+func figuresTableRows(f stepFigures) [][]string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
+	var rows [][]string
+	jobs := f.Jobs
+	if len(jobs) == 0 {
+		jobs = []summary.JobFigures{{}}
+	}
+	for k := range jobs {
+		j := &jobs[k]
+		row := []string{strconv.Itoa(f.Seq), f.Label, f.Status, j.Name, j.RW, "", "", g(j.IOPS), g(j.BWMiB),
+			us(j.P50), strconv.FormatBool(j.Reliable(50)), us(j.P99), strconv.FormatBool(j.Reliable(99)),
+			g(100 * j.CPU), strconv.FormatBool(j.Saturated)}
+		if !f.HasResult {
+			row = append(row[:3], make([]string, 12)...) // no figures to vouch for, or against
+		}
+		if j.BS > 0 {
+			row[5] = units.FormatSize(j.BS)
+		}
+		if j.IODepth > 0 {
+			row[6] = strconv.Itoa(j.IODepth)
+		}
+		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
+			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
+			strings.Join(j.Outcomes, "; "), f.Disturbed, f.Error))
+	}
+	return rows
+}
