@@ -91,6 +91,21 @@ type Options struct {
 	Version    string
 }
 
+// InputError is a report asked of runs it cannot cover (none, or too
+// many): the dashboard answers it with 400, the field and the message, as
+// its own ValidationError.
+type InputError struct {
+	Field string // what names the runs: "run"
+	Msg   string // what is wrong and what is allowed
+}
+
+func (e *InputError) Error() string {
+	if e.Field == "" || strings.HasPrefix(e.Msg, e.Field+":") {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
 // Build reads the runs and draws their report.
 func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Report, error) {
 	var uniq []int64

@@ -25,21 +25,6 @@ func TemplateFuncs() template.FuncMap {
 	}
 }
 
-// InputError is a report asked of runs it cannot cover (none, or too
-// many): the dashboard answers it with 400, the field and the message, as
-// its own ValidationError.
-type InputError struct {
-	Field string // the query parameter
-	Msg   string // what is wrong and what is allowed
-}
-
-func (e *InputError) Error() string {
-	if e.Field == "" || strings.HasPrefix(e.Msg, e.Field+":") {
-		return e.Msg
-	}
-	return e.Field + ": " + e.Msg
-}
-
 // TableCell writes a table's cell for people: numbers with three
 // significant digits (units.Number), small whole numbers (iodepths,
 // counts, ids) as they are; the CSV keeps every digit.
