@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// storeCommandFiles hold the commands that read the store and write what
+// they find: report, compare, show, export, runs and presets, and the
+// store helpers they share.
+var storeCommandFiles = []string{"cmd_report.go", "cmd_compare.go", "cmd_show.go", "cmd_export.go", "cmd_runs.go", "cmd_presets.go", "store.go"}
+
+// webServerCode reports whether a package is the web server's: package
+// handlers itself (not its sub-packages: the report, the charts) or echo.
+func webServerCode(path string) bool {
+	return path == "iolab/handlers" || strings.HasPrefix(path, "github.com/labstack/echo")
+}
+
+// fileImports are the import paths of a Go file.
+func fileImports(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, path)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no imports parsed", file)
+	}
+	return out
+}
+
+// The store's commands import no code of the web server: the report is
+// package handlers/report, the CSV writer handlers/chart's.
+func TestReportCompareShowExportImportNoHTTP(t *testing.T) {
+	for _, file := range storeCommandFiles {
+		for _, path := range fileImports(t, file) {
+			if webServerCode(path) {
+				t.Errorf("%s imports %s", file, path)
+			}
+		}
+	}
+}
+
+// What those commands import — the report's package and the CSV
+// writer's among them — links no HTTP code at all: neither the web
+// server's packages nor echo nor net/http (they write files and writers,
+// they answer no request).
+func TestReportPackageLinksNoHTTP(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH to list the packages' dependencies")
+	}
+	pkgs := []string{"iolab/handlers/report", "iolab/handlers/chart"}
+	for _, file := range storeCommandFiles {
+		for _, path := range fileImports(t, file) {
+			if strings.HasPrefix(path, "iolab/") && !slices.Contains(pkgs, path) {
+				pkgs = append(pkgs, path)
+			}
+		}
+	}
+	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range pkgs {
+		if !slices.Contains(deps, p) {
+			t.Fatalf("go list -deps did not list %s itself: %q", p, deps)
+		}
+	}
+	for _, d := range deps {
+		if d == "net/http" || webServerCode(d) {
+			t.Errorf("%s depends on %s", strings.Join(pkgs, ", "), d)
+		}
+	}
+}
