@@ -12,7 +12,7 @@ import (
 
 // fioImports are real fio 3.33 outputs (bench/fio/testdata/import/README.md
 // says how each was made).
-const fioImports = "bench/fio/testdata/import/"
+const fioImports = "../../bench/fio/testdata/import/"
 
 // TestImportAsRun: a directory of fio outputs imported as one run, shown
 // with its steps on the iodepth axis, repeats, the options fio did not
