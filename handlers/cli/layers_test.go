@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,5 +86,21 @@ func TestReportPackageLinksNoHTTP(t *testing.T) {
 		if d == "net/http" || webServerCode(d) {
 			t.Errorf("%s depends on %s", strings.Join(pkgs, ", "), d)
 		}
+	}
+}
+
+// The repository's root holds main.go and no other Go file: the commands
+// are this package's, main hands it the command line.
+func TestRootHoldsOnlyMain(t *testing.T) {
+	goFiles, err := filepath.Glob(filepath.Join(repoRoot, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range goFiles {
+		names = append(names, filepath.Base(f))
+	}
+	if !slices.Equal(names, []string{"main.go"}) {
+		t.Errorf("the root's Go files are %q; want main.go alone (the commands live in handlers/cli)", names)
 	}
 }
