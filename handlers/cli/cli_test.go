@@ -42,6 +42,36 @@ func TestCommandLineErrors(t *testing.T) {
 	}
 }
 
+// TestMainExitAndStreams: Main, what iolab's main runs, writes a command's
+// output to stdout, an error to stderr as "iolab: …" (a terminal escape
+// in an operand printed escaped), and returns the exit status.
+func TestMainExitAndStreams(t *testing.T) {
+	tests := []struct {
+		args       []string
+		code       int
+		out, error string
+	}{
+		{[]string{"version"}, 0, fio.Version + "\n", ""},
+		{[]string{"--version"}, 0, fio.Version + "\n", ""},
+		{[]string{"presets", "extra"}, 2, "", "iolab: usage: iolab presets\n"},
+		{[]string{"show", "\x1b[31m"}, 2, "", `iolab: iolab show: "\x1b[31m" is not a run id (see iolab runs)`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if got := Main(tt.args, &out, &errOut); got != tt.code {
+				t.Errorf("exit status %d, want %d (stderr %q)", got, tt.code, errOut.String())
+			}
+			if !strings.HasPrefix(out.String(), tt.out) || (tt.out == "" && out.Len() > 0) {
+				t.Errorf("stdout %q, want it to start with %q", out.String(), tt.out)
+			}
+			if !strings.HasPrefix(errOut.String(), tt.error) || (tt.error == "" && errOut.Len() > 0) {
+				t.Errorf("stderr %q, want it to start with %q", errOut.String(), tt.error)
+			}
+		})
+	}
+}
+
 // TestRunJSONToFile: --output-format=json+ --output=FILE writes fio's JSON
 // that fio's own parser reads.
 func TestRunJSONToFile(t *testing.T) {
