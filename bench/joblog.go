@@ -243,11 +243,12 @@ func openJobLogs(j *Job, thread int, toFiles bool) (*jobLogs, error) {
 }
 
 // start begins the logs' time at loop time t, the start of the measured
-// window (fio's set_epoch_time in reset_all_stats after ramp_time).
-func (jl *jobLogs) start(t int64) {
+// window (fio's set_epoch_time in reset_all_stats after ramp_time), whose
+// Unix time in ms is unixMs.
+func (jl *jobLogs) start(t, unixMs int64) {
 	jl.epoch = t
 	if jl.o.LogUnixEpoch {
-		jl.alt = time.Now().UnixMilli()
+		jl.alt = unixMs
 	}
 	jl.avgLast = [nLogKinds][2]int64{}
 	jl.win = [nLogKinds][2]avgWindow{}

@@ -1,12 +1,18 @@
 package bench
 
+import "time"
+
 // The job loop's hooks into its logs (joblog.go): each does nothing for a
 // job without logs.
 
-// logStart starts the logs' clock with the measured window.
+// logStart starts the logs' clock with the measured window. The Unix
+// time of its start is now less the loop time since (fio's set_epoch_time
+// reads both at once): the window may have begun a while ago (a ramp's
+// end waits for the other jobs', a thread waits for a CPU).
 func (l *loop) logStart() {
 	if l.r.logs != nil {
-		l.r.logs.start(l.measureStart)
+		since := l.clk.since() - l.measureStart
+		l.r.logs.start(l.measureStart, time.Now().UnixMilli()-since/int64(time.Millisecond))
 	}
 }
 

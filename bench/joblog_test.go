@@ -118,7 +118,7 @@ func TestJobLogFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jl.start(0)
+			jl.start(0, time.Now().UnixMilli())
 			c.feed(jl)
 			logs, err := jl.finish(0)
 			if err != nil {
@@ -150,7 +150,7 @@ func TestJobLogHistogram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jl.start(0)
+	jl.start(0, time.Now().UnixMilli())
 	var h hist.Histogram
 	done := func(at int64, clat uint64) {
 		h.Add(clat)
@@ -222,7 +222,7 @@ func TestJobLogKeptBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jl.start(0)
+	jl.start(0, time.Now().UnixMilli())
 	var h hist.Histogram
 	n := StoredLogMax/20 + 1000 // more than fits: each line is over 20 bytes
 	for i := range n {
