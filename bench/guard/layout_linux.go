@@ -94,10 +94,7 @@ func (g *Guard) LayOut(path string, size int64, fill func(f *os.File) error) err
 		return err
 	}
 	defer release()
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := "." + base + ".layout-" + hex.EncodeToString(rnd[:])
-	fd, err := unix.Openat(dirfd, tmp, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	fd, tmp, err := createTemp(dirfd, base, "layout", unix.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
@@ -177,10 +174,7 @@ func (g *Guard) WriteFile(path string, data []byte) error {
 		return err
 	}
 	defer release()
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := "." + base + ".tmp-" + hex.EncodeToString(rnd[:])
-	fd, err := unix.Openat(dirfd, tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	fd, tmp, err := createTemp(dirfd, base, "tmp", unix.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -219,4 +213,15 @@ func (g *Guard) ReadFile(path string, limit int64) ([]byte, error) {
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// createTemp makes a new file beside base in dirfd, named
+// ".BASE.KIND-RANDOM", without following a link: the file a layout or a
+// state file is written to before it is moved into place.
+func createTemp(dirfd int, base, kind string, access, mode int) (fd int, name string, err error) {
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name = "." + base + "." + kind + "-" + hex.EncodeToString(rnd[:])
+	fd, err = unix.Openat(dirfd, name, unix.O_CREAT|unix.O_EXCL|access|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode))
+	return fd, name, err
 }

@@ -37,7 +37,11 @@ const hardMaxSteps = 1_000_000
 // StepCount is how many steps the plan expands to (the first rounds, with
 // AutoRepeat), computed without expanding them; false when the count does
 // not fit in an int.
-func (p *Plan) StepCount() (int, bool) {
+func (p *Plan) StepCount() (int, bool) { return p.countSteps(p.rounds()) }
+
+// countSteps is every combination of the sweeps' values r times; false
+// when that does not fit in an int.
+func (p *Plan) countSteps(r int) (int, bool) {
 	n := 1
 	for _, sw := range p.Sweeps {
 		v := len(sw.Values)
@@ -49,7 +53,6 @@ func (p *Plan) StepCount() (int, bool) {
 		}
 		n *= v
 	}
-	r := p.rounds()
 	if r > 0 && n > math.MaxInt/r {
 		return 0, false
 	}
@@ -68,26 +71,7 @@ func (p *Plan) MaxRepeats() int {
 
 // MaxSteps is the most steps a run of p can hold: every combination of
 // its sweeps' values MaxRepeats times; false when that overflows.
-func (p *Plan) MaxSteps() (int, bool) {
-	n := 1
-	for _, sw := range p.Sweeps {
-		v := len(sw.Values)
-		if v == 0 {
-			return 0, true
-		}
-		if n > math.MaxInt/v {
-			return 0, false
-		}
-		n *= v
-	}
-	if r := p.MaxRepeats(); r > 0 {
-		if n > math.MaxInt/r {
-			return 0, false
-		}
-		n *= r
-	}
-	return n, true
-}
+func (p *Plan) MaxSteps() (int, bool) { return p.countSteps(p.MaxRepeats()) }
 
 // CheckLimits refuses a plan that asks more than l allows, naming what and
 // how to lower it. A zero field of l is that field of DefaultLimits.
