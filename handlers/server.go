@@ -129,6 +129,10 @@ type Server struct {
 // pageNames are the templates, each parsed with layout.html.
 var pageNames = []string{"runs", "run", "new", "chart", "login", "error"}
 
+// The launcher records the dashboard's runs in the store through its own
+// Recorder interface: it sits below the store and does not import it.
+var _ launch.Recorder = (*db.Store)(nil)
+
 // New builds a server: it parses every template (a bad one is an error
 // here, not on a request) and checks the static files.
 func New(cfg Config) (*Server, error) {

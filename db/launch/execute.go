@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/record"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
-	"iolab/db"
 )
 
 // Execute runs plan as the stored run id (store may be nil: nothing is
@@ -28,7 +28,7 @@ import (
 // Before anything runs it takes the lock of every device the plan uses
 // (TargetDevices), waiting while another iolab process holds one and
 // telling hooks.Waiting who: two runs never measure one device at once.
-func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int64, plan *sweep.Plan, hooks Hooks) ([]sweep.StepResult, string, error) {
+func Execute(ctx context.Context, store Recorder, runner *bench.Runner, id int64, plan *sweep.Plan, hooks Hooks) ([]sweep.StepResult, string, error) {
 	// Saving must outlive a cancelled run: its last step is still stored.
 	keep := context.WithoutCancel(ctx)
 	holder := fmt.Sprintf("pid %d: %s", os.Getpid(), plan.Name)
@@ -43,9 +43,9 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 		}
 	}
 	if err != nil {
-		status := db.StatusFailed
+		status := record.StatusFailed
 		if ctx.Err() != nil {
-			status = db.StatusCancelled
+			status = record.StatusCancelled
 		}
 		if store != nil {
 			err = errors.Join(err, store.SetRunStatus(keep, id, status, err.Error()))
@@ -68,8 +68,8 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 		},
 	}
 	if store != nil {
-		if err := store.SetRunStatus(keep, id, db.StatusRunning, ""); err != nil {
-			return nil, db.StatusFailed, err
+		if err := store.SetRunStatus(keep, id, record.StatusRunning, ""); err != nil {
+			return nil, record.StatusFailed, err
 		}
 		h.SchedulerSwitched = func(disk, original string) (int64, error) {
 			return store.AddSchedulerRestore(keep, id, disk, original)
@@ -91,7 +91,7 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 		if runErr != nil {
 			msgs = append(msgs, runErr.Error())
 		}
-		if status == db.StatusFailed || status == db.StatusPartial {
+		if status == record.StatusFailed || status == record.StatusPartial {
 			if ferr := FailedSteps(results); ferr != nil {
 				msgs = append(msgs, ferr.Error())
 			}
@@ -110,7 +110,7 @@ func Execute(ctx context.Context, store *db.Store, runner *bench.Runner, id int6
 // RestoreSchedulers puts back every I/O scheduler that a run killed halfway
 // left switched, as recorded in the store; a disk that cannot be restored
 // is logged and kept for the next start.
-func RestoreSchedulers(ctx context.Context, store *db.Store, sys system.FS, log *slog.Logger) error {
+func RestoreSchedulers(ctx context.Context, store Recovery, sys system.FS, log *slog.Logger) error {
 	restores, err := store.SchedulerRestores(ctx)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func RestoreSchedulers(ctx context.Context, store *db.Store, sys system.FS, log 
 // whose process died, and puts back the schedulers they left switched. A
 // dashboard started right after another was killed may find the dead one
 // still exiting; it catches up here instead of at its next restart.
-func KeepRecovering(ctx context.Context, store *db.Store, sys system.FS, log *slog.Logger, every time.Duration) {
+func KeepRecovering(ctx context.Context, store Recovery, sys system.FS, log *slog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

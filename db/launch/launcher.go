@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/record"
 	"iolab/bench/sweep"
-	"iolab/db"
 )
 
 // Event is one server-sent event of a run's progress.
@@ -186,7 +186,7 @@ type task struct {
 // the order runs were launched. Its runs outlive the requests that
 // launched them and end with Shutdown.
 type Launcher struct {
-	store     *db.Store
+	store     Recorder
 	newRunner func() *bench.Runner
 	log       *slog.Logger
 	// ProgressEvery is how often a running step's IOPS is published.
@@ -204,9 +204,9 @@ type Launcher struct {
 	wg     sync.WaitGroup
 }
 
-// NewLauncher returns a launcher that stores runs in store and runs each
+// NewLauncher returns a launcher that records runs in store and runs each
 // with a runner from newRunner (one per run: CompletedIOs is per runner).
-func NewLauncher(store *db.Store, newRunner func() *bench.Runner, log *slog.Logger, progressEvery time.Duration) *Launcher {
+func NewLauncher(store Recorder, newRunner func() *bench.Runner, log *slog.Logger, progressEvery time.Duration) *Launcher {
 	if progressEvery <= 0 {
 		progressEvery = time.Second
 	}
@@ -223,8 +223,8 @@ var errCancelled = errors.New("cancelled by the user")
 // Launch stores plan as a queued run and starts it as soon as its devices
 // are free. devices are the keys of the target devices it needs alone
 // (TargetDevices). The run is detached from ctx's cancellation.
-func (l *Launcher) Launch(ctx context.Context, rec *db.Run, plan *sweep.Plan, devices []string) (int64, error) {
-	rec.Status = db.StatusQueued
+func (l *Launcher) Launch(ctx context.Context, rec *record.Run, plan *sweep.Plan, devices []string) (int64, error) {
+	rec.Status = record.StatusQueued
 	l.mu.Lock()
 	closed := l.closed
 	l.mu.Unlock()
@@ -251,7 +251,7 @@ func (l *Launcher) LaunchStored(ctx context.Context, id int64, plan *sweep.Plan,
 	if l.closed {
 		l.mu.Unlock()
 		cancel(errShutdown)
-		_ = l.store.SetRunStatus(context.WithoutCancel(ctx), id, db.StatusCancelled, errShutdown.Error())
+		_ = l.store.SetRunStatus(context.WithoutCancel(ctx), id, record.StatusCancelled, errShutdown.Error())
 		return errShutdown
 	}
 	l.tasks[id] = t
@@ -349,7 +349,7 @@ func (l *Launcher) run(t *task) {
 		l.scheduleLocked()
 	}
 	l.mu.Unlock()
-	if (status == db.StatusFailed || status == db.StatusPartial) && msg == "" {
+	if (status == record.StatusFailed || status == record.StatusPartial) && msg == "" {
 		if r, err := l.store.GetRun(context.WithoutCancel(t.ctx), t.id); err == nil {
 			msg = r.Error
 		}
@@ -412,8 +412,8 @@ func (l *Launcher) Cancel(ctx context.Context, id int64) error {
 	l.mu.Unlock()
 	t.cancel(errCancelled)
 	close(t.done)
-	err := l.store.SetRunStatus(context.WithoutCancel(ctx), id, db.StatusCancelled, errCancelled.Error())
-	t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: db.StatusCancelled, Error: errCancelled.Error()}})
+	err := l.store.SetRunStatus(context.WithoutCancel(ctx), id, record.StatusCancelled, errCancelled.Error())
+	t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: record.StatusCancelled, Error: errCancelled.Error()}})
 	return err
 }
 
@@ -439,8 +439,8 @@ func (l *Launcher) Shutdown(ctx context.Context) error {
 	for _, t := range queued {
 		t.cancel(errShutdown)
 		close(t.done)
-		errs = append(errs, l.store.SetRunStatus(context.WithoutCancel(ctx), t.id, db.StatusCancelled, errShutdown.Error()))
-		t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: db.StatusCancelled, Error: errShutdown.Error()}})
+		errs = append(errs, l.store.SetRunStatus(context.WithoutCancel(ctx), t.id, record.StatusCancelled, errShutdown.Error()))
+		t.feed.publish(Event{Type: EventDone, Data: DoneEvent{Status: record.StatusCancelled, Error: errShutdown.Error()}})
 	}
 	for _, t := range running {
 		t.cancel(errShutdown)

@@ -11,22 +11,22 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/record"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
-	"iolab/db"
 )
 
 // NewRecord describes a plan for the store: the plan, the host and its
 // targets. Its status is running, as `iolab run` stores it; the launcher
 // sets queued before storing a run from the web.
-func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*db.Run, error) {
+func NewRecord(plan *sweep.Plan, runner *bench.Runner, tags []string) (*record.Run, error) {
 	host, err := runner.Sys.Host()
 	if err != nil {
 		return nil, fmt.Errorf("read the host's description: %w", err)
 	}
 	host.Clock = bench.ClockSource()
-	rec := &db.Run{Name: plan.Name, Status: db.StatusRunning, Source: db.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
+	rec := &record.Run{Name: plan.Name, Status: record.StatusRunning, Source: record.SourceLocal, Hostname: host.Hostname, Kernel: host.KernelRelease,
 		Plan: *plan, Host: host, Tags: tags}
 	// Files yet to be made in one directory are described alike (from
 	// the directory): once, not once a file (a job of 1000 files read
@@ -98,7 +98,7 @@ func FailedSteps(results []sweep.StepResult) error {
 // up, say); else done.
 func RunStatus(ctx context.Context, planned int, results []sweep.StepResult, err error) string {
 	if ctx.Err() != nil {
-		return db.StatusCancelled
+		return record.StatusCancelled
 	}
 	ok := 0
 	for _, r := range results {
@@ -108,9 +108,9 @@ func RunStatus(ctx context.Context, planned int, results []sweep.StepResult, err
 	}
 	switch {
 	case ok == 0:
-		return db.StatusFailed
+		return record.StatusFailed
 	case ok < planned || err != nil:
-		return db.StatusPartial
+		return record.StatusPartial
 	}
-	return db.StatusDone
+	return record.StatusDone
 }

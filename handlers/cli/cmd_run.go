@@ -154,7 +154,11 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		return err
 	}
 	prog := newProgressLine(stderr, runner, steps)
-	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan, launch.Hooks{
+	var recorder launch.Recorder // none with --no-save: a nil *db.Store is not a nil Recorder
+	if store != nil {
+		recorder = store
+	}
+	results, status, runErr := launch.Execute(ctx, recorder, runner, rec.ID, plan, launch.Hooks{
 		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},
 		Waiting:   func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
 	})
