@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"iolab/bench/launch"
 	"iolab/db"
-	"iolab/db/group"
-	"iolab/db/launch"
+	"iolab/handlers/fleet"
 	"iolab/handlers/report"
 
 	"github.com/labstack/echo/v4"
@@ -28,14 +28,14 @@ func isGroup(hosts []string) bool {
 
 // groupMembers finds a request's hosts: LocalHost, or the names of the
 // Hosts page.
-func (s *Server) groupMembers(ctx context.Context, names []string) ([]group.Member, error) {
+func (s *Server) groupMembers(ctx context.Context, names []string) ([]fleet.Member, error) {
 	if len(names) > 64 {
 		return nil, &ValidationError{Field: "hosts", Msg: "at most 64 hosts in a group"}
 	}
-	var out []group.Member
+	var out []fleet.Member
 	for _, n := range names {
 		if n == LocalHost {
-			out = append(out, group.Member{Kind: db.HostLocal})
+			out = append(out, fleet.Member{Kind: db.HostLocal})
 			continue
 		}
 		h, err := s.store.HostByName(ctx, n)
@@ -45,7 +45,7 @@ func (s *Server) groupMembers(ctx context.Context, names []string) ([]group.Memb
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, group.Member{Kind: h.Kind, Host: h})
+		out = append(out, fleet.Member{Kind: h.Kind, Host: h})
 	}
 	return out, nil
 }
@@ -87,7 +87,7 @@ func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.Group, 
 		return nil, err
 	}
 	req.grouped = true
-	req.groupLocal = slices.ContainsFunc(members, func(m group.Member) bool { return m.Kind == db.HostLocal })
+	req.groupLocal = slices.ContainsFunc(members, func(m fleet.Member) bool { return m.Kind == db.HostLocal })
 	plan, err := s.BuildPlan(req)
 	if err != nil {
 		return nil, err

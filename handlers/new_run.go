@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )

@@ -15,9 +15,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/db"
-	"iolab/db/launch"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
 

@@ -17,9 +17,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
-	"iolab/db/launch"
 )
 
 // PlanRequest is a plan as the API (POST /api/runs) and the new-run form

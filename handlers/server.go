@@ -45,9 +45,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/guard"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/launch"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
 	"iolab/web"

@@ -11,11 +11,11 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // runOptions are `iolab run`'s own flags; every other argument is a fio

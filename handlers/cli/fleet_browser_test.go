@@ -16,10 +16,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"iolab/bench/fioserver/fleettest"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet/fleettest"
+	"iolab/handlers/agent"
 )
 
 // fleetBrowser starts a headless Debian chromium with its own profile.

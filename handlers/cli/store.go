@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"strconv"
 
+	"iolab/bench/launch"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // The store is what the launcher records runs in and what recovers the

@@ -1,13 +1,13 @@
-// Package group runs one plan on several hosts as a group of runs, one
+// Package fleet runs one plan on a fleet of hosts as a group of runs, one
 // run per host, linked by the group's uid: the dashboard's own machine
-// (through db/launch, as a web run), iolab agents (through the agent hub:
+// (through bench/launch, as a web run), iolab agents (through the agent hub:
 // they take the run when they next ask for work) and fio servers
-// (through db/fleet: each step's jobs as a fio job file, run with this
+// (through bench/fioserver: each step's jobs as a fio job file, run with this
 // machine's fio client, each host's results imported into its own run).
 // The hosts run at once, or one after another (serial) for hosts that
 // share a device or a network. Each run has its own page, live events
 // and Cancel; the group's page compares them.
-package group
+package fleet
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 	"sync"
 
 	"iolab/bench"
+	"iolab/bench/fioserver"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet"
-	"iolab/db/launch"
+	"iolab/handlers/agent"
 )
 
 // Member is one host of a group: Host is nil for the dashboard's own
@@ -45,7 +45,7 @@ type Launcher struct {
 	Store *db.Store
 	Local *launch.Launcher
 	Hub   *agent.Hub
-	Fio   *fleet.Runner
+	Fio   *fioserver.Runner
 	// NewRunner makes the runner of a run on this machine (with the
 	// dashboard's guard, its allow-list pinned at its start).
 	NewRunner func() *bench.Runner
@@ -124,7 +124,7 @@ func (g *Launcher) Check(ctx context.Context, plan *sweep.Plan, members []Member
 			fh := FioHost(m.Host)
 			ok := true
 			for i := range steps {
-				if err := g.Fio.Check(ctx, []fleet.Host{fh}, &steps[i].Config); err != nil {
+				if err := g.Fio.Check(ctx, []fioserver.Host{fh}, &steps[i].Config); err != nil {
 					fail(m, "%v", err)
 					ok = false
 					break
@@ -150,9 +150,9 @@ func describeOffers(h *db.Host) string {
 	return fmt.Sprint(h.Devices)
 }
 
-// FioHost is a fio server host as db/fleet takes it.
-func FioHost(h *db.Host) fleet.Host {
-	return fleet.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowTargets: h.Devices}
+// FioHost is a fio server host as bench/fioserver takes it.
+func FioHost(h *db.Host) fioserver.Host {
+	return fioserver.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowTargets: h.Devices}
 }
 
 // Launch stores group (its name, serial) with a queued run of plan per

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/launch"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/launch"
+	"iolab/handlers/agent"
 )
 
 // startAgentAllowing runs an agent with allow as its allow-list until the

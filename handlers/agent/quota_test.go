@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/launch"
+	"iolab/handlers/agent"
 )
 
 // TestAgentQuota: an agent refuses a run that would lay out more in its

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // Hub is the dashboard's side of the protocol: it queues runs for agents,

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
-	"iolab/db/launch"
 )
 
 // link is a running run's line to the dashboard: it sends the run's

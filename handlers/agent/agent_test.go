@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/launch"
 	"iolab/handlers"
+	"iolab/handlers/agent"
 
 	"github.com/labstack/echo/v4"
 )

@@ -1,4 +1,4 @@
-// Package fleet runs one step's jobs on several hosts with fio's own
+// Package fioserver runs one step's jobs on several hosts with fio's own
 // client/server mode: each host runs `fio --server`, and this machine (the
 // dashboard's) runs fio's client against them, streams progress, and
 // returns each host's results through iolab's fio import — per host and
@@ -129,4 +129,4 @@
 // of an iolab host's per-step care either: no scheduler switch, discard
 // or dropped caches, and of its environment only what the probe says
 // (hostname, OS, architecture, fio version).
-package fleet
+package fioserver

@@ -1,4 +1,4 @@
-package fleet_test
+package fioserver_test
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
-	"iolab/db/fleet"
-	"iolab/db/fleet/fleettest"
+	"iolab/bench/fioserver"
+	"iolab/bench/fioserver/fleettest"
 )
 
 // server is a namespace host running fio's server.
 type server struct {
 	ns   *fleettest.Host
 	proc *fleettest.Process
-	host fleet.Host
+	host fioserver.Host
 }
 
 func servers(t *testing.T, names ...string) []server {
@@ -31,28 +31,28 @@ func servers(t *testing.T, names ...string) []server {
 	var wg sync.WaitGroup
 	for i, name := range names {
 		h := fleettest.NewHost(t, name)
-		out[i] = server{ns: h, host: fleet.Host{Name: name, Addr: h.Addr.String(), AllowTargets: []string{fleettest.DataDir + "/data"}}}
+		out[i] = server{ns: h, host: fioserver.Host{Name: name, Addr: h.Addr.String(), AllowTargets: []string{fleettest.DataDir + "/data"}}}
 		wg.Go(func() { out[i].proc = h.FioServer(t, fleettest.DefaultFioPort) })
 	}
 	wg.Wait()
 	return out
 }
 
-func hosts(s []server) []fleet.Host {
-	out := make([]fleet.Host, len(s))
+func hosts(s []server) []fioserver.Host {
+	out := make([]fioserver.Host, len(s))
 	for i := range s {
 		out[i] = s[i].host
 	}
 	return out
 }
 
-func runner(t *testing.T, extra ...string) *fleet.Runner {
+func runner(t *testing.T, extra ...string) *fioserver.Runner {
 	t.Helper()
-	allow, err := fleet.ParseAllowList(append([]string{fleettest.Range.String()}, extra...)...)
+	allow, err := fioserver.ParseAllowList(append([]string{fleettest.Range.String()}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fleet.Runner{Allow: allow, ProbeTimeout: 10 * time.Second, ProgressEvery: 200 * time.Millisecond}
+	return &fioserver.Runner{Allow: allow, ProbeTimeout: 10 * time.Second, ProgressEvery: 200 * time.Millisecond}
 }
 
 // randread is a small random read of a file each host has its own of.
@@ -69,19 +69,19 @@ func randread(t *testing.T, runtime string) *bench.Config {
 // progressLog keeps every progress report.
 type progressLog struct {
 	mu  sync.Mutex
-	all []fleet.Progress
+	all []fioserver.Progress
 }
 
-func (l *progressLog) add(p fleet.Progress) {
+func (l *progressLog) add(p fioserver.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, p)
 }
 
-func (l *progressLog) of(host string) []fleet.Progress {
+func (l *progressLog) of(host string) []fioserver.Progress {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []fleet.Progress
+	var out []fioserver.Progress
 	for _, p := range l.all {
 		if p.Host == host {
 			out = append(out, p)
@@ -90,10 +90,10 @@ func (l *progressLog) of(host string) []fleet.Progress {
 	return out
 }
 
-func (l *progressLog) last(host string) fleet.Progress {
+func (l *progressLog) last(host string) fioserver.Progress {
 	ps := l.of(host)
 	if len(ps) == 0 {
-		return fleet.Progress{}
+		return fioserver.Progress{}
 	}
 	return ps[len(ps)-1]
 }
@@ -143,16 +143,16 @@ func TestRun(t *testing.T) {
 		}
 
 		ps := log.of(name)
-		var phases []fleet.Phase
+		var phases []fioserver.Phase
 		for _, p := range ps {
 			if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
 				phases = append(phases, p.Phase)
 			}
-			if p.Phase == fleet.PhaseRunning && (p.Percent < 0 || p.Percent >= 100) {
+			if p.Phase == fioserver.PhaseRunning && (p.Percent < 0 || p.Percent >= 100) {
 				t.Errorf("%s: running at %v%%", name, p.Percent)
 			}
 		}
-		if !slices.Equal(phases, []fleet.Phase{fleet.PhaseProbing, fleet.PhaseRunning, fleet.PhaseDone}) {
+		if !slices.Equal(phases, []fioserver.Phase{fioserver.PhaseProbing, fioserver.PhaseRunning, fioserver.PhaseDone}) {
 			t.Errorf("%s: phases %v", name, phases)
 		}
 		iops, _ := imp.Result.Totals()
@@ -181,9 +181,9 @@ func TestRunCancel(t *testing.T) {
 	var log progressLog
 	running := make(chan struct{})
 	var once sync.Once
-	progress := func(p fleet.Progress) {
+	progress := func(p fioserver.Progress) {
 		log.add(p)
-		if p.Phase == fleet.PhaseRunning && p.Elapsed > time.Second {
+		if p.Phase == fioserver.PhaseRunning && p.Elapsed > time.Second {
 			once.Do(func() { close(running) })
 		}
 	}
@@ -208,7 +208,7 @@ func TestRunCancel(t *testing.T) {
 		if !errors.Is(res.Err, context.Canceled) || !strings.Contains(res.Err.Error(), name) || res.Import != nil {
 			t.Errorf("%s: err %v, import %v", name, res.Err, res.Import != nil)
 		}
-		if last := log.last(name); last.Phase != fleet.PhaseCancelled || last.Err == nil {
+		if last := log.last(name); last.Phase != fioserver.PhaseCancelled || last.Err == nil {
 			t.Errorf("%s: last progress %+v", name, last)
 		}
 		// The server lives on; the child that ran the jobs is gone.
@@ -230,7 +230,7 @@ func TestRunHostDown(t *testing.T) {
 	srv[1].proc.Stop()
 	var log progressLog
 	results, err := runner(t).Run(context.Background(), hosts(srv), randread(t, "500ms"), log.add)
-	if !errors.Is(err, fleet.ErrUnreachable) || !strings.Contains(err.Error(), "fio host fleet-b ("+srv[1].ns.Addr.String()+":8765): no answer") {
+	if !errors.Is(err, fioserver.ErrUnreachable) || !strings.Contains(err.Error(), "fio host fleet-b ("+srv[1].ns.Addr.String()+":8765): no answer") {
 		t.Fatalf("err = %v; want fleet-b named as not answering", err)
 	}
 	if strings.Contains(err.Error(), "fleet-a") {
@@ -242,7 +242,7 @@ func TestRunHostDown(t *testing.T) {
 	if results[1].Import != nil || !results[1].Start.IsZero() {
 		t.Error("fleet-b has results or started")
 	}
-	if last := log.last("fleet-b"); last.Phase != fleet.PhaseFailed || !errors.Is(last.Err, fleet.ErrUnreachable) {
+	if last := log.last("fleet-b"); last.Phase != fioserver.PhaseFailed || !errors.Is(last.Err, fioserver.ErrUnreachable) {
 		t.Errorf("fleet-b: last progress %+v", last)
 	}
 }
@@ -257,7 +257,7 @@ func TestRunNoAnswer(t *testing.T) {
 	r := runner(t)
 	r.ProbeTimeout = time.Second
 	_, err := r.Run(context.Background(), hosts(srv), randread(t, "500ms"), nil)
-	if !errors.Is(err, fleet.ErrUnreachable) || !strings.Contains(err.Error(), "fleet-cut") {
+	if !errors.Is(err, fioserver.ErrUnreachable) || !strings.Contains(err.Error(), "fleet-cut") {
 		t.Fatalf("err = %v; want fleet-cut named as not answering", err)
 	}
 }
@@ -269,9 +269,9 @@ func TestRunOtherVersion(t *testing.T) {
 	srv := servers(t, "fleet-a")
 	lo := netip.MustParseAddr("127.0.0.1")
 	port := fleettest.FakeFioServer(t, lo, fleettest.FioServerVersion+1)
-	hs := append(hosts(srv), fleet.Host{Name: "fleet-new", Addr: lo.String(), Port: port, AllowTargets: []string{fleettest.DataDir + "/data"}})
+	hs := append(hosts(srv), fioserver.Host{Name: "fleet-new", Addr: lo.String(), Port: port, AllowTargets: []string{fleettest.DataDir + "/data"}})
 	results, err := runner(t, "127.0.0.1").Run(context.Background(), hs, randread(t, "500ms"), nil)
-	if !errors.Is(err, fleet.ErrVersion) || !strings.Contains(err.Error(), "fio host fleet-new") || !strings.Contains(err.Error(), "version mismatch (98 != 97)") {
+	if !errors.Is(err, fioserver.ErrVersion) || !strings.Contains(err.Error(), "fio host fleet-new") || !strings.Contains(err.Error(), "version mismatch (98 != 97)") {
 		t.Fatalf("err = %v; want fleet-new named with fio's version mismatch", err)
 	}
 	if results[0].Err != nil || results[0].Import == nil {
@@ -290,7 +290,7 @@ func TestRunJobFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	results, err := runner(t).Run(context.Background(), hosts(srv), cfg, nil)
-	if !errors.Is(err, fleet.ErrFailed) || !strings.Contains(err.Error(), "<fleet-a> fio: file creation disallowed by allow_file_create=0") {
+	if !errors.Is(err, fioserver.ErrFailed) || !strings.Contains(err.Error(), "<fleet-a> fio: file creation disallowed by allow_file_create=0") {
 		t.Fatalf("err = %v; want the server's message", err)
 	}
 	if !slices.ContainsFunc(results[0].Messages, func(m string) bool { return strings.Contains(m, "exited with error") }) {

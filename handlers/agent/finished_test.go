@@ -12,7 +12,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
+	"iolab/handlers/agent"
 )
 
 // TestFinishedRunImmutable: once an agent has ended its run, re-sending a

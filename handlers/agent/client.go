@@ -17,10 +17,10 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/guard"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // Config is an agent's: the dashboard it works for, its token, what it

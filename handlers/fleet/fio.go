@@ -1,4 +1,4 @@
-package group
+package fleet
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench/fioserver"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/fleet"
-	"iolab/db/launch"
 )
 
 // runFio runs a unit's plan on its fio server, a step at a time: each
-// step's jobs through fleet.Runner (a fio job file, fio's client), its
+// step's jobs through fioserver.Runner (a fio job file, fio's client), its
 // results imported into the unit's run and stored as the step ends. fio's
 // client tells no IOPS while it runs with JSON output: the run's page
 // gets each step's share done (EventPercent) and its IOPS once it ends.
@@ -59,12 +59,12 @@ func (g *Launcher) runFio(u *unit) {
 		host = FioHost(now)
 		r.Publish(launch.Event{Type: launch.EventStep, Data: launch.StepStartEvent(st, len(steps))})
 		res := sweep.StepResult{Step: *st, Start: time.Now()}
-		hrs, err := g.Fio.Run(ctx, []fleet.Host{host}, &st.Config, func(p fleet.Progress) {
+		hrs, err := g.Fio.Run(ctx, []fioserver.Host{host}, &st.Config, func(p fioserver.Progress) {
 			r.Publish(launch.Event{Type: launch.EventPercent, Data: launch.PercentEvent{Step: st.Seq + 1, Total: len(steps),
 				Percent: p.Percent, Elapsed: p.Elapsed.Seconds(), Phase: string(p.Phase)}})
 		})
 		res.End = time.Now()
-		var hr *fleet.HostResult
+		var hr *fioserver.HostResult
 		if len(hrs) == 1 {
 			hr = &hrs[0]
 		}
@@ -102,7 +102,7 @@ func (g *Launcher) runFio(u *unit) {
 		if res.Status == sweep.StepCancelled {
 			break
 		}
-		if errors.Is(err, fleet.ErrUnreachable) || errors.Is(err, fleet.ErrVersion) || errors.Is(err, fleet.ErrNotAllowed) {
+		if errors.Is(err, fioserver.ErrUnreachable) || errors.Is(err, fioserver.ErrVersion) || errors.Is(err, fioserver.ErrNotAllowed) {
 			stopErr = fmt.Errorf("stopped after step %d: %w", st.Seq+1, err)
 			break
 		}
@@ -133,7 +133,7 @@ func (g *Launcher) runFio(u *unit) {
 
 // probed records what a fio server said of itself: on its run (the host
 // the comparison names) and on its host.
-func (g *Launcher) probed(ctx context.Context, u *unit, info fleet.HostInfo) {
+func (g *Launcher) probed(ctx context.Context, u *unit, info fioserver.HostInfo) {
 	run, err := g.Store.GetRun(ctx, u.id)
 	if err != nil {
 		return
@@ -148,7 +148,7 @@ func (g *Launcher) probed(ctx context.Context, u *unit, info fleet.HostInfo) {
 
 // fioSeen records that fio server host h answered now, and what its
 // probe said.
-func (g *Launcher) fioSeen(ctx context.Context, h *db.Host, info fleet.HostInfo) {
+func (g *Launcher) fioSeen(ctx context.Context, h *db.Host, info fioserver.HostInfo) {
 	d := h.Details
 	d.FioVersion, d.OS, d.Arch, d.LastError = info.FioVersion, info.OS, info.Arch, ""
 	env := system.HostInfo{Hostname: info.Hostname, Arch: info.Arch}
