@@ -88,23 +88,24 @@ func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.Group, 
 	}
 	req.grouped = true
 	req.groupLocal = slices.ContainsFunc(members, func(m fleet.Member) bool { return m.Kind == db.HostLocal })
-	plan, err := s.BuildPlan(req)
+	// Prepared once: against this machine's targets when it is one of
+	// the hosts; the group checks the others'.
+	check := launch.CheckNone
+	if req.groupLocal {
+		check = launch.CheckExisting
+	}
+	prep, err := s.prepare(req, check)
 	if err != nil {
 		return nil, err
 	}
-	if req.groupLocal {
-		if _, err := s.checkLocal(req, plan); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.fleet.groups.Check(ctx, plan, members); err != nil {
+	if err := s.fleet.groups.Check(ctx, prep, members); err != nil {
 		var msgs []string
 		for _, e := range joined(err) {
 			msgs = append(msgs, e.Error())
 		}
 		return nil, &ValidationError{Field: "hosts", Msg: strings.Join(msgs, "\n")}
 	}
-	return s.fleet.groups.Launch(ctx, &db.Group{Name: plan.Name, Serial: req.Serial}, plan, members)
+	return s.fleet.groups.Launch(ctx, &db.Group{Name: prep.Plan.Name, Serial: req.Serial}, prep, members)
 }
 
 // joined lists the errors errors.Join put together.

@@ -53,7 +53,7 @@ func (s *Server) initFleet(cfg FleetConfig) error {
 	hub := agent.NewHub(s.store, s.log, cfg.Agents)
 	runner := &fioserver.Runner{Fio: cfg.Fio, Allow: cfg.FioAllow} // probes answer within 10 s, also on a loaded host
 	f := &fleetState{cfg: cfg, hub: hub,
-		groups: &fleet.Launcher{Store: s.store, Local: s.launcher, Hub: hub, Fio: runner, NewRunner: s.newRunner, Log: s.log}}
+		groups: &fleet.Launcher{Store: s.store, Local: s.launcher, Hub: hub, Fio: runner, Log: s.log}}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.stop = cancel
 	go hub.Run(ctx)

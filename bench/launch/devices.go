@@ -74,42 +74,35 @@ func LockDevices(ctx context.Context, keys []string, holder string, waiting func
 	return release, nil
 }
 
-// TargetDevices are the keys of the devices plan's jobs use, for the
+// deviceKey is the key of the device path is on, for the
 // one-run-per-device rule: the whole disk when there is one, else the
-// filesystem's device number (tmpfs), else the path.
-func TargetDevices(plan *sweep.Plan, runner *bench.Runner) []string {
-	var keys []string
-	// Every regular file of a filesystem has its key: it is worked out
-	// once (a job of 1000 files read sysfs and mountinfo 1000 times).
-	byFS := map[uint64]string{}
-	for _, path := range bench.ConfigPaths(&plan.Base) {
-		key := path
-		fsDev, isFile := fileSystemOf(path)
-		if k, ok := byFS[fsDev]; ok && isFile {
-			key = k
-		} else if t, err := runner.Sys.ResolveTarget(path); err == nil {
-			switch {
-			case t.Disk != "":
-				key = t.Disk
-			case t.Dev != "":
-				key = "dev " + t.Dev
-			}
-		} else if dir := parentDir(path); dir != "" {
-			// A file to be created: the device of its directory.
-			if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
-				key = t.Disk
-			} else if err == nil && t.Dev != "" {
-				key = "dev " + t.Dev
-			}
+// filesystem's device number (tmpfs), else the path. t and terr are
+// path's resolution; byFS holds the key of each filesystem a regular file
+// was found on, so that the others on it are not resolved for their key.
+func deviceKey(runner *bench.Runner, path string, t system.Target, terr error, byFS map[uint64]string) string {
+	key := path
+	fsDev, isFile := fileSystemOf(path)
+	if k, ok := byFS[fsDev]; ok && isFile {
+		key = k
+	} else if terr == nil {
+		switch {
+		case t.Disk != "":
+			key = t.Disk
+		case t.Dev != "":
+			key = "dev " + t.Dev
 		}
-		if isFile && key != path {
-			byFS[fsDev] = key
-		}
-		if !slices.Contains(keys, key) {
-			keys = append(keys, key)
+	} else if dir := parentDir(path); dir != "" {
+		// A file to be created: the device of its directory.
+		if t, err := runner.Sys.ResolveTarget(dir); err == nil && t.Disk != "" {
+			key = t.Disk
+		} else if err == nil && t.Dev != "" {
+			key = "dev " + t.Dev
 		}
 	}
-	return keys
+	if isFile && key != path {
+		byFS[fsDev] = key
+	}
+	return key
 }
 
 // fileSystemOf is the device number of the filesystem holding path, a

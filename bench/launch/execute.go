@@ -15,8 +15,8 @@ import (
 	"iolab/bench/system"
 )
 
-// Execute runs plan as the stored run id (store may be nil: nothing is
-// saved). It marks the run running, saves each step as it ends, records
+// Execute runs a prepared plan as the stored run id (store may be nil:
+// nothing is saved). It marks the run running, saves each step as it ends, records
 // every scheduler it switches so a crash can be undone at the next start
 // (RestoreSchedulers), and sets the final status from RunStatus with the
 // plan's error and the failed steps' errors, grouped. hooks.StepStarted and hooks.StepDone are called too
@@ -26,16 +26,17 @@ import (
 // caller (FailedSteps).
 //
 // Before anything runs it takes the lock of every device the plan uses
-// (TargetDevices), waiting while another iolab process holds one and
+// (Prepared.Devices), waiting while another iolab process holds one and
 // telling hooks.Waiting who: two runs never measure one device at once.
-func Execute(ctx context.Context, store Recorder, runner *bench.Runner, id int64, plan *sweep.Plan, hooks Hooks) ([]sweep.StepResult, string, error) {
+func Execute(ctx context.Context, store Recorder, runner *bench.Runner, id int64, prep *Prepared, hooks Hooks) ([]sweep.StepResult, string, error) {
+	plan := prep.Plan
 	// Saving must outlive a cancelled run: its last step is still stored.
 	keep := context.WithoutCancel(ctx)
 	holder := fmt.Sprintf("pid %d: %s", os.Getpid(), plan.Name)
 	if store != nil {
 		holder = fmt.Sprintf("pid %d: run %d %q in %s", os.Getpid(), id, plan.Name, store.Path())
 	}
-	release, err := LockDevices(ctx, TargetDevices(plan, runner), holder, hooks.Waiting)
+	release, err := LockDevices(ctx, prep.Devices, holder, hooks.Waiting)
 	if err == nil && hooks.Quota != nil {
 		if err = hooks.Quota.Check(plan); err != nil {
 			release()
@@ -80,10 +81,16 @@ func Execute(ctx context.Context, store Recorder, runner *bench.Runner, id int64
 			}
 		}
 	}
+	skipped := len(plan.Skipped)
 	results, runErr := sweep.Run(ctx, runner, plan, h)
-	planned := 0
-	if steps, err := plan.Steps(); err == nil {
-		planned = len(steps)
+	planned := len(prep.Steps)
+	if len(plan.Skipped) != skipped {
+		// The run's own check left out more steps than Prepare's (a
+		// target that was not there yet): they were never planned.
+		planned = 0
+		if steps, err := expand(plan); err == nil {
+			planned = len(steps)
+		}
 	}
 	status := RunStatus(ctx, planned, results, runErr)
 	if store != nil {

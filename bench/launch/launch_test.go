@@ -133,15 +133,16 @@ func TestExecuteStoresSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &bench.Runner{Sys: system.FS{}}
-	rec, err := NewRecord(plan, runner, []string{"t"})
+	prep, err := PreparePlan(plan, runner, Options{Check: CheckExisting, Tags: []string{"t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := prep.Record
 	if _, err := store.CreateRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	var started []int
-	results, status, err := Execute(ctx, store, runner, rec.ID, plan, Hooks{PlanHooks: sweep.PlanHooks{
+	results, status, err := Execute(ctx, store, runner, rec.ID, prep, Hooks{PlanHooks: sweep.PlanHooks{
 		StepStarted: func(st *sweep.Step, total int) { started = append(started, st.Seq) }}})
 	if err != nil || status != db.StatusDone || len(results) != 2 || !slices.Equal(started, []int{0, 1}) {
 		t.Fatalf("Execute: %v, status %s, %d results, started %v", err, status, len(results), started)
@@ -224,15 +225,16 @@ func TestExecuteStoreFailsMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &bench.Runner{Sys: system.FS{}}
-	rec, err := NewRecord(plan, runner, nil)
+	prep, err := PreparePlan(plan, runner, Options{Check: CheckExisting})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := prep.Record
 	if _, err := store.CreateRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	saved := 0
-	_, status, err := Execute(ctx, store, runner, rec.ID, plan, Hooks{PlanHooks: sweep.PlanHooks{
+	_, status, err := Execute(ctx, store, runner, rec.ID, prep, Hooks{PlanHooks: sweep.PlanHooks{
 		StepDone: func(*sweep.StepResult) error {
 			if saved++; saved == 2 {
 				return errors.New("database or disk is full")

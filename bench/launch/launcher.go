@@ -171,8 +171,7 @@ func (f *feed) subscribe() (replay []Event, ch chan Event, cancel func()) {
 // task is one run handed to the launcher.
 type task struct {
 	id      int64
-	plan    *sweep.Plan
-	devices []string // the devices it needs to itself
+	prep    *Prepared
 	feed    *feed
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -220,10 +219,11 @@ var errShutdown = errors.New("the server shut down")
 // errCancelled is the cause of runs cancelled by a user.
 var errCancelled = errors.New("cancelled by the user")
 
-// Launch stores plan as a queued run and starts it as soon as its devices
-// are free. devices are the keys of the target devices it needs alone
-// (TargetDevices). The run is detached from ctx's cancellation.
-func (l *Launcher) Launch(ctx context.Context, rec *record.Run, plan *sweep.Plan, devices []string) (int64, error) {
+// Launch stores a prepared plan (its Record) as a queued run and starts
+// it as soon as its devices are free (Prepared.Devices). The run is
+// detached from ctx's cancellation.
+func (l *Launcher) Launch(ctx context.Context, prep *Prepared) (int64, error) {
+	rec := prep.Record
 	rec.Status = record.StatusQueued
 	l.mu.Lock()
 	closed := l.closed
@@ -235,7 +235,7 @@ func (l *Launcher) Launch(ctx context.Context, rec *record.Run, plan *sweep.Plan
 	if err != nil {
 		return 0, err
 	}
-	if err := l.LaunchStored(ctx, id, plan, devices); err != nil {
+	if err := l.LaunchStored(ctx, id, prep); err != nil {
 		return 0, err
 	}
 	return id, nil
@@ -244,9 +244,9 @@ func (l *Launcher) Launch(ctx context.Context, rec *record.Run, plan *sweep.Plan
 // LaunchStored starts stored queued run id as Launch does, once its
 // devices are free (a group's run, stored with the group). When the
 // launcher is shutting down the run is marked cancelled.
-func (l *Launcher) LaunchStored(ctx context.Context, id int64, plan *sweep.Plan, devices []string) error {
+func (l *Launcher) LaunchStored(ctx context.Context, id int64, prep *Prepared) error {
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	t := &task{id: id, plan: plan, devices: devices, feed: newFeed(), ctx: runCtx, cancel: cancel, done: make(chan struct{})}
+	t := &task{id: id, prep: prep, feed: newFeed(), ctx: runCtx, cancel: cancel, done: make(chan struct{})}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -268,7 +268,7 @@ func (l *Launcher) scheduleLocked() {
 	rest := l.queue[:0]
 	for _, t := range l.queue {
 		blocker := ""
-		for _, d := range t.devices {
+		for _, d := range t.prep.Devices {
 			if id, ok := l.busy[d]; ok {
 				blocker = fmt.Sprintf("run %d is using %s", id, d)
 				break
@@ -279,7 +279,7 @@ func (l *Launcher) scheduleLocked() {
 			}
 		}
 		if blocker != "" {
-			for _, d := range t.devices {
+			for _, d := range t.prep.Devices {
 				if _, ok := claimed[d]; !ok {
 					claimed[d] = t.id
 				}
@@ -291,7 +291,7 @@ func (l *Launcher) scheduleLocked() {
 			rest = append(rest, t)
 			continue
 		}
-		for _, d := range t.devices {
+		for _, d := range t.prep.Devices {
 			l.busy[d] = t.id
 		}
 		t.started, t.waiting = true, ""
@@ -307,12 +307,12 @@ func (l *Launcher) run(t *task) {
 	defer l.wg.Done()
 	defer close(t.done)
 	runner := l.newRunner()
-	steps, _ := t.plan.Steps()
+	plan, steps := t.prep.Plan, t.prep.Steps
 	if runner.Interval == 0 {
 		runner.Interval = SampleInterval(steps)
 	}
 	prog := NewProgress(runner, steps, l.progressEvery, func(tk Tick) {
-		t.feed.publish(Event{Type: EventProgress, Data: ProgressEventOf(tk, t.plan.Discard)})
+		t.feed.publish(Event{Type: EventProgress, Data: ProgressEventOf(tk, plan.Discard)})
 	})
 	runner.Notice = func(msg string) {
 		t.feed.publish(Event{Type: EventNotice, Data: NoticeEvent{Message: msg}})
@@ -330,8 +330,8 @@ func (l *Launcher) run(t *task) {
 			return nil
 		},
 	}
-	l.log.Info("run started", "run", t.id, "name", t.plan.Name, "steps", len(steps))
-	_, status, err := Execute(t.ctx, l.store, runner, t.id, t.plan, hooks)
+	l.log.Info("run started", "run", t.id, "name", plan.Name, "steps", len(steps))
+	_, status, err := Execute(t.ctx, l.store, runner, t.id, t.prep, hooks)
 	prog.Stop()
 	msg := ""
 	if err != nil {
@@ -340,7 +340,7 @@ func (l *Launcher) run(t *task) {
 	l.log.Info("run ended", "run", t.id, "status", status, "err", msg)
 	l.mu.Lock()
 	delete(l.tasks, t.id)
-	for _, d := range t.devices {
+	for _, d := range t.prep.Devices {
 		if l.busy[d] == t.id {
 			delete(l.busy, d)
 		}

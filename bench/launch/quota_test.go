@@ -129,17 +129,18 @@ func TestQuotaCheckedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &bench.Runner{Sys: system.FS{}}
-	rec, err := NewRecord(plan, runner, nil)
+	prep, err := PreparePlan(plan, runner, Options{Check: CheckExisting})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := prep.Record
 	if _, err := store.CreateRun(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	// Meanwhile another run filled the directory.
 	os.WriteFile(filepath.Join(dir, "other.dat"), nil, 0o600)
 	os.Truncate(filepath.Join(dir, "other.dat"), 12<<20)
-	_, status, err := Execute(ctx, store, runner, rec.ID, plan, Hooks{Quota: &q})
+	_, status, err := Execute(ctx, store, runner, rec.ID, prep, Hooks{Quota: &q})
 	if status != db.StatusFailed || err == nil || !strings.Contains(err.Error(), "not started") || !strings.Contains(err.Error(), "--data-max-size") {
 		t.Fatalf("Execute: status %s, %v; want failed, not started, on the quota", status, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-
-	"iolab/bench/sweep"
 )
 
 // EventPercent is the event of a run whose host tells only how far it
@@ -118,7 +116,7 @@ func (r *Remote) Done() <-chan struct{} { return r.t.done }
 // launcher, which starts it as Launch would once its devices are free.
 // Its page keeps its event stream. It fails when the run was cancelled
 // or the server is shutting down.
-func (r *Remote) Handover(plan *sweep.Plan, devices []string) error {
+func (r *Remote) Handover(prep *Prepared) error {
 	l := r.l
 	err := errors.New("launch: the run was cancelled before its turn")
 	r.once.Do(func() {
@@ -128,7 +126,7 @@ func (r *Remote) Handover(plan *sweep.Plan, devices []string) error {
 			err = errShutdown
 		case r.t.ctx.Err() == nil && l.tasks[r.t.id] == r.t:
 			runCtx, cancel := context.WithCancelCause(context.Background())
-			t := &task{id: r.t.id, plan: plan, devices: devices, feed: r.t.feed, ctx: runCtx, cancel: cancel, done: make(chan struct{})}
+			t := &task{id: r.t.id, prep: prep, feed: r.t.feed, ctx: runCtx, cancel: cancel, done: make(chan struct{})}
 			l.tasks[t.id] = t
 			l.queue = append(l.queue, t)
 			l.scheduleLocked()

@@ -225,19 +225,18 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 		lk.add(launch.Event{Type: launch.EventNotice, Data: launch.NoticeEvent{Message: msg}})
 	}
 	plan, err := a.plan(w)
+	var prep *launch.Prepared
 	if err == nil {
-		err = sweep.Check(runner, plan)
+		prep, err = launch.PreparePlan(plan, runner, launch.Options{Check: launch.CheckTargets})
 	}
 	if err != nil {
 		lk.stop()
 		a.refuse(ctx, w, runner, err)
 		return
 	}
-	rec, err := launch.NewRecord(plan, runner, nil)
-	if err == nil {
-		rec.UID = w.UID
-		_, err = a.cfg.Store.CreateRun(ctx, rec)
-	}
+	rec := prep.Record
+	rec.UID = w.UID
+	_, err = a.cfg.Store.CreateRun(ctx, rec)
 	if err != nil {
 		lk.stop()
 		a.refuse(ctx, w, runner, err)
@@ -255,7 +254,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 	}
 	up := newUploader(ctx, a, w.RunID, w.UID)
 
-	steps, _ := plan.Steps()
+	steps := prep.Steps
 	prog := launch.NewProgress(runner, steps, a.progressEvery(), func(tk launch.Tick) {
 		lk.add(launch.Event{Type: launch.EventProgress, Data: launch.ProgressEventOf(tk, plan.Discard)})
 	})
@@ -271,7 +270,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 		up.add(res)
 		return nil
 	}
-	_, status, runErr := launch.Execute(runCtx, a.cfg.Store, runner, rec.ID, plan, hooks)
+	_, status, runErr := launch.Execute(runCtx, a.cfg.Store, runner, rec.ID, prep, hooks)
 	prog.Stop()
 	lk.stop()
 	up.close()

@@ -29,11 +29,7 @@ func (g *Launcher) runFio(u *unit) {
 	ctx := r.Context()
 	keep := context.WithoutCancel(ctx)
 	host := FioHost(u.m.Host)
-	steps, err := u.plan.Steps()
-	if err != nil {
-		g.fail(u, err)
-		return
-	}
+	steps := u.prep.Steps
 	if err := g.Store.SetRunStatus(keep, u.id, db.StatusRunning, ""); err != nil {
 		g.fail(u, err)
 		return

@@ -46,10 +46,7 @@ type Launcher struct {
 	Local *launch.Launcher
 	Hub   *agent.Hub
 	Fio   *fioserver.Runner
-	// NewRunner makes the runner of a run on this machine (with the
-	// dashboard's guard, its allow-list pinned at its start).
-	NewRunner func() *bench.Runner
-	Log       *slog.Logger
+	Log   *slog.Logger
 
 	mu      sync.Mutex
 	remotes map[int64]*launch.Remote // adopted runs, until they end
@@ -64,20 +61,17 @@ type MemberError struct {
 func (e *MemberError) Error() string { return fmt.Sprintf("host %s: %s", e.Host, e.Msg) }
 
 // Check says, before anything is stored, whether each member can run
-// plan: an agent with a valid token whose last hello allows every
+// the prepared plan (its steps as Prepare made them): an agent with a valid token whose last hello allows every
 // target; a fio server on the allow-list that answers a probe now, with
 // the devices it allows, and a plan iolab can hand to fio (no scheduler sweep, discard, dropped
 // caches or automatic repeats: fio's client cannot do them there). The
 // dashboard's own machine is the caller's to check (its allow-list). The
 // error joins a *MemberError per host.
-func (g *Launcher) Check(ctx context.Context, plan *sweep.Plan, members []Member) error {
+func (g *Launcher) Check(ctx context.Context, prep *launch.Prepared, members []Member) error {
 	if len(members) == 0 {
 		return errors.New("no hosts")
 	}
-	steps, err := plan.Steps()
-	if err != nil {
-		return err
-	}
+	plan, steps := prep.Plan, prep.Steps
 	var errs []error
 	seen := map[string]bool{}
 	fail := func(m Member, format string, args ...any) {
@@ -155,17 +149,17 @@ func FioHost(h *db.Host) fioserver.Host {
 	return fioserver.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowTargets: h.Devices}
 }
 
-// Launch stores group (its name, serial) with a queued run of plan per
-// member, in order, and starts them: all at once, or each when the one
+// Launch stores group (its name, serial) with a queued run of the
+// prepared plan per member, in order, and starts them: all at once, or each when the one
 // before it has ended. It returns the group with its members. Check
 // first: Launch does not.
-func (g *Launcher) Launch(ctx context.Context, group *db.Group, plan *sweep.Plan, members []Member) (*db.Group, error) {
+func (g *Launcher) Launch(ctx context.Context, group *db.Group, prep *launch.Prepared, members []Member) (*db.Group, error) {
 	if err := g.Store.CreateGroup(ctx, group); err != nil {
 		return nil, err
 	}
 	units := make([]*unit, len(members))
 	for i, m := range members {
-		u, err := g.prepare(ctx, group, i, plan, m)
+		u, err := g.prepare(ctx, group, i, prep, m)
 		if err != nil {
 			// The runs stored so far never start.
 			for _, v := range units[:i] {
@@ -195,28 +189,28 @@ func (g *Launcher) Launch(ctx context.Context, group *db.Group, plan *sweep.Plan
 
 // unit is one member's run, stored and not yet started.
 type unit struct {
-	m       Member
-	id      int64
-	uid     string
-	plan    *sweep.Plan
-	devices []string       // a local run's devices
-	remote  *launch.Remote // an agent's or fio server's run, or a held local run
-	held    bool
-	turn    chan struct{} // closed when its turn comes
+	m      Member
+	id     int64
+	uid    string
+	prep   *launch.Prepared
+	remote *launch.Remote // an agent's or fio server's run, or a held local run
+	held   bool
+	turn   chan struct{} // closed when its turn comes
 }
 
-// prepare stores member m's run and joins it to the group.
-func (g *Launcher) prepare(ctx context.Context, group *db.Group, pos int, plan *sweep.Plan, m Member) (*unit, error) {
-	u := &unit{m: m, plan: plan, turn: make(chan struct{})}
+// prepare stores member m's run and joins it to the group. This
+// machine's run is the prepared record (prep.Record: the plan was
+// prepared against this machine's targets when it is one of the hosts).
+func (g *Launcher) prepare(ctx context.Context, group *db.Group, pos int, prep *launch.Prepared, m Member) (*unit, error) {
+	plan := prep.Plan
+	u := &unit{m: m, prep: prep, turn: make(chan struct{})}
 	var rec *db.Run
 	switch m.Kind {
 	case db.HostLocal:
-		runner := g.NewRunner()
-		var err error
-		if rec, err = launch.NewRecord(plan, runner, nil); err != nil {
-			return nil, err
+		if prep.Record == nil {
+			return nil, errors.New("fleet: the plan was not prepared for this machine")
 		}
-		u.devices = launch.TargetDevices(plan, runner)
+		rec = prep.Record
 	case db.HostAgent:
 		rec = &db.Run{Name: plan.Name, Source: db.SourceAgent, Plan: *plan, Hostname: m.Host.Hostname}
 		if env := m.Host.Details.Env; env != nil {
@@ -314,15 +308,15 @@ func (u *unit) start(g *Launcher) {
 	case db.HostLocal:
 		var err error
 		if u.held {
-			err = u.remote.Handover(u.plan, u.devices)
+			err = u.remote.Handover(u.prep)
 		} else {
-			err = g.Local.LaunchStored(ctx, u.id, u.plan, u.devices)
+			err = g.Local.LaunchStored(ctx, u.id, u.prep)
 		}
 		if err != nil {
 			g.log().Warn("group run on this host did not start", "run", u.id, "err", err)
 		}
 	case db.HostAgent:
-		g.Hub.Queue(u.m.Host.ID, u.id, u.uid, u.plan, u.remote)
+		g.Hub.Queue(u.m.Host.ID, u.id, u.uid, u.prep.Plan, u.remote)
 	case db.HostFio:
 		go g.runFio(u)
 	}
