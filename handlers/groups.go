@@ -81,7 +81,7 @@ func (s *Server) resolveFor(req *PlanRequest, list string) string {
 
 // launchGroup checks a plan for every host of a request and starts it as
 // a group; nothing starts unless every host can run it.
-func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.Group, error) {
+func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.FleetRun, error) {
 	members, err := s.groupMembers(ctx, req.Hosts)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.Group, 
 		}
 		return nil, &ValidationError{Field: "hosts", Msg: strings.Join(msgs, "\n")}
 	}
-	return s.fleet.groups.Launch(ctx, &db.Group{Name: prep.Plan.Name, Serial: req.Serial}, prep, members)
+	return s.fleet.groups.Launch(ctx, &db.FleetRun{Name: prep.Plan.Name, Serial: req.Serial}, prep, members)
 }
 
 // joined lists the errors errors.Join put together.
@@ -179,7 +179,7 @@ type groupView struct {
 
 // loadGroup reads a group with its runs' state.
 func (s *Server) loadGroup(ctx context.Context, uid string) (*groupView, error) {
-	g, err := s.store.GetGroup(ctx, uid)
+	g, err := s.store.GetFleetRun(ctx, uid)
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, notFoundError{what: "group " + uid}
 	}

@@ -284,7 +284,7 @@ func (s *Server) createRun(c echo.Context) error {
 	req, err := f.request()
 	var (
 		id  int64
-		grp *db.Group
+		grp *db.FleetRun
 	)
 	switch {
 	case err == nil && isGroup(req.Hosts):

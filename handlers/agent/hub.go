@@ -342,7 +342,7 @@ func (h *Hub) leased(ctx context.Context, host *db.Host, id int64) (*lease, erro
 // owns refuses (404) a run that is not agent host's: runs of other hosts
 // are none of its business.
 func (h *Hub) owns(ctx context.Context, host *db.Host, id int64) error {
-	_, m, err := h.store.GroupOfRun(ctx, id)
+	_, m, err := h.store.FleetRunOf(ctx, id)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && (m.HostID != host.ID || m.HostKind != db.HostAgent)) {
 		return refuse(http.StatusNotFound, "run %d is not one of agent %s's", id, host.Name)
 	}

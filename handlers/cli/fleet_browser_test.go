@@ -140,7 +140,7 @@ func TestFleetFourHosts(t *testing.T) {
 	}
 	t.Logf("live: %s", live)
 	screenshot(t, ctx, "fleet-group-live.png")
-	g, err := d.store.GetGroup(context.Background(), uid)
+	g, err := d.store.GetFleetRun(context.Background(), uid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -432,7 +432,7 @@ func TestAgentsSerial(t *testing.T) {
 	if !ok {
 		t.Fatalf("iolab run --on printed %q", out.String())
 	}
-	grp, err := d.store.GetGroup(context.Background(), uid)
+	grp, err := d.store.GetFleetRun(context.Background(), uid)
 	if err != nil || !grp.Serial || len(grp.Members) != 2 || grp.Members[0].HostName != "agent-s1" {
 		t.Fatalf("group %+v (%v)", grp, err)
 	}

@@ -1,12 +1,12 @@
-// Package fleet runs one plan on a fleet of hosts as a group of runs, one
-// run per host, linked by the group's uid: the dashboard's own machine
-// (through bench/launch, as a web run), iolab agents (through the agent hub:
-// they take the run when they next ask for work) and fio servers
-// (through bench/fioserver: each step's jobs as a fio job file, run with this
-// machine's fio client, each host's results imported into its own run).
-// The hosts run at once, or one after another (serial) for hosts that
-// share a device or a network. Each run has its own page, live events
-// and Cancel; the group's page compares them.
+// Package fleet runs one plan on several hosts of the fleet as a fleet
+// run (the dashboard's "group"), one run per host, linked by its uid:
+// the dashboard's own machine (through bench/launch, as a web run), iolab
+// agents (through the agent hub: they take the run when they next ask for
+// work) and fio servers (through bench/fioserver: each step's jobs as a
+// fio job file, run with this machine's fio client, each host's results
+// imported into its own run). The hosts run at once, or one after another
+// (serial) for hosts that share a device or a network. Each run has its
+// own page, live events and Cancel; the group's page compares them.
 package fleet
 
 import (
@@ -25,14 +25,14 @@ import (
 	"iolab/handlers/agent"
 )
 
-// Member is one host of a group: Host is nil for the dashboard's own
+// Member is one host of a fleet run: Host is nil for the dashboard's own
 // machine (Kind db.HostLocal).
 type Member struct {
 	Kind string
 	Host *db.Host
 }
 
-// Name is what the group calls the member.
+// Name is what the fleet run calls the member.
 func (m Member) Name() string {
 	if m.Host == nil {
 		return "this host"
@@ -40,7 +40,7 @@ func (m Member) Name() string {
 	return m.Host.Name
 }
 
-// Launcher starts groups.
+// Launcher starts fleet runs.
 type Launcher struct {
 	Store *db.Store
 	Local *launch.Launcher
@@ -149,17 +149,17 @@ func FioHost(h *db.Host) fioserver.Host {
 	return fioserver.Host{Name: h.Name, Addr: h.Address, Port: h.Port, AllowTargets: h.Devices}
 }
 
-// Launch stores group (its name, serial) with a queued run of the
-// prepared plan per member, in order, and starts them: all at once, or each when the one
-// before it has ended. It returns the group with its members. Check
+// Launch stores fleet run fr (its name, serial) with a queued run of the
+// prepared plan per member, in order, and starts them: all at once, or
+// each when the one before it has ended. It returns the fleet run with its members. Check
 // first: Launch does not.
-func (g *Launcher) Launch(ctx context.Context, group *db.Group, prep *launch.Prepared, members []Member) (*db.Group, error) {
-	if err := g.Store.CreateGroup(ctx, group); err != nil {
+func (g *Launcher) Launch(ctx context.Context, fr *db.FleetRun, prep *launch.Prepared, members []Member) (*db.FleetRun, error) {
+	if err := g.Store.CreateFleetRun(ctx, fr); err != nil {
 		return nil, err
 	}
 	units := make([]*unit, len(members))
 	for i, m := range members {
-		u, err := g.prepare(ctx, group, i, prep, m)
+		u, err := g.prepare(ctx, fr, i, prep, m)
 		if err != nil {
 			// The runs stored so far never start.
 			for _, v := range units[:i] {
@@ -169,7 +169,7 @@ func (g *Launcher) Launch(ctx context.Context, group *db.Group, prep *launch.Pre
 		}
 		units[i] = u
 	}
-	if group.Serial {
+	if fr.Serial {
 		for i, u := range units[1:] {
 			g.hold(u, fmt.Sprintf("the hosts before it in the group (serial): %s first", members[i].Name()))
 		}
@@ -184,7 +184,7 @@ func (g *Launcher) Launch(ctx context.Context, group *db.Group, prep *launch.Pre
 			u.start(g)
 		}
 	}
-	return g.Store.GetGroup(ctx, group.UID)
+	return g.Store.GetFleetRun(ctx, fr.UID)
 }
 
 // unit is one member's run, stored and not yet started.
@@ -198,10 +198,10 @@ type unit struct {
 	turn   chan struct{} // closed when its turn comes
 }
 
-// prepare stores member m's run and joins it to the group. This
+// prepare stores member m's run and joins it to fleet run fr. This
 // machine's run is the prepared record (prep.Record: the plan was
 // prepared against this machine's targets when it is one of the hosts).
-func (g *Launcher) prepare(ctx context.Context, group *db.Group, pos int, prep *launch.Prepared, m Member) (*unit, error) {
+func (g *Launcher) prepare(ctx context.Context, fr *db.FleetRun, pos int, prep *launch.Prepared, m Member) (*unit, error) {
 	plan := prep.Plan
 	u := &unit{m: m, prep: prep, turn: make(chan struct{})}
 	var rec *db.Run
@@ -234,13 +234,13 @@ func (g *Launcher) prepare(ctx context.Context, group *db.Group, pos int, prep *
 		return nil, err
 	}
 	u.id, u.uid = rec.ID, rec.UID
-	gm := db.GroupMember{RunID: rec.ID, Position: pos, HostKind: m.Kind, HostName: m.Name()}
+	gm := db.FleetRunMember{RunID: rec.ID, Position: pos, HostKind: m.Kind, HostName: m.Name()}
 	if m.Host != nil {
 		gm.HostID = m.Host.ID
 	} else {
 		gm.HostName = rec.Hostname
 	}
-	if err := g.Store.AddGroupRun(ctx, group.UID, gm); err != nil {
+	if err := g.Store.AddFleetRunMember(ctx, fr.UID, gm); err != nil {
 		return nil, err
 	}
 	if m.Kind != db.HostLocal {
