@@ -16,11 +16,12 @@ import (
 )
 
 // Execute runs a prepared plan as the stored run id (store may be nil:
-// nothing is saved). It marks the run running, saves each step as it ends, records
-// every scheduler it switches so a crash can be undone at the next start
-// (RestoreSchedulers), and sets the final status from RunStatus with the
-// plan's error and the failed steps' errors, grouped. hooks.StepStarted and hooks.StepDone are called too
-// (StepDone after the step is saved); their scheduler hooks are ignored.
+// nothing is saved). It marks the run running, saves each step as it
+// ends, records every scheduler it switches so a crash can be undone at
+// the next start (RestoreSchedulers), and sets the final status from
+// RunStatus with the plan's error and the failed steps' errors, grouped.
+// hooks.StepStarted and hooks.StepDone are called too (StepDone after the
+// step is saved); their scheduler hooks are ignored.
 // It returns the results, the final status and the plan's error joined
 // with any store error; a failed status with no error is left to the
 // caller (FailedSteps).
