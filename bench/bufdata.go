@@ -1,20 +1,24 @@
 package bench
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"iolab/bench/randgen"
+)
 
 // The data a write carries, on every platform: the buffers fill with it
 // (buffers_linux.go), and verify writes and rebuilds it (verify.go).
 
 // fillRandom fills p with random bytes from seed.
 func fillRandom(p []byte, seed uint64) {
-	r := newRand(seed)
+	r := randgen.NewSplitMix(seed)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
-		binary.LittleEndian.PutUint64(p[i:], r.next())
+		binary.LittleEndian.PutUint64(p[i:], r.Next())
 	}
 	if i < len(p) {
 		var last [8]byte
-		binary.LittleEndian.PutUint64(last[:], r.next())
+		binary.LittleEndian.PutUint64(last[:], r.Next())
 		copy(p[i:], last[:])
 	}
 }

@@ -84,7 +84,7 @@ func TestWorkingSetBlocks(t *testing.T) {
 		src := ws.block(i)
 		p := b.slice(0)
 		for c := 0; c < len(p); c += 1024 {
-			fillCompressible(p[c:c+1024], src.next(), 50, nil)
+			fillCompressible(p[c:c+1024], src.Next(), 50, nil)
 		}
 		return p
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"iolab/bench/guard"
+	"iolab/bench/randgen"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,7 +34,7 @@ type verifier struct {
 	job      *Job
 	only     bool          // verify_only: the writes are not done, only logged
 	log      []verifyPiece // written and not yet read back
-	seeds    rng
+	seeds    randgen.SplitMix
 	numberio uint64 // writes issued (fio's io_issues[DDIR_WRITE])
 	thread   uint16
 	checkNum bool
@@ -67,7 +68,7 @@ func (l *loop) initVerify() {
 	}
 	depth := len(l.created)
 	minW, maxW := j.BlockSizes(Write)
-	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: newRand(j.seeds(l.r.index)[seedVerify]),
+	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: randgen.NewSplitMix(j.seeds(l.r.index)[seedVerify]),
 		thread: uint16(l.r.index + 1), checkNum: j.Writes() && minW == maxW && !j.TimeBased && !j.VerifyOnly,
 		fileOf: make([]int32, depth), readIdx: make([]int, depth), batch: make([]int32, 0, depth),
 		lastComp: make([][]int64, len(l.r.files)), lastIdx: make([]int, len(l.r.files)), dir: l.r.stateDir, guard: l.r.guard}
@@ -97,7 +98,7 @@ func (v *verifier) queued(l *loop, slot int32, op ioOp, file int, off int64, n u
 	p := verifyPiece{off: off, n: n, file: int32(file), numberio: uint16(v.numberio)}
 	v.numberio++
 	if v.spec.pattern == nil {
-		p.seed = v.seeds.next()
+		p.seed = v.seeds.Next()
 	}
 	t := l.tick
 	v.spec.fill(l.r.bufs.slice(int(slot))[:n], blockMeta{offset: off, seed: p.seed, numberio: p.numberio, thread: v.thread,
