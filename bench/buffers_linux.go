@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"iolab/bench/randgen"
+	"iolab/bench/verify"
 )
 
 // buffers holds one I/O buffer per slot in an arena, each starting on a
@@ -45,7 +46,7 @@ func newBuffers(bs, slots int, seed uint64, mem memPolicy) (*buffers, error) {
 	first, seeds := dataStream(seed)
 	b := &buffers{arena: a, base: a.base(), stride: stride, bs: bs, w: WriteBuffers{Scramble: true, Chunk: bs},
 		seeds: seeds, prev: seeds, dedupe: randgen.NewSplitMix(seed ^ 0xdede)}
-	fillRandom(a.mem, first)
+	verify.FillRandom(a.mem, first)
 	return b, nil
 }
 
@@ -126,11 +127,11 @@ func (b *buffers) fill(p []byte) {
 			p = p[c:]
 		}
 	case len(w.Pattern) > 0:
-		copyPattern(p, w.Pattern)
+		verify.CopyPattern(p, w.Pattern)
 	case w.Zero:
 		clear(p)
 	default:
-		fillRandom(p, b.seeds.Next())
+		verify.FillRandom(p, b.seeds.Next())
 	}
 }
 
@@ -181,9 +182,9 @@ func (ws *workingSet) block(i uint64) randgen.SplitMix {
 // the first (100-pct)% random, the rest the pattern or zeros.
 func fillCompressible(p []byte, seed uint64, pct int, pattern []byte) {
 	n := len(p) * (100 - pct) / 100
-	fillRandom(p[:n], seed)
+	verify.FillRandom(p[:n], seed)
 	if len(pattern) > 0 {
-		copyPattern(p[n:], pattern)
+		verify.CopyPattern(p[n:], pattern)
 	} else {
 		clear(p[n:])
 	}

@@ -1,4 +1,4 @@
-package bench
+package verify
 
 import (
 	"encoding/binary"
@@ -7,10 +7,10 @@ import (
 )
 
 // The data a write carries, on every platform: the buffers fill with it
-// (buffers_linux.go), and verify writes and rebuilds it (verify.go).
+// (bench/buffers_linux.go), and verify writes and rebuilds it (format.go).
 
-// fillRandom fills p with random bytes from seed.
-func fillRandom(p []byte, seed uint64) {
+// FillRandom fills p with random bytes from seed.
+func FillRandom(p []byte, seed uint64) {
 	r := randgen.NewSplitMix(seed)
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
@@ -23,8 +23,8 @@ func fillRandom(p []byte, seed uint64) {
 	}
 }
 
-// copyPattern repeats pattern over p from its start (fio's cpy_pattern).
-func copyPattern(p, pattern []byte) {
+// CopyPattern repeats pattern over p from its start (fio's cpy_pattern).
+func CopyPattern(p, pattern []byte) {
 	n := copy(p, pattern)
 	for n < len(p) {
 		n += copy(p[n:], p[:n])
