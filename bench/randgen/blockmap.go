@@ -14,6 +14,7 @@ type BlockMap struct {
 	levels [][]uint64 // levels[0]: one bit per block; levels[i+1]: one bit per full word of levels[i]
 }
 
+// NewBlockMap is an empty map of n blocks (fio's axmap_new).
 func NewBlockMap(n uint64) *BlockMap {
 	m := &BlockMap{n: n}
 	total := 0
@@ -33,6 +34,7 @@ func NewBlockMap(n uint64) *BlockMap {
 	return m
 }
 
+// Reset marks every block free again, for a new pass (fio's axmap_reset).
 func (m *BlockMap) Reset() {
 	for _, l := range m.levels {
 		clear(l)

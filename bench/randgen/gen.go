@@ -40,6 +40,7 @@ func atLeast[T uint32 | uint64](x, m T) T {
 	return x
 }
 
+// Next is the next 32-bit draw (fio's __rand32).
 func (t *Taus88) Next() uint32 {
 	t.s1 = (t.s1&0xfffffffe)<<12 ^ (t.s1<<13^t.s1)>>19
 	t.s2 = (t.s2&0xfffffff8)<<4 ^ (t.s2<<2^t.s2)>>25
@@ -73,6 +74,7 @@ func NewTaus258(seed uint64) Taus258 {
 	return t
 }
 
+// Next is the next 64-bit draw (fio's __rand64).
 func (t *Taus258) Next() uint64 {
 	t.s1 = (t.s1&0xfffffffffffffffe)<<10 ^ (t.s1<<1^t.s1)>>53
 	t.s2 = (t.s2&0xfffffffffffffe00)<<5 ^ (t.s2<<24^t.s2)>>50
@@ -101,6 +103,7 @@ func NewFrand(seed uint64, use64 bool) Frand {
 	return Frand{t32: NewTaus88(seed)}
 }
 
+// Next is the next draw of whichever generator f holds (fio's __rand).
 func (f *Frand) Next() uint64 {
 	if f.use64 {
 		return f.t64.Next()
@@ -108,7 +111,7 @@ func (f *Frand) Next() uint64 {
 	return uint64(f.t32.Next())
 }
 
-// Max is fio's rand_max: the largest value next returns.
+// Max is fio's rand_max: the largest value Next returns.
 func (f *Frand) Max() uint64 {
 	if f.use64 {
 		return math.MaxUint64

@@ -6,11 +6,13 @@ import "math/bits"
 // and directions; it is no part of any result.
 type SplitMix struct{ s uint64 }
 
+// NewSplitMix is a generator that starts from seed.
 func NewSplitMix(seed uint64) SplitMix { return SplitMix{s: seed} }
 
 // splitMixStep is what each draw adds to splitmix64's state.
 const splitMixStep = 0x9e3779b97f4a7c15
 
+// Next is the next draw.
 func (r *SplitMix) Next() uint64 {
 	r.s += splitMixStep
 	z := r.s

@@ -128,6 +128,7 @@ func (h *Header) put(p []byte) {
 	le.PutUint32(p[36:], h.CRC)
 }
 
+// ReadHeader decodes the header at the start of p.
 func ReadHeader(p []byte) Header {
 	le := binary.LittleEndian
 	return Header{Magic: le.Uint16(p[0:]), Kind: le.Uint16(p[2:]), Len: le.Uint32(p[4:]), Seed: le.Uint64(p[8:]),
@@ -200,6 +201,8 @@ func (v *Spec) Fill(p []byte, m Meta) {
 	}
 }
 
+// SwapBytes swaps a with b, byte for byte: verify_offset moves the header
+// that way before a write and back after a read.
 func SwapBytes(a, b []byte) {
 	for i := range a {
 		a[i], b[i] = b[i], a[i]
