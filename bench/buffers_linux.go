@@ -2,6 +2,9 @@ package bench
 
 import (
 	"unsafe"
+
+	"iolab/bench/randgen"
+	"iolab/bench/verify"
 )
 
 // buffers holds one I/O buffer per slot in an arena, each starting on a
@@ -25,11 +28,11 @@ type buffers struct {
 	bs     int
 
 	w      WriteBuffers
-	seeds  rng        // one seed per buffer or compression chunk filled
-	prev   rng        // seeds as they were before the last buffer that was no repeat
-	dedupe rng        // picks the repeats
-	ws     workingSet // dedupe_mode=working_set; no blocks without it
-	seq    uint64     // writes stamped so far
+	seeds  randgen.SplitMix // one seed per buffer or compression chunk filled
+	prev   randgen.SplitMix // seeds as they were before the last buffer that was no repeat
+	dedupe randgen.SplitMix // picks the repeats
+	ws     workingSet       // dedupe_mode=working_set; no blocks without it
+	seq    uint64           // writes stamped so far
 }
 
 // newBuffers makes slots buffers of bs bytes filled with random bytes,
@@ -42,17 +45,17 @@ func newBuffers(bs, slots int, seed uint64, mem memPolicy) (*buffers, error) {
 	}
 	first, seeds := dataStream(seed)
 	b := &buffers{arena: a, base: a.base(), stride: stride, bs: bs, w: WriteBuffers{Scramble: true, Chunk: bs},
-		seeds: seeds, prev: seeds, dedupe: newRand(seed ^ 0xdede)}
-	fillRandom(a.mem, first)
+		seeds: seeds, prev: seeds, dedupe: randgen.NewSplitMix(seed ^ 0xdede)}
+	verify.FillRandom(a.mem, first)
 	return b, nil
 }
 
 // dataStream is what a job whose buffers have seed fills them from: the
 // seed of its arena's first fill, then the stream of seeds its buffers
 // and compression chunks take one by one.
-func dataStream(seed uint64) (first uint64, stream rng) {
-	stream = newRand(seed ^ 0x5eed)
-	return stream.next(), stream
+func dataStream(seed uint64) (first uint64, stream randgen.SplitMix) {
+	stream = randgen.NewSplitMix(seed ^ 0x5eed)
+	return stream.Next(), stream
 }
 
 // newJobBuffers makes the buffers of job j, index among the run's jobs
@@ -108,10 +111,10 @@ func (b *buffers) fill(p []byte) {
 		if w.Dedupe > 0 {
 			// A repeat replays the seeds of the last buffer that was none,
 			// or of a block of the working set.
-			if w.Dedupe == 100 || b.dedupe.below(100) < uint64(w.Dedupe) {
+			if w.Dedupe == 100 || b.dedupe.Below(100) < uint64(w.Dedupe) {
 				dup := b.prev
 				if b.ws.blocks > 0 {
-					dup = b.ws.block(b.ws.pick.below(b.ws.blocks))
+					dup = b.ws.block(b.ws.pick.Below(b.ws.blocks))
 				}
 				src = &dup
 			} else {
@@ -120,15 +123,15 @@ func (b *buffers) fill(p []byte) {
 		}
 		for len(p) > 0 {
 			c := min(w.Chunk, len(p))
-			fillCompressible(p[:c], src.next(), w.Compress, w.Pattern)
+			fillCompressible(p[:c], src.Next(), w.Compress, w.Pattern)
 			p = p[c:]
 		}
 	case len(w.Pattern) > 0:
-		copyPattern(p, w.Pattern)
+		verify.CopyPattern(p, w.Pattern)
 	case w.Zero:
 		clear(p)
 	default:
-		fillRandom(p, b.seeds.next())
+		verify.FillRandom(p, b.seeds.Next())
 	}
 }
 
@@ -148,17 +151,17 @@ type workingSet struct {
 	// rounded up as a fill takes one for a last, shorter chunk too (fio
 	// rounds down, and then replays blocks that were never written).
 	stride  uint64
-	streams []rng // the jobs' data streams, this job's first
-	pick    rng   // fio's dedupe_working_set_index_state
+	streams []randgen.SplitMix // the jobs' data streams, this job's first
+	pick    randgen.SplitMix   // fio's dedupe_working_set_index_state
 }
 
 // newWorkingSet sets up the working set of the job at index among the
 // run's jobs, whose buffers have seeds; its blocks are of minBS bytes.
 func newWorkingSet(w WriteBuffers, minBS int64, index int, seeds []uint64) workingSet {
 	ws := workingSet{blocks: uint64(w.WorkingSet), perJob: uint64(w.WorkingSet),
-		stride: uint64((minBS + int64(w.Chunk) - 1) / int64(w.Chunk)), pick: newRand(seeds[index] ^ 0xd5e7)}
+		stride: uint64((minBS + int64(w.Chunk) - 1) / int64(w.Chunk)), pick: randgen.NewSplitMix(seeds[index] ^ 0xd5e7)}
 	_, own := dataStream(seeds[index])
-	ws.streams = []rng{own}
+	ws.streams = []randgen.SplitMix{own}
 	if w.Global {
 		ws.perJob = max(ws.blocks/uint64(len(seeds)), 1)
 		for k := 1; k < len(seeds); k++ {
@@ -170,18 +173,18 @@ func newWorkingSet(w WriteBuffers, minBS int64, index int, seeds []uint64) worki
 }
 
 // block is the seeds of the working set's block i.
-func (ws *workingSet) block(i uint64) rng {
+func (ws *workingSet) block(i uint64) randgen.SplitMix {
 	s := ws.streams[(i/ws.perJob)%uint64(len(ws.streams))]
-	return s.skip(i % ws.perJob * ws.stride)
+	return s.Skip(i % ws.perJob * ws.stride)
 }
 
 // fillCompressible is fio's __fill_random_buf_percentage for one chunk:
 // the first (100-pct)% random, the rest the pattern or zeros.
 func fillCompressible(p []byte, seed uint64, pct int, pattern []byte) {
 	n := len(p) * (100 - pct) / 100
-	fillRandom(p[:n], seed)
+	verify.FillRandom(p[:n], seed)
 	if len(pattern) > 0 {
-		copyPattern(p[n:], pattern)
+		verify.CopyPattern(p[n:], pattern)
 	} else {
 		clear(p[n:])
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"iolab/bench/verify"
 )
 
 func testBuffers(t *testing.T, bs, slots int, w WriteBuffers) *buffers {
@@ -84,7 +86,7 @@ func TestWorkingSetBlocks(t *testing.T) {
 		src := ws.block(i)
 		p := b.slice(0)
 		for c := 0; c < len(p); c += 1024 {
-			fillCompressible(p[c:c+1024], src.next(), 50, nil)
+			fillCompressible(p[c:c+1024], src.Next(), 50, nil)
 		}
 		return p
 	}
@@ -106,7 +108,7 @@ func TestWorkingSetBlocks(t *testing.T) {
 func TestCopyPattern(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 7, 512, 4095} {
 		p := make([]byte, n)
-		copyPattern(p, []byte("abc"))
+		verify.CopyPattern(p, []byte("abc"))
 		if want := bytes.Repeat([]byte("abc"), n/3+1)[:n]; !bytes.Equal(p, want) {
 			t.Errorf("%d bytes: %q", n, p)
 		}

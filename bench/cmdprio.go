@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"iolab/bench/randgen"
 	"iolab/bench/units"
 )
 
@@ -120,7 +121,7 @@ type cmdPrio struct {
 	prio [2]prioChoice
 	// bs is cmdprio_bssplit's, per direction.
 	bs  [2][]bsPrio
-	rnd taus88
+	rnd randgen.Taus88
 	// seed restarts rnd where a pass re-seeds the job (fio's
 	// clear_io_state calls td_fill_rand_seeds, prio_state's included);
 	// reseeds is the generator's count of them rnd has seen.
@@ -151,7 +152,7 @@ func newCmdPrio(j *Job, seed uint64) *cmdPrio {
 	if !j.UsesCmdprio() {
 		return nil
 	}
-	c := &cmdPrio{bssplit: j.CmdprioBSSplitText != "", rnd: newTaus88(seed), seed: seed}
+	c := &cmdPrio{bssplit: j.CmdprioBSSplitText != "", rnd: randgen.NewTaus88(seed), seed: seed}
 	def := j.JobIOPrio()
 	index := func(d int, p uint16) uint8 {
 		for i, q := range c.prios[d] {
@@ -218,7 +219,7 @@ func (c *cmdPrio) pick(d int, n uint32) (p prioChoice, ok bool) {
 	if share == 0 {
 		return prioChoice{}, false
 	}
-	r := int(c.rnd.between(0, 99))
+	r := int(c.rnd.Between(0, 99))
 	if r >= share {
 		return prioChoice{}, false
 	}

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"iolab/bench/randgen"
 )
 
 // runControl is what fio's run_threads (backend.c) decides for a whole
@@ -196,8 +198,8 @@ func startDelay(j *Job, thread int) time.Duration {
 	if !j.RandRepeat {
 		seed = uint64(time.Now().UnixNano())
 	}
-	r := newRand(seed)
-	return j.StartDelay + time.Duration(r.below(uint64(j.StartDelayHigh-j.StartDelay)+1))
+	r := randgen.NewSplitMix(seed)
+	return j.StartDelay + time.Duration(r.Below(uint64(j.StartDelayHigh-j.StartDelay)+1))
 }
 
 // jobCPUs is the CPUs a job's thread may run on: cpus_allowed, or under

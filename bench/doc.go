@@ -3,6 +3,15 @@
 // way fio does: per-I/O latencies go into fio's log-linear histogram, so
 // percentiles agree with fio's and histograms merge across jobs.
 //
-// bench is a leaf: it imports only the standard library and
-// golang.org/x/sys/unix, and knows nothing of HTTP or SQL.
+// bench owns what reads or writes a Job while it runs: the job model, the
+// runner, the job loop, the engine table with one file per engine, pacing,
+// fio's log files and the results. What stands apart from jobs lives below
+// it and imports nothing of it: randgen (fio's random generators and
+// distributions), verify (fio's verify format), hist (fio's histogram),
+// system (the running machine), guard (every open of a target) and units.
+// docs/architecture.md says why each part lives where it does.
+//
+// bench is a leaf: it imports only the standard library,
+// golang.org/x/sys/unix and its own sub-packages, and knows nothing of HTTP
+// or SQL.
 package bench

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/randgen"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
 
@@ -54,9 +55,9 @@ func engineVariants() []engineVariant {
 // pattern fills b with bytes that depend on block, so a block read back
 // from the wrong place or not written at all cannot match.
 func pattern(b []byte, block int) {
-	r := newRand(uint64(block)*7919 + 1)
+	r := randgen.NewSplitMix(uint64(block)*7919 + 1)
 	for i := 0; i+8 <= len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.next())
+		binary.LittleEndian.PutUint64(b[i:], r.Next())
 	}
 }
 
@@ -99,9 +100,9 @@ func TestEngineWriteReadBack(t *testing.T) {
 
 				// Blocks in a scrambled order, depth at a time.
 				order := make([]int, blocks)
-				walk, _ := lfsrInit(uint64(blocks), 3)
+				walk, _ := randgen.NewLFSR(uint64(blocks), 3)
 				for i := range order {
-					b, _ := walk.next()
+					b, _ := walk.Next()
 					order[i] = int(b)
 				}
 				doAll(t, eng, order, depth, bufs, true)

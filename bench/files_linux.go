@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"iolab/bench/guard"
+	"iolab/bench/randgen"
 	"iolab/bench/system"
 
 	"golang.org/x/sys/unix"
@@ -315,9 +316,9 @@ func (rn *Runner) layOut(j *Job, g *guard.Guard, path string, size int64) error 
 			bs = min(hi, size)
 		}
 		buf := make([]byte, max(bs, 1))
-		rng := newRand(uint64(size))
+		rng := randgen.NewSplitMix(uint64(size))
 		for i := 0; i+8 <= len(buf); i += 8 {
-			v := rng.next()
+			v := rng.Next()
 			for k := range 8 {
 				buf[i+k] = byte(v >> (8 * k))
 			}

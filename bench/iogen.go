@@ -1,6 +1,10 @@
 package bench
 
-import "math"
+import (
+	"math"
+
+	"iolab/bench/randgen"
+)
 
 // ioOp is what an I/O does.
 type ioOp uint8
@@ -32,7 +36,7 @@ type ioGen struct {
 	mixDir    ioOp
 	mixIssues uint64
 	issues    [2]uint64
-	mixRand   taus88
+	mixRand   randgen.Taus88
 
 	seeds randSeeds // fio's seed slots for this job (randseed.go)
 	index int       // the job's place in the run, for the picker's seeds
@@ -44,7 +48,7 @@ type ioGen struct {
 	// Block sizes and alignment per direction, and each direction's
 	// generator of bsrange and bssplit sizes (fio's bsrange_state).
 	minBS, maxBS, align [2]int64
-	bsRand              [2]frand
+	bsRand              [2]randgen.Frand
 
 	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
 	identical      bool // rw_sequencer=identical
@@ -152,7 +156,7 @@ func (g *ioGen) direction() ioOp {
 	}
 	if g.issues[g.mixDir] >= g.mixIssues {
 		d := opWrite
-		if uint64(g.mixRand.between(1, 100)) <= g.mix {
+		if uint64(g.mixRand.Between(1, 100)) <= g.mix {
 			d = opRead
 		}
 		if d != g.mixDir {
@@ -175,13 +179,13 @@ func (g *ioGen) direction() ioOp {
 // reads' seed (so that its reads back match them).
 func (g *ioGen) seedDraws() {
 	use64 := g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
-	g.mixRand = newTaus88(g.seeds[seedMix])
+	g.mixRand = randgen.NewTaus88(g.seeds[seedMix])
 	wseed := g.seeds[seedBS1]
 	if g.j.Verify != "" {
 		wseed = g.seeds[seedBS]
 	}
-	g.bsRand = [2]frand{newFrand(g.seeds[seedBS], use64), newFrand(wseed, use64)}
-	g.fileAt.rand = newFrand(g.seeds[seedFile], use64)
+	g.bsRand = [2]randgen.Frand{randgen.NewFrand(g.seeds[seedBS], use64), randgen.NewFrand(wseed, use64)}
+	g.fileAt.rand = randgen.NewFrand(g.seeds[seedFile], use64)
 }
 
 // syncEngine tells the generator the job's engine does each I/O inside

@@ -1,6 +1,10 @@
 package bench
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"iolab/bench/randgen"
+)
 
 // genFile is one file (or device) a job does I/O on, as the generator sees
 // it: fio's struct fio_file, as setup_files leaves it and the job moves it
@@ -21,12 +25,12 @@ type genFile struct {
 // fileService picks the file of each I/O, fio's __get_next_file.
 type fileService struct {
 	random, sequential bool
-	nr                 int   // I/Os per file before switching
-	rand               frand // random's generator (fio's next_file_state)
-	next               int   // round robin's next file
-	cur                int   // the file being served; -1: none
-	left               int   // I/Os left on it
-	nrDone             int   // files done (fio's nr_done_files)
+	nr                 int           // I/Os per file before switching
+	rand               randgen.Frand // random's generator (fio's next_file_state)
+	next               int           // round robin's next file
+	cur                int           // the file being served; -1: none
+	left               int           // I/Os left on it
+	nrDone             int           // files done (fio's nr_done_files)
 }
 
 // setupFiles takes the job's regions and works out block sizes, alignment
@@ -150,7 +154,7 @@ func (g *ioGen) pickFile() int {
 		for {
 			// fio's __get_next_fileno_rand; a 64-bit draw can round
 			// up to n.
-			if i = min(int(s.rand.scale(uint64(n))), n-1); !g.files[i].done {
+			if i = min(int(s.rand.Scale(uint64(n))), n-1); !g.files[i].done {
 				break
 			}
 		}
@@ -324,7 +328,7 @@ func (g *ioGen) mark(f *genFile, d int, off, size int64) int64 {
 	bs := g.minBS[d]
 	first := uint64((off - f.offset) / bs)
 	nr := uint64((size + bs - 1) / bs)
-	k := m.setNr(first, nr)
+	k := m.SetNr(first, nr)
 	if k == 0 {
 		// fio asserts that a block was marked: the block drawn was free.
 		return size
@@ -357,10 +361,10 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 	// share filled in as 0) can draw none that fits, where fio spins for
 	// ever: after many draws iolab takes the smallest.
 	for range 1000 {
-		v := r.next()
+		v := r.Next()
 		var n int64
 		if len(split) == 0 {
-			n = lo + int64(float64(hi)*(float64(v)/(float64(r.max())+1)))
+			n = lo + int64(float64(hi)*(float64(v)/(float64(r.Max())+1)))
 		} else {
 			perc := uint64(0)
 			for _, e := range split {
@@ -369,7 +373,7 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 				}
 				n = e.BS
 				perc += uint64(e.Percent)
-				if v/perc <= r.max()/100 && fits(n) {
+				if v/perc <= r.Max()/100 && fits(n) {
 					break
 				}
 			}

@@ -1,12 +1,16 @@
 package bench
 
-import "slices"
+import (
+	"slices"
+
+	"iolab/bench/randgen"
+)
 
 // PatternOptions are the job options for where the I/Os go beyond rw and norandommap: random distributions and generators (fio's access-pattern options).
 type PatternOptions struct {
 	// RandomDistribution is fio's random_distribution: how random offsets
 	// spread over the region (the zero value is fio's default, uniform).
-	RandomDistribution Distribution `json:"random_distribution,omitzero"`
+	RandomDistribution randgen.Distribution `json:"random_distribution,omitzero"`
 	// RandomGenerator is fio's random_generator: "tausworthe",
 	// "tausworthe64" or "lfsr"; "" when not set, which is tausworthe
 	// unless the region has more than 2^32 blocks (then tausworthe64, as
@@ -39,45 +43,3 @@ func (o *PatternOptions) percentRandom(op ioOp) uint32 {
 	}
 	return uint32(o.PercentageRandom[op])
 }
-
-// DistKind is the model of a random_distribution.
-type DistKind uint8
-
-// fio's random distributions (FIO_RAND_DIST_*).
-const (
-	DistRandom   DistKind = iota // uniform
-	DistZipf                     // zipf:theta
-	DistPareto                   // pareto:h
-	DistNormal                   // normal:deviation%
-	DistZoned                    // zoned:access%/size%:…
-	DistZonedAbs                 // zoned_abs:access%/size:…
-)
-
-var distNames = [...]string{"random", "zipf", "pareto", "normal", "zoned", "zoned_abs"}
-
-func (k DistKind) String() string { return distNames[k] }
-
-// Distribution is a parsed random_distribution.
-type Distribution struct {
-	Kind DistKind
-	// Value is zipf's theta, pareto's h or normal's deviation in percent
-	// of the region.
-	Value float64
-	// Center, in [0, 1], moves the distribution's base when HasCenter
-	// (fio's optional second number for zipf, pareto and normal).
-	Center    float64
-	HasCenter bool
-	// Zones of zoned and zoned_abs, in order from the region's start.
-	Zones []Zone
-}
-
-// Zone is one zone of a zoned distribution: Access percent of the random
-// I/Os go to Size, which is a percentage of the region (zoned) or bytes
-// (zoned_abs).
-type Zone struct {
-	Access int
-	Size   int64
-}
-
-// IsZero reports whether d is the default, uniform distribution.
-func (d Distribution) IsZero() bool { return d.Kind == DistRandom }

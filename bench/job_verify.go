@@ -3,13 +3,15 @@ package bench
 import (
 	"fmt"
 	"time"
+
+	"iolab/bench/verify"
 )
 
 // VerifyOptions are fio's data verification options (options.c, the
 // "verify" group): what a write puts in each block so that a read can
 // tell it is intact, and when the reads are done.
 type VerifyOptions struct {
-	// Verify is the verify= method (VerifyKind.Name); "" is verify=0.
+	// Verify is the verify= method (verify.Kind.Name); "" is verify=0.
 	Verify string `json:"verify,omitempty"`
 	// VerifySet: verify was given (fio's fio_option_is_set), so that
 	// verify_pattern does not turn it into verify=pattern.
@@ -42,7 +44,7 @@ type VerifyResult struct {
 	Reads   DirResult     `json:"reads"`
 	Runtime time.Duration `json:"runtime_ns"`
 	// Failed is the first block that did not verify, nil when all did.
-	Failed *VerifyError `json:"failed,omitempty"`
+	Failed *verify.Error `json:"failed,omitempty"`
 	// Stopped is set when a loaded verify state ended the checks before
 	// the job's last write: the writes after it never happened.
 	Stopped bool `json:"stopped_at_state,omitempty"`
@@ -65,25 +67,25 @@ func (j *Job) Verifies() bool { return j.Verify != "" }
 
 // verifySpec resolves the job's verify options as fio's fixup_options
 // does; nil when the job does not verify.
-func (j *Job) verifySpec() *verifySpec {
-	k, ok := LookupVerify(j.Verify)
-	if j.Verify == patternHeader.Name {
-		k, ok = patternHeader, true
+func (j *Job) verifySpec() *verify.Spec {
+	k, ok := verify.Lookup(j.Verify)
+	if j.Verify == verify.PatternHeader.Name {
+		k, ok = verify.PatternHeader, true
 	}
 	if !ok {
 		return nil
 	}
-	v := &verifySpec{kind: k, offset: int(j.VerifyOffset), pattern: j.VerifyPattern, fatal: j.VerifyFatal, dump: j.VerifyDump}
-	v.interval = int(j.VerifyInterval)
+	v := &verify.Spec{Kind: k, Offset: int(j.VerifyOffset), Pattern: j.VerifyPattern, Fatal: j.VerifyFatal, Dump: j.VerifyDump}
+	v.Interval = int(j.VerifyInterval)
 	minW, maxW := j.BlockSizes(Write)
 	minR, _ := j.BlockSizes(Read)
-	if v.interval > int(minW) || v.interval == 0 {
-		v.interval = int(minW)
-	} else if j.Reads() && v.interval > int(minR) {
-		v.interval = int(minR)
+	if v.Interval > int(minW) || v.Interval == 0 {
+		v.Interval = int(minW)
+	} else if j.Reads() && v.Interval > int(minR) {
+		v.Interval = int(minR)
 	}
-	if int64(v.interval) <= 0 || minW%int64(v.interval) != 0 || maxW%int64(v.interval) != 0 {
-		v.interval = int(gcd64(minW, maxW))
+	if int64(v.Interval) <= 0 || minW%int64(v.Interval) != 0 || maxW%int64(v.Interval) != 0 {
+		v.Interval = int(gcd64(minW, maxW))
 	}
 	return v
 }
@@ -108,17 +110,17 @@ func (j *Job) CheckVerify() error {
 	if e := j.Engine(); e != nil && e.Has(Diskless) {
 		return fmt.Errorf("ioengine=%s moves no data: there is nothing to verify (fio pretends to; iolab refuses)", e.Name)
 	}
-	hs := v.kind.hdrSize()
-	if v.interval <= hs {
-		return fmt.Errorf("verify=%s needs intervals longer than its %d-byte header; verify_interval (or the block size) is %d", v.kind.Name, hs, v.interval)
+	hs := v.Kind.HdrSize()
+	if v.Interval <= hs {
+		return fmt.Errorf("verify=%s needs intervals longer than its %d-byte header; verify_interval (or the block size) is %d", v.Kind.Name, hs, v.Interval)
 	}
-	if v.kind.Name == "sha512" && v.interval-hs < 128 {
-		return fmt.Errorf("verify=sha512 needs at least 128 bytes of data after its %d-byte header; verify_interval is %d", hs, v.interval)
+	if v.Kind.Name == "sha512" && v.Interval-hs < 128 {
+		return fmt.Errorf("verify=sha512 needs at least 128 bytes of data after its %d-byte header; verify_interval is %d", hs, v.Interval)
 	}
-	if v.offset > 0 && v.offset+hs > v.interval {
-		return fmt.Errorf("verify_offset=%d: the %d-byte header does not fit in the %d-byte interval after it", v.offset, hs, v.interval)
+	if v.Offset > 0 && v.Offset+hs > v.Interval {
+		return fmt.Errorf("verify_offset=%d: the %d-byte header does not fit in the %d-byte interval after it", v.Offset, hs, v.Interval)
 	}
-	if v.kind.Name == "pattern" && len(v.pattern) == 0 {
+	if v.Kind.Name == "pattern" && len(v.Pattern) == 0 {
 		return fmt.Errorf("verify=pattern needs a verify_pattern (e.g. verify_pattern=0xdeadbeef)")
 	}
 	if j.Writes() && j.Reads() && (j.RW == "rw" || j.RW == "randrw") {

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/verify"
 )
 
 // The job loop's I/O errors, as fio 3.33 handles them (io_u.c
@@ -97,7 +99,7 @@ func (l *loop) ioFailed(s int32, d uint8, errno unix.Errno, dr *DirResult) bool 
 // terminated). Like fio, which reports every verify
 // failure, it says so as the job goes on; one that ends the job is its
 // error.
-func (l *loop) verifyFailed(e *VerifyError) bool {
+func (l *loop) verifyFailed(e *verify.Error) bool {
 	if !l.j.goesOn(errorClass(Read, unix.EILSEQ), unix.EILSEQ) {
 		return false
 	}

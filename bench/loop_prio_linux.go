@@ -1,6 +1,9 @@
 package bench
 
-import "iolab/bench/hist"
+import (
+	"iolab/bench/hist"
+	"iolab/bench/randgen"
+)
 
 // The job loop's I/O priorities (cmdprio.go): which priority each I/O
 // carries, handed to the engine as it is queued, and each priority's
@@ -56,7 +59,7 @@ func (l *loop) initPrio(depth int, seed uint64) {
 func (l *loop) queuedPrio(slot int32, op ioOp, n uint32) {
 	p := &l.prio
 	if r := l.gen.reseeds; r != p.cp.reseeds {
-		p.cp.rnd, p.cp.reseeds = newTaus88(p.cp.seed), r
+		p.cp.rnd, p.cp.reseeds = randgen.NewTaus88(p.cp.seed), r
 	}
 	ch, ok := p.cp.pick(int(op), n)
 	if !ok {

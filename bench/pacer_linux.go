@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/randgen"
 )
 
 // pacer is a job's rate control and think time, run from its I/O loop on
@@ -27,9 +29,9 @@ type pacer struct {
 	// last_usec), per direction.
 	bps      [2]uint64
 	poisson  bool
-	meanGap  [2]int64 // poisson: fio's 1000000/iops µs, in ns
-	rnd      [2]rng   // poisson: fio's poisson_state
-	mixed    bool     // both directions take a share: a rate may switch them
+	meanGap  [2]int64            // poisson: fio's 1000000/iops µs, in ns
+	rnd      [2]randgen.SplitMix // poisson: fio's poisson_state
+	mixed    bool                // both directions take a share: a rate may switch them
 	epoch    int64
 	deadline int64 // epoch + runtime; -1 without a runtime
 	runtime  int64
@@ -89,7 +91,7 @@ func newPacer(l *loop, j *Job, stop *atomic.Bool, depth int) *pacer {
 		if iops := p.bps[d] / uint64(j.BS); p.poisson && iops > 0 {
 			p.meanGap[d] = int64(1000000/iops) * 1000
 		}
-		p.rnd[d] = newRand(seed ^ 0x7a1 ^ uint64(d))
+		p.rnd[d] = randgen.NewSplitMix(seed ^ 0x7a1 ^ uint64(d))
 		p.minBytes[d], p.minIOs[d] = uint64(j.RateMin[d]), uint64(j.RateIOPSMin[d])
 		p.checkMin = p.checkMin || p.minBytes[d] > 0 || p.minIOs[d] > 0
 	}
@@ -202,7 +204,7 @@ func (p *pacer) queued(slot int32, op ioOp, n uint32, t int64) {
 	if p.poisson {
 		// Exponential gaps: -ln(u) for u in (0, 1] has mean 1. fio draws
 		// the gap in whole µs of its integer mean.
-		u := (float64(p.rnd[d].next()>>11) + 1) / (1 << 53)
+		u := (float64(p.rnd[d].Next()>>11) + 1) / (1 << 53)
 		p.gapSum[d] += int64(float64(p.meanGap[d]/1000)*-math.Log(u)) * 1000
 		p.next[d] = p.epoch + p.gapSum[d]
 		return

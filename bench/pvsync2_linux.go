@@ -45,7 +45,7 @@ var pvsync2Engine = Engine{
 // drawn for each one (fio's rand_between(1, 100) <= hipri_percentage).
 func pvsync2ReadWrite(s *syncIO, r *syncReq) int32 {
 	flags := s.flags
-	if s.hipri > 0 && s.rnd.below(100) < s.hipri {
+	if s.hipri > 0 && s.rnd.Below(100) < s.hipri {
 		flags |= unix.RWF_HIPRI
 	}
 	lo, hi := offsetArgs(r.off)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"iolab/bench/randgen"
 	"iolab/bench/units"
 )
 
@@ -27,17 +28,17 @@ var RandomGenerators = []string{genTausworthe, genLFSR, genTausworthe64}
 // does; a repeatable job re-seeds at each new pass (reseed), so every pass
 // over the region repeats the first.
 type picker struct {
-	dist  *Distribution
+	dist  *randgen.Distribution
 	gen   string
 	files []pickFile
 	align [2]uint64 // each direction's blockalign (fio's ba): zoned_abs's unit
 
-	t32     taus88  // tausworthe's offsets (fio's td->random_state)
-	t64     taus258 // tausworthe64's
-	zone    taus88  // zoned: which percent of the I/Os (td->zone_state)
-	seqRand [2]taus88
+	t32     randgen.Taus88  // tausworthe's offsets (fio's td->random_state)
+	t64     randgen.Taus258 // tausworthe64's
+	zone    randgen.Taus88  // zoned: which percent of the I/Os (td->zone_state)
+	seqRand [2]randgen.Taus88
 	perc    [2]uint32
-	zones   *[100]zoneSpan
+	zones   *[100]randgen.ZoneSpan
 
 	seeds randSeeds
 	// to64 is fio's switch to tausworthe64 for a file of more than 2^32
@@ -47,9 +48,9 @@ type picker struct {
 }
 
 type pickFile struct {
-	bmap *blockMap
-	lfsr lfsr
-	skew skewed
+	bmap *randgen.BlockMap
+	lfsr randgen.LFSR
+	skew randgen.Skewed
 }
 
 // newPicker sets up the picker of job j, at index among the run's jobs
@@ -77,35 +78,35 @@ func newPicker(j *Job, sizes []uint64, names []string, index int, seeds randSeed
 	p.seed()
 	// fio keeps a random map only for uniform offsets from the
 	// Tausworthe generators; any other distribution sets norandommap.
-	useMap = useMap && p.dist.Kind == DistRandom && p.gen != genLFSR
-	if k := p.dist.Kind; k == DistZoned || k == DistZonedAbs {
-		p.zones = zoneIndex(p.dist.Zones)
+	useMap = useMap && p.dist.Kind == randgen.DistRandom && p.gen != genLFSR
+	if k := p.dist.Kind; k == randgen.DistZoned || k == randgen.DistZonedAbs {
+		p.zones = randgen.ZoneIndex(p.dist.Zones)
 	}
 	skewSeed := uint32(p.seeds[seedBlock])
 	for i, n := range blocks {
 		pf := &p.files[i]
 		switch {
-		case p.dist.Kind == DistZipf || p.dist.Kind == DistPareto || p.dist.Kind == DistNormal:
+		case p.dist.Kind == randgen.DistZipf || p.dist.Kind == randgen.DistPareto || p.dist.Kind == randgen.DistNormal:
 			seed := skewSeed
 			if j.repeatable() {
 				name := ""
 				if i < len(names) {
 					name = names[i]
 				}
-				seed = jhash(name, 0) * uint32(index+1)
+				seed = randgen.JHash(name, 0) * uint32(index+1)
 			}
-			pf.skew = newSkewed(p.dist, (sizes[i]+unit-1)/unit, seed)
+			pf.skew = randgen.NewSkewed(p.dist, (sizes[i]+unit-1)/unit, seed)
 		case p.gen == genLFSR:
 			var ok bool
-			if pf.lfsr, ok = lfsrInit(n, p.seeds[seedBlock]); !ok {
+			if pf.lfsr, ok = randgen.NewLFSR(n, p.seeds[seedBlock]); !ok {
 				// The seed's low bits are the one state an XNOR LFSR never
 				// leaves: fio refuses the job ("failed initializing
 				// LFSR"); iolab nudges the seed.
 				p.seeds[seedBlock] ^= 1
-				pf.lfsr, _ = lfsrInit(n, p.seeds[seedBlock])
+				pf.lfsr, _ = randgen.NewLFSR(n, p.seeds[seedBlock])
 			}
 		case useMap:
-			pf.bmap = newBlockMap(n)
+			pf.bmap = randgen.NewBlockMap(n)
 		}
 	}
 	return p
@@ -129,11 +130,11 @@ func (j *Job) randomGenerator(blocks []uint64) string {
 // seed (re)starts the generators from the job's seeds
 // (td_fill_rand_seeds).
 func (p *picker) seed() {
-	p.t32 = newTaus88(p.seeds[seedBlock])
-	p.t64 = newTaus258(p.seeds[seedBlock])
-	p.zone = newTaus88(p.seeds[seedZone])
+	p.t32 = randgen.NewTaus88(p.seeds[seedBlock])
+	p.t64 = randgen.NewTaus258(p.seeds[seedBlock])
+	p.zone = randgen.NewTaus88(p.seeds[seedZone])
 	for op := range p.seqRand {
-		p.seqRand[op] = newTaus88(p.seeds[seedSeqRandRead])
+		p.seqRand[op] = randgen.NewTaus88(p.seeds[seedSeqRandRead])
 	}
 }
 
@@ -149,7 +150,7 @@ func (p *picker) reseed() {
 // random reports whether an I/O in direction op that may be random is
 // (fio's should_do_random, percentage_random).
 func (p *picker) random(op ioOp) bool {
-	return p.perc[op] >= 100 || p.seqRand[op].between(1, 100) <= p.perc[op]
+	return p.perc[op] >= 100 || p.seqRand[op].Between(1, 100) <= p.perc[op]
 }
 
 // restart forgets the blocks of file done (fio's fio_file_reset): the
@@ -157,9 +158,9 @@ func (p *picker) random(op ioOp) bool {
 func (p *picker) restart(file int) {
 	f := &p.files[file]
 	if f.bmap != nil {
-		f.bmap.reset()
+		f.bmap.Reset()
 	}
-	f.lfsr.reset(p.seeds[seedBlock])
+	f.lfsr.Reset(p.seeds[seedBlock])
 }
 
 // mapped reports whether file keeps a random map.
@@ -172,9 +173,9 @@ func (p *picker) mapped(file int) bool { return p != nil && p.files[file].bmap !
 func (p *picker) draw(file, d int, n uint64) (uint64, bool) {
 	f := &p.files[file]
 	switch p.dist.Kind {
-	case DistZipf, DistPareto, DistNormal:
-		return f.skew.next(), true
-	case DistZoned, DistZonedAbs:
+	case randgen.DistZipf, randgen.DistPareto, randgen.DistNormal:
+		return f.skew.Next(), true
+	case randgen.DistZoned, randgen.DistZonedAbs:
 		return p.zoned(f, d, n)
 	}
 	return p.uniform(f, n)
@@ -184,10 +185,10 @@ func (p *picker) draw(file, d int, n uint64) (uint64, bool) {
 // __get_next_rand_offset_zoned and _zoned_abs): zoned's percentages are
 // of d's last block n, zoned_abs's sizes in d's blockalign units.
 func (p *picker) zoned(f *pickFile, d int, n uint64) (uint64, bool) {
-	z := &p.zones[p.zone.between(1, 100)-1]
-	start, span := z.lo*n/100, n*(z.hi-z.lo)/100
-	if p.dist.Kind == DistZonedAbs {
-		start, span = z.lo/p.align[d], z.hi/p.align[d]-z.lo/p.align[d]
+	z := &p.zones[p.zone.Between(1, 100)-1]
+	start, span := z.Lo*n/100, n*(z.Hi-z.Lo)/100
+	if p.dist.Kind == randgen.DistZonedAbs {
+		start, span = z.Lo/p.align[d], z.Hi/p.align[d]-z.Lo/p.align[d]
 	}
 	b, ok := p.uniform(f, span)
 	return start + b, ok
@@ -208,19 +209,19 @@ func (p *picker) uniform(f *pickFile, n uint64) (uint64, bool) {
 	var b uint64
 	switch p.gen {
 	case genLFSR:
-		return f.lfsr.next()
+		return f.lfsr.Next()
 	case genTausworthe64:
-		b = uint64(float64(n) * (float64(p.t64.next()) * 0x1p-64))
+		b = uint64(float64(n) * (float64(p.t64.Next()) * 0x1p-64))
 	default:
-		b = uint64(float64(n) * (float64(p.t32.next()) * 0x1p-32))
+		b = uint64(float64(n) * (float64(p.t32.Next()) * 0x1p-32))
 	}
 	if b >= n && n > 0 {
 		b = n - 1 // a 64-bit draw can round up to 1.0
 	}
-	if f.bmap == nil || !f.bmap.isSet(b) {
+	if f.bmap == nil || !f.bmap.IsSet(b) {
 		return b, true
 	}
-	return f.bmap.nextFree(b)
+	return f.bmap.NextFree(b)
 }
 
 // checkPattern checks j's access pattern against its region of region
@@ -233,7 +234,7 @@ func (j *Job) checkPattern(region int64) (int64, error) {
 	}
 	blocks := uint64(region / j.BS)
 	d := &j.RandomDistribution
-	if d.Kind == DistZonedAbs {
+	if d.Kind == randgen.DistZonedAbs {
 		var end int64
 		for _, z := range d.Zones {
 			end += z.Size

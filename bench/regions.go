@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"iolab/bench/randgen"
 	"iolab/bench/units"
 )
 
@@ -80,7 +81,7 @@ func (j *Job) layout(files []fileState, seed uint64) (jobLayout, error) {
 		each = j.Size / n
 		extra = (j.Size - each*n) / bs
 	}
-	rnd := newRand(seed ^ 0xf11e)
+	rnd := randgen.NewSplitMix(seed ^ 0xf11e)
 	var sum int64
 	for _, f := range files {
 		r := fileRegion{Path: f.Path, RealSize: f.Size, Offset: j.startOffset(f.Size)}
@@ -105,7 +106,7 @@ func (j *Job) layout(files []fileState, seed uint64) (jobLayout, error) {
 			if hi > lo {
 				// fio's get_rand_file_size: uniform in [lo, hi), down to
 				// a whole number of blocks.
-				size = lo + int64(rnd.below(uint64(hi-lo)))
+				size = lo + int64(rnd.Below(uint64(hi-lo)))
 				size -= size % bs
 			}
 			r.IOSize = size - r.Offset

@@ -157,15 +157,12 @@ func startTickWait(elapsed time.Duration) time.Duration {
 // runPhase runs the jobs of groups at the same time. Every job sets up on
 // its own locked thread first; they start together only when all are ready,
 // on fio's start tick (waitStartTick).
-// The run's jobs before these (rc.threads) number first.
+// The run's jobs before these (rc.threads) number first. Its steps:
+// preparePhase lays the files out, runJob is each job's thread, awaitSetup
+// waits for every job to set up and switches the schedulers, and
+// phaseResults gathers the groups' results.
 func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFiles, interval time.Duration, rc *runControl) ([]GroupResult, error) {
-	type slotRef struct{ g, i int }
-	var refs []slotRef
-	for g := range groups {
-		for i := range groups[g].Jobs {
-			refs = append(refs, slotRef{g, i})
-		}
-	}
+	refs := phaseRefs(groups)
 	// Start delays, wait_for, exitall and exit_what (control_linux.go); k
 	// counts the phase's jobs in the order of refs.
 	pc := rc.phase(groups)
@@ -181,76 +178,32 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	runtime.GOMAXPROCS(procs + len(refs))
 	defer runtime.GOMAXPROCS(procs)
 
-	if err := rn.prepareParallel(groups, files); err != nil {
+	if err := rn.preparePhase(groups, files, refs); err != nil {
 		return nil, setupError{err}
-	}
-	// Files an earlier phase removed (unlink) are laid out again.
-	for _, ref := range refs {
-		jf, err := rn.refreshJob(&groups[ref.g].Jobs[ref.i], files[ref.g][ref.i])
-		if err != nil {
-			return nil, setupError{err}
-		}
-		files[ref.g][ref.i] = jf
 	}
 	launched := time.Now()
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
 	var wg sync.WaitGroup
 	for k, ref := range refs {
-		j := &groups[ref.g].Jobs[ref.i]
-		index := rc.threads + k // the job's place in the run, fio's thread_number - 1
+		pj := phaseJob{
+			j: &groups[ref.g].Jobs[ref.i], k: k, index: rc.threads + k,
+			files: files[ref.g][ref.i], group: groups[ref.g].ID, interval: interval,
+			start: start, ready: ready, result: &results[ref.g][ref.i],
+			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc,
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ran, failed := false, false
-			defer func() { pc.finished(k, ran, failed) }()
-			lockThread()
-			run, err := openJob(rn.Sys, j, index, files[ref.g][ref.i], rc.seeds)
-			if err == nil {
-				run.stateDir = rn.StateDir
-				if run.logs, err = openJobLogs(j, index+1, rn.LogFiles); err != nil {
-					run.close()
-				}
-			}
-			ready <- err
-			if err != nil {
-				return
-			}
-			defer run.close()
-			run.ss = ssm.probe(ref.g, ref.i)
-			run.flow = rc.flows.join(j)
-			defer run.flow.leave()
-			run.notice = rn.Notice
-			<-start
-			if !pc.await(k, j) {
-				results[ref.g][ref.i] = notStarted(j, groups[ref.g].ID, interval)
-				return
-			}
-			r := run.run(pc.stop(k), interval, &rn.completed)
-			r.GroupID = groups[ref.g].ID
-			results[ref.g][ref.i] = r
-			ran, failed = true, r.Error != ""
+			rn.runJob(pj)
 		}()
 	}
-	var setupErrs []error
-	for range refs {
-		if err := <-ready; err != nil {
-			setupErrs = append(setupErrs, err)
-		}
-	}
-	var switched map[string]string
-	restore := func() error { return nil }
-	if len(setupErrs) == 0 {
-		var err error
-		if switched, restore, err = rn.switchSchedulers(groups, files); err != nil {
-			setupErrs = append(setupErrs, err)
-		}
-	}
-	if len(setupErrs) > 0 {
+	switched, restore, err := rn.awaitSetup(len(refs), ready, groups, files)
+	if err != nil {
 		pc.stopAll()
 		close(start)
 		wg.Wait()
-		return nil, setupError{errors.Join(setupErrs...)}
+		return nil, setupError{err}
 	}
 
 	targets := jobTargets(files)
@@ -284,6 +237,112 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 
 	util := diskUtilization(disks, before, after, elapsed)
 	countJobBytes(util, groups, targets, results)
+	return phaseResults(ctx, groups, results, util, switched, rerr)
+}
+
+// jobRef is a job of a phase: its group's index and its own in the group.
+type jobRef struct{ g, i int }
+
+// phaseRefs are the jobs of groups, group by group.
+func phaseRefs(groups []Group) []jobRef {
+	var refs []jobRef
+	for g := range groups {
+		for i := range groups[g].Jobs {
+			refs = append(refs, jobRef{g, i})
+		}
+	}
+	return refs
+}
+
+// preparePhase prepares the files of the phase's jobs, and lays out again
+// the files an earlier phase removed (unlink).
+func (rn *Runner) preparePhase(groups []Group, files [][]JobFiles, refs []jobRef) error {
+	if err := rn.prepareParallel(groups, files); err != nil {
+		return err
+	}
+	for _, ref := range refs {
+		jf, err := rn.refreshJob(&groups[ref.g].Jobs[ref.i], files[ref.g][ref.i])
+		if err != nil {
+			return err
+		}
+		files[ref.g][ref.i] = jf
+	}
+	return nil
+}
+
+// phaseJob is what the thread of one job of a phase is handed.
+type phaseJob struct {
+	j        *Job
+	k        int // the job's place in the phase, in the order of its refs
+	index    int // the job's place in the run, fio's thread_number - 1
+	files    JobFiles
+	group    int // its group's ID
+	interval time.Duration
+	start    <-chan struct{} // closed when the jobs start together
+	ready    chan<- error    // takes the job's set-up error, or nil
+	result   *JobResult      // where its result goes
+	pc       *phaseControl   // the phase's start and stop (control_linux.go)
+	probe    *steadyProbe    // steady state's view of the job; nil without ss_dur
+	rc       *runControl     // the run's seeds and flows
+}
+
+// runJob is one job's thread: it sets the job up on its locked thread,
+// says so on pj.ready, waits for the start, runs and stores the result.
+func (rn *Runner) runJob(pj phaseJob) {
+	j := pj.j
+	ran, failed := false, false
+	defer func() { pj.pc.finished(pj.k, ran, failed) }()
+	lockThread()
+	run, err := openJob(rn.Sys, j, pj.index, pj.files, pj.rc.seeds)
+	if err == nil {
+		run.stateDir = rn.StateDir
+		if run.logs, err = openJobLogs(j, pj.index+1, rn.LogFiles); err != nil {
+			run.close()
+		}
+	}
+	pj.ready <- err
+	if err != nil {
+		return
+	}
+	defer run.close()
+	run.ss = pj.probe
+	run.flow = pj.rc.flows.join(j)
+	defer run.flow.leave()
+	run.notice = rn.Notice
+	<-pj.start
+	if !pj.pc.await(pj.k, j) {
+		*pj.result = notStarted(j, pj.group, pj.interval)
+		return
+	}
+	r := run.run(pj.pc.stop(pj.k), pj.interval, &rn.completed)
+	r.GroupID = pj.group
+	*pj.result = r
+	ran, failed = true, r.Error != ""
+}
+
+// awaitSetup waits for the n jobs of the phase to set up, then switches
+// the targets' I/O schedulers as the jobs ask; it returns the schedulers
+// switched and how to restore them, or every job's set-up error.
+func (rn *Runner) awaitSetup(n int, ready <-chan error, groups []Group, files [][]JobFiles) (map[string]string, func() error, error) {
+	var setupErrs []error
+	for range n {
+		if err := <-ready; err != nil {
+			setupErrs = append(setupErrs, err)
+		}
+	}
+	if len(setupErrs) > 0 {
+		return nil, nil, errors.Join(setupErrs...)
+	}
+	switched, restore, err := rn.switchSchedulers(groups, files)
+	if err != nil {
+		return nil, nil, errors.Join(err)
+	}
+	return switched, restore, nil
+}
+
+// phaseResults are the results of the phase's groups, with the errors of
+// its jobs, of restoring the schedulers (rerr) and of a cancel.
+func phaseResults(ctx context.Context, groups []Group, results [][]JobResult, util []system.DiskUtilization, switched map[string]string, rerr error) ([]GroupResult, error) {
 	var out []GroupResult
 	var errs []error
 	if rerr != nil {

@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/randgen"
 )
 
 // syncIO is the core of fio's sync, vsync, pvsync and pvsync2 engines
@@ -22,10 +24,10 @@ type syncIO struct {
 	done    completions
 	rw      syncRW
 
-	pos   []int64 // sync: where each file's position is (fio's LAST_POS)
-	flags uintptr // pvsync2: RWF_* flags for every I/O
-	hipri uint64  // pvsync2: percentage of I/Os with RWF_HIPRI (0: none)
-	rnd   rng     // pvsync2: picks them
+	pos   []int64          // sync: where each file's position is (fio's LAST_POS)
+	flags uintptr          // pvsync2: RWF_* flags for every I/O
+	hipri uint64           // pvsync2: percentage of I/Os with RWF_HIPRI (0: none)
+	rnd   randgen.SplitMix // pvsync2: picks them
 }
 
 type syncReq struct {
@@ -46,7 +48,7 @@ func newSyncIO(j *Job, fds []int, bufs *buffers, depth int, rw syncRW) (*syncIO,
 		return nil, err
 	}
 	s := &syncIO{fds: fds, bufs: bufs, mem: mem, iov: mem.base(), pending: make([]syncReq, 0, depth),
-		done: newCompletions(depth), rw: rw, pos: make([]int64, len(fds)), rnd: newRand(j.RandSeed ^ 0x41)}
+		done: newCompletions(depth), rw: rw, pos: make([]int64, len(fds)), rnd: randgen.NewSplitMix(j.RandSeed ^ 0x41)}
 	return s, nil
 }
 

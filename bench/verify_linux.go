@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"iolab/bench/guard"
+	"iolab/bench/randgen"
+	"iolab/bench/verify"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +18,7 @@ import (
 // write with verifiable data and logs it; once the writes are done (or
 // every verify_backlog writes) it reads the logged blocks back through the
 // same engine and checks each. A read job with verify checks every read.
-// The first block that does not verify fails the job with a VerifyError.
+// The first block that does not verify fails the job with a verify.Error.
 
 // verifyPiece is one logged write (fio's io_piece).
 type verifyPiece struct {
@@ -29,11 +31,11 @@ type verifyPiece struct {
 
 // verifier is one job's verification state, on its loop.
 type verifier struct {
-	spec     *verifySpec
+	spec     *verify.Spec
 	job      *Job
 	only     bool          // verify_only: the writes are not done, only logged
 	log      []verifyPiece // written and not yet read back
-	seeds    rng
+	seeds    randgen.SplitMix
 	numberio uint64 // writes issued (fio's io_issues[DDIR_WRITE])
 	thread   uint16
 	checkNum bool
@@ -67,14 +69,14 @@ func (l *loop) initVerify() {
 	}
 	depth := len(l.created)
 	minW, maxW := j.BlockSizes(Write)
-	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: newRand(j.seeds(l.r.index)[seedVerify]),
+	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: randgen.NewSplitMix(j.seeds(l.r.index)[seedVerify]),
 		thread: uint16(l.r.index + 1), checkNum: j.Writes() && minW == maxW && !j.TimeBased && !j.VerifyOnly,
 		fileOf: make([]int32, depth), readIdx: make([]int, depth), batch: make([]int32, 0, depth),
 		lastComp: make([][]int64, len(l.r.files)), lastIdx: make([]int, len(l.r.files)), dir: l.r.stateDir, guard: l.r.guard}
 	for i := range v.lastComp {
 		v.lastComp[i] = make([]int64, j.IODepth)
 	}
-	v.res.Method = spec.kind.Name
+	v.res.Method = spec.Kind.Name
 	if j.VerifyStateLoad && j.VerifyOnly {
 		s, err := loadVerifyState(v.files(), filepath.Join(v.dir, verifyStateName(j.Name, l.r.index)))
 		if err != nil {
@@ -96,12 +98,12 @@ func (v *verifier) queued(l *loop, slot int32, op ioOp, file int, off int64, n u
 	}
 	p := verifyPiece{off: off, n: n, file: int32(file), numberio: uint16(v.numberio)}
 	v.numberio++
-	if v.spec.pattern == nil {
-		p.seed = v.seeds.next()
+	if v.spec.Pattern == nil {
+		p.seed = v.seeds.Next()
 	}
 	t := l.tick
-	v.spec.fill(l.r.bufs.slice(int(slot))[:n], blockMeta{offset: off, seed: p.seed, numberio: p.numberio, thread: v.thread,
-		sec: uint32(t / 1e9), nsec: uint32(t % 1e9)})
+	v.spec.Fill(l.r.bufs.slice(int(slot))[:n], verify.Meta{Offset: off, Seed: p.seed, NumberIO: p.numberio, Thread: v.thread,
+		Sec: uint32(t / 1e9), Nsec: uint32(t % 1e9)})
 	if l.j.DoVerify {
 		v.log = append(v.log, p)
 	}
@@ -128,13 +130,13 @@ func (v *verifier) completed(l *loop, slot int32, d uint8, n int32) {
 	if d != Read || l.err != nil {
 		return
 	}
-	v.checkRead(l, slot, verifyRead{file: l.r.files[v.fileOf[slot]].path, off: l.offOf[slot]}, int(n))
+	v.checkRead(l, slot, verify.ReadBack{File: l.r.files[v.fileOf[slot]].path, Off: l.offOf[slot]}, int(n))
 }
 
-func (v *verifier) checkRead(l *loop, slot int32, r verifyRead, n int) {
+func (v *verifier) checkRead(l *loop, slot int32, r verify.ReadBack, n int) {
 	buf := l.r.bufs.slice(int(slot))[:n]
-	if e := v.spec.check(l.j.Name, buf, r); e != nil {
-		if v.spec.dump {
+	if e := v.spec.Check(l.j.Name, buf, r); e != nil {
+		if v.spec.Dump {
 			v.dump(e, buf, r)
 		}
 		if v.res.Failed == nil {
@@ -308,8 +310,8 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 				l.err = fmt.Errorf("job %s: verify: short read of %d bytes at offset %d of %s (wrote %d)", l.j.Name, c.res, p.off, l.r.files[p.file].path, p.n)
 				continue
 			}
-			v.checkRead(l, s, verifyRead{file: l.r.files[p.file].path, off: p.off, numberio: p.numberio, checkNum: v.checkNum,
-				seed: p.seed, seedKnown: !v.only && v.spec.pattern == nil}, int(p.n))
+			v.checkRead(l, s, verify.ReadBack{File: l.r.files[p.file].path, Off: p.off, NumberIO: p.numberio, CheckNum: v.checkNum,
+				Seed: p.seed, SeedKnown: !v.only && v.spec.Pattern == nil}, int(p.n))
 		}
 	}
 	// A failure leaves reads in flight: reap them before the buffers go.
@@ -339,15 +341,15 @@ func (v *verifier) files() *guard.Guard {
 // rebuilt from the header, beside the job (fio's dump_buf:
 // NAME.OFFSET.received and NAME.OFFSET.expected in the working directory,
 // or Runner.StateDir).
-func (v *verifier) dump(e *VerifyError, buf []byte, r verifyRead) {
-	base := filepath.Base(r.file)
+func (v *verifier) dump(e *verify.Error, buf []byte, r verify.ReadBack) {
+	base := filepath.Base(r.File)
 	write := func(kind string, data []byte) {
 		name := filepath.Join(v.dir, fmt.Sprintf("%s.%d.%s", base, e.Offset, kind))
 		if err := v.files().WriteFile(name, data); err == nil {
 			e.Dumped = append(e.Dumped, name)
 		}
 	}
-	at := int(e.Offset - r.off)
+	at := int(e.Offset - r.Off)
 	inc := e.Length
 	if at < 0 || at+inc > len(buf) {
 		return
@@ -357,12 +359,12 @@ func (v *verifier) dump(e *VerifyError, buf []byte, r verifyRead) {
 		return
 	}
 	// The header (swapped back by the check) gives the seed and the rest.
-	h := readVerifyHeader(buf[at:])
+	h := verify.ReadHeader(buf[at:])
 	exp := make([]byte, len(buf))
-	v.spec.fill(exp, blockMeta{offset: r.off, seed: h.Seed, numberio: h.NumberIO, thread: h.Thread, sec: h.Sec, nsec: h.Nsec})
-	if v.spec.offset > 0 {
+	v.spec.Fill(exp, verify.Meta{Offset: r.Off, Seed: h.Seed, NumberIO: h.NumberIO, Thread: h.Thread, Sec: h.Sec, Nsec: h.Nsec})
+	if v.spec.Offset > 0 {
 		// fill swapped the header to verify_offset; dump it in place.
-		swapBytes(exp[at:at+v.spec.kind.hdrSize()], exp[at+v.spec.offset:at+v.spec.offset+v.spec.kind.hdrSize()])
+		verify.SwapBytes(exp[at:at+v.spec.Kind.HdrSize()], exp[at+v.spec.Offset:at+v.spec.Offset+v.spec.Kind.HdrSize()])
 	}
 	write("expected", exp[at:at+inc])
 }

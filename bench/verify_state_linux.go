@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"iolab/bench/guard"
+	"iolab/bench/verify"
 )
 
 // fio 3.33's verify state file (verify-state.h, verify.c
@@ -74,7 +75,7 @@ func (v *verifier) saveState(name string) error {
 	hdr := make([]byte, vstateHdrSize)
 	le.PutUint64(hdr[0:], vstateVersion)
 	le.PutUint64(hdr[8:], uint64(len(b)))
-	le.PutUint64(hdr[16:], uint64(fioCRC32C(b)))
+	le.PutUint64(hdr[16:], uint64(verify.CRC32C(b)))
 	return v.files().WriteFile(name, append(hdr, b...))
 }
 
@@ -97,7 +98,7 @@ func loadVerifyState(g *guard.Guard, name string) (*verifyState, error) {
 	if size != uint64(len(body)) {
 		return nil, fmt.Errorf("%s: the header says %d bytes, the file has %d", name, size, len(body))
 	}
-	if crc := uint64(fioCRC32C(body)); crc != le.Uint64(data[16:]) {
+	if crc := uint64(verify.CRC32C(body)); crc != le.Uint64(data[16:]) {
 		return nil, errors.New(name + ": verify state is corrupt (bad crc32c)")
 	}
 	s := &verifyState{numberio: le.Uint64(body[16:]), depth: uint64(le.Uint32(body[8:]))}

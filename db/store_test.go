@@ -18,6 +18,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
+	"iolab/bench/verify"
 	"iolab/migrations"
 )
 
@@ -182,7 +183,7 @@ func TestRunWithStepsRoundTrips(t *testing.T) {
 	}
 	// A job's verification is kept apart from its measured I/O.
 	v := &bench.VerifyResult{Method: "crc32c", Reads: bench.DirResult{IOs: 3, Bytes: 12288}, Runtime: 5e6, StateFile: "local-a-0-verify.state",
-		Failed: &bench.VerifyError{Job: "a", File: "/dev/x", Method: "crc32c", Offset: 4096, Length: 4096, Expected: "01020304", Received: "05060708", BadIntervals: 1}}
+		Failed: &verify.Error{Job: "a", File: "/dev/x", Method: "crc32c", Offset: 4096, Length: 4096, Expected: "01020304", Received: "05060708", BadIntervals: 1}}
 	v.Reads.Clat.Add(1500)
 	want[1].Result.Groups[0].Jobs[0].Verify = v
 	for _, st := range want {

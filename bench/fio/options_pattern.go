@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/randgen"
 )
 
 // patternOptions are fio's options for the where the I/Os go: random distributions, generators, the share of random I/O.
@@ -14,7 +15,7 @@ var patternOptions = []bench.OptionSpec{
 	{Name: "random_distribution", Example: "zipf:1.2", Unit: "model", Default: "random",
 		Help: "how random offsets spread: random (uniform), zipf:θ, pareto:h, normal:σ% (each with an optional :center in [0,1]), zoned:60/10:40/90 (access%/size%), zoned_abs:60/1g:40/9g",
 		Set: func(j *bench.Job, v string) error {
-			d, err := bench.ParseDistribution(v)
+			d, err := randgen.ParseDistribution(v)
 			if err == nil {
 				j.RandomDistribution = d
 			}
@@ -78,7 +79,7 @@ func setPercentageRandom(j *bench.Job, v string) error {
 // options together: its LFSR ignores a zone's bounds and walks the whole
 // region from the zone's start, past the end of the file.
 func checkPattern(j *bench.Job) error {
-	if k := j.RandomDistribution.Kind; j.RandomGenerator == "lfsr" && (k == bench.DistZoned || k == bench.DistZonedAbs) {
+	if k := j.RandomDistribution.Kind; j.RandomGenerator == "lfsr" && (k == randgen.DistZoned || k == randgen.DistZonedAbs) {
 		return fmt.Errorf("random_generator=lfsr with random_distribution=%s: fio 3.33's LFSR ignores the zones' bounds (it walks the whole region from a zone's start and runs off the end); use tausworthe", k)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/units"
+	"iolab/bench/verify"
 )
 
 // verifyOptions are fio's data verification options (options.c, group
@@ -14,20 +15,20 @@ import (
 // twice the header, verify_offset at least one header.
 var verifyOptions = []bench.OptionSpec{
 	{Name: "verify", Example: "crc32c", Unit: "method", Default: "0",
-		Help: "write a checksummed header into every block and read it back to check: 0, " + strings.Join(bench.VerifyNames(), ", "),
+		Help: "write a checksummed header into every block and read it back to check: 0, " + strings.Join(verify.Names(), ", "),
 		Set: func(j *bench.Job, v string) error {
 			if v == "0" {
 				j.Verify, j.VerifySet = "", true
 				return nil
 			}
-			if _, ok := bench.LookupVerify(v); ok {
+			if _, ok := verify.Lookup(v); ok {
 				j.Verify, j.VerifySet = v, true
 				return nil
 			}
-			if slices.Contains(bench.VerifyRefused, v) {
-				return fmt.Errorf("%q: iolab does not do fio's verify=%s (use one of %s)", v, v, strings.Join(bench.VerifyNames(), ", "))
+			if slices.Contains(verify.Refused, v) {
+				return fmt.Errorf("%q: iolab does not do fio's verify=%s (use one of %s)", v, v, strings.Join(verify.Names(), ", "))
 			}
-			return fmt.Errorf("%q is not one of 0, %s", v, strings.Join(bench.VerifyNames(), ", "))
+			return fmt.Errorf("%q is not one of 0, %s", v, strings.Join(verify.Names(), ", "))
 		},
 		Get: func(j *bench.Job) string {
 			if j.Verify == "" {

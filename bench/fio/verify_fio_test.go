@@ -16,6 +16,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
+	"iolab/bench/verify"
 )
 
 // Data verification side by side with fio 3.33: each verifies what the
@@ -183,7 +184,7 @@ func TestVerifyFindsCorruptBlock(t *testing.T) {
 			}
 			corrupt(t, dev, 1<<20+4096*3+100)
 			r = runVerify(t, append(args, "--verify_only")...)
-			var ve *bench.VerifyError
+			var ve *verify.Error
 			if r.Verify != nil {
 				ve = r.Verify.Failed
 			}

@@ -7,6 +7,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/units"
+	"iolab/bench/verify"
 )
 
 // A job's long-run options end in a verdict its IOPS and latencies do
@@ -50,7 +51,7 @@ func verifyOutcome(results []*Job) string {
 	var ios, bytes, reads uint64
 	var took time.Duration
 	var stopped bool
-	var failed *bench.VerifyError
+	var failed *verify.Error
 	for _, r := range results {
 		v := r.Verify
 		if v == nil {

@@ -7,6 +7,7 @@ import (
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/verify"
 )
 
 // Step is a step as the summaries, the dashboard's pages and its charts
@@ -83,7 +84,7 @@ type Verify struct {
 	Method             string
 	ReadIOs, ReadBytes uint64
 	Runtime            time.Duration
-	Failed             *bench.VerifyError
+	Failed             *verify.Error
 	Stopped            bool
 }
 

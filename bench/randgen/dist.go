@@ -1,4 +1,4 @@
-package bench
+package randgen
 
 import (
 	"errors"
@@ -28,6 +28,48 @@ const (
 	// ZIPF_MAX_GEN does: beyond 10 million blocks the sum stops growing.
 	zipfMaxTerms = 10_000_000
 )
+
+// DistKind is the model of a random_distribution.
+type DistKind uint8
+
+// fio's random distributions (FIO_RAND_DIST_*).
+const (
+	DistRandom   DistKind = iota // uniform
+	DistZipf                     // zipf:theta
+	DistPareto                   // pareto:h
+	DistNormal                   // normal:deviation%
+	DistZoned                    // zoned:access%/size%:…
+	DistZonedAbs                 // zoned_abs:access%/size:…
+)
+
+var distNames = [...]string{"random", "zipf", "pareto", "normal", "zoned", "zoned_abs"}
+
+func (k DistKind) String() string { return distNames[k] }
+
+// Distribution is a parsed random_distribution.
+type Distribution struct {
+	Kind DistKind
+	// Value is zipf's theta, pareto's h or normal's deviation in percent
+	// of the region.
+	Value float64
+	// Center, in [0, 1], moves the distribution's base when HasCenter
+	// (fio's optional second number for zipf, pareto and normal).
+	Center    float64
+	HasCenter bool
+	// Zones of zoned and zoned_abs, in order from the region's start.
+	Zones []Zone
+}
+
+// Zone is one zone of a zoned distribution: Access percent of the random
+// I/Os go to Size, which is a percentage of the region (zoned) or bytes
+// (zoned_abs).
+type Zone struct {
+	Access int
+	Size   int64
+}
+
+// IsZero reports whether d is the default, uniform distribution.
+func (d Distribution) IsZero() bool { return d.Kind == DistRandom }
 
 // ParseDistribution reads a random_distribution value as fio 3.33 does:
 // random; zipf[:theta[:center]]; pareto[:h[:center]];
@@ -236,11 +278,11 @@ func (d *Distribution) center() float64 {
 	return -1
 }
 
-// skewed draws the blocks of one file from a zipf, pareto or normal
+// Skewed draws the blocks of one file from a zipf, pareto or normal
 // distribution: fio's struct zipf_state and gauss_state.
-type skewed struct {
+type Skewed struct {
 	kind DistKind
-	rand taus88
+	rand Taus88
 	n    uint64
 	off  uint64 // fio's rand_off: where the hashed indexes start
 
@@ -253,14 +295,14 @@ type skewed struct {
 	mod    fastMod // of n+1
 }
 
-// newSkewed sets up d over n blocks with seed (zipf_init, pareto_init,
+// NewSkewed sets up d over n blocks with seed (zipf_init, pareto_init,
 // gauss_init).
-func newSkewed(d *Distribution, n uint64, seed uint32) skewed {
-	s := skewed{kind: d.Kind, n: n, rand: newTaus88(uint64(seed))}
+func NewSkewed(d *Distribution, n uint64, seed uint32) Skewed {
+	s := Skewed{kind: d.Kind, n: n, rand: NewTaus88(uint64(seed))}
 	center := d.center()
 	switch d.Kind {
 	case DistZipf, DistPareto:
-		s.off = uint64(s.rand.next())
+		s.off = uint64(s.rand.Next())
 		if center != -1 {
 			s.off = uint64(float64(n) * center)
 		}
@@ -296,12 +338,12 @@ func newSkewed(d *Distribution, n uint64, seed uint32) skewed {
 	return s
 }
 
-// next draws a block.
-func (s *skewed) next() uint64 {
+// Next draws a block.
+func (s *Skewed) Next() uint64 {
 	var v uint64
 	switch s.kind {
 	case DistZipf:
-		u := float64(s.rand.next()) / math.MaxUint32
+		u := float64(s.rand.Next()) / math.MaxUint32
 		z := u * s.zetan
 		switch {
 		case z < 1.0:
@@ -312,7 +354,7 @@ func (s *skewed) next() uint64 {
 			v = powFloor(float64(s.n), s.eta*u-s.eta+1.0, s.alpha)
 		}
 	case DistPareto:
-		u := float64(s.rand.next()) / math.MaxUint32
+		u := float64(s.rand.Next()) / math.MaxUint32
 		v = powFloor(float64(s.n-1), u, s.power)
 	case DistNormal:
 		v = s.normal()
@@ -334,14 +376,14 @@ func powFloor(m, x, y float64) uint64 {
 
 // normal is fio's gauss_next before the hash: the mean of twelve uniform
 // draws (an Irwin-Hall bell around the middle), widened by the deviation.
-func (s *skewed) normal() uint64 {
+func (s *Skewed) normal() uint64 {
 	var sum uint64
 	for range 12 {
-		sum += s.mod.rem(s.rand.next())
+		sum += s.mod.rem(s.rand.Next())
 	}
 	sum = (sum + 11) / 12
 	if s.stddev != 0 {
-		r := s.rand.next()
+		r := s.rand.Next()
 		vr := int32(float64(s.stddev) * (float64(r) / (math.MaxUint32 + 1.0)))
 		dev := vr - int32(s.stddev/2)
 		// fio halves the deviation until the block stays in range; the
@@ -377,20 +419,20 @@ func (f fastMod) rem(x uint32) uint64 {
 	return hi
 }
 
-// zoneSpan is where one percent of a zoned distribution's random I/Os go:
-// the zone from lo to hi, in percent of the region (zoned) or bytes
+// ZoneSpan is where one percent of a zoned distribution's random I/Os go:
+// the zone from Lo to Hi, in percent of the region (zoned) or bytes
 // (zoned_abs); fio's struct zone_split_index.
-type zoneSpan struct{ lo, hi uint64 }
+type ZoneSpan struct{ Lo, Hi uint64 }
 
-// zoneIndex lays the zones out as fio's __td_zone_gen_index does, one
+// ZoneIndex lays the zones out as fio's __td_zone_gen_index does, one
 // entry for each percent of the random I/Os, so a draw from 1 to 100
 // finds its zone at once.
-func zoneIndex(zones []Zone) *[100]zoneSpan {
-	var idx [100]zoneSpan
+func ZoneIndex(zones []Zone) *[100]ZoneSpan {
+	var idx [100]ZoneSpan
 	a, prev := 0, uint64(0)
 	for _, z := range zones {
 		for i := a; i < a+z.Access && i < 100; i++ {
-			idx[i] = zoneSpan{prev, prev + uint64(z.Size)}
+			idx[i] = ZoneSpan{prev, prev + uint64(z.Size)}
 		}
 		a += z.Access
 		prev += uint64(z.Size)

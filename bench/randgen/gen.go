@@ -1,4 +1,4 @@
-package bench
+package randgen
 
 import "math"
 
@@ -10,23 +10,23 @@ import "math"
 // with (hash.h). Each step is a handful of shifts and XORs and allocates
 // nothing.
 
-// taus88 is L'Ecuyer's maximally equidistributed combined Tausworthe
+// Taus88 is L'Ecuyer's maximally equidistributed combined Tausworthe
 // generator with period 2^88 (fio's __rand32).
-type taus88 struct{ s1, s2, s3 uint32 }
+type Taus88 struct{ s1, s2, s3 uint32 }
 
-// newTaus88 seeds the generator as fio's __init_rand32 does: an LCG
+// NewTaus88 seeds the generator as fio's __init_rand32 does: an LCG
 // spreads the seed over the three components, each kept above the
 // minimum the recurrence needs, then six steps discard the start.
-func newTaus88(seed uint64) taus88 {
+func NewTaus88(seed uint64) Taus88 {
 	s := uint32(seed)
 	// fio writes the LCG's start as (2^31) + (2^17) + (2^7), in C, where ^
 	// is XOR: 29 + 19 + 5 = 53.
-	var t taus88
+	var t Taus88
 	t.s1 = atLeast(53*69069^s, 1)
 	t.s2 = atLeast(t.s1*69069^s, 7)
 	t.s3 = atLeast(t.s2*69069^s, 15)
 	for range 6 {
-		t.next()
+		t.Next()
 	}
 	return t
 }
@@ -40,40 +40,42 @@ func atLeast[T uint32 | uint64](x, m T) T {
 	return x
 }
 
-func (t *taus88) next() uint32 {
+// Next is the next 32-bit draw (fio's __rand32).
+func (t *Taus88) Next() uint32 {
 	t.s1 = (t.s1&0xfffffffe)<<12 ^ (t.s1<<13^t.s1)>>19
 	t.s2 = (t.s2&0xfffffff8)<<4 ^ (t.s2<<2^t.s2)>>25
 	t.s3 = (t.s3&0xfffffff0)<<17 ^ (t.s3<<3^t.s3)>>11
 	return t.s1 ^ t.s2 ^ t.s3
 }
 
-// between returns a number in [lo, hi] the way fio's rand_between does
+// Between returns a number in [lo, hi] the way fio's rand_between does
 // on a 32-bit state: hi-lo+1 times the next value over 2^32, truncated.
 // The product is exact in a float64, so integer arithmetic gives the same
 // numbers.
-func (t *taus88) between(lo, hi uint32) uint32 {
-	return lo + uint32(uint64(t.next())*uint64(hi-lo+1)>>32)
+func (t *Taus88) Between(lo, hi uint32) uint32 {
+	return lo + uint32(uint64(t.Next())*uint64(hi-lo+1)>>32)
 }
 
-// taus258 is L'Ecuyer's 64-bit combined Tausworthe generator with period
+// Taus258 is L'Ecuyer's 64-bit combined Tausworthe generator with period
 // 2^258 (fio's __rand64, "tausworthe64").
-type taus258 struct{ s1, s2, s3, s4, s5 uint64 }
+type Taus258 struct{ s1, s2, s3, s4, s5 uint64 }
 
-// newTaus258 seeds as fio's __init_rand64.
-func newTaus258(seed uint64) taus258 {
-	var t taus258
+// NewTaus258 seeds as fio's __init_rand64.
+func NewTaus258(seed uint64) Taus258 {
+	var t Taus258
 	t.s1 = atLeast(53*6906969069^seed, 1)
 	t.s2 = atLeast(t.s1*6906969069^seed, 7)
 	t.s3 = atLeast(t.s2*6906969069^seed, 15)
 	t.s4 = atLeast(t.s3*6906969069^seed, 33)
 	t.s5 = atLeast(t.s4*6906969069^seed, 49)
 	for range 6 {
-		t.next()
+		t.Next()
 	}
 	return t
 }
 
-func (t *taus258) next() uint64 {
+// Next is the next 64-bit draw (fio's __rand64).
+func (t *Taus258) Next() uint64 {
 	t.s1 = (t.s1&0xfffffffffffffffe)<<10 ^ (t.s1<<1^t.s1)>>53
 	t.s2 = (t.s2&0xfffffffffffffe00)<<5 ^ (t.s2<<24^t.s2)>>50
 	t.s3 = (t.s3&0xfffffffffffff000)<<29 ^ (t.s3<<3^t.s3)>>23
@@ -82,56 +84,57 @@ func (t *taus258) next() uint64 {
 	return t.s1 ^ t.s2 ^ t.s3 ^ t.s4 ^ t.s5
 }
 
-// frand is fio's struct frand_state: taus88, or taus258 with use64
+// Frand is fio's struct frand_state: taus88, or taus258 with use64
 // (random_generator=tausworthe64), behind one next and one maximum, as
 // fio's __rand and rand_max are. fio draws block sizes and picks files
 // with it.
-type frand struct {
+type Frand struct {
 	use64 bool
-	t32   taus88
-	t64   taus258
+	t32   Taus88
+	t64   Taus258
 }
 
-// newFrand seeds as fio's init_rand_seed: the 32-bit generator takes
+// NewFrand seeds as fio's init_rand_seed: the 32-bit generator takes
 // the seed's low 32 bits.
-func newFrand(seed uint64, use64 bool) frand {
+func NewFrand(seed uint64, use64 bool) Frand {
 	if use64 {
-		return frand{use64: true, t64: newTaus258(seed)}
+		return Frand{use64: true, t64: NewTaus258(seed)}
 	}
-	return frand{t32: newTaus88(seed)}
+	return Frand{t32: NewTaus88(seed)}
 }
 
-func (f *frand) next() uint64 {
+// Next is the next draw of whichever generator f holds (fio's __rand).
+func (f *Frand) Next() uint64 {
 	if f.use64 {
-		return f.t64.next()
+		return f.t64.Next()
 	}
-	return uint64(f.t32.next())
+	return uint64(f.t32.Next())
 }
 
-// max is fio's rand_max: the largest value next returns.
-func (f *frand) max() uint64 {
+// Max is fio's rand_max: the largest value Next returns.
+func (f *Frand) Max() uint64 {
 	if f.use64 {
 		return math.MaxUint64
 	}
 	return math.MaxUint32
 }
 
-// scale is fio's n * (r / (rand_max + 1.0)) in doubles, truncated: a
+// Scale is fio's n * (r / (rand_max + 1.0)) in doubles, truncated: a
 // number below n from one draw (the 64-bit one rounds r to a double
 // first, as C's conversion does, and can reach n).
-func (f *frand) scale(n uint64) uint64 {
-	return uint64(float64(n) * (float64(f.next()) / (float64(f.max()) + 1.0)))
+func (f *Frand) Scale(n uint64) uint64 {
+	return uint64(float64(n) * (float64(f.Next()) / (float64(f.Max()) + 1.0)))
 }
 
-// lfsr walks 0..n-1, each value once, with a maximal-length XNOR LFSR of
+// LFSR walks 0..n-1, each value once, with a maximal-length XNOR LFSR of
 // the fewest bits whose period covers n, skipping the states beyond n-1
-// (fio's lib/lfsr.c with spin 0, which is all fio uses). It needs no map
+// (fio's lib/LFSR.c with spin 0, which is all fio uses). It needs no map
 // of the blocks done.
-type lfsr struct {
+type LFSR struct {
 	state, xormask, top, max uint64
 	done                     uint64 // values returned since the last reset
 	// extra is fio's cycle_length bookkeeping, which with spin 0 makes the
-	// first value after lfsrInit (not after a reset) take two steps.
+	// first value after NewLFSR (not after a reset) take two steps.
 	extra bool
 }
 
@@ -155,44 +158,44 @@ var lfsrTaps = [64][]uint8{
 	62: {62, 61, 6, 5}, 63: {63, 62},
 }
 
-// lfsrInit sets up an LFSR over n values from seed (fio's lfsr_init). It
+// NewLFSR sets up an LFSR over n values from seed (fio's lfsr_init). It
 // fails, as fio's does, for more than 2^63 values or a seed whose low bits
 // are the one state an XNOR LFSR never leaves.
-func lfsrInit(n, seed uint64) (lfsr, bool) {
+func NewLFSR(n, seed uint64) (LFSR, bool) {
 	bitsN := 3
 	for bitsN < 64 && uint64(1)<<bitsN <= n {
 		bitsN++
 	}
 	if bitsN == 64 || n == 0 {
-		return lfsr{}, false
+		return LFSR{}, false
 	}
-	var l lfsr
+	var l LFSR
 	for _, tap := range lfsrTaps[bitsN] {
 		l.xormask |= 1 << (tap - 1)
 	}
 	l.top = 1 << (bitsN - 1)
 	l.max = n - 1
 	l.extra = true
-	return l, l.reset(seed)
+	return l, l.Reset(seed)
 }
 
-// reset starts the walk again from seed (fio's lfsr_reset).
-func (l *lfsr) reset(seed uint64) bool {
+// Reset starts the walk again from seed (fio's lfsr_reset).
+func (l *LFSR) Reset(seed uint64) bool {
 	mask := l.top<<1 - 1
 	l.done = 0
 	l.state = seed & mask
 	return l.state != mask
 }
 
-func (l *lfsr) step() {
+func (l *LFSR) step() {
 	v := l.state
 	// An even state XORs the taps in: (v&1)-1 is all ones then.
 	l.state = (v>>1 | l.top) ^ ((v&1 - 1) & l.xormask)
 }
 
-// next returns the next value, or false once all n have been returned
+// Next returns the Next value, or false once all n have been returned
 // since the last reset.
-func (l *lfsr) next() (uint64, bool) {
+func (l *LFSR) Next() (uint64, bool) {
 	if l.done > l.max {
 		return 0, false
 	}
@@ -214,10 +217,10 @@ func (l *lfsr) next() (uint64, bool) {
 // the file.
 const goldenRatio64 = 0x61C8864680B583EB
 
-// jhash is fio's jhash (hash.h), a Bob Jenkins hash, including its quirk
+// JHash is fio's JHash (hash.h), a Bob Jenkins hash, including its quirk
 // of adding single bytes, not words, for each 12-byte block but the last.
 // fio seeds the skewed distributions with the hash of the file's name.
-func jhash(key string, initval uint32) uint32 {
+func JHash(key string, initval uint32) uint32 {
 	rol := func(w uint32, s uint) uint32 { return w<<s | w>>(32-s) }
 	a := 0x61C88647 + uint32(len(key)) + initval
 	b, c := a, a

@@ -1,21 +1,22 @@
-package bench
+package randgen
 
 import "math/bits"
 
-// blockMap is fio's random map (lib/axmap.c): a bit per block of a file
+// BlockMap is fio's random map (lib/axmap.c): a bit per block of a file
 // for the blocks random I/O has done this pass, and above it levels of
 // summary bits, one per full word of the level below, so that finding a
 // free block after a taken one costs a word per level, not a scan. fio
 // keeps it when a job picks uniform random offsets with the Tausworthe
 // generators and without norandommap: a taken block sends the I/O to the
 // next free one, so every block is done once per pass.
-type blockMap struct {
+type BlockMap struct {
 	n      uint64
 	levels [][]uint64 // levels[0]: one bit per block; levels[i+1]: one bit per full word of levels[i]
 }
 
-func newBlockMap(n uint64) *blockMap {
-	m := &blockMap{n: n}
+// NewBlockMap is an empty map of n blocks (fio's axmap_new).
+func NewBlockMap(n uint64) *BlockMap {
+	m := &BlockMap{n: n}
 	total := 0
 	var sizes []int
 	for words := (n + 63) / 64; ; words = (words + 63) / 64 {
@@ -33,28 +34,29 @@ func newBlockMap(n uint64) *blockMap {
 	return m
 }
 
-func (m *blockMap) reset() {
+// Reset marks every block free again, for a new pass (fio's axmap_reset).
+func (m *BlockMap) Reset() {
 	for _, l := range m.levels {
 		clear(l)
 	}
 }
 
-// isSet reports whether block b is done. Like fio's axmap_isset it
+// IsSet reports whether block b is done. Like fio's axmap_isset it
 // looks at b = n too: the unused bits of the last word can be set
-// (setNr).
-func (m *blockMap) isSet(b uint64) bool {
+// (SetNr).
+func (m *BlockMap) IsSet(b uint64) bool {
 	w := b / 64
 	return b <= m.n && w < uint64(len(m.levels[0])) && m.levels[0][w]&(1<<(b%64)) != 0
 }
 
-// setNr marks up to nr blocks from b done, stopping before the first one
+// SetNr marks up to nr blocks from b done, stopping before the first one
 // already done, and returns how many it marked (fio's axmap_set_nr).
 // As fio's does, it goes on past the last block to the end of its word:
 // fio's __axmap_set works out a count clipped to the map and then does
 // not use it (fio 3.33 lib/axmap.c:276-279), so an I/O that overhangs the
 // map's blocks marks bits beyond them, which can fill the word and mark
 // it full a level up. Copied: it decides where later draws land.
-func (m *blockMap) setNr(b, nr uint64) uint64 {
+func (m *BlockMap) SetNr(b, nr uint64) uint64 {
 	var set uint64
 	for nr > 0 {
 		// fio's __axmap_set lets a run reach block n (bit_nr > nr_bits,
@@ -99,7 +101,7 @@ func lowBits(n uint64) uint64 {
 
 // setMask sets mask in word w of the bottom level, and each word it
 // fills as full in the level above.
-func (m *blockMap) setMask(w, mask uint64) {
+func (m *BlockMap) setMask(w, mask uint64) {
 	l := m.levels[0]
 	l[w] |= mask
 	for i := 1; i < len(m.levels) && l[w] == ^uint64(0); i++ {
@@ -109,8 +111,8 @@ func (m *blockMap) setMask(w, mask uint64) {
 	}
 }
 
-// firstFree returns the first free block at or after b.
-func (m *blockMap) firstFree(b uint64) (uint64, bool) {
+// FirstFree returns the first free block at or after b.
+func (m *BlockMap) FirstFree(b uint64) (uint64, bool) {
 	if b >= m.n {
 		return 0, false
 	}
@@ -145,9 +147,9 @@ func (m *blockMap) firstFree(b uint64) (uint64, bool) {
 	return b, b < m.n
 }
 
-// nextFree returns the first free block after b, going round to the
+// NextFree returns the first free block after b, going round to the
 // start of the file (fio's axmap_next_free).
-func (m *blockMap) nextFree(b uint64) (uint64, bool) {
+func (m *BlockMap) NextFree(b uint64) (uint64, bool) {
 	if b >= m.n {
 		return 0, false
 	}
@@ -155,11 +157,11 @@ func (m *blockMap) nextFree(b uint64) (uint64, bool) {
 	if next >= m.n {
 		next = 0
 	}
-	if f, ok := m.firstFree(next); ok {
+	if f, ok := m.FirstFree(next); ok {
 		return f, true
 	}
 	if next == 0 {
 		return 0, false
 	}
-	return m.firstFree(0)
+	return m.FirstFree(0)
 }

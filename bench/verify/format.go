@@ -1,4 +1,4 @@
-package bench
+package verify
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 // block's data, its offset, the time, the job, the write's number, a
 // crc32c of the header) followed by the kind's checksum of the rest.
 
-// VerifyKind is one of fio's verify= methods: one row of verifyKinds.
-type VerifyKind struct {
+// Kind is one of fio's verify= methods: one row of kinds.
+type Kind struct {
 	Name string
 	// ID is fio's VERIFY_* number, written in the header.
 	ID uint16
@@ -27,7 +27,7 @@ type VerifyKind struct {
 	// header; 0 for meta and pattern, which only have the header.
 	SumSize int
 	// sum writes the checksum of data into out (SumSize bytes), as fio
-	// 3.33 computes it (see verify_sums.go for its quirks).
+	// 3.33 computes it (see sums.go for its quirks).
 	sum func(data, out []byte)
 	// NoHeader: the blocks carry the pattern alone (fio's
 	// VERIFY_PATTERN_NO_HDR, which is what verify=pattern means).
@@ -37,15 +37,15 @@ type VerifyKind struct {
 	Help     string
 }
 
-// verifyKinds are the verify= methods iolab takes. fio's crc64, crc32,
-// crc16, crc7, sha3-* and null are not among them (VerifyRefused).
-var verifyKinds = []VerifyKind{
+// kinds are the verify= methods iolab takes. fio's crc64, crc32,
+// crc16, crc7, sha3-* and null are not among them (Refused).
+var kinds = []Kind{
 	{Name: "md5", ID: 2, SumSize: 16, sum: func(d, out []byte) { s := md5.Sum(d); copy(out, s[:]) },
 		Help: "MD5 of each block"},
 	// fio 3.33 takes crc32c-intel as crc32c: the same number and sum.
-	{Name: "crc32c", ID: 5, SumSize: 4, sum: func(d, out []byte) { binary.LittleEndian.PutUint32(out, fioCRC32C(d)) },
+	{Name: "crc32c", ID: 5, SumSize: 4, sum: func(d, out []byte) { binary.LittleEndian.PutUint32(out, CRC32C(d)) },
 		Help: "CRC32C (Castagnoli) of each block"},
-	{Name: "crc32c-intel", ID: 5, SumSize: 4, sum: func(d, out []byte) { binary.LittleEndian.PutUint32(out, fioCRC32C(d)) },
+	{Name: "crc32c-intel", ID: 5, SumSize: 4, sum: func(d, out []byte) { binary.LittleEndian.PutUint32(out, CRC32C(d)) },
 		Help: "the same sum as crc32c"},
 	{Name: "sha256", ID: 9, SumSize: 64, sum: fioSHA256, Help: "fio's SHA-256 of each block"},
 	{Name: "sha512", ID: 10, SumSize: 128, sum: fioSHA512,
@@ -60,23 +60,23 @@ var verifyKinds = []VerifyKind{
 	{Name: "pattern_hdr", ID: 17, internal: true, Help: "the header, then verify_pattern over the rest"},
 }
 
-// VerifyRefused are fio's other verify= methods, refused by name.
-var VerifyRefused = []string{"crc64", "crc32", "crc16", "crc7", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "null"}
+// Refused are fio's other verify= methods, refused by name.
+var Refused = []string{"crc64", "crc32", "crc16", "crc7", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "null"}
 
-// LookupVerify finds a verify= method by fio's name.
-func LookupVerify(name string) (*VerifyKind, bool) {
-	for i := range verifyKinds {
-		if verifyKinds[i].Name == name && !verifyKinds[i].internal {
-			return &verifyKinds[i], true
+// Lookup finds a verify= method by fio's name.
+func Lookup(name string) (*Kind, bool) {
+	for i := range kinds {
+		if kinds[i].Name == name && !kinds[i].internal {
+			return &kinds[i], true
 		}
 	}
 	return nil, false
 }
 
-// VerifyNames lists the verify= methods iolab takes.
-func VerifyNames() []string {
+// Names lists the verify= methods iolab takes.
+func Names() []string {
 	var out []string
-	for _, k := range verifyKinds {
+	for _, k := range kinds {
 		if !k.internal {
 			out = append(out, k.Name)
 		}
@@ -90,19 +90,19 @@ const verifyHeaderSize = 40
 // fioHdrMagic is fio's FIO_HDR_MAGIC.
 const fioHdrMagic = 0xacca
 
-// hdrSize is fio's __hdr_size: the header and the kind's checksum.
-func (k *VerifyKind) hdrSize() int {
+// HdrSize is fio's __hdr_size: the header and the kind's checksum.
+func (k *Kind) HdrSize() int {
 	if k.NoHeader {
 		return 0
 	}
 	return verifyHeaderSize + k.SumSize
 }
 
-// patternHeader is the kind verify_pattern alone picks.
-var patternHeader = &verifyKinds[len(verifyKinds)-1]
+// PatternHeader is the kind verify_pattern alone picks.
+var PatternHeader = &kinds[len(kinds)-1]
 
-// verifyHeader is fio 3.33's struct verify_header, decoded.
-type verifyHeader struct {
+// Header is fio 3.33's struct verify_header, decoded.
+type Header struct {
 	Magic, Kind uint16
 	Len         uint32
 	Seed        uint64
@@ -113,7 +113,7 @@ type verifyHeader struct {
 	CRC         uint32
 }
 
-func (h *verifyHeader) put(p []byte) {
+func (h *Header) put(p []byte) {
 	le := binary.LittleEndian
 	le.PutUint16(p[0:], h.Magic)
 	le.PutUint16(p[2:], h.Kind)
@@ -124,91 +124,94 @@ func (h *verifyHeader) put(p []byte) {
 	le.PutUint32(p[28:], h.Nsec)
 	le.PutUint16(p[32:], h.Thread)
 	le.PutUint16(p[34:], h.NumberIO)
-	h.CRC = fioCRC32C(p[:36])
+	h.CRC = CRC32C(p[:36])
 	le.PutUint32(p[36:], h.CRC)
 }
 
-func readVerifyHeader(p []byte) verifyHeader {
+// ReadHeader decodes the header at the start of p.
+func ReadHeader(p []byte) Header {
 	le := binary.LittleEndian
-	return verifyHeader{Magic: le.Uint16(p[0:]), Kind: le.Uint16(p[2:]), Len: le.Uint32(p[4:]), Seed: le.Uint64(p[8:]),
+	return Header{Magic: le.Uint16(p[0:]), Kind: le.Uint16(p[2:]), Len: le.Uint32(p[4:]), Seed: le.Uint64(p[8:]),
 		Offset: le.Uint64(p[16:]), Sec: le.Uint32(p[24:]), Nsec: le.Uint32(p[28:]), Thread: le.Uint16(p[32:]),
 		NumberIO: le.Uint16(p[34:]), CRC: le.Uint32(p[36:])}
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// fioCRC32C is fio's crc32c: it starts from ~0 like everyone, but returns
+// CRC32C is fio's crc32c: it starts from ~0 like everyone, but returns
 // the register without the final inversion.
-func fioCRC32C(p []byte) uint32 { return ^crc32.Checksum(p, castagnoli) }
+func CRC32C(p []byte) uint32 { return ^crc32.Checksum(p, castagnoli) }
 
-// blockMeta is what a block's header says beyond its data: where it is,
+// Meta is what a block's header says beyond its data: where it is,
 // which write put it there and the seed of its data.
-type blockMeta struct {
-	offset   int64
-	seed     uint64
-	numberio uint16
-	thread   uint16
-	sec      uint32
-	nsec     uint32
+type Meta struct {
+	Offset   int64
+	Seed     uint64
+	NumberIO uint16
+	Thread   uint16
+	Sec      uint32
+	Nsec     uint32
 }
 
-// verifySpec is a job's verify options, resolved (fio's fixup_options).
-type verifySpec struct {
-	kind     *VerifyKind
-	interval int    // bytes between headers
-	offset   int    // verify_offset: where the header is swapped to
-	pattern  []byte // verify_pattern, or nil
-	fatal    bool
-	dump     bool
+// Spec is a job's verify options, resolved (fio's fixup_options).
+type Spec struct {
+	Kind     *Kind
+	Interval int    // bytes between headers
+	Offset   int    // verify_offset: where the header is swapped to
+	Pattern  []byte // verify_pattern, or nil
+	Fatal    bool
+	Dump     bool
 	scratch  []byte // the pattern laid out, for checkPattern
 }
 
 // hdrInc is fio's get_hdr_inc: headers every interval bytes of an I/O of
 // n bytes, or one when the I/O is shorter.
-func (v *verifySpec) hdrInc(n int) int {
-	if v.interval > 0 && v.interval <= n {
-		return v.interval
+func (v *Spec) hdrInc(n int) int {
+	if v.Interval > 0 && v.Interval <= n {
+		return v.Interval
 	}
 	return n
 }
 
-// fill writes an I/O's worth of verifiable data into p, as fio's
+// Fill writes an I/O's worth of verifiable data into p, as fio's
 // populate_verify_io_u: data from the seed (or verify_pattern), then a
 // header with its checksum at the start of every interval.
-func (v *verifySpec) fill(p []byte, m blockMeta) {
-	if v.pattern != nil {
-		copyPattern(p, v.pattern)
+func (v *Spec) Fill(p []byte, m Meta) {
+	if v.Pattern != nil {
+		CopyPattern(p, v.Pattern)
 	} else {
-		fillRandom(p, m.seed)
+		FillRandom(p, m.Seed)
 	}
-	if v.kind.NoHeader {
+	if v.Kind.NoHeader {
 		return
 	}
 	inc := v.hdrInc(len(p))
-	hs := v.kind.hdrSize()
+	hs := v.Kind.HdrSize()
 	for n := 0; n*inc < len(p); n++ {
 		b := p[n*inc : min((n+1)*inc, len(p))]
-		h := verifyHeader{Magic: fioHdrMagic, Kind: v.kind.ID, Len: uint32(inc), Seed: m.seed,
-			Offset: uint64(m.offset) + uint64(n*v.interval), Sec: m.sec, Nsec: m.nsec, Thread: m.thread, NumberIO: m.numberio}
+		h := Header{Magic: fioHdrMagic, Kind: v.Kind.ID, Len: uint32(inc), Seed: m.Seed,
+			Offset: uint64(m.Offset) + uint64(n*v.Interval), Sec: m.Sec, Nsec: m.Nsec, Thread: m.Thread, NumberIO: m.NumberIO}
 		h.put(b)
-		if v.kind.sum != nil {
-			v.kind.sum(b[hs:], b[verifyHeaderSize:hs])
+		if v.Kind.sum != nil {
+			v.Kind.sum(b[hs:], b[verifyHeaderSize:hs])
 		}
-		if v.offset > 0 {
-			swapBytes(b[:hs], b[v.offset:v.offset+hs])
+		if v.Offset > 0 {
+			SwapBytes(b[:hs], b[v.Offset:v.Offset+hs])
 		}
 	}
 }
 
-func swapBytes(a, b []byte) {
+// SwapBytes swaps a with b, byte for byte: verify_offset moves the header
+// that way before a write and back after a read.
+func SwapBytes(a, b []byte) {
 	for i := range a {
 		a[i], b[i] = b[i], a[i]
 	}
 }
 
-// VerifyError is a block that did not verify: where it is, what its
+// Error is a block that did not verify: where it is, what its
 // header or checksum should have been and what was read. It fails the job.
-type VerifyError struct {
+type Error struct {
 	Job      string   `json:"job"`
 	File     string   `json:"file"`
 	Method   string   `json:"method"` // the verify= method, or "header" for a bad header
@@ -227,9 +230,9 @@ type VerifyError struct {
 
 // Unwrap is EILSEQ, the errno fio fails a job with when a block does not
 // verify (io_u->error in verify.c): its JSON says "error" : 84.
-func (e *VerifyError) Unwrap() error { return syscall.EILSEQ }
+func (e *Error) Unwrap() error { return syscall.EILSEQ }
 
-func (e *VerifyError) Error() string {
+func (e *Error) Error() string {
 	var s string
 	if e.Method == "header" {
 		s = fmt.Sprintf("job %s: verify: bad header %s %s, wanted %s at file %s offset %d, length %d (requested block: offset=%d, length=%d)",
@@ -247,40 +250,40 @@ func (e *VerifyError) Error() string {
 	return s
 }
 
-// verifyRead is one block read back: the file, the I/O's offset and the
+// ReadBack is one block read back: the file, the I/O's offset and the
 // header values it must carry (want; seedKnown when its seed is known).
-type verifyRead struct {
-	file      string
-	off       int64
-	numberio  uint16
-	checkNum  bool // the job wrote with fixed block sizes: numberio must match (fio)
-	seed      uint64
-	seedKnown bool
+type ReadBack struct {
+	File      string
+	Off       int64
+	NumberIO  uint16
+	CheckNum  bool // the job wrote with fixed block sizes: numberio must match (fio)
+	Seed      uint64
+	SeedKnown bool
 }
 
-// check verifies an I/O's buffer p as fio's verify_io_u does, interval by
+// Check verifies an I/O's buffer p as fio's verify_io_u does, interval by
 // interval; it returns the first failure (all of them are looked at unless
 // verify_fatal, as fio logs each; the first fails the job).
-func (v *verifySpec) check(job string, p []byte, r verifyRead) *VerifyError {
+func (v *Spec) Check(job string, p []byte, r ReadBack) *Error {
 	inc := v.hdrInc(len(p))
-	hs := v.kind.hdrSize()
-	var first *VerifyError
+	hs := v.Kind.HdrSize()
+	var first *Error
 	for n := 0; n*inc < len(p); n++ {
 		b := p[n*inc : min((n+1)*inc, len(p))]
-		if v.offset > 0 && hs > 0 {
-			swapBytes(b[:hs], b[v.offset:v.offset+hs])
+		if v.Offset > 0 && hs > 0 {
+			SwapBytes(b[:hs], b[v.Offset:v.Offset+hs])
 		}
 		e := v.checkInterval(b, n, inc, r)
 		if e != nil {
-			e.Job, e.File, e.IOOffset, e.IOLength = job, r.file, r.off, len(p)
+			e.Job, e.File, e.IOOffset, e.IOLength = job, r.File, r.Off, len(p)
 			if e.Offset == 0 && e.Length == 0 {
-				e.Offset, e.Length = r.off+int64(n*inc), inc
+				e.Offset, e.Length = r.Off+int64(n*inc), inc
 			}
 			if first == nil {
 				first = e
 			}
 			first.BadIntervals++
-			if v.fatal {
+			if v.Fatal {
 				break
 			}
 		}
@@ -288,39 +291,39 @@ func (v *verifySpec) check(job string, p []byte, r verifyRead) *VerifyError {
 	return first
 }
 
-func (v *verifySpec) checkInterval(b []byte, n, inc int, r verifyRead) *VerifyError {
-	hs := v.kind.hdrSize()
-	if v.kind.NoHeader {
+func (v *Spec) checkInterval(b []byte, n, inc int, r ReadBack) *Error {
+	hs := v.Kind.HdrSize()
+	if v.Kind.NoHeader {
 		return v.checkPattern(b, n, inc, hs)
 	}
-	h := readVerifyHeader(b)
-	bad := func(what string, got, want any) *VerifyError {
-		return &VerifyError{Method: "header", What: what, Received: fmt.Sprint(got), Expected: fmt.Sprint(want)}
+	h := ReadHeader(b)
+	bad := func(what string, got, want any) *Error {
+		return &Error{Method: "header", What: what, Received: fmt.Sprint(got), Expected: fmt.Sprint(want)}
 	}
 	switch {
 	case h.Magic != fioHdrMagic:
 		return bad("magic", fmt.Sprintf("%x", h.Magic), fmt.Sprintf("%x", fioHdrMagic))
 	case int(h.Len) != inc:
 		return bad("length", h.Len, inc)
-	case r.seedKnown && h.Seed != r.seed:
-		return bad("rand_seed", h.Seed, r.seed)
-	case h.Offset != uint64(r.off)+uint64(n*v.interval):
-		return bad("offset", h.Offset, uint64(r.off)+uint64(n*v.interval))
-	case r.checkNum && h.NumberIO != r.numberio:
-		return bad("numberio", h.NumberIO, r.numberio)
+	case r.SeedKnown && h.Seed != r.Seed:
+		return bad("rand_seed", h.Seed, r.Seed)
+	case h.Offset != uint64(r.Off)+uint64(n*v.Interval):
+		return bad("offset", h.Offset, uint64(r.Off)+uint64(n*v.Interval))
+	case r.CheckNum && h.NumberIO != r.NumberIO:
+		return bad("numberio", h.NumberIO, r.NumberIO)
 	}
-	if crc := fioCRC32C(b[:36]); crc != h.CRC {
+	if crc := CRC32C(b[:36]); crc != h.CRC {
 		return bad("crc", fmt.Sprintf("%x", h.CRC), fmt.Sprintf("%x", crc))
 	}
-	if v.kind.sum != nil {
+	if v.Kind.sum != nil {
 		var got [128]byte
-		sum := got[:v.kind.SumSize]
-		v.kind.sum(b[hs:], sum)
+		sum := got[:v.Kind.SumSize]
+		v.Kind.sum(b[hs:], sum)
 		if want := b[verifyHeaderSize:hs]; !slices.Equal(want, sum) {
-			return &VerifyError{Method: v.kind.Name, What: "checksum", Expected: hex.EncodeToString(want), Received: hex.EncodeToString(sum)}
+			return &Error{Method: v.Kind.Name, What: "checksum", Expected: hex.EncodeToString(want), Received: hex.EncodeToString(sum)}
 		}
 	}
-	if v.pattern != nil && v.kind.sum == nil {
+	if v.Pattern != nil && v.Kind.sum == nil {
 		return v.checkPattern(b, n, inc, hs)
 	}
 	return nil
@@ -328,24 +331,24 @@ func (v *verifySpec) checkInterval(b []byte, n, inc int, r verifyRead) *VerifyEr
 
 // checkPattern is fio's verify_io_u_pattern: the pattern runs on from the
 // start of the I/O, under the header.
-func (v *verifySpec) checkPattern(b []byte, n, inc, hs int) *VerifyError {
-	mod := (inc*n + hs) % len(v.pattern)
+func (v *Spec) checkPattern(b []byte, n, inc, hs int) *Error {
+	mod := (inc*n + hs) % len(v.Pattern)
 	data := b[hs:]
 	// Fast path, as fio's cmp_pattern: the pattern laid out once in a
 	// scratch buffer the job keeps, compared in one go.
-	if len(v.scratch) < len(data)+len(v.pattern) {
-		v.scratch = make([]byte, len(data)+len(v.pattern))
-		copyPattern(v.scratch, v.pattern)
+	if len(v.scratch) < len(data)+len(v.Pattern) {
+		v.scratch = make([]byte, len(data)+len(v.Pattern))
+		CopyPattern(v.scratch, v.Pattern)
 	}
 	if bytes.Equal(data, v.scratch[mod:mod+len(data)]) {
 		return nil
 	}
 	for i, c := range data {
-		if want := v.pattern[mod]; c != want {
-			return &VerifyError{Method: "pattern", What: fmt.Sprintf("byte at block offset %d", hs+i),
+		if want := v.Pattern[mod]; c != want {
+			return &Error{Method: "pattern", What: fmt.Sprintf("byte at block offset %d", hs+i),
 				Expected: fmt.Sprintf("%02x", want), Received: fmt.Sprintf("%02x", c)}
 		}
-		if mod++; mod == len(v.pattern) {
+		if mod++; mod == len(v.Pattern) {
 			mod = 0
 		}
 	}

@@ -1,4 +1,4 @@
-package bench
+package randgen
 
 import (
 	"runtime"
@@ -11,7 +11,7 @@ import (
 // block: 32 MiB for 1 TiB of 4 KiB blocks, per job) is mapped outside the
 // Go heap, where it cannot bring on the garbage collection that a run
 // holds off (Runner.Run), and unmapped once m is collected.
-func mapWords(m *blockMap, n int) []uint64 {
+func mapWords(m *BlockMap, n int) []uint64 {
 	if n < 1<<17 {
 		return make([]uint64, n)
 	}

@@ -1,4 +1,4 @@
-package bench
+package verify
 
 import (
 	"crypto/sha1"

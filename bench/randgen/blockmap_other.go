@@ -1,0 +1,5 @@
+//go:build !linux
+
+package randgen
+
+func mapWords(_ *BlockMap, n int) []uint64 { return make([]uint64, n) }
