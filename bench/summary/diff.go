@@ -61,15 +61,15 @@ type DiffSide struct {
 	Steps []sweep.StepResult
 	// Summary are the steps as summaries, in place of Steps (a long
 	// run's steps whole are hundreds of MB).
-	Summary []Step
+	Summary []StepView
 }
 
 // summaries are the side's steps as summaries.
-func (s *DiffSide) summaries() []Step {
+func (s *DiffSide) summaries() []StepView {
 	if s.Summary != nil || s.Steps == nil {
 		return s.Summary
 	}
-	return Steps(s.Steps)
+	return StepViews(s.Steps)
 }
 
 // Repeats are one side's repeats of a figure at one point, for one job.
@@ -277,11 +277,11 @@ func DiffRuns(a, b DiffSide, conf float64) *Diff {
 // base: one Diff per other value, in the sweep's order. Points are
 // matched by the run's other swept axes.
 func DiffAxis(plan *sweep.Plan, steps []sweep.StepResult, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
-	return DiffAxisOf(plan, Steps(steps), axis, base, conf)
+	return DiffAxisOf(plan, StepViews(steps), axis, base, conf)
 }
 
 // DiffAxisOf is DiffAxis of summaries.
-func DiffAxisOf(plan *sweep.Plan, steps []Step, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
+func DiffAxisOf(plan *sweep.Plan, steps []StepView, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
 	i := slices.IndexFunc(plan.Swept(), func(s sweep.Sweep) bool { return s.Axis == axis })
 	if i < 0 {
 		return nil, fmt.Errorf("the run does not sweep %s", axis)
@@ -340,7 +340,7 @@ type diffPoint struct {
 func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf}
 	metrics := DiffMetrics()
-	steps := [2][]Step{a.summaries(), b.summaries()}
+	steps := [2][]StepView{a.summaries(), b.summaries()}
 	single := oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1])
 	var sweeps []sweep.Sweep
 	for _, p := range []*sweep.Plan{a.Plan, b.Plan} {
@@ -505,7 +505,7 @@ func sameTest(x, y *DiffRow) bool {
 
 // oneJobPerStep reports whether every step of the side runs (or was to
 // run) at most one job.
-func oneJobPerStep(plan *sweep.Plan, steps []Step) bool {
+func oneJobPerStep(plan *sweep.Plan, steps []StepView) bool {
 	for i := range steps {
 		if len(stepJobs(plan, &steps[i])) > 1 {
 			return false
@@ -517,7 +517,7 @@ func oneJobPerStep(plan *sweep.Plan, steps []Step) bool {
 // stepValue is axis a's value in a step for one of its jobs: the step's
 // own when the run sweeps a; else, for the scheduler, what the step ran
 // under; else the job's option (the writer's iodepth 16, the reader's 1).
-func stepValue(st *Step, job *bench.Job, a sweep.Axis) string {
+func stepValue(st *StepView, job *bench.Job, a sweep.Axis) string {
 	if v := st.Step.Value(a); v != "" {
 		return v
 	}

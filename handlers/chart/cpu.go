@@ -98,7 +98,7 @@ func cpuAxes(runs []*runView) (axes []sweep.Axis, steal bool) {
 type cpuPoint struct {
 	run    *runView
 	values []string
-	done   []*summary.Step
+	done   []*summary.StepView
 	failed int
 }
 

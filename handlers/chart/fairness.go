@@ -28,7 +28,7 @@ func fairnessAvailable(runs []*runView) bool {
 
 // jobClat is the p50 and p99 clat (µs) of job in each done step, its
 // clones' histograms merged, in direction d (both when d < 0).
-func jobClat(steps []summary.Step, job string, d int) (p50, p99 []float64) {
+func jobClat(steps []summary.StepView, job string, d int) (p50, p99 []float64) {
 	for i := range steps {
 		if !done(&steps[i]) {
 			continue
@@ -139,11 +139,11 @@ func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
 	f := &fairnessData{cats: make([]string, len(g.series)), points: map[string][]fairnessFigures{}}
 	for i, s := range g.series {
 		f.cats[i] = cmp.Or(s.name, s.run.label)
-		var steps []summary.Step
+		var steps []summary.StepView
 		for _, cell := range s.cells {
 			steps = append(steps, cell.steps...)
 		}
-		slices.SortFunc(steps, func(a, b summary.Step) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+		slices.SortFunc(steps, func(a, b summary.StepView) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
 		for _, js := range summary.SummarizeSteps(s.run.plan, dirSteps(steps, q.dirIndex())) {
 			if js.Total {
 				continue // each job, side by side: the chart is about their difference

@@ -33,7 +33,7 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 	clones := false
 	var areas []phase
 	for i, r := range runs {
-		var steps []*summary.Step
+		var steps []*summary.StepView
 		for k := range r.steps {
 			if q.Step == 0 || r.steps[k].Step.Seq == q.Step-1 {
 				steps = append(steps, &r.steps[k])
@@ -135,7 +135,7 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 }
 
 // steps0 is when the first of steps started.
-func steps0(steps []*summary.Step) (t0 time.Time) {
+func steps0(steps []*summary.StepView) (t0 time.Time) {
 	for _, st := range steps {
 		if !st.Start.IsZero() {
 			return st.Start
@@ -146,12 +146,12 @@ func steps0(steps []*summary.Step) (t0 time.Time) {
 
 // firstResult is a step's first job result (the drawn job's, once the
 // view selected it) and how many the step has.
-func firstResult(st *summary.Step) (*summary.Job, int) {
+func firstResult(st *summary.StepView) (*summary.JobView, int) {
 	if st.Result == nil {
 		return nil, 0
 	}
 	n := 0
-	var first *summary.Job
+	var first *summary.JobView
 	for g := range st.Result.Groups {
 		for k := range st.Result.Groups[g].Jobs {
 			if first == nil {

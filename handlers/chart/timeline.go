@@ -32,11 +32,11 @@ type interval struct {
 
 // stepIntervals is the step's IOPS per interval, its results added (the
 // clones of the job drawn: see runView.selectJob). Results are
-// lined up interval by interval, as summary.Job.Merge lines up
+// lined up interval by interval, as bench.JobResult.Merge lines up
 // samples, up to the shortest job; a job without samples (one that ended
 // within its first interval) has nothing to add.
 // fromLogs: every job's IOPS log can be drawn (logWindow), and is.
-func stepIntervals(res *summary.Result, fromLogs bool) []interval {
+func stepIntervals(res *summary.ResultView, fromLogs bool) []interval {
 	if fromLogs {
 		return addIntervals(res, logIntervals) // timeline_logs.go
 	}
@@ -45,7 +45,7 @@ func stepIntervals(res *summary.Result, fromLogs bool) []interval {
 
 // addIntervals adds up the intervals of res's jobs, lined up one by one
 // up to the shortest job's.
-func addIntervals(res *summary.Result, jobIntervals func(*summary.Job) []interval) []interval {
+func addIntervals(res *summary.ResultView, jobIntervals func(*summary.JobView) []interval) []interval {
 	var total []interval
 	first := true
 	for _, g := range res.Groups {
@@ -71,7 +71,7 @@ func addIntervals(res *summary.Result, jobIntervals func(*summary.Job) []interva
 
 // jobIntervals is a job's IOPS over each interval between its cumulative
 // samples, skipping empty intervals as JobResult.IntervalIOPS does.
-func jobIntervals(r *summary.Job) []interval {
+func jobIntervals(r *summary.JobView) []interval {
 	out := make([]interval, 0, len(r.Samples))
 	var prev bench.Sample
 	for _, s := range r.Samples {
@@ -90,7 +90,7 @@ func jobIntervals(r *summary.Job) []interval {
 }
 
 // stepDoes reports whether any job of res did I/O in direction d.
-func stepDoes(res *summary.Result, d int) bool {
+func stepDoes(res *summary.ResultView, d int) bool {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Dirs[d].IOs > 0 {
@@ -113,7 +113,7 @@ type phase struct {
 // measured window starts (its samples' 0) and its phases. A step stored
 // without times (imported, or built by hand) starts where the one before
 // it ended, at next.
-func stepTimes(st *summary.Step, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
+func stepTimes(st *summary.StepView, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
 	var start time.Time
 	var ramp, runtime time.Duration
 	if st.Result != nil {
@@ -151,7 +151,7 @@ func stepTimes(st *summary.Step, t0 time.Time, next float64, discard bool) (meas
 
 // placeStep is stepTimes, with the step's measurement at 0 when it is
 // drawn alone.
-func placeStep(st *summary.Step, t0 time.Time, next float64, discard, alone bool) (measure float64, phases []phase) {
+func placeStep(st *summary.StepView, t0 time.Time, next float64, discard, alone bool) (measure float64, phases []phase) {
 	measure, phases = stepTimes(st, t0, next, discard)
 	if alone {
 		for k := range phases {
@@ -215,8 +215,8 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 
 // timelineSteps are the steps a timeline draws of each run: step q.Step,
 // or every step for 0.
-func timelineSteps(q Query, runs []*runView) ([][]*summary.Step, error) {
-	stepsOf := make([][]*summary.Step, len(runs))
+func timelineSteps(q Query, runs []*runView) ([][]*summary.StepView, error) {
+	stepsOf := make([][]*summary.StepView, len(runs))
 	for i, r := range runs {
 		if q.Step == 0 {
 			for k := range r.steps {
@@ -224,27 +224,27 @@ func timelineSteps(q Query, runs []*runView) ([][]*summary.Step, error) {
 			}
 			continue
 		}
-		k := slices.IndexFunc(r.steps, func(s summary.Step) bool { return s.Step.Seq == q.Step-1 })
+		k := slices.IndexFunc(r.steps, func(s summary.StepView) bool { return s.Step.Seq == q.Step-1 })
 		if k < 0 {
 			if len(r.steps) == 0 {
 				return nil, queryError("step", "%s has no steps yet", r.label)
 			}
 			return nil, queryError("step", "%s has no step %d; its steps are 1 to %d", r.label, q.Step, r.steps[len(r.steps)-1].Step.Seq+1)
 		}
-		stepsOf[i] = []*summary.Step{&r.steps[k]}
+		stepsOf[i] = []*summary.StepView{&r.steps[k]}
 	}
 	return stepsOf, nil
 }
 
 // timelineDirs are the directions a timeline draws: the one asked for,
 // else those with any I/O in the steps drawn, else both.
-func timelineDirs(q Query, all []*summary.Step) []int {
+func timelineDirs(q Query, all []*summary.StepView) []int {
 	if d := q.dirIndex(); d >= 0 {
 		return []int{d}
 	}
 	var dirs []int
 	for d := range 2 {
-		if slices.ContainsFunc(all, func(st *summary.Step) bool { return done(st) && stepDoes(st.Result, d) }) {
+		if slices.ContainsFunc(all, func(st *summary.StepView) bool { return done(st) && stepDoes(st.Result, d) }) {
 			dirs = append(dirs, d)
 		}
 	}
@@ -260,7 +260,7 @@ var dirNames = [2]string{"read", "write"}
 // timelineChart is a timeline's chart before it is drawn: its title,
 // step picker and table columns, and how (the subtitle's account of
 // what is drawn) so far.
-func timelineChart(q Query, runs []*runView, stepsOf [][]*summary.Step, dirs []int) (c *Chart, how string) {
+func timelineChart(q Query, runs []*runView, stepsOf [][]*summary.StepView, dirs []int) (c *Chart, how string) {
 	c = &Chart{Title: "IOPS over time, every step", Format: Format{Tooltip: "time", X: "s", Y: "iops"}}
 	how = "shaded: discard (or preparation) in orange, ramp in blue"
 	if q.Step > 0 {
@@ -329,7 +329,7 @@ type timelineDrawing struct {
 	drawn    []*points    // each series' data, spliced in after the rest is encoded
 }
 
-func newTimelineDrawing(q Query, c *Chart, dirs []int, all []*summary.Step, runs int) *timelineDrawing {
+func newTimelineDrawing(q Query, c *Chart, dirs []int, all []*summary.StepView, runs int) *timelineDrawing {
 	t := &timelineDrawing{q: q, c: c, dirs: dirs, runs: runs, line: echarts.NewLine()}
 	for _, st := range all {
 		if st.Result != nil && len(st.Result.Groups) > 0 && len(st.Result.Groups[0].Jobs) > 0 {
@@ -346,7 +346,7 @@ func newTimelineDrawing(q Query, c *Chart, dirs []int, all []*summary.Step, runs
 // drawRun draws run r (the i-th) over steps, one after the other on the
 // time axis, as a series per direction; the first run's phases are
 // shaded.
-func (t *timelineDrawing) drawRun(i int, r *runView, steps []*summary.Step) {
+func (t *timelineDrawing) drawRun(i int, r *runView, steps []*summary.StepView) {
 	data := make([]points, len(t.dirs))
 	for k := range data {
 		data[k].grow(t.hint)
@@ -397,7 +397,7 @@ func (t *timelineDrawing) drawRun(i int, r *runView, steps []*summary.Step) {
 
 // intervals are a finished step's IOPS per interval, from its IOPS logs
 // when they can be drawn; a step that did not finish has none.
-func (t *timelineDrawing) intervals(st *summary.Step) []interval {
+func (t *timelineDrawing) intervals(st *summary.StepView) []interval {
 	if !done(st) {
 		return nil
 	}
@@ -413,7 +413,7 @@ func (t *timelineDrawing) intervals(st *summary.Step) []interval {
 
 // addRow adds the table's row of interval iv of step st of run r, which
 // the time axis places at at.
-func (t *timelineDrawing) addRow(r *runView, st *summary.Step, iv interval, at float64) {
+func (t *timelineDrawing) addRow(r *runView, st *summary.StepView, iv interval, at float64) {
 	c := t.c
 	if cap(t.cells)-len(t.cells) < len(c.Columns) {
 		t.cells = make([]string, 0, max(t.hint, 1)*len(c.Columns))
@@ -459,7 +459,7 @@ func (t *timelineDrawing) finish(how string) string {
 
 // stepInterval is the sampling interval of a step's jobs (a step drawn
 // from its logs: logWindow's).
-func stepInterval(res *summary.Result) time.Duration {
+func stepInterval(res *summary.ResultView) time.Duration {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Interval > 0 {
