@@ -9,17 +9,20 @@ import (
 	"iolab/bench/system"
 )
 
-// Group is one plan run on several hosts: one run per host.
-type Group struct {
-	UID     string        `json:"uid"`
-	Name    string        `json:"name"`
-	Serial  bool          `json:"serial"` // the hosts ran one after another
-	Created time.Time     `json:"created_at"`
-	Members []GroupMember `json:"members"`
+// FleetRun is one plan run on several hosts of the fleet: one run per
+// host. The dashboard calls it a group (its pages, URLs and JSON), and so
+// do its SQL tables (run_groups, group_runs); in Go, a group is fio's
+// reporting group (bench.Group).
+type FleetRun struct {
+	UID     string           `json:"uid"`
+	Name    string           `json:"name"`
+	Serial  bool             `json:"serial"` // the hosts ran one after another
+	Created time.Time        `json:"created_at"`
+	Members []FleetRunMember `json:"members"`
 }
 
-// GroupMember is one host's run in a group.
-type GroupMember struct {
+// FleetRunMember is one host's run in a fleet run.
+type FleetRunMember struct {
 	RunID    int64  `json:"run_id"`
 	Position int    `json:"position"`
 	HostID   int64  `json:"host_id,omitempty"` // 0: the dashboard's machine, or a host deleted since
@@ -27,8 +30,8 @@ type GroupMember struct {
 	HostName string `json:"host_name"`
 }
 
-// CreateGroup stores a new group without members and sets its UID.
-func (s *Store) CreateGroup(ctx context.Context, g *Group) error {
+// CreateFleetRun stores a new fleet run without members and sets its UID.
+func (s *Store) CreateFleetRun(ctx context.Context, g *FleetRun) error {
 	if g.UID == "" {
 		g.UID = newUID()
 	}
@@ -48,8 +51,8 @@ func (s *Store) CreateGroup(ctx context.Context, g *Group) error {
 	return nil
 }
 
-// AddGroupRun makes run m.RunID a member of group uid.
-func (s *Store) AddGroupRun(ctx context.Context, uid string, m GroupMember) error {
+// AddFleetRunMember makes run m.RunID a member of fleet run uid.
+func (s *Store) AddFleetRunMember(ctx context.Context, uid string, m FleetRunMember) error {
 	var host sql.NullInt64
 	if m.HostID != 0 {
 		host = sql.NullInt64{Int64: m.HostID, Valid: true}
@@ -62,9 +65,9 @@ func (s *Store) AddGroupRun(ctx context.Context, uid string, m GroupMember) erro
 	return nil
 }
 
-// GetGroup reads a group and its members, in order.
-func (s *Store) GetGroup(ctx context.Context, uid string) (*Group, error) {
-	g := &Group{UID: uid}
+// GetFleetRun reads a fleet run and its members, in order.
+func (s *Store) GetFleetRun(ctx context.Context, uid string) (*FleetRun, error) {
+	g := &FleetRun{UID: uid}
 	var created int64
 	err := s.read.QueryRowContext(ctx, `SELECT name, serial, created_at FROM run_groups WHERE uid = ?`, uid).
 		Scan(&g.Name, &g.Serial, &created)
@@ -79,7 +82,7 @@ func (s *Store) GetGroup(ctx context.Context, uid string) (*Group, error) {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var m GroupMember
+		var m FleetRunMember
 		if err := rows.Scan(&m.RunID, &m.Position, &m.HostID, &m.HostKind, &m.HostName); err != nil {
 			return nil, fmt.Errorf("db: group %s: %w", uid, err)
 		}
@@ -91,17 +94,17 @@ func (s *Store) GetGroup(ctx context.Context, uid string) (*Group, error) {
 	return g, nil
 }
 
-// GroupOfRun is the group run id belongs to, with its member row;
+// FleetRunOf is the fleet run that run id belongs to, with its member row;
 // ErrNotFound when it is in none.
-func (s *Store) GroupOfRun(ctx context.Context, id int64) (string, GroupMember, error) {
+func (s *Store) FleetRunOf(ctx context.Context, id int64) (string, FleetRunMember, error) {
 	var (
 		uid string
-		m   = GroupMember{RunID: id}
+		m   = FleetRunMember{RunID: id}
 	)
 	err := s.read.QueryRowContext(ctx, `SELECT group_uid, position, coalesce(host_id, 0), host_kind, host_name
 		FROM group_runs WHERE run_id = ?`, id).Scan(&uid, &m.Position, &m.HostID, &m.HostKind, &m.HostName)
 	if err != nil {
-		return "", GroupMember{}, fmt.Errorf("db: group of run %d: %w", id, notFound(err))
+		return "", FleetRunMember{}, fmt.Errorf("db: group of run %d: %w", id, notFound(err))
 	}
 	return uid, m, nil
 }

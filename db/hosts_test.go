@@ -114,8 +114,8 @@ func TestHostState(t *testing.T) {
 	if st := state(now.Add(2 * time.Minute)); st != HostOffline {
 		t.Fatalf("not seen for 2 minutes: %s", st)
 	}
-	g := &Group{Name: "g"}
-	if err := s.CreateGroup(ctx, g); err != nil {
+	g := &FleetRun{Name: "g"}
+	if err := s.CreateFleetRun(ctx, g); err != nil {
 		t.Fatal(err)
 	}
 	r := testRun()
@@ -124,17 +124,17 @@ func TestHostState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddGroupRun(ctx, g.UID, GroupMember{RunID: id, HostID: h.ID, HostKind: HostAgent, HostName: "agent-b"}); err != nil {
+	if err := s.AddFleetRunMember(ctx, g.UID, FleetRunMember{RunID: id, HostID: h.ID, HostKind: HostAgent, HostName: "agent-b"}); err != nil {
 		t.Fatal(err)
 	}
 	if st := state(now); st != HostRunning {
 		t.Fatalf("with a running run: %s", st)
 	}
-	got2, err := s.GetGroup(ctx, g.UID)
+	got2, err := s.GetFleetRun(ctx, g.UID)
 	if err != nil || len(got2.Members) != 1 || got2.Members[0].RunID != id || got2.Members[0].HostName != "agent-b" {
 		t.Fatalf("group %+v %v", got2, err)
 	}
-	if uid, m, err := s.GroupOfRun(ctx, id); err != nil || uid != g.UID || m.HostID != h.ID {
+	if uid, m, err := s.FleetRunOf(ctx, id); err != nil || uid != g.UID || m.HostID != h.ID {
 		t.Fatalf("group of run: %s %+v %v", uid, m, err)
 	}
 	if err := s.SetRunStatus(ctx, id, StatusDone, ""); err != nil {
@@ -147,7 +147,7 @@ func TestHostState(t *testing.T) {
 	if err := s.DeleteHost(ctx, h.ID); err != nil {
 		t.Fatal(err)
 	}
-	if g3, err := s.GetGroup(ctx, g.UID); err != nil || g3.Members[0].HostID != 0 || g3.Members[0].HostName != "agent-b" {
+	if g3, err := s.GetFleetRun(ctx, g.UID); err != nil || g3.Members[0].HostID != 0 || g3.Members[0].HostName != "agent-b" {
 		t.Fatalf("after delete: %+v %v", g3, err)
 	}
 }

@@ -9,47 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench/record"
 	"iolab/bench/sweep"
-	"iolab/bench/system"
 )
 
-// Run is one stored run: what was asked (the plan), where it ran, and how it
-// went. Its steps are read with Store.Steps.
-type Run struct {
-	ID int64 `json:"id"`
-	// UID is the run's stable unique id (32 hex digits), the same on every
-	// host the run is exported or pushed to; CreateRun sets it when empty.
-	UID      string    `json:"uid,omitempty"`
-	Name     string    `json:"name"`
-	Status   string    `json:"status"` // one of Statuses()
-	Source   string    `json:"source"` // one of sources
-	Created  time.Time `json:"created_at"`
-	Started  time.Time `json:"started_at,omitzero"`
-	Finished time.Time `json:"finished_at,omitzero"`
-
-	// Hostname, Kernel and Target default to Host.Hostname,
-	// Host.KernelRelease and the first target's path (else the first job's
-	// filename).
-	Hostname string `json:"hostname"`
-	Kernel   string `json:"kernel"`
-	Target   string `json:"target"`
-	// Engines (engine variants: io_uring+sqpoll, libaio, …) and Schedulers
-	// are what the run list filters on. CreateRun starts them from the
-	// plan's sweeps; SaveStep adds each step's engine and the schedulers
-	// active during it.
-	Engines    []string `json:"engines"`
-	Schedulers []string `json:"schedulers"`
-	Tags       []string `json:"tags"`
-
-	Plan    sweep.Plan      `json:"plan"`
-	Host    system.HostInfo `json:"host"`
-	Targets []system.Target `json:"targets"`
-	Error   string          `json:"error,omitempty"`
-
-	// Steps is how many steps are stored; set when reading, ignored when
-	// writing.
-	Steps int `json:"steps"`
-}
+// Run is one stored run: record.Run, declared below the store so that
+// the launcher records runs without importing it.
+type Run = record.Run
 
 // RunFilter selects runs for ListRuns; empty fields match everything.
 type RunFilter struct {

@@ -4,18 +4,13 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"iolab/bench/record"
 )
 
-// SchedulerRestore is a disk whose I/O scheduler a run switched, with the
-// scheduler to put back. It is stored before the switch and cleared after
-// the restore, so one left behind means the process died in between.
-type SchedulerRestore struct {
-	ID       int64     `json:"id"`
-	RunID    int64     `json:"run_id"`
-	Disk     string    `json:"disk"`     // as /sys/block names it: "nvme0n1", "loop3"
-	Original string    `json:"original"` // the scheduler the disk had before the run
-	Created  time.Time `json:"created_at"`
-}
+// SchedulerRestore is a disk whose I/O scheduler a run switched
+// (record.SchedulerRestore).
+type SchedulerRestore = record.SchedulerRestore
 
 // AddSchedulerRestore records that run runID is about to switch disk's
 // scheduler away from original, and returns the record's id for

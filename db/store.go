@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"iolab/bench/record"
 	"iolab/migrations"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -35,29 +36,29 @@ import (
 // not exist.
 var ErrNotFound = errors.New("not found")
 
-// Run statuses.
+// Run statuses: record's, under the names the store's callers know.
 const (
-	StatusQueued      = "queued"
-	StatusRunning     = "running"
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusPartial     = "partial" // some steps failed, or the plan stopped before its end
-	StatusCancelled   = "cancelled"
-	StatusInterrupted = "interrupted" // its process ended while it was queued or running
+	StatusQueued      = record.StatusQueued
+	StatusRunning     = record.StatusRunning
+	StatusDone        = record.StatusDone
+	StatusFailed      = record.StatusFailed
+	StatusPartial     = record.StatusPartial
+	StatusCancelled   = record.StatusCancelled
+	StatusInterrupted = record.StatusInterrupted
 )
 
 // statuses lists every run status.
-var statuses = []string{StatusQueued, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusInterrupted}
+var statuses = record.Statuses()
 
 // Statuses lists every run status.
 func Statuses() []string { return append([]string(nil), statuses...) }
 
-// Run sources.
+// Run sources: record's, and SourceAgent (hosts.go).
 const (
-	SourceLocal  = "local"  // run on this machine
-	SourcePush   = "push"   // sent by `iolab run --push` from another host
-	SourceImport = "import" // read from an export file
-	SourceFio    = "fio"    // imported from fio's JSON output
+	SourceLocal  = record.SourceLocal
+	SourcePush   = record.SourcePush
+	SourceImport = record.SourceImport
+	SourceFio    = record.SourceFio
 )
 
 // sources lists every run source.

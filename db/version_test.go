@@ -45,11 +45,11 @@ func TestRunVersions(t *testing.T) {
 		{"the name", func() error { return s.RenameRun(ctx, a, "renamed") }},
 		{"the labels", func() error { _, err := s.SetTags(ctx, a, []string{"x"}); return err }},
 		{"joining a group", func() error {
-			g := &Group{Name: "g"}
-			if err := s.CreateGroup(ctx, g); err != nil {
+			g := &FleetRun{Name: "g"}
+			if err := s.CreateFleetRun(ctx, g); err != nil {
 				return err
 			}
-			return s.AddGroupRun(ctx, g.UID, GroupMember{RunID: a, HostKind: "local", HostName: "here"})
+			return s.AddFleetRunMember(ctx, g.UID, FleetRunMember{RunID: a, HostKind: "local", HostName: "here"})
 		}},
 		{"its group gone", func() error {
 			_, err := s.write.ExecContext(ctx, "DELETE FROM group_runs WHERE run_id = ?", a)

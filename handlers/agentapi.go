@@ -12,7 +12,7 @@ import (
 
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/agent"
+	"iolab/handlers/agent"
 
 	"github.com/labstack/echo/v4"
 )

@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/db"
-	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"iolab/bench/launch"
 	"iolab/db"
-	"iolab/db/group"
-	"iolab/db/launch"
+	"iolab/handlers/fleet"
 	"iolab/handlers/report"
 
 	"github.com/labstack/echo/v4"
@@ -28,14 +28,14 @@ func isGroup(hosts []string) bool {
 
 // groupMembers finds a request's hosts: LocalHost, or the names of the
 // Hosts page.
-func (s *Server) groupMembers(ctx context.Context, names []string) ([]group.Member, error) {
+func (s *Server) groupMembers(ctx context.Context, names []string) ([]fleet.Member, error) {
 	if len(names) > 64 {
 		return nil, &ValidationError{Field: "hosts", Msg: "at most 64 hosts in a group"}
 	}
-	var out []group.Member
+	var out []fleet.Member
 	for _, n := range names {
 		if n == LocalHost {
-			out = append(out, group.Member{Kind: db.HostLocal})
+			out = append(out, fleet.Member{Kind: db.HostLocal})
 			continue
 		}
 		h, err := s.store.HostByName(ctx, n)
@@ -45,7 +45,7 @@ func (s *Server) groupMembers(ctx context.Context, names []string) ([]group.Memb
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, group.Member{Kind: h.Kind, Host: h})
+		out = append(out, fleet.Member{Kind: h.Kind, Host: h})
 	}
 	return out, nil
 }
@@ -81,30 +81,31 @@ func (s *Server) resolveFor(req *PlanRequest, list string) string {
 
 // launchGroup checks a plan for every host of a request and starts it as
 // a group; nothing starts unless every host can run it.
-func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.Group, error) {
+func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.FleetRun, error) {
 	members, err := s.groupMembers(ctx, req.Hosts)
 	if err != nil {
 		return nil, err
 	}
 	req.grouped = true
-	req.groupLocal = slices.ContainsFunc(members, func(m group.Member) bool { return m.Kind == db.HostLocal })
-	plan, err := s.BuildPlan(req)
+	req.groupLocal = slices.ContainsFunc(members, func(m fleet.Member) bool { return m.Kind == db.HostLocal })
+	// Prepared once: against this machine's targets when it is one of
+	// the hosts; the group checks the others'.
+	check := launch.CheckNone
+	if req.groupLocal {
+		check = launch.CheckExisting
+	}
+	prep, err := s.prepare(req, check)
 	if err != nil {
 		return nil, err
 	}
-	if req.groupLocal {
-		if _, err := s.checkLocal(req, plan); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.fleet.groups.Check(ctx, plan, members); err != nil {
+	if err := s.fleet.groups.Check(ctx, prep, members); err != nil {
 		var msgs []string
 		for _, e := range joined(err) {
 			msgs = append(msgs, e.Error())
 		}
 		return nil, &ValidationError{Field: "hosts", Msg: strings.Join(msgs, "\n")}
 	}
-	return s.fleet.groups.Launch(ctx, &db.Group{Name: plan.Name, Serial: req.Serial}, plan, members)
+	return s.fleet.groups.Launch(ctx, &db.FleetRun{Name: prep.Plan.Name, Serial: req.Serial}, prep, members)
 }
 
 // joined lists the errors errors.Join put together.
@@ -178,7 +179,7 @@ type groupView struct {
 
 // loadGroup reads a group with its runs' state.
 func (s *Server) loadGroup(ctx context.Context, uid string) (*groupView, error) {
-	g, err := s.store.GetGroup(ctx, uid)
+	g, err := s.store.GetFleetRun(ctx, uid)
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, notFoundError{what: "group " + uid}
 	}

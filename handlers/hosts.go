@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench/fioserver"
 	"iolab/bench/system"
 	"iolab/bench/units"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet"
-	"iolab/db/group"
+	"iolab/handlers/agent"
+	"iolab/handlers/fleet"
 	"iolab/web"
 
 	"github.com/labstack/echo/v4"
@@ -29,7 +29,7 @@ import (
 type FleetConfig struct {
 	// FioAllow holds the addresses fio servers may have (--fio-allow);
 	// empty: no fio server can be added.
-	FioAllow fleet.AllowList
+	FioAllow fioserver.AllowList
 	// Fio is the fio binary; "" finds fio in PATH.
 	Fio string
 	// Agents is the agents' protocol clock (zero fields: the defaults).
@@ -43,7 +43,7 @@ type FleetConfig struct {
 type fleetState struct {
 	cfg    FleetConfig
 	hub    *agent.Hub
-	groups *group.Launcher
+	groups *fleet.Launcher
 	stop   context.CancelFunc
 }
 
@@ -51,9 +51,9 @@ type fleetState struct {
 // background work.
 func (s *Server) initFleet(cfg FleetConfig) error {
 	hub := agent.NewHub(s.store, s.log, cfg.Agents)
-	runner := &fleet.Runner{Fio: cfg.Fio, Allow: cfg.FioAllow} // probes answer within 10 s, also on a loaded host
+	runner := &fioserver.Runner{Fio: cfg.Fio, Allow: cfg.FioAllow} // probes answer within 10 s, also on a loaded host
 	f := &fleetState{cfg: cfg, hub: hub,
-		groups: &group.Launcher{Store: s.store, Local: s.launcher, Hub: hub, Fio: runner, NewRunner: s.newRunner, Log: s.log}}
+		groups: &fleet.Launcher{Store: s.store, Local: s.launcher, Hub: hub, Fio: runner, Log: s.log}}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.stop = cancel
 	go hub.Run(ctx)
@@ -103,7 +103,7 @@ func (s *Server) fleetRoutes() []route {
 		{"POST", "/api/hosts/:id/revoke", s.apiRevoke, writeAccess, light},
 		{"DELETE", "/api/hosts/:id", s.apiDeleteHost, writeAccess, light},
 
-		// The agents' protocol (db/agent): each agent's own token.
+		// The agents' protocol (handlers/agent): each agent's own token.
 		{"POST", agent.PathHello, s.agentAPI(s.agentHello), openAccess, light},
 		{"GET", agent.PathWork, s.agentAPI(s.agentWork), openAccess, light},
 		{"GET", agent.PathRuns + ":id", s.agentAPI(s.agentState), openAccess, light},
@@ -195,15 +195,15 @@ func (s *Server) addHost(ctx context.Context, req *HostRequest) (*addedHost, err
 	var devices []string
 	for _, d := range req.Devices {
 		if d = strings.TrimSpace(d); d != "" {
-			if err := fleet.CheckAllowedTarget(d); err != nil {
+			if err := fioserver.CheckAllowedTarget(d); err != nil {
 				return nil, &ValidationError{Field: "devices", Msg: err.Error()}
 			}
 			devices = append(devices, d)
 		}
 	}
-	fh := fleet.Host{Name: req.Name, Addr: strings.TrimSpace(req.Address), Port: req.Port, AllowTargets: devices}
+	fh := fioserver.Host{Name: req.Name, Addr: strings.TrimSpace(req.Address), Port: req.Port, AllowTargets: devices}
 	info, perr := f.Probe(ctx, fh)
-	if errors.Is(perr, fleet.ErrNotAllowed) {
+	if errors.Is(perr, fioserver.ErrNotAllowed) {
 		return nil, &ValidationError{Field: "address", Msg: perr.Error()}
 	}
 	h := &db.Host{Kind: db.HostFio, Name: req.Name, Address: fh.Addr, Port: req.Port, Devices: devices}

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"iolab/bench"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/launch"
 
 	"github.com/labstack/echo/v4"
 )
@@ -287,7 +284,7 @@ func (s *Server) createRun(c echo.Context) error {
 	req, err := f.request()
 	var (
 		id  int64
-		grp *db.Group
+		grp *db.FleetRun
 	)
 	switch {
 	case err == nil && isGroup(req.Hosts):
@@ -325,57 +322,13 @@ func (s *Server) createRun(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
 }
 
-// launch validates a request into a plan and hands it to the launcher.
-// The plan is checked against its targets here when they all exist
-// (laying out a new file is left to the run, off the request).
+// launch prepares a request's plan (once: launch.Prepare checks it
+// against its targets here when they all exist, laying out a new file is
+// left to the run, off the request) and hands it to the launcher.
 func (s *Server) launch(ctx context.Context, req *PlanRequest) (int64, error) {
-	plan, err := s.BuildPlan(req)
+	prep, err := s.prepare(req, launch.CheckExisting)
 	if err != nil {
 		return 0, err
 	}
-	runner, err := s.checkLocal(req, plan)
-	if err != nil {
-		return 0, err
-	}
-	rec, err := launch.NewRecord(plan, runner, nil)
-	if err != nil {
-		return 0, err
-	}
-	return s.launcher.Launch(ctx, rec, plan, launch.TargetDevices(plan, runner))
-}
-
-// checkLocal checks a plan against its targets on this machine, when
-// they all exist (laying out a new file is left to the run), and returns
-// the runner that checked it.
-func (s *Server) checkLocal(req *PlanRequest, plan *sweep.Plan) (*bench.Runner, error) {
-	runner := s.newRunner()
-	exist := true
-	for _, g := range plan.Base.Groups {
-		for _, j := range g.Jobs {
-			for _, path := range j.FilePaths() {
-				if _, err := os.Stat(path); err != nil {
-					exist = false
-					if strings.HasPrefix(filepath.Clean(path), "/dev/") {
-						// Never a file to make: a device that is not there.
-						return nil, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s: no such device (detached since the server started? iolab never creates files in /dev)", j.Name, path)}
-					}
-					if j.Size <= 0 && j.FileSize[0] == 0 {
-						return nil, &ValidationError{Field: fieldOf(req, "filename"), Msg: fmt.Sprintf("job %s: %s does not exist; give size= so iolab creates it", j.Name, path)}
-					}
-				}
-			}
-		}
-	}
-	check := func() error { return sweep.Check(runner, plan) }
-	if !exist {
-		check = func() error { return sweep.CheckOffline(plan) }
-	}
-	if err := check(); err != nil {
-		var oe *bench.OptionError
-		if errors.As(err, &oe) {
-			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
-		}
-		return nil, &ValidationError{Field: "plan", Msg: err.Error()}
-	}
-	return runner, nil
+	return s.launcher.Launch(ctx, prep)
 }

@@ -15,9 +15,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/db"
-	"iolab/db/launch"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
 
@@ -216,7 +216,7 @@ func (s *Server) runPage(c echo.Context) error {
 		Command: run.Plan.Command(), JobFile: run.Plan.JobFile()}
 	data.Planned = s.planned.of(run)
 	data.CanDelete = !data.Active
-	if uid, m, err := s.store.GroupOfRun(ctx, id); err == nil {
+	if uid, m, err := s.store.FleetRunOf(ctx, id); err == nil {
 		data.Group, data.GroupHost = groupURL(uid), m.HostName
 	}
 	data.Steps = report.SummaryRows(steps)
@@ -348,7 +348,7 @@ func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64,
 		if err := steps(id, &cr); err != nil {
 			return nil, err
 		}
-		if _, m, err := s.store.GroupOfRun(ctx, id); err == nil {
+		if _, m, err := s.store.FleetRunOf(ctx, id); err == nil {
 			cr.Host = m.HostName
 		} else if !errors.Is(err, db.ErrNotFound) {
 			return nil, err

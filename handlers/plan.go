@@ -17,9 +17,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
-	"iolab/db/launch"
 )
 
 // PlanRequest is a plan as the API (POST /api/runs) and the new-run form
@@ -214,6 +214,19 @@ func validation(field string, err error) error {
 // checked without touching the target: options, job file, sweeps, steps,
 // and that every target is on the allow-list.
 func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
+	prep, err := s.prepare(req, launch.CheckNone)
+	if err != nil {
+		return nil, err
+	}
+	return prep.Plan, nil
+}
+
+// prepare turns a request into a plan prepared to run (launch.Prepare,
+// once per launch): the request's own checks, then the plan, the
+// allow-list (before anything looks at a target), the steps and, as
+// check says, this machine's targets and the run's record. Prepare's
+// errors are answered as the request's fields (prepareError).
+func (s *Server) prepare(req *PlanRequest, check launch.Check) (*launch.Prepared, error) {
 	// Several fields wrong: say them all at once (ValidationErrors); one
 	// alone is said by the checks below, in their words.
 	if errs := s.fieldErrors(req); len(errs) > 1 {
@@ -263,19 +276,15 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 		}
 		spec.Sweeps = append(spec.Sweeps, parsed)
 	}
-	plan, err := launch.NewPlan(spec)
+	prep, err := launch.Prepare(spec, s.newRunner(), launch.Options{Check: check, Admit: func(plan *sweep.Plan) error { return s.admit(req, plan) }})
 	if err != nil {
-		var oe *bench.OptionError
-		switch {
-		case req.JobFile != "":
-			return nil, validation("jobfile", err)
-		case errors.As(err, &oe) && oe.Option == "preset":
-			return nil, validation("preset", err)
-		case errors.As(err, &oe):
-			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, oe.Msg)}
-		}
-		return nil, validation("options", err)
+		return nil, prepareError(req, err)
 	}
+	return prep, nil
+}
+
+// admit refuses a plan with a target off the allow-list (targetOK).
+func (s *Server) admit(req *PlanRequest, plan *sweep.Plan) error {
 	// Every file of every job, clones included: fio names a job's files
 	// after its clone number (and, with several directories, picks the
 	// directory by it).
@@ -294,18 +303,51 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 				if !filepath.IsAbs(path) && j.Filename == "" {
 					msg += fmt.Sprintf(" (a job without filename uses fio's names, %s, in its directory: set directory= to an allowed directory)", path)
 				}
-				return nil, &ValidationError{Field: field, Msg: msg}
+				return &ValidationError{Field: field, Msg: msg}
 			}
 		}
 	}
-	if _, err := plan.Steps(); err != nil {
-		var oe *bench.OptionError
-		if errors.As(err, &oe) {
-			return nil, &ValidationError{Field: fieldOf(req, oe.Option), Msg: err.Error()}
-		}
-		return nil, validation("sweep", err)
+	return nil
+}
+
+// prepareError answers launch.Prepare's error as the request's field at
+// fault, by the stage it failed at: the options or job file that make the
+// plan, the steps of its sweeps, a target that is not there, the check
+// against the targets. The host's description failing is no field's.
+func prepareError(req *PlanRequest, err error) error {
+	pe, ok := errors.AsType[*launch.PrepareError](err)
+	if !ok {
+		return err
 	}
-	return plan, nil
+	var oe *bench.OptionError
+	isOption := errors.As(pe.Err, &oe)
+	switch pe.Stage {
+	case launch.StagePlan:
+		switch {
+		case req.JobFile != "":
+			return validation("jobfile", pe.Err)
+		case isOption && oe.Option == "preset":
+			return validation("preset", pe.Err)
+		case isOption:
+			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, oe.Msg)}
+		}
+		return validation("options", pe.Err)
+	case launch.StageAdmit:
+		return pe.Err // admit's own ValidationError
+	case launch.StageSteps:
+		if isOption {
+			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: pe.Err.Error()}
+		}
+		return validation("sweep", pe.Err)
+	case launch.StageTargets:
+		return &ValidationError{Field: fieldOf(req, "filename"), Msg: pe.Err.Error()}
+	case launch.StageCheck:
+		if isOption {
+			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: pe.Err.Error()}
+		}
+		return &ValidationError{Field: "plan", Msg: pe.Err.Error()}
+	}
+	return pe.Err
 }
 
 // fieldErrors checks each field of a request on its own: the name, the

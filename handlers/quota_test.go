@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // TestLaunchQuota: a web run that would lay out more than the data

@@ -45,9 +45,9 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/guard"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/launch"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
 	"iolab/web"
@@ -128,6 +128,10 @@ type Server struct {
 
 // pageNames are the templates, each parsed with layout.html.
 var pageNames = []string{"runs", "run", "new", "chart", "login", "error"}
+
+// The launcher records the dashboard's runs in the store through its own
+// Recorder interface: it sits below the store and does not import it.
+var _ launch.Recorder = (*db.Store)(nil)
 
 // New builds a server: it parses every template (a bad one is an error
 // here, not on a request) and checks the static files.

@@ -20,10 +20,10 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/launch"
 	"iolab/handlers/chart"
 
 	"github.com/labstack/echo/v4"

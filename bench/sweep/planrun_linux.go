@@ -17,7 +17,11 @@ import (
 // is recorded as failed and the plan goes on. Schedulers the plan switched
 // are put back when it ends, however it ends.
 func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (results []StepResult, err error) {
-	steps, disks, err := check(rn, plan)
+	steps, err := plan.Steps()
+	if err != nil {
+		return nil, err
+	}
+	steps, disks, err := check(rn, plan, steps)
 	if err != nil {
 		return nil, err
 	}
@@ -95,15 +99,23 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 // plan has SkipImpossible, in which case Check records those steps in
 // plan.Skipped and the plan runs without them.
 func Check(rn *bench.Runner, plan *Plan) error {
-	_, _, err := check(rn, plan)
+	steps, err := plan.Steps()
+	if err != nil {
+		return err
+	}
+	_, _, err = check(rn, plan, steps)
 	return err
 }
 
-func check(rn *bench.Runner, plan *Plan) ([]Step, []string, error) {
-	steps, err := plan.Steps()
-	if err != nil {
-		return nil, nil, err
-	}
+// CheckSteps is Check of plan's steps as plan.Steps made them, for a
+// caller that has them already (bench/launch's Prepare): it returns the
+// steps to run, those given unless SkipImpossible left some out.
+func CheckSteps(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, error) {
+	steps, _, err := check(rn, plan, steps)
+	return steps, err
+}
+
+func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error) {
 	base := plan.Base
 	base.Jobs = nil
 	base.Groups = slices.Clone(base.Groups)
@@ -124,10 +136,7 @@ func check(rn *bench.Runner, plan *Plan) ([]Step, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := settle(plan, steps, preflight(rn, plan, steps, disks)); err != nil {
-		return nil, nil, err
-	}
-	if steps, err = plan.Steps(); err != nil {
+	if steps, err = settle(plan, steps, preflight(rn, plan, steps, disks)); err != nil {
 		return nil, nil, err
 	}
 	return steps, append(disks, jobDisks...), nil

@@ -19,3 +19,8 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) ([]
 func Check(rn *bench.Runner, plan *Plan) error {
 	return fmt.Errorf("iolab: checking a plan against its targets needs Linux: %w", errors.ErrUnsupported)
 }
+
+// CheckSteps needs Linux, as Run does.
+func CheckSteps(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, error) {
+	return nil, Check(rn, plan)
+}

@@ -190,15 +190,25 @@ func CheckOffline(plan *Plan) error {
 	if err != nil {
 		return err
 	}
+	_, err = CheckOfflineSteps(plan, steps)
+	return err
+}
+
+// CheckOfflineSteps is CheckOffline of plan's steps as plan.Steps made
+// them: it returns the steps to run, those given unless SkipImpossible
+// left some out.
+func CheckOfflineSteps(plan *Plan, steps []Step) ([]Step, error) {
 	return settle(plan, steps, preflight(nil, plan, steps, nil))
 }
 
 // settle refuses a plan with problems, or with SkipImpossible records the
 // impossible combinations in plan.Skipped; a plan left with no step is
-// refused either way.
-func settle(plan *Plan, steps []Step, problems []Problem) error {
+// refused either way. It returns the steps left to run: steps when
+// nothing was left out, else the plan's steps made again without the
+// impossible ones.
+func settle(plan *Plan, steps []Step, problems []Problem) ([]Step, error) {
 	if len(problems) == 0 {
-		return nil
+		return steps, nil
 	}
 	combos := 0
 	for _, st := range steps {
@@ -207,7 +217,7 @@ func settle(plan *Plan, steps []Step, problems []Problem) error {
 		}
 	}
 	if !plan.SkipImpossible {
-		return &PreflightError{Problems: problems, Combos: combos}
+		return nil, &PreflightError{Problems: problems, Combos: combos}
 	}
 	for _, p := range problems {
 		for _, axes := range p.Axes {
@@ -218,10 +228,10 @@ func settle(plan *Plan, steps []Step, problems []Problem) error {
 	}
 	left, err := plan.Steps()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(left) == 0 {
-		return &PreflightError{Problems: problems, Combos: combos}
+		return nil, &PreflightError{Problems: problems, Combos: combos}
 	}
-	return nil
+	return left, nil
 }

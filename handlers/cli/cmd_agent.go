@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/launch"
+	"iolab/handlers/agent"
 )
 
 var agentCommand = command{

@@ -11,11 +11,11 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
 	"iolab/db"
-	"iolab/db/launch"
 )
 
 // runOptions are `iolab run`'s own flags; every other argument is a fio
@@ -123,7 +123,8 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		defer store.Close()
 	}
 	// Nothing is stored for a plan that cannot run at all.
-	if err := sweep.Check(runner, plan); err != nil {
+	prep, err := launch.PreparePlan(plan, runner, launch.Options{Check: launch.CheckTargets, Tags: o.tags})
+	if err != nil {
 		return err
 	}
 	// The output file is made only once the run can start, so a refused
@@ -138,10 +139,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		defer f.Close()
 		out = f
 	}
-	rec, err := launch.NewRecord(plan, runner, o.tags)
-	if err != nil {
-		return err
-	}
+	rec := prep.Record
 	if store != nil {
 		if _, err := store.CreateRun(ctx, rec); err != nil {
 			return err
@@ -149,12 +147,12 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		fmt.Fprintf(stderr, "iolab: run %d\n", rec.ID)
 	}
 
-	steps, err := plan.Steps()
-	if err != nil {
-		return err
+	prog := newProgressLine(stderr, runner, prep.Steps)
+	var recorder launch.Recorder // none with --no-save: a nil *db.Store is not a nil Recorder
+	if store != nil {
+		recorder = store
 	}
-	prog := newProgressLine(stderr, runner, steps)
-	results, status, runErr := launch.Execute(ctx, store, runner, rec.ID, plan, launch.Hooks{
+	results, status, runErr := launch.Execute(ctx, recorder, runner, rec.ID, prep, launch.Hooks{
 		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},
 		Waiting:   func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
 	})

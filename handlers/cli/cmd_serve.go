@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/fioserver"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/bench/units"
 	"iolab/db"
-	"iolab/db/fleet"
-	"iolab/db/launch"
 	"iolab/handlers"
 )
 
@@ -123,7 +123,7 @@ func serve(ctx context.Context, o *serveOptions, runner *bench.Runner, stdout io
 	if err != nil {
 		return err
 	}
-	fioAllow, err := fleet.ParseAllowList(o.fioAllow...)
+	fioAllow, err := fioserver.ParseAllowList(o.fioAllow...)
 	if err != nil {
 		return usageError{"--fio-allow: " + err.Error()}
 	}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"iolab/bench/fioserver/fleettest"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet/fleettest"
+	"iolab/handlers/agent"
 )
 
 // fleetBrowser starts a headless Debian chromium with its own profile.
@@ -140,7 +140,7 @@ func TestFleetFourHosts(t *testing.T) {
 	}
 	t.Logf("live: %s", live)
 	screenshot(t, ctx, "fleet-group-live.png")
-	g, err := d.store.GetGroup(context.Background(), uid)
+	g, err := d.store.GetFleetRun(context.Background(), uid)
 	if err != nil {
 		t.Fatal(err)
 	}

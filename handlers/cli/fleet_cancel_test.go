@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"iolab/db"
-	"iolab/db/agent"
+	"iolab/handlers/agent"
 )
 
 // TestGroupCancel: the group page's Cancel ends every run of a serial

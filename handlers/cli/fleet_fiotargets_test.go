@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/fioserver/fleettest"
 	"iolab/bench/testdev"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet/fleettest"
+	"iolab/handlers/agent"
 )
 
 // TestFioServerTargets: issue 23's item 1 through the dashboard. A fio

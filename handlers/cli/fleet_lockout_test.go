@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"iolab/db"
-	"iolab/db/agent"
+	"iolab/handlers/agent"
 )
 
 // TestAgentNotLockedOutByBogusTokens: bogus agent tokens sent from a

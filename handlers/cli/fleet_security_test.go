@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/fioserver/fleettest"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet/fleettest"
+	"iolab/handlers/agent"
 )
 
 // startLocalAgent runs `iolab agent` (this test binary as iolab) on this

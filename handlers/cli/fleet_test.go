@@ -17,12 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/fioserver"
+	"iolab/bench/fioserver/fleettest"
 	"iolab/bench/sweep"
 	"iolab/db"
-	"iolab/db/agent"
-	"iolab/db/fleet"
-	"iolab/db/fleet/fleettest"
 	"iolab/handlers"
+	"iolab/handlers/agent"
 )
 
 // fleetDash is a dashboard for fleet tests: the real handlers over a
@@ -67,7 +67,7 @@ func newFleetDashAllow(t *testing.T, timing agent.Timing, allow string) *fleetDa
 	if err != nil {
 		t.Fatal(err)
 	}
-	fioAllow, err := fleet.ParseAllowList(allow)
+	fioAllow, err := fioserver.ParseAllowList(allow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestAgentsSerial(t *testing.T) {
 	if !ok {
 		t.Fatalf("iolab run --on printed %q", out.String())
 	}
-	grp, err := d.store.GetGroup(context.Background(), uid)
+	grp, err := d.store.GetFleetRun(context.Background(), uid)
 	if err != nil || !grp.Serial || len(grp.Members) != 2 || grp.Members[0].HostName != "agent-s1" {
 		t.Fatalf("group %+v (%v)", grp, err)
 	}

@@ -104,3 +104,80 @@ func TestRootHoldsOnlyMain(t *testing.T) {
 		t.Errorf("the root's Go files are %q; want main.go alone (the commands live in handlers/cli)", names)
 	}
 }
+
+// goListDeps is `go list -deps` of pkgs: every package they link.
+func goListDeps(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH to list the packages' dependencies")
+	}
+	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range pkgs {
+		if !strings.HasSuffix(p, "/...") && !slices.Contains(deps, p) {
+			t.Fatalf("go list -deps did not list %s itself: %q", p, deps)
+		}
+	}
+	return deps
+}
+
+// runningCode reports whether a package runs plans or speaks to other
+// hosts: the launcher, the fio servers' client, the agents' protocol,
+// the fleet, or anything of the handlers.
+func runningCode(path string) bool {
+	for _, p := range []string{"iolab/bench/launch", "iolab/bench/fioserver", "iolab/handlers"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	for _, word := range []string{"launch", "fleet", "agent", "fioserver"} {
+		if strings.HasPrefix(path, "iolab/") && slices.Contains(strings.Split(path, "/"), word) {
+			return true
+		}
+	}
+	return false
+}
+
+// db is the store and nothing else: no package under db/ is, or links, a
+// launcher, fleet, agent or fio server package or HTTP code (the store
+// runs no plan, opens no device, answers no request).
+func TestStoreIsOnlyTheStore(t *testing.T) {
+	for _, d := range goListDeps(t, "iolab/db/...") {
+		if d == "net/http" || runningCode(d) || webServerCode(d) {
+			t.Errorf("iolab/db/... depends on %s", d)
+		}
+	}
+}
+
+// The launcher records runs through its Recorder and imports no store;
+// no package under bench imports db or handlers.
+func TestLauncherImportsNoStore(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH to list the packages' dependencies")
+	}
+	out, err := exec.Command(goTool, "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "iolab/bench/...").Output()
+	if err != nil {
+		t.Fatalf("go list iolab/bench/...: %v", err)
+	}
+	seen := false
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		seen = seen || f[0] == "iolab/bench/launch"
+		for _, d := range f[1:] {
+			if d == "iolab/db" || strings.HasPrefix(d, "iolab/db/") || d == "iolab/handlers" || strings.HasPrefix(d, "iolab/handlers/") {
+				t.Errorf("%s depends on %s", f[0], d)
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("go list iolab/bench/... did not list iolab/bench/launch: %s", out)
+	}
+}

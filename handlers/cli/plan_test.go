@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/launch"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
@@ -403,5 +404,25 @@ func TestTwoProcessesOneDevice(t *testing.T) {
 				t.Errorf("steps overlap: %v–%v and %v–%v", a.start, a.end, b.start, b.end)
 			}
 		}
+	}
+}
+
+// TestRunPreparesOnce: `iolab run` expands its plan's steps and resolves
+// its targets once (launch.Prepare), not again to store, lock or execute
+// it.
+func TestRunPreparesOnce(t *testing.T) {
+	dir := t.TempDir()
+	e0, r0 := launch.Counts()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--db", filepath.Join(dir, "iolab.db"), "--sweep", "bs=4k,8k", "--name=s",
+		"--filename=" + filepath.Join(dir, "f"), "--size=1m", "--rw=randread", "--runtime=50ms", "--time_based"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run 1 done") {
+		t.Fatalf("the run did not end done:\n%s", stderr.String())
+	}
+	if e, r := launch.Counts(); e-e0 != 1 || r-r0 != 1 {
+		t.Errorf("%d expansions and %d resolutions of the plan; want 1 each", e-e0, r-r0)
 	}
 }

@@ -7,9 +7,17 @@ import (
 	"log/slog"
 	"strconv"
 
+	"iolab/bench/launch"
 	"iolab/bench/system"
 	"iolab/db"
-	"iolab/db/launch"
+)
+
+// The store is what the launcher records runs in and what recovers the
+// runs a killed process left: the launcher declares both and imports no
+// store, so the wiring here is where they meet.
+var (
+	_ launch.Recorder = (*db.Store)(nil)
+	_ launch.Recovery = (*db.Store)(nil)
 )
 
 // openStore opens the run store and puts back any I/O scheduler that a run
