@@ -545,11 +545,43 @@ func readSteps(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, cach
 // asks for of them; the job results and samples from cache (stepcache.go)
 // when it is not nil and serves load.
 func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, w stepWindow, cache *stepCache) ([]sweep.StepResult, error) {
-
 	dec := repeatDecoder{}
-	steps := []sweep.StepResult{}
-	var stepIDs, stamps []int64      // steps.id and stamp of each of steps
-	stepIndex := make(map[int64]int) // steps.id → index in steps
+	win, err := readWindowSteps(ctx, tx, runID, w, dec)
+	if err != nil {
+		return nil, err
+	}
+	if len(win.steps) == 0 {
+		return win.steps, nil
+	}
+	if cache.serves(load) {
+		if err := cache.fill(ctx, tx, load, win.steps, win.ids, win.stamps, dec); err != nil {
+			return nil, err
+		}
+		return win.steps, nil
+	}
+	// The job results and samples of the steps read: seq in (after, last].
+	last := int64(win.steps[len(win.steps)-1].Step.Seq)
+	jobs, byID, err := readWindowResults(ctx, tx, runID, load, w.after, last, win, dec)
+	if err != nil {
+		return nil, err
+	}
+	if err := readWindowSamples(ctx, tx, runID, load, w.after, last, win, jobs, byID); err != nil {
+		return nil, err
+	}
+	return win.steps, nil
+}
+
+// windowSteps are the steps of a window as table steps holds them, their
+// results without their jobs, with each one's steps.id and stamp.
+type windowSteps struct {
+	steps       []sweep.StepResult
+	ids, stamps []int64       // steps.id and stamp of each of steps
+	index       map[int64]int // steps.id → index in steps
+}
+
+// readWindowSteps reads the rows of table steps in window w of run runID.
+func readWindowSteps(ctx context.Context, tx *sql.Tx, runID int64, w stepWindow, dec repeatDecoder) (*windowSteps, error) {
+	win := &windowSteps{steps: []sweep.StepResult{}, index: make(map[int64]int)}
 	rows, err := tx.QueryContext(ctx, `SELECT id, stamp, `+strings.Join(stepColumns, ", ")+`
 		FROM steps WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, w.after, w.limit)
 	if err != nil {
@@ -557,82 +589,83 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			id, stamp                           int64
-			sr                                  sweep.StepResult
-			axes, config, schedulers, cpu, proc string
-			start, end, resultStart             sql.NullInt64
-			hasResult                           bool
-			resultHost, resultGroups            sql.NullString
-		)
-		err := rows.Scan(&id, &stamp, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
-			&sr.Status, &sr.Error, &start, &end, &schedulers, &cpu, &proc,
-			&hasResult, &resultStart, &resultHost, &resultGroups)
+		id, stamp, sr, err := scanStep(rows, dec)
 		if err != nil {
 			return nil, err
 		}
-		sr.Start, sr.End = timeNS(start), timeNS(end)
-		fields := []jsonField{
-			{"axes", axes, &sr.Step.Axes},
-			{"config", config, &sr.Step.Config},
-			{"schedulers", schedulers, &sr.Schedulers},
-			{"cpu", cpu, &sr.CPU},
-			{"proc", proc, &sr.Proc},
-		}
-		var groups []groupMeta
-		if hasResult {
-			sr.Result = &bench.Result{Start: timeNS(resultStart)}
-			fields = append(fields, jsonField{"result_host", resultHost.String, &sr.Result.Host},
-				jsonField{"result_groups", resultGroups.String, &groups})
-		}
-		if err := dec.unmarshal(fields...); err != nil {
-			return nil, fmt.Errorf("step %d: %w", sr.Step.Seq, err)
-		}
-		if hasResult && groups != nil {
-			sr.Result.Groups = make([]bench.GroupResult, len(groups))
-			for i, g := range groups {
-				sr.Result.Groups[i] = bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
-			}
-		}
-		stepIndex[id] = len(steps)
-		stepIDs = append(stepIDs, id)
-		stamps = append(stamps, stamp)
-		steps = append(steps, sr)
+		win.index[id] = len(win.steps)
+		win.ids = append(win.ids, id)
+		win.stamps = append(win.stamps, stamp)
+		win.steps = append(win.steps, sr)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows.Close()
-	if len(steps) == 0 {
-		return steps, nil
-	}
-	if cache.serves(load) {
-		if err := cache.fill(ctx, tx, load, steps, stepIDs, stamps, dec); err != nil {
-			return nil, err
-		}
-		return steps, nil
-	}
-	// The job results and samples of the steps read: seq in (after, last].
-	last := int64(steps[len(steps)-1].Step.Seq)
+	return win, nil
+}
 
-	// Every job result of the run in one allocation: each holds six
-	// fixed-size histograms (~90 KB), and one large allocation is much
-	// cheaper than hundreds.
+// scanStep reads a row of table steps (its id, stamp and stepColumns):
+// the step, its result's groups without their jobs.
+func scanStep(rows *sql.Rows, dec repeatDecoder) (id, stamp int64, sr sweep.StepResult, err error) {
+	var (
+		axes, config, schedulers, cpu, proc string
+		start, end, resultStart             sql.NullInt64
+		hasResult                           bool
+		resultHost, resultGroups            sql.NullString
+	)
+	err = rows.Scan(&id, &stamp, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
+		&sr.Status, &sr.Error, &start, &end, &schedulers, &cpu, &proc,
+		&hasResult, &resultStart, &resultHost, &resultGroups)
+	if err != nil {
+		return 0, 0, sr, err
+	}
+	sr.Start, sr.End = timeNS(start), timeNS(end)
+	fields := []jsonField{
+		{"axes", axes, &sr.Step.Axes},
+		{"config", config, &sr.Step.Config},
+		{"schedulers", schedulers, &sr.Schedulers},
+		{"cpu", cpu, &sr.CPU},
+		{"proc", proc, &sr.Proc},
+	}
+	var groups []groupMeta
+	if hasResult {
+		sr.Result = &bench.Result{Start: timeNS(resultStart)}
+		fields = append(fields, jsonField{"result_host", resultHost.String, &sr.Result.Host},
+			jsonField{"result_groups", resultGroups.String, &groups})
+	}
+	if err := dec.unmarshal(fields...); err != nil {
+		return 0, 0, sr, fmt.Errorf("step %d: %w", sr.Step.Seq, err)
+	}
+	if hasResult && groups != nil {
+		sr.Result.Groups = make([]bench.GroupResult, len(groups))
+		for i, g := range groups {
+			sr.Result.Groups[i] = bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
+		}
+	}
+	return id, stamp, sr, nil
+}
+
+// readWindowResults reads the job results of win's steps (seq in (after,
+// last]) into their groups, and returns them, each step_results.id's
+// index in jobs in byID. Every job result of the window is in one
+// allocation: each holds six fixed-size histograms (~90 KB), and one
+// large allocation is much cheaper than hundreds.
+func readWindowResults(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, after, last int64, win *windowSteps, dec repeatDecoder) (jobs []bench.JobResult, byID map[int64]int, err error) {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM step_results r JOIN steps st ON st.id = r.step_id
-		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ?`, runID, w.after, last).Scan(&n); err != nil {
-		return nil, err
+		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ?`, runID, after, last).Scan(&n); err != nil {
+		return nil, nil, err
 	}
-	jobs := make([]bench.JobResult, 0, n)
-	byID := make(map[int64]int, n) // step_results.id → index in jobs
+	jobs = make([]bench.JobResult, 0, n)
+	byID = make(map[int64]int, n) // step_results.id → index in jobs
 
 	// Ordered as the (step_id, group_index, job_index) index is, so SQLite
 	// does not sort: each group's jobs come together, in order.
-	rows, err = tx.QueryContext(ctx, `SELECT r.id, r.step_id, `+load.resultSelect()+`
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.step_id, `+load.resultSelect()+`
 		FROM steps st JOIN step_results r ON r.step_id = st.id
-		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ? ORDER BY st.seq, r.group_index, r.job_index`, runID, w.after, last)
+		WHERE st.run_id = ? AND st.seq > ? AND st.seq <= ? ORDER BY st.seq, r.group_index, r.job_index`, runID, after, last)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	var (
@@ -649,67 +682,71 @@ func readStepWindow(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad,
 	dest := append([]any{&resultID, &stepID}, rr.dest()...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		si, ok := stepIndex[stepID]
-		if !ok || steps[si].Result == nil {
-			return nil, fmt.Errorf("result %d: step %d has no result", resultID, stepID)
+		si, ok := win.index[stepID]
+		if !ok || win.steps[si].Result == nil {
+			return nil, nil, fmt.Errorf("result %d: step %d has no result", resultID, stepID)
 		}
-		res := steps[si].Result
+		seq, res := win.steps[si].Step.Seq, win.steps[si].Result
 		if rr.groupIndex < 0 || rr.groupIndex >= len(res.Groups) {
-			return nil, fmt.Errorf("step %d: result %d: group %d of %d", steps[si].Step.Seq, resultID, rr.groupIndex, len(res.Groups))
+			return nil, nil, fmt.Errorf("step %d: result %d: group %d of %d", seq, resultID, rr.groupIndex, len(res.Groups))
 		}
 		if g := &res.Groups[rr.groupIndex]; g != group {
 			flush()
 			group, groupStart = g, len(jobs)
 		}
 		if want := len(jobs) - groupStart; rr.jobIndex != want {
-			return nil, fmt.Errorf("step %d: result %d: job %d, want %d", steps[si].Step.Seq, resultID, rr.jobIndex, want)
+			return nil, nil, fmt.Errorf("step %d: result %d: job %d, want %d", seq, resultID, rr.jobIndex, want)
 		}
 		if len(jobs) == cap(jobs) {
-			return nil, fmt.Errorf("more job results than the %d counted", n)
+			return nil, nil, fmt.Errorf("more job results than the %d counted", n)
 		}
 		jobs = jobs[:len(jobs)+1]
 		if err := rr.fill(&jobs[len(jobs)-1], dec); err != nil {
-			return nil, fmt.Errorf("step %d: result %d: %w", steps[si].Step.Seq, resultID, err)
+			return nil, nil, fmt.Errorf("step %d: result %d: %w", seq, resultID, err)
 		}
 		byID[resultID] = len(jobs) - 1
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rows.Close()
 	flush()
+	return jobs, byID, nil
+}
 
+// readWindowSamples reads the samples, and the logs load asks for, of
+// the steps of win load.Samples picks into their jobs (byID:
+// step_results.id → index in jobs).
+func readWindowSamples(ctx context.Context, tx *sql.Tx, runID int64, load StepLoad, after, last int64, win *windowSteps, jobs []bench.JobResult, byID map[int64]int) error {
 	var picked []int64 // the steps whose samples to read
 	if load.Samples != nil {
-		for i := range steps {
-			if load.Samples(&steps[i]) {
-				picked = append(picked, stepIDs[i])
+		for i := range win.steps {
+			if load.Samples(&win.steps[i]) {
+				picked = append(picked, win.ids[i])
 			}
 		}
 	}
-	if len(picked) > 0 {
-		if len(picked) == len(steps) {
-			picked = nil // all of the window's: no list to check
-		}
-		into := func(id int64) (*[]bench.Sample, error) {
-			i, ok := byID[id]
-			if !ok {
-				return nil, fmt.Errorf("samples of unknown result %d", id)
-			}
-			return &jobs[i].Samples, nil
-		}
-		if err := readSamples(ctx, tx, runID, w.after, last, picked, into); err != nil {
-			return nil, err
-		}
-		if load.Logs != nil {
-			if err := readLogs(ctx, tx, load.Logs, runID, w.after, last, picked, jobs, byID); err != nil {
-				return nil, err
-			}
-		}
+	if len(picked) == 0 {
+		return nil
 	}
-	return steps, nil
+	if len(picked) == len(win.steps) {
+		picked = nil // all of the window's: no list to check
+	}
+	into := func(id int64) (*[]bench.Sample, error) {
+		i, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("samples of unknown result %d", id)
+		}
+		return &jobs[i].Samples, nil
+	}
+	if err := readSamples(ctx, tx, runID, after, last, picked, into); err != nil {
+		return err
+	}
+	if load.Logs != nil {
+		return readLogs(ctx, tx, load.Logs, runID, after, last, picked, jobs, byID)
+	}
+	return nil
 }
 
 // resultSelect is the step_results columns (resultColumns) as readSteps

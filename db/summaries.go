@@ -17,7 +17,7 @@ import (
 // them), as the pages have always read it.
 var summaryLoad = StepLoad{Hists: ClatHist, Samples: EverySample, Logs: []bench.LogKind{bench.LogIOPS}}
 
-// Summaries reads a run's steps in order as summaries (summary.Step):
+// Summaries reads a run's steps in order as summaries (summary.StepView):
 // what the dashboard's run page, charts and CSVs draw of them. A step's
 // summary is made once, from the step as summaryLoad reads it, and kept
 // in the step cache under the step's id and stamp (0009_step_stamp), so
@@ -26,7 +26,7 @@ var summaryLoad = StepLoad{Hists: ClatHist, Samples: EverySample, Logs: []bench.
 // steps are read in one read transaction; the steps returned share what
 // they hold with the cache and every other reader, and must not be
 // changed.
-func (s *Store) Summaries(ctx context.Context, runID int64) ([]summary.Step, error) {
+func (s *Store) Summaries(ctx context.Context, runID int64) ([]summary.StepView, error) {
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("db: run %d summaries: %w", runID, err)
@@ -39,7 +39,7 @@ func (s *Store) Summaries(ctx context.Context, runID int64) ([]summary.Step, err
 	return out, nil
 }
 
-func readSummaries(ctx context.Context, tx *sql.Tx, runID int64, cache *stepCache) ([]summary.Step, error) {
+func readSummaries(ctx context.Context, tx *sql.Tx, runID int64, cache *stepCache) ([]summary.StepView, error) {
 	if err := runExists(ctx, tx, runID); err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func readSummaries(ctx context.Context, tx *sql.Tx, runID int64, cache *stepCach
 	if err != nil {
 		return nil, err
 	}
-	out := make([]summary.Step, len(keys))
+	out := make([]summary.StepView, len(keys))
 	have := cache.summaries(keys, out)
 	// The steps the cache lacks, a few at a time (each read whole is a
 	// few hundred kB of job results): runs of them in seq order.
@@ -75,7 +75,7 @@ func readSummaries(ctx context.Context, tx *sql.Tx, runID int64, cache *stepCach
 			if int64(steps[k].Step.Seq) != seqs[i+k] {
 				return nil, fmt.Errorf("read step %d, want %d", steps[k].Step.Seq, seqs[i+k])
 			}
-			kept := summary.StepOf(&steps[k]) // not out's: the caller may change its own
+			kept := summary.StepViewOf(&steps[k]) // not out's: the caller may change its own
 			out[i+k] = kept
 			cache.putSummary(keys[i+k], &kept)
 		}
@@ -103,7 +103,7 @@ func stepKeys(ctx context.Context, tx *sql.Tx, runID int64) (keys []stepKey, seq
 }
 
 // summarySize is about what a step's summary holds in memory.
-func summarySize(st *summary.Step) int64 {
+func summarySize(st *summary.StepView) int64 {
 	n := int64(1024 + 256*len(st.Step.Axes))
 	for _, j := range st.Step.Config.Jobs {
 		n += 2048 + int64(len(j.Name))
@@ -138,7 +138,7 @@ func summarySize(st *summary.Step) int64 {
 
 // summaries sets out[i] to the kept summary of the step keys[i] where
 // the cache holds one, and reports which it holds.
-func (c *stepCache) summaries(keys []stepKey, out []summary.Step) []bool {
+func (c *stepCache) summaries(keys []stepKey, out []summary.StepView) []bool {
 	have := make([]bool, len(keys))
 	if c == nil {
 		return have
@@ -154,7 +154,7 @@ func (c *stepCache) summaries(keys []stepKey, out []summary.Step) []bool {
 }
 
 // putSummary keeps st as the summary of the step key.
-func (c *stepCache) putSummary(key stepKey, st *summary.Step) {
+func (c *stepCache) putSummary(key stepKey, st *summary.StepView) {
 	if c == nil {
 		return
 	}
@@ -171,6 +171,6 @@ func (c *stepCache) putSummary(key stepKey, st *summary.Step) {
 
 // cachedSummary is one step's summary.
 type cachedSummary struct {
-	step *summary.Step
+	step *summary.StepView
 	size int64
 }

@@ -12,13 +12,13 @@ import (
 
 // checkSummaries reads run's summaries and checks them against the steps
 // as SQLite holds them now, read whole and made summaries.
-func checkSummaries(t *testing.T, s *Store, what string, run int64) []summary.Step {
+func checkSummaries(t *testing.T, s *Store, what string, run int64) []summary.StepView {
 	t.Helper()
 	got, err := s.Summaries(context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := summary.Steps(readUncached(t, s, run, summaryLoad)); !reflect.DeepEqual(got, want) {
+	if want := summary.StepViews(readUncached(t, s, run, summaryLoad)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: the summaries differ from the steps SQLite holds", what)
 	}
 	return got
@@ -42,7 +42,7 @@ func TestSummariesNeverStale(t *testing.T) {
 		t.Fatal("the second read made step 4's summary again: want the one kept")
 	}
 	// A read's slice is its own: a step set in it is no later read's.
-	again[4] = summary.Step{}
+	again[4] = summary.StepView{}
 	first[5].Error = "not stored"
 	checkSummaries(t, s, "a read's steps replaced", id)
 

@@ -10,7 +10,7 @@ import (
 // with links to its own page and its CSV, its pickers and how its
 // numbers are written; a chart that cannot be drawn shows why, under its
 // kind's name.
-func chartViewOf(q chart.Query, runs []chart.Run) chartView {
+func chartViewOf(q chart.Query, runs []chart.LoadedRun) chartView {
 	enc := q.Values().Encode()
 	v := chartView{Kind: string(q.Kind), Title: string(q.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}
 	ch, err := chart.Draw(q, runs) // the page links to the table's CSV

@@ -62,7 +62,7 @@ func compareQuery(v url.Values, ids []int64) url.Values {
 // comparePageData is the compare page.
 type comparePageData struct {
 	pageBase
-	Runs      []chart.Run
+	Runs      []chart.LoadedRun
 	Warnings  []report.Warning
 	Diffs     []report.EnvDiff
 	DiffCSV   string
@@ -209,7 +209,7 @@ func (s *Server) compareCSV(c echo.Context) error {
 
 // statDiffAxisLinks are the links to the compare page of one run with
 // each of its comparable axes (summary.DiffAxes); none for several runs.
-func statDiffAxisLinks(runs []chart.Run, current string) []chartLink {
+func statDiffAxisLinks(runs []chart.LoadedRun, current string) []chartLink {
 	if len(runs) != 1 {
 		return nil
 	}
@@ -229,7 +229,7 @@ func statDiffAxisLinks(runs []chart.Run, current string) []chartLink {
 // schedulerCSV is every run's table of one kind (table=schedulers: IOPS
 // and bandwidth, table=jobs: latency and bandwidth) in one CSV, a run
 // column first.
-func schedulerCSV(runs []chart.Run, jobs bool) *chart.Chart {
+func schedulerCSV(runs []chart.LoadedRun, jobs bool) *chart.Chart {
 	out := &chart.Chart{}
 	for _, t := range report.SchedulerTables(runs, true) {
 		src := t.Rates

@@ -21,7 +21,7 @@ import (
 
 // warnRun is a synthetic run for CompareWarnings: one job, one target,
 // three repeats, all fields equal unless edit changes them.
-func warnRun(id int64, edit func(*db.Run, *bench.Job)) chart.Run {
+func warnRun(id int64, edit func(*db.Run, *bench.Job)) chart.LoadedRun {
 	j := bench.NewJob()
 	j.Name, j.Filename, j.RW, j.BS, j.IODepth, j.IOEngine = "j", "/dev/nvme0n1", "randread", 4096, 1, "io_uring"
 	j.Direct, j.Runtime, j.RampTime = true, 30*time.Second, 5*time.Second
@@ -33,7 +33,7 @@ func warnRun(id int64, edit func(*db.Run, *bench.Job)) chart.Run {
 		edit(&r, &j)
 	}
 	r.Plan.Base.Jobs = []bench.Job{j}
-	return chart.Run{Run: r}
+	return chart.LoadedRun{Run: r}
 }
 
 func TestCompareWarnings(t *testing.T) {
@@ -85,7 +85,7 @@ func TestCompareWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := report.CompareWarnings([]chart.Run{warnRun(1, tt.a), warnRun(2, tt.b)})
+			ws := report.CompareWarnings([]chart.LoadedRun{warnRun(1, tt.a), warnRun(2, tt.b)})
 			var fields []string
 			var all strings.Builder
 			for _, w := range ws {
@@ -106,7 +106,7 @@ func TestCompareWarnings(t *testing.T) {
 		})
 	}
 	// A single run warns only about itself.
-	if ws := report.CompareWarnings([]chart.Run{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
+	if ws := report.CompareWarnings([]chart.LoadedRun{warnRun(1, func(r *db.Run, _ *bench.Job) { r.Plan.Repeat = 1 })}); len(ws) != 1 || ws[0].Field != "repeats" {
 		t.Errorf("single run: %+v", ws)
 	}
 }
@@ -114,7 +114,7 @@ func TestCompareWarnings(t *testing.T) {
 // The poll-queue fallback is said of I/O that was done: hipri steps
 // that all failed did none, polled or not.
 func TestCompareWarningsHipriFailed(t *testing.T) {
-	withSteps := func(id int64, status string) chart.Run {
+	withSteps := func(id int64, status string) chart.LoadedRun {
 		r := warnRun(id, func(r *db.Run, j *bench.Job) {
 			j.Hipri, r.Targets[0].IOPoll = true, false
 			r.Plan.Sweeps = nil
@@ -134,7 +134,7 @@ func TestCompareWarningsHipriFailed(t *testing.T) {
 		}
 		return r
 	}
-	ws := report.CompareWarnings([]chart.Run{withSteps(1, sweep.StepDone), withSteps(2, sweep.StepFailed)})
+	ws := report.CompareWarnings([]chart.LoadedRun{withSteps(1, sweep.StepDone), withSteps(2, sweep.StepFailed)})
 	var fallback []string
 	for _, w := range ws {
 		if strings.Contains(w.Msg, "fell back to interrupts") {
@@ -150,7 +150,7 @@ func TestCompareWarningsHipriFailed(t *testing.T) {
 			t.Errorf("run 2's failed hipri steps count as hipri: %s", w.Msg)
 		}
 	}
-	if ws := report.CompareWarnings([]chart.Run{withSteps(2, sweep.StepFailed)}); slices.ContainsFunc(ws, func(w report.Warning) bool { return strings.Contains(w.Msg, "fell back") }) {
+	if ws := report.CompareWarnings([]chart.LoadedRun{withSteps(2, sweep.StepFailed)}); slices.ContainsFunc(ws, func(w report.Warning) bool { return strings.Contains(w.Msg, "fell back") }) {
 		t.Errorf("a run whose hipri steps all failed warns of a fallback: %+v", ws)
 	}
 }
@@ -159,7 +159,7 @@ func TestCompareDiffs(t *testing.T) {
 	a := warnRun(1, nil)
 	b := warnRun(2, func(r *db.Run, j *bench.Job) { r.Kernel, r.Host.IOMMU.Mode, j.BS = "6.1.0", "translated", 8192 })
 	got := map[string][]string{}
-	for _, d := range report.EnvDiffs([]chart.Run{a, b}) {
+	for _, d := range report.EnvDiffs([]chart.LoadedRun{a, b}) {
 		got[d.Field] = d.Values
 	}
 	want := map[string][]string{"kernel": {"6.12.0", "6.1.0"}, "IOMMU mode": {"passthrough", "translated"}, "block size": {"4k", "8k"}}
@@ -176,7 +176,7 @@ func TestCompareDiffs(t *testing.T) {
 // Two QoS runs under different objectives, at different rates: the
 // difference that moves their knees is listed.
 func TestCompareDiffsQoS(t *testing.T) {
-	qos := func(id int64, slo string, rates ...string) chart.Run {
+	qos := func(id int64, slo string, rates ...string) chart.LoadedRun {
 		return warnRun(id, func(r *db.Run, _ *bench.Job) {
 			o, err := sweep.ParseSLO(slo)
 			if err != nil {
@@ -186,7 +186,7 @@ func TestCompareDiffsQoS(t *testing.T) {
 		})
 	}
 	got := map[string][]string{}
-	for _, d := range report.EnvDiffs([]chart.Run{qos(1, "p99<1ms", "max", "50%"), qos(2, "p99.9<2ms", "max", "50%", "90%")}) {
+	for _, d := range report.EnvDiffs([]chart.LoadedRun{qos(1, "p99<1ms", "max", "50%"), qos(2, "p99.9<2ms", "max", "50%", "90%")}) {
 		got[d.Field] = d.Values
 	}
 	if !slices.Equal(got["QoS objective"], []string{"p99<1ms", "p99.9<2ms"}) || !slices.Equal(got["rate_iops"], []string{"max, 50%", "max, 50%, 90%"}) || len(got) != 2 {

@@ -19,17 +19,17 @@ func TestGroupWarnings(t *testing.T) {
 	a := warnRun(1, nil)
 	b := warnRun(2, func(r *db.Run, _ *bench.Job) { r.Targets[0].Scheduler = "mq-deadline" })
 	a.Host, b.Host = "lab-a", "lab-b"
-	ws := report.GroupWarnings([]chart.Run{a, b})
+	ws := report.GroupWarnings([]chart.LoadedRun{a, b})
 	i := slices.IndexFunc(ws, func(w report.Warning) bool { return w.Field == "scheduler" })
 	if i < 0 || !strings.Contains(ws[i].Msg, "lab-a (run 1) none") || !strings.Contains(ws[i].Msg, "lab-b (run 2) mq-deadline") {
 		t.Fatalf("group warnings %+v", ws)
 	}
-	if slices.ContainsFunc(report.CompareWarnings([]chart.Run{a, b}), func(w report.Warning) bool { return w.Field == "scheduler" }) {
+	if slices.ContainsFunc(report.CompareWarnings([]chart.LoadedRun{a, b}), func(w report.Warning) bool { return w.Field == "scheduler" }) {
 		t.Error("the compare page warns about the scheduler it may be comparing")
 	}
 	// An unknown scheduler (a fio server's) against a known one: no warning.
 	c := warnRun(3, func(r *db.Run, _ *bench.Job) { r.Targets = nil })
-	if slices.ContainsFunc(report.GroupWarnings([]chart.Run{a, c}), func(w report.Warning) bool { return w.Field == "scheduler" }) {
+	if slices.ContainsFunc(report.GroupWarnings([]chart.LoadedRun{a, c}), func(w report.Warning) bool { return w.Field == "scheduler" }) {
 		t.Error("warned about a scheduler one side does not know")
 	}
 }
@@ -46,7 +46,7 @@ func TestGroupWarningsUnchecked(t *testing.T) {
 	}
 	b, c := warnRun(2, fio), warnRun(3, fio)
 	a.Host, b.Host, c.Host = "agent-a", "fio-a", "fio-b"
-	ws := report.GroupWarnings([]chart.Run{a, b, c})
+	ws := report.GroupWarnings([]chart.LoadedRun{a, b, c})
 	var unchecked []string
 	for _, w := range ws {
 		if w.Field == "not checked" {
@@ -67,7 +67,7 @@ func TestGroupWarningsUnchecked(t *testing.T) {
 	// An agent whose device has no model (virtio, loop) and whose host has
 	// no cpufreq recorded them as none: nothing is unchecked.
 	d := warnRun(4, func(r *db.Run, _ *bench.Job) { r.Host.Governor, r.Targets[0].Model = "", "" })
-	if ws := report.GroupWarnings([]chart.Run{a, d}); slices.ContainsFunc(ws, func(w report.Warning) bool { return w.Field == "not checked" }) {
+	if ws := report.GroupWarnings([]chart.LoadedRun{a, d}); slices.ContainsFunc(ws, func(w report.Warning) bool { return w.Field == "not checked" }) {
 		t.Errorf("unchecked warned about facts the host has none of: %+v", ws)
 	}
 }

@@ -233,7 +233,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if axes := summary.DiffAxes(&run.Plan); len(axes) > 0 && len(steps) > 0 {
 		data.StatDiff, data.StatDiffAxis = fmt.Sprintf("/compare?run=%d#stat-diff", run.ID), string(axes[0])
 	}
-	cr := chart.Run{Run: *run, Summary: steps}
+	cr := chart.LoadedRun{Run: *run, Summary: steps}
 	job := strings.TrimSpace(c.QueryParam("job"))
 	names := cr.Jobs()
 	if job != "" && !slices.Contains(names, job) {
@@ -248,7 +248,7 @@ func (s *Server) runPage(c echo.Context) error {
 		}
 	}
 	if len(steps) > 0 {
-		data.Charts = chartViews([]chart.Run{cr}, state)
+		data.Charts = chartViews([]chart.LoadedRun{cr}, state)
 	}
 	return s.render(c, http.StatusOK, "run", &data)
 }
@@ -289,7 +289,7 @@ func (p *plannedSteps) of(run *db.Run) int {
 // chartViews builds every chart that the runs' steps can show, in the
 // view state (a page's query string) picks: the job, direction,
 // percentiles, iodepths, series and step it names, else the defaults.
-func chartViews(runs []chart.Run, state chart.Query) []chartView {
+func chartViews(runs []chart.LoadedRun, state chart.Query) []chartView {
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
 		ids[i] = r.Run.ID
@@ -315,36 +315,36 @@ func chartViews(runs []chart.Run, state chart.Query) []chartView {
 
 // loadRuns reads runs and what load asks for of their steps, for charts.
 // One load serves every run.
-func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.Run, error) {
-	return s.readRuns(ctx, ids, func(id int64, cr *chart.Run) (err error) {
+func (s *Server) loadRuns(ctx context.Context, ids []int64, load db.StepLoad) ([]chart.LoadedRun, error) {
+	return s.readRuns(ctx, ids, func(id int64, cr *chart.LoadedRun) (err error) {
 		cr.Steps, err = s.store.StepsFor(ctx, id, load)
 		return err
 	})
 }
 
 // loadSummaries reads runs and their steps' summaries, for charts.
-func (s *Server) loadSummaries(ctx context.Context, ids []int64) ([]chart.Run, error) {
-	return s.readRuns(ctx, ids, func(id int64, cr *chart.Run) (err error) {
+func (s *Server) loadSummaries(ctx context.Context, ids []int64) ([]chart.LoadedRun, error) {
+	return s.readRuns(ctx, ids, func(id int64, cr *chart.LoadedRun) (err error) {
 		cr.Summary, err = s.store.Summaries(ctx, id)
 		return err
 	})
 }
 
 // readRuns reads runs, and their steps with steps.
-func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64, cr *chart.Run) error) ([]chart.Run, error) {
+func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64, cr *chart.LoadedRun) error) ([]chart.LoadedRun, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
 	}
 	if len(ids) > 50 {
 		return nil, &ValidationError{Field: "run", Msg: "at most 50 runs at once"}
 	}
-	out := make([]chart.Run, 0, len(ids))
+	out := make([]chart.LoadedRun, 0, len(ids))
 	for _, id := range ids {
 		r, err := s.getRun(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		cr := chart.Run{Run: *r}
+		cr := chart.LoadedRun{Run: *r}
 		if err := steps(id, &cr); err != nil {
 			return nil, err
 		}
@@ -361,7 +361,7 @@ func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64,
 // chartPageData is the standalone chart page and the compare page.
 type chartPageData struct {
 	pageBase
-	Runs   []chart.Run
+	Runs   []chart.LoadedRun
 	Charts []chartView
 	Kinds  []chartLink  // the same runs under another chart
 	Table  *chart.Chart // the plotted numbers, on a single chart's page
@@ -376,7 +376,7 @@ type chartLink struct {
 
 // queryChart builds the chart the request's query string names, with the
 // runs it was drawn from.
-func (s *Server) queryChart(c echo.Context) (chart.Query, []chart.Run, *chart.Chart, error) {
+func (s *Server) queryChart(c echo.Context) (chart.Query, []chart.LoadedRun, *chart.Chart, error) {
 	q, err := chart.ParseQuery(c.QueryParams())
 	if err != nil {
 		return q, nil, nil, err

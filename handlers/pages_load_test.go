@@ -106,18 +106,18 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	r1 := seedFullRun(t, ts.store, "load-one", 3)
 	r2 := seedFullRun(t, ts.store, "load-two", 0)
-	whole := func(runs ...*db.Run) []chart.Run {
-		var out []chart.Run
+	whole := func(runs ...*db.Run) []chart.LoadedRun {
+		var out []chart.LoadedRun
 		for _, r := range runs {
 			steps, err := ts.store.Steps(ctx, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, chart.Run{Run: *r, Steps: steps})
+			out = append(out, chart.LoadedRun{Run: *r, Steps: steps})
 		}
 		return out
 	}
-	ids := func(runs []chart.Run) []int64 {
+	ids := func(runs []chart.LoadedRun) []int64 {
 		var out []int64
 		for _, r := range runs {
 			out = append(out, r.Run.ID)
@@ -128,7 +128,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	// The run page: its table, and every chart in its default view. The
 	// compare page: the same charts of both runs, in either order (the
 	// timeline draws every step).
-	for _, runs := range [][]chart.Run{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
+	for _, runs := range [][]chart.LoadedRun{whole(r1), whole(r2), whole(r1, r2), whole(r2, r1)} {
 		page, err := ts.srv.loadSummaries(ctx, ids(runs))
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +153,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 	}
 
 	// The chart pages, their CSV and the API: one chart, in other views.
-	for _, runs := range [][]chart.Run{whole(r1), whole(r1, r2)} {
+	for _, runs := range [][]chart.LoadedRun{whole(r1), whole(r1, r2)} {
 		for _, kind := range chart.Kinds() {
 			for _, q := range []chart.Query{
 				{Kind: kind.Name, Runs: ids(runs), Step: 7},
@@ -174,7 +174,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 
 	// The compare page reads what its kinds need: its charts, tables and
 	// warnings are those of the whole steps.
-	for _, runs := range [][]chart.Run{whole(r1, r2), whole(r2, r1)} {
+	for _, runs := range [][]chart.LoadedRun{whole(r1, r2), whole(r2, r1)} {
 		page, err := ts.srv.loadRuns(ctx, ids(runs), chart.Load(0, chart.On(chart.ComparePage)...))
 		if err != nil {
 			t.Fatal(err)

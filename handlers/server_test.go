@@ -425,7 +425,7 @@ func TestCSVMatchesStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := chart.Build(pq, []chart.Run{{Run: *run, Steps: stored}})
+	ch, err := chart.Build(pq, []chart.LoadedRun{{Run: *run, Steps: stored}})
 	if err != nil {
 		t.Fatal(err)
 	}

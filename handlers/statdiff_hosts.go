@@ -40,7 +40,7 @@ type repeats struct {
 	jobs  map[string][]string
 }
 
-func repeatsOf(r *chart.Run) *repeats {
+func repeatsOf(r *chart.LoadedRun) *repeats {
 	out := &repeats{iops: map[string]map[string][]float64{}, p99: map[string]map[string][]float64{}, jobs: map[string][]string{}}
 	for i := range r.Steps {
 		st := &r.Steps[i]
@@ -70,7 +70,7 @@ func repeatsOf(r *chart.Run) *repeats {
 
 // hostDiffs compares each host's runs with the first host's; nil for
 // fewer than two runs.
-func hostDiffs(runs []chart.Run, members []groupMemberView) *hostStats {
+func hostDiffs(runs []chart.LoadedRun, members []groupMemberView) *hostStats {
 	if len(runs) < 2 {
 		return nil
 	}

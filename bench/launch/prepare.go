@@ -241,23 +241,6 @@ func resolve(plan *sweep.Plan, runner *bench.Runner, tags []string) (*record.Run
 			devices = append(devices, key)
 		}
 	}
-	for _, j := range plan.Base.Jobs {
-		if !slices.Contains(rec.Engines, j.IOEngine) {
-			rec.Engines = append(rec.Engines, j.IOEngine)
-		}
-	}
-	for _, sw := range plan.Sweeps {
-		switch sw.Axis {
-		case sweep.AxisEngine:
-			rec.Engines = slices.Clone(sw.Values)
-		case sweep.AxisScheduler:
-			rec.Schedulers = slices.Clone(sw.Values)
-		}
-	}
-	for _, t := range rec.Targets {
-		if t.Scheduler != "" && len(rec.Schedulers) == 0 {
-			rec.Schedulers = []string{t.Scheduler}
-		}
-	}
+	rec.Engines, rec.Schedulers = plan.EnginesAndSchedulers(rec.Targets)
 	return rec, devices, nil
 }

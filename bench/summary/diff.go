@@ -61,15 +61,15 @@ type DiffSide struct {
 	Steps []sweep.StepResult
 	// Summary are the steps as summaries, in place of Steps (a long
 	// run's steps whole are hundreds of MB).
-	Summary []Step
+	Summary []StepView
 }
 
 // summaries are the side's steps as summaries.
-func (s *DiffSide) summaries() []Step {
+func (s *DiffSide) summaries() []StepView {
 	if s.Summary != nil || s.Steps == nil {
 		return s.Summary
 	}
-	return Steps(s.Steps)
+	return StepViews(s.Steps)
 }
 
 // Repeats are one side's repeats of a figure at one point, for one job.
@@ -277,11 +277,11 @@ func DiffRuns(a, b DiffSide, conf float64) *Diff {
 // base: one Diff per other value, in the sweep's order. Points are
 // matched by the run's other swept axes.
 func DiffAxis(plan *sweep.Plan, steps []sweep.StepResult, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
-	return DiffAxisOf(plan, Steps(steps), axis, base, conf)
+	return DiffAxisOf(plan, StepViews(steps), axis, base, conf)
 }
 
 // DiffAxisOf is DiffAxis of summaries.
-func DiffAxisOf(plan *sweep.Plan, steps []Step, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
+func DiffAxisOf(plan *sweep.Plan, steps []StepView, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
 	i := slices.IndexFunc(plan.Swept(), func(s sweep.Sweep) bool { return s.Axis == axis })
 	if i < 0 {
 		return nil, fmt.Errorf("the run does not sweep %s", axis)
@@ -339,104 +339,20 @@ type diffPoint struct {
 
 func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf}
-	metrics := DiffMetrics()
-	steps := [2][]Step{a.summaries(), b.summaries()}
-	single := oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1])
-	var sweeps []sweep.Sweep
-	for _, p := range []*sweep.Plan{a.Plan, b.Plan} {
-		for _, s := range p.Swept() {
-			if slices.Contains(axes, s.Axis) && !slices.ContainsFunc(sweeps, func(x sweep.Sweep) bool { return x.Axis == s.Axis }) {
-				sweeps = append(sweeps, s)
-			}
-		}
+	steps := [2][]StepView{a.summaries(), b.summaries()}
+	c := &diffPoints{
+		axes:    axes,
+		metrics: DiffMetrics(),
+		ranks:   sweepRanks(diffSweeps(a.Plan, b.Plan, axes), slices.Concat(steps[0], steps[1])),
+		single:  oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1]),
+		points:  map[string]*diffPoint{},
 	}
-	ranks := sweepRanks(sweeps, slices.Concat(steps[0], steps[1]))
-	points := map[string]*diffPoint{}
-	var jobOrder []string
 	for si, side := range []DiffSide{a, b} {
 		for k := range steps[si] {
-			st := &steps[si][k]
-			status, _ := stepOutcome(st)
-			disturbed := status == sweep.StepDone && st.Disturbed() != ""
-			var figs map[string]*JobFigures
-			if status == sweep.StepDone {
-				f := FiguresOfStep(st)
-				figs = map[string]*JobFigures{}
-				for i := range f.Jobs {
-					if !f.Jobs[i].Total {
-						figs[f.Jobs[i].Name] = &f.Jobs[i]
-					}
-				}
-			}
-			for _, sj := range stepJobs(side.Plan, st) {
-				job := sj.name
-				if single {
-					job = ""
-				}
-				if !slices.Contains(jobOrder, job) {
-					jobOrder = append(jobOrder, job)
-				}
-				point := make([]sweep.AxisValue, len(axes))
-				vals := make([]string, len(axes))
-				for i, ax := range axes {
-					point[i] = sweep.AxisValue{Axis: ax, Value: stepValue(st, sj.job, ax)}
-					vals[i] = point[i].Value
-				}
-				key := strings.Join(vals, "\x00") + "\x01" + job
-				p := points[key]
-				if p == nil {
-					p = &diffPoint{point: point, job: job, ranks: ranks.ranks(point), order: len(points)}
-					if single {
-						p.job = sj.name
-					}
-					for s := range p.side {
-						p.side[s] = make([]*Repeats, len(metrics))
-						for m := range metrics {
-							p.side[s][m] = &Repeats{}
-						}
-					}
-					points[key] = p
-				}
-				p.seen[si] = true
-				for m, metric := range metrics {
-					rep := p.side[si][m]
-					switch status {
-					case sweep.StepFailed:
-						rep.Failed++
-						continue
-					case sweep.StepCancelled:
-						rep.Cancelled++
-						continue
-					}
-					j := figs[sj.name]
-					if j == nil || (metric.P > 0 && j.IOs == 0) {
-						continue // the step has no figures of this job
-					}
-					rep.Values = append(rep.Values, metric.value(j))
-					if disturbed {
-						rep.Disturbed++
-					}
-					if metric.P > 0 && !j.Reliable(metric.P) {
-						rep.Unreliable++
-					}
-					if j.Saturated {
-						rep.Saturated++
-					}
-				}
-			}
+			c.addStep(si, side.Plan, &steps[si][k])
 		}
 	}
-	list := slices.Collect(maps.Values(points))
-	slices.SortFunc(list, func(x, y *diffPoint) int {
-		if c := slices.Compare(x.ranks, y.ranks); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(slices.Index(jobOrder, x.job), slices.Index(jobOrder, y.job)); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.order, y.order)
-	})
-	for _, p := range list {
+	for _, p := range c.sorted() {
 		if !p.seen[0] || !p.seen[1] {
 			name := pointName(p.point, p.job)
 			if p.seen[0] {
@@ -446,7 +362,7 @@ func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 			}
 			continue
 		}
-		for m, metric := range metrics {
+		for m, metric := range c.metrics {
 			row := DiffRow{Point: p.point, Job: p.job, ALabel: a.Label, BLabel: b.Label, Metric: metric, A: *p.side[0][m], B: *p.side[1][m]}
 			row.Cmp = stats.Compare(row.A.Values, row.B.Values, conf)
 			d.Rows = append(d.Rows, row)
@@ -454,6 +370,128 @@ func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	}
 	d.holm()
 	return d
+}
+
+// diffSweeps are the sweeps of either plan over axes, each axis once
+// (a's first): what orders the points.
+func diffSweeps(a, b *sweep.Plan, axes []sweep.Axis) []sweep.Sweep {
+	var sweeps []sweep.Sweep
+	for _, p := range []*sweep.Plan{a, b} {
+		for _, s := range p.Swept() {
+			if slices.Contains(axes, s.Axis) && !slices.ContainsFunc(sweeps, func(x sweep.Sweep) bool { return x.Axis == s.Axis }) {
+				sweeps = append(sweeps, s)
+			}
+		}
+	}
+	return sweeps
+}
+
+// diffPoints gathers the repeats of both sides by point (the values of
+// axes) and job: with one job a step on both sides (single), the jobs
+// are one, whatever their names.
+type diffPoints struct {
+	axes     []sweep.Axis
+	metrics  []DiffMetric
+	ranks    valueRanks
+	single   bool
+	points   map[string]*diffPoint
+	jobOrder []string
+}
+
+// addStep adds step st of side si (run by plan) to each of its jobs'
+// points: a repeat of each metric, or a failed or cancelled one.
+func (c *diffPoints) addStep(si int, plan *sweep.Plan, st *StepView) {
+	status, _ := stepOutcome(st)
+	disturbed := status == sweep.StepDone && st.Disturbed() != ""
+	var figs map[string]*JobFigures
+	if status == sweep.StepDone {
+		f := FiguresOfStep(st)
+		figs = map[string]*JobFigures{}
+		for i := range f.Jobs {
+			if !f.Jobs[i].Total {
+				figs[f.Jobs[i].Name] = &f.Jobs[i]
+			}
+		}
+	}
+	for _, sj := range stepJobs(plan, st) {
+		p := c.point(st, sj)
+		p.seen[si] = true
+		for m, metric := range c.metrics {
+			rep := p.side[si][m]
+			switch status {
+			case sweep.StepFailed:
+				rep.Failed++
+				continue
+			case sweep.StepCancelled:
+				rep.Cancelled++
+				continue
+			}
+			j := figs[sj.name]
+			if j == nil || (metric.P > 0 && j.IOs == 0) {
+				continue // the step has no figures of this job
+			}
+			rep.Values = append(rep.Values, metric.value(j))
+			if disturbed {
+				rep.Disturbed++
+			}
+			if metric.P > 0 && !j.Reliable(metric.P) {
+				rep.Unreliable++
+			}
+			if j.Saturated {
+				rep.Saturated++
+			}
+		}
+	}
+}
+
+// point is the point of job sj of step st, made the first time it is
+// seen.
+func (c *diffPoints) point(st *StepView, sj stepJob) *diffPoint {
+	job := sj.name
+	if c.single {
+		job = ""
+	}
+	if !slices.Contains(c.jobOrder, job) {
+		c.jobOrder = append(c.jobOrder, job)
+	}
+	point := make([]sweep.AxisValue, len(c.axes))
+	vals := make([]string, len(c.axes))
+	for i, ax := range c.axes {
+		point[i] = sweep.AxisValue{Axis: ax, Value: stepValue(st, sj.job, ax)}
+		vals[i] = point[i].Value
+	}
+	key := strings.Join(vals, "\x00") + "\x01" + job
+	p := c.points[key]
+	if p == nil {
+		p = &diffPoint{point: point, job: job, ranks: c.ranks.ranks(point), order: len(c.points)}
+		if c.single {
+			p.job = sj.name
+		}
+		for s := range p.side {
+			p.side[s] = make([]*Repeats, len(c.metrics))
+			for m := range c.metrics {
+				p.side[s][m] = &Repeats{}
+			}
+		}
+		c.points[key] = p
+	}
+	return p
+}
+
+// sorted are the points in the sweeps' order, then the jobs' as first
+// seen, then as the points were first seen.
+func (c *diffPoints) sorted() []*diffPoint {
+	list := slices.Collect(maps.Values(c.points))
+	slices.SortFunc(list, func(x, y *diffPoint) int {
+		if o := slices.Compare(x.ranks, y.ranks); o != 0 {
+			return o
+		}
+		if o := cmp.Compare(slices.Index(c.jobOrder, x.job), slices.Index(c.jobOrder, y.job)); o != 0 {
+			return o
+		}
+		return cmp.Compare(x.order, y.order)
+	})
+	return list
 }
 
 // holm marks the rows whose difference holds when the rows that could
@@ -505,7 +543,7 @@ func sameTest(x, y *DiffRow) bool {
 
 // oneJobPerStep reports whether every step of the side runs (or was to
 // run) at most one job.
-func oneJobPerStep(plan *sweep.Plan, steps []Step) bool {
+func oneJobPerStep(plan *sweep.Plan, steps []StepView) bool {
 	for i := range steps {
 		if len(stepJobs(plan, &steps[i])) > 1 {
 			return false
@@ -517,7 +555,7 @@ func oneJobPerStep(plan *sweep.Plan, steps []Step) bool {
 // stepValue is axis a's value in a step for one of its jobs: the step's
 // own when the run sweeps a; else, for the scheduler, what the step ran
 // under; else the job's option (the writer's iodepth 16, the reader's 1).
-func stepValue(st *Step, job *bench.Job, a sweep.Axis) string {
+func stepValue(st *StepView, job *bench.Job, a sweep.Axis) string {
 	if v := st.Step.Value(a); v != "" {
 		return v
 	}

@@ -107,12 +107,12 @@ func (f *StepFigures) IOPSText() string {
 
 // FiguresOf computes a step's figures.
 func FiguresOf(s *sweep.StepResult) StepFigures {
-	st := StepOf(s)
+	st := StepViewOf(s)
 	return FiguresOfStep(&st)
 }
 
-// FiguresOfStep is FiguresOf a Step.
-func FiguresOfStep(s *Step) StepFigures {
+// FiguresOfStep is FiguresOf a StepView.
+func FiguresOfStep(s *StepView) StepFigures {
 	if s.figures == nil || s.figuresOf != s.Result {
 		return figuresOf(s)
 	}
@@ -121,7 +121,7 @@ func FiguresOfStep(s *Step) StepFigures {
 	return f
 }
 
-func figuresOf(s *Step) StepFigures {
+func figuresOf(s *StepView) StepFigures {
 	f := StepFigures{Seq: s.Step.Seq + 1, Label: s.Step.String(), Status: s.Status, Error: s.Error}
 	// Only a done step has figures to show: a failed or cancelled one's
 	// are not numbers anyone can vouch for.
@@ -172,7 +172,7 @@ func figuresOf(s *Step) StepFigures {
 
 // jobFigures adds up results: their rates, their clat histograms merged
 // for the percentiles, their busiest thread.
-func jobFigures(results []*Job) JobFigures {
+func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
 	var clat hist.Histogram

@@ -21,13 +21,13 @@ type stepJob struct {
 	group int        // its reporting group: jobs in different groups do not run together
 	// results are the job's results in the step (its clones'); none when
 	// the step did not run or did not finish.
-	results []*Job
+	results []*JobView
 }
 
 // stepJobs lists the jobs of a step, in order: the jobs its config (else
 // the plan's base) was to run, each with its results, then any result
 // that names a job the config does not (its options unknown).
-func stepJobs(plan *sweep.Plan, r *Step) []stepJob {
+func stepJobs(plan *sweep.Plan, r *StepView) []stepJob {
 	var out []stepJob
 	add := func(name string, job *bench.Job, group int) *stepJob {
 		k := slices.IndexFunc(out, func(s stepJob) bool { return s.name == name })
@@ -97,7 +97,7 @@ type jobNumbers struct {
 }
 
 // numbersOf adds up results.
-func numbersOf(results []*Job) jobNumbers {
+func numbersOf(results []*JobView) jobNumbers {
 	var n jobNumbers
 	var lat hist.LatStat
 	for _, r := range results {
@@ -113,8 +113,8 @@ func numbersOf(results []*Job) jobNumbers {
 }
 
 // allResults are the results of every job of a step.
-func allResults(jobs []stepJob) []*Job {
-	var out []*Job
+func allResults(jobs []stepJob) []*JobView {
+	var out []*JobView
 	for _, j := range jobs {
 		out = append(out, j.results...)
 	}

@@ -24,8 +24,8 @@ func GroupErrors(results []sweep.StepResult) []ErrorGroup {
 	})
 }
 
-// GroupErrorsOf is GroupErrors of Steps.
-func GroupErrorsOf(results []Step) []ErrorGroup {
+// GroupErrorsOf is GroupErrors of StepViews.
+func GroupErrorsOf(results []StepView) []ErrorGroup {
 	return groupErrors(len(results), func(i int) (int, string, string) {
 		return results[i].Step.Seq, results[i].Status, results[i].Error
 	})
@@ -90,8 +90,8 @@ func Notes(results []sweep.StepResult) []Note {
 	return notes
 }
 
-// NotesOf is Notes of Steps.
-func NotesOf(results []Step) []Note {
+// NotesOf is Notes of StepViews.
+func NotesOf(results []StepView) []Note {
 	var notes []Note
 	for i := range results {
 		if r := &results[i]; r.Status == sweep.StepDone {

@@ -18,7 +18,7 @@ import (
 
 // outcomes are the verdicts of a job's results (its clones'), for the
 // options it ran with (nil: not known, then the results' own).
-func outcomes(job *bench.Job, results []*Job) []string {
+func outcomes(job *bench.Job, results []*JobView) []string {
 	var out []string
 	if s := verifyOutcome(results); s != "" {
 		out = append(out, s)
@@ -46,7 +46,7 @@ func outcomes(job *bench.Job, results []*Job) []string {
 // crc32c: 4096 blocks (16.0MiB) read back intact in 81.0ms (198MiB/s)";
 // for a job whose own reads verify, "verify meta: every read checked,
 // intact". "" when the job does not verify.
-func verifyOutcome(results []*Job) string {
+func verifyOutcome(results []*JobView) string {
 	var method string
 	var ios, bytes, reads uint64
 	var took time.Duration
@@ -111,7 +111,7 @@ func SteadyText(s *bench.SteadyResult) string {
 // latencyTargetOutcome says where the job's latency_target search
 // ended: "latency_target 2.00ms at p99: depth 4 of iodepth 64" ("depth
 // 4–8" when its clones ended apart); "" without a target.
-func latencyTargetOutcome(job *bench.Job, results []*Job) string {
+func latencyTargetOutcome(job *bench.Job, results []*JobView) string {
 	var d [2]int
 	for _, r := range results {
 		d, _ = latencyDepths(d, job, r)

@@ -56,9 +56,9 @@ func TestOutcomes(t *testing.T) {
 		{"no target: the depth is not a search's", nil, []*bench.JobResult{searched(8)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs := make([]*Job, len(tc.results))
+			jobs := make([]*JobView, len(tc.results))
 			for i, r := range tc.results {
-				j := JobOf(r)
+				j := JobViewOf(r)
 				jobs[i] = &j
 			}
 			if got := outcomes(tc.job, jobs); !slices.Equal(got, tc.want) {

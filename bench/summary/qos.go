@@ -124,11 +124,11 @@ func PlanSLO(plan *sweep.Plan) sweep.SLO {
 // axes' values and then of the jobs; nil when the plan sweeps no load
 // axis. Failed steps have no figures and add no point.
 func QoSCurves(plan *sweep.Plan, results []sweep.StepResult) []QoSCurve {
-	return QoSCurvesOf(plan, Steps(results))
+	return QoSCurvesOf(plan, StepViews(results))
 }
 
-// QoSCurvesOf is QoSCurves of Steps.
-func QoSCurvesOf(plan *sweep.Plan, results []Step) []QoSCurve {
+// QoSCurvesOf is QoSCurves of StepViews.
+func QoSCurvesOf(plan *sweep.Plan, results []StepView) []QoSCurve {
 	load := QoSLoadAxis(plan)
 	if load == "" {
 		return nil
@@ -225,7 +225,7 @@ func QoSCurvesOf(plan *sweep.Plan, results []Step) []QoSCurve {
 // loadLat is the latency a QoS point is drawn with for direction d: from
 // the intended start when the direction was paced, else fio's clat (as
 // the other latency views).
-func loadLat(r *Job, d int) (*Lat, string) {
+func loadLat(r *JobView, d int) (*LatView, string) {
 	return r.HeadlineLat(d)
 }
 

@@ -10,7 +10,7 @@ import (
 // ended at, when its job searched ({0, 0}: none yet), and says whether
 // the search held the queue below the job's iodepth. job is the options
 // the step ran the job with (nil: r's own, when it has them).
-func latencyDepths(d [2]int, job *bench.Job, r *Job) ([2]int, bool) {
+func latencyDepths(d [2]int, job *bench.Job, r *JobView) ([2]int, bool) {
 	if job == nil {
 		job = &r.Job
 	}

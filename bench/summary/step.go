@@ -10,20 +10,26 @@ import (
 	"iolab/bench/verify"
 )
 
-// Step is a step as the summaries, the dashboard's pages and its charts
-// read it: a sweep.StepResult whose job results keep of their latencies
-// what those read — each one's summary (hist.LatStat), and the
-// histograms of clat and of the latency from the intended start as their
-// non-empty buckets. A bench.JobResult holds eight fixed-size histograms
-// (136 kB); a Step's job holds a few kB, so that the steps of a 500-step
-// run are a few MB, and a page built from them allocates that much, not
-// 200 MB of job results. StepOf makes one from a step as the runner
-// produced it; the store keeps each stored step's (db.Store.Summaries).
+// StepView is a step as the summaries, the dashboard's pages and its
+// charts read it: a view of a sweep.StepResult whose job results keep of
+// their latencies what those read — each one's summary (hist.LatStat),
+// and the histograms of clat and of the latency from the intended start
+// as their non-empty buckets. A bench.JobResult holds eight fixed-size
+// histograms (136 kB); a StepView's job holds a few kB, so that the
+// steps of a 500-step run are a few MB, and a page built from them
+// allocates that much, not 200 MB of job results. StepViewOf makes one
+// from a step as the runner produced it; the store keeps each stored
+// step's (db.Store.Summaries).
 //
-// A Step's fields name what a sweep.StepResult's do, so that code reads
-// either alike. Steps handed out by the store share their memory with
-// every other reader: nothing may change one in place.
-type Step struct {
+// The view types (StepView, ResultView, GroupView, JobView, DirView,
+// VerifyView, LatView) are named for what they view, so that a JobView
+// is not taken for the bench.Job (the options) a job ran with, a
+// GroupView for a bench.Group of jobs to run, nor a StepView for the
+// sweep.Step a plan expands to. Their fields name what the viewed types'
+// do, so that code reads either alike.
+// StepViews handed out by the store share their memory with every other
+// reader: nothing may change one in place.
+type StepView struct {
 	Step       sweep.Step
 	Status     string
 	Error      string
@@ -32,32 +38,32 @@ type Step struct {
 	CPU        system.CPUBreakdown
 	Proc       system.ProcCPU
 	// Result is nil when the step failed before any I/O.
-	Result *Result
+	Result *ResultView
 
-	// figures are FiguresOfStep's, worked out once by StepOf (a page
+	// figures are FiguresOfStep's, worked out once by StepViewOf (a page
 	// shows every step's), of the step with its result figuresOf: a copy
 	// given another result has them worked out again.
 	figures   *StepFigures
-	figuresOf *Result
+	figuresOf *ResultView
 }
 
-// Result is a Step's bench.Result.
-type Result struct {
+// ResultView is a StepView's bench.Result.
+type ResultView struct {
 	Start  time.Time
-	Groups []Group
+	Groups []GroupView
 }
 
-// Group is a Step's bench.GroupResult.
-type Group struct {
+// GroupView is a StepView's bench.GroupResult.
+type GroupView struct {
 	ID        int
 	Reporting bool
-	Jobs      []Job
+	Jobs      []JobView
 	Disks     []system.DiskUtilization
 }
 
-// Job is a Step's bench.JobResult: all the summaries and charts read of
+// JobView is a StepView's bench.JobResult: all the summaries and charts read of
 // one.
-type Job struct {
+type JobView struct {
 	Name    string
 	GroupID int
 	// Job is the options the job ran with, as the result was read (the
@@ -70,17 +76,17 @@ type Job struct {
 	Interval     time.Duration
 	UsrCPU       time.Duration
 	SysCPU       time.Duration
-	Dirs         [2]Dir
+	Dirs         [2]DirView
 	Samples      []bench.Sample
 	Steady       *bench.SteadyResult
 	LatencyDepth int
 	Logs         []bench.JobLog
 	// Verify is what the job's verification read back; nil without it.
-	Verify *Verify
+	Verify *VerifyView
 }
 
-// Verify is a Job's bench.VerifyResult without the reads' histograms.
-type Verify struct {
+// VerifyView is a JobView's bench.VerifyResult without the reads' histograms.
+type VerifyView struct {
 	Method             string
 	ReadIOs, ReadBytes uint64
 	Runtime            time.Duration
@@ -88,15 +94,15 @@ type Verify struct {
 	Stopped            bool
 }
 
-// Dir is a Job's bench.DirResult: the histograms of Clat and Intended
+// DirView is a JobView's bench.DirResult: the histograms of Clat and Intended
 // alone are kept; Slat's and Lat's are empty.
-type Dir struct {
+type DirView struct {
 	IOs, Bytes                uint64
-	Slat, Clat, Lat, Intended Lat
+	Slat, Clat, Lat, Intended LatView
 }
 
-// Lat is a hist.Lat whose histogram is its non-empty buckets.
-type Lat struct {
+// LatView is a hist.Lat whose histogram is its non-empty buckets.
+type LatView struct {
 	Stat hist.LatStat
 	Hist Bins
 }
@@ -138,38 +144,38 @@ func (b Bins) AddTo(h *hist.Histogram) {
 }
 
 // AddTo merges l into dst, as hist.Lat.Merge does.
-func (l *Lat) AddTo(dst *hist.Lat) {
+func (l *LatView) AddTo(dst *hist.Lat) {
 	dst.Stat.Merge(&l.Stat)
 	l.Hist.AddTo(&dst.Hist)
 }
 
-// StepOf is r as a Step. It shares r's axes, config, schedulers, disks,
+// StepViewOf is r as a StepView. It shares r's axes, config, schedulers, disks,
 // samples and logs.
-func StepOf(r *sweep.StepResult) Step {
-	s := Step{Step: r.Step, Status: r.Status, Error: r.Error, Start: r.Start, End: r.End,
+func StepViewOf(r *sweep.StepResult) StepView {
+	s := StepView{Step: r.Step, Status: r.Status, Error: r.Error, Start: r.Start, End: r.End,
 		Schedulers: r.Schedulers, CPU: r.CPU, Proc: r.Proc}
 	if r.Result == nil {
 		f := figuresOf(&s)
 		s.figures = &f
 		return s
 	}
-	res := &Result{Start: r.Result.Start, Groups: make([]Group, len(r.Result.Groups))}
+	res := &ResultView{Start: r.Result.Start, Groups: make([]GroupView, len(r.Result.Groups))}
 	n := 0
 	for _, g := range r.Result.Groups {
 		n += len(g.Jobs)
 	}
-	jobs := make([]Job, n) // one allocation for the step's jobs
+	jobs := make([]JobView, n) // one allocation for the step's jobs
 	for i := range r.Result.Groups {
 		g := &r.Result.Groups[i]
 		mine := jobs[:len(g.Jobs):len(g.Jobs)]
 		jobs = jobs[len(g.Jobs):]
 		for k := range g.Jobs {
-			mine[k] = JobOf(&g.Jobs[k])
+			mine[k] = JobViewOf(&g.Jobs[k])
 		}
 		if g.Jobs == nil {
 			mine = nil
 		}
-		res.Groups[i] = Group{ID: g.ID, Reporting: g.Reporting, Jobs: mine, Disks: g.Disks}
+		res.Groups[i] = GroupView{ID: g.ID, Reporting: g.Reporting, Jobs: mine, Disks: g.Disks}
 	}
 	s.Result = res
 	f := figuresOf(&s)
@@ -177,35 +183,35 @@ func StepOf(r *sweep.StepResult) Step {
 	return s
 }
 
-// Steps are results as Steps.
-func Steps(results []sweep.StepResult) []Step {
-	out := make([]Step, len(results))
+// StepViews are results as StepViews.
+func StepViews(results []sweep.StepResult) []StepView {
+	out := make([]StepView, len(results))
 	for i := range results {
-		out[i] = StepOf(&results[i])
+		out[i] = StepViewOf(&results[i])
 	}
 	return out
 }
 
-// JobOf is r as a Job; it shares r's samples and logs.
-func JobOf(r *bench.JobResult) Job {
-	j := Job{Name: r.Name, GroupID: r.GroupID, Job: r.Job, Error: r.Error, Jobs: r.Jobs, Start: r.Start,
+// JobViewOf is r as a JobView; it shares r's samples and logs.
+func JobViewOf(r *bench.JobResult) JobView {
+	j := JobView{Name: r.Name, GroupID: r.GroupID, Job: r.Job, Error: r.Error, Jobs: r.Jobs, Start: r.Start,
 		Runtime: r.Runtime, Interval: r.Interval, UsrCPU: r.UsrCPU, SysCPU: r.SysCPU, Samples: r.Samples,
 		Steady: r.Steady, LatencyDepth: r.LatencyDepth, Logs: r.Logs}
 	if v := r.Verify; v != nil {
-		j.Verify = &Verify{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped}
+		j.Verify = &VerifyView{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped}
 	}
 	for d := range r.Dirs {
 		src, dst := &r.Dirs[d], &j.Dirs[d]
 		dst.IOs, dst.Bytes = src.IOs, src.Bytes
 		dst.Slat.Stat, dst.Lat.Stat = src.Slat.Stat, src.Lat.Stat
-		dst.Clat = Lat{Stat: src.Clat.Stat, Hist: BinsOf(&src.Clat.Hist)}
-		dst.Intended = Lat{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
+		dst.Clat = LatView{Stat: src.Clat.Stat, Hist: BinsOf(&src.Clat.Hist)}
+		dst.Intended = LatView{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
 	}
 	return j
 }
 
 // Disturbed is sweep.StepResult.Disturbed.
-func (s *Step) Disturbed() string {
+func (s *StepView) Disturbed() string {
 	if s.Result == nil {
 		return ""
 	}
@@ -217,7 +223,7 @@ func (s *Step) Disturbed() string {
 }
 
 // Totals is bench.Result.Totals.
-func (res *Result) Totals() (iops, bw float64) {
+func (res *ResultView) Totals() (iops, bw float64) {
 	if res == nil {
 		return 0, 0
 	}
@@ -232,25 +238,25 @@ func (res *Result) Totals() (iops, bw float64) {
 	return iops, bw
 }
 
-// The methods below are bench.JobResult's of the same names, for a Job.
+// The methods below are bench.JobResult's of the same names, for a JobView.
 
 // CPUShare is bench.JobResult.CPUShare.
-func (r *Job) CPUShare() float64 { return bench.CPUShareOf(r.UsrCPU, r.SysCPU, r.Runtime, r.Jobs) }
+func (r *JobView) CPUShare() float64 { return bench.CPUShareOf(r.UsrCPU, r.SysCPU, r.Runtime, r.Jobs) }
 
 // Saturated is bench.JobResult.Saturated.
-func (r *Job) Saturated() bool { return r.CPUShare() > bench.SaturatedCPU }
+func (r *JobView) Saturated() bool { return r.CPUShare() > bench.SaturatedCPU }
 
 // IOPS is bench.JobResult.IOPS.
-func (r *Job) IOPS(d int) float64 { return bench.PerSecond(r.Dirs[d].IOs, r.Runtime) }
+func (r *JobView) IOPS(d int) float64 { return bench.PerSecond(r.Dirs[d].IOs, r.Runtime) }
 
 // BW is bench.JobResult.BW.
-func (r *Job) BW(d int) float64 { return bench.PerSecond(r.Dirs[d].Bytes, r.Runtime) }
+func (r *JobView) BW(d int) float64 { return bench.PerSecond(r.Dirs[d].Bytes, r.Runtime) }
 
 // Paced is bench.JobResult.Paced.
-func (r *Job) Paced(d int) bool { return r.Dirs[d].Intended.Stat.N > 0 }
+func (r *JobView) Paced(d int) bool { return r.Dirs[d].Intended.Stat.N > 0 }
 
 // HeadlineLat is bench.JobResult.HeadlineLat.
-func (r *Job) HeadlineLat(d int) (l *Lat, name string) {
+func (r *JobView) HeadlineLat(d int) (l *LatView, name string) {
 	if r.Paced(d) {
 		return &r.Dirs[d].Intended, bench.LatIntended
 	}

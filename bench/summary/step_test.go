@@ -11,9 +11,9 @@ import (
 	"iolab/bench/sweep"
 )
 
-// TestJobOf checks that a Job keeps what a bench.JobResult's readers
+// TestJobViewOf checks that a JobView keeps what a bench.JobResult's readers
 // read: its histograms' buckets, and the same figures from its methods.
-func TestJobOf(t *testing.T) {
+func TestJobViewOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 20 {
 		r := bench.JobResult{Name: "j", Runtime: time.Duration(rng.IntN(3)) * time.Duration(rng.Int64N(int64(time.Minute))),
@@ -30,7 +30,7 @@ func TestJobOf(t *testing.T) {
 				r.Dirs[d].Bytes += 4096
 			}
 		}
-		j := JobOf(&r)
+		j := JobViewOf(&r)
 		for d := range 2 {
 			if j.IOPS(d) != r.IOPS(d) || j.BW(d) != r.BW(d) || j.Paced(d) != r.Paced(d) {
 				t.Errorf("result %d dir %d: IOPS %v BW %v paced %v, want %v %v %v", i, d, j.IOPS(d), j.BW(d), j.Paced(d), r.IOPS(d), r.BW(d), r.Paced(d))
@@ -52,18 +52,18 @@ func TestJobOf(t *testing.T) {
 	}
 }
 
-// A Step's figures are worked out once, and again for a copy given
+// A StepView's figures are worked out once, and again for a copy given
 // another result.
 func TestStepFigures(t *testing.T) {
 	r := sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: []bench.JobResult{
 		{Name: "a", Runtime: time.Second, Dirs: [2]bench.DirResult{{IOs: 1000}}}}}}}}
 	r.Result.Groups[0].Jobs[0].Dirs[0].Clat.Add(5000)
-	st := StepOf(&r)
+	st := StepViewOf(&r)
 	if got, want := FiguresOfStep(&st), FiguresOf(&r); !reflect.DeepEqual(got, want) {
 		t.Fatalf("figures %+v, want %+v", got, want)
 	}
 	other := st
-	other.Result = &Result{Groups: []Group{{Jobs: []Job{{Name: "b", Runtime: time.Second, Dirs: [2]Dir{{IOs: 10}}}}}}}
+	other.Result = &ResultView{Groups: []GroupView{{Jobs: []JobView{{Name: "b", Runtime: time.Second, Dirs: [2]DirView{{IOs: 10}}}}}}}
 	if f := FiguresOfStep(&other); len(f.Jobs) != 1 || f.Jobs[0].Name != "b" || f.Jobs[0].IOPS != 10 {
 		t.Fatalf("a copy with another result: figures %+v, want b's", f)
 	}

@@ -68,11 +68,11 @@ type ScalingStep struct {
 // when they are alike. A failed or cancelled step counts against each
 // job it was to run.
 func Summarize(plan *sweep.Plan, results []sweep.StepResult) []SummaryCell {
-	return SummarizeSteps(plan, Steps(results))
+	return SummarizeSteps(plan, StepViews(results))
 }
 
-// SummarizeSteps is Summarize of Steps.
-func SummarizeSteps(plan *sweep.Plan, results []Step) []SummaryCell {
+// SummarizeSteps is Summarize of StepViews.
+func SummarizeSteps(plan *sweep.Plan, results []StepView) []SummaryCell {
 	// A step that says nothing of its jobs (it failed before it had a
 	// config or a result) counts against the run's.
 	var runJobs []stepJob
@@ -167,11 +167,11 @@ func SummarizeSteps(plan *sweep.Plan, results []Step) []SummaryCell {
 // numjobs value to the next of the same job. It returns nil when the plan
 // does not sweep numjobs over more than one value.
 func SummarizeScaling(plan *sweep.Plan, results []sweep.StepResult) []ScalingStep {
-	return SummarizeScalingSteps(plan, Steps(results))
+	return SummarizeScalingSteps(plan, StepViews(results))
 }
 
-// SummarizeScalingSteps is SummarizeScaling of Steps.
-func SummarizeScalingSteps(plan *sweep.Plan, results []Step) []ScalingStep {
+// SummarizeScalingSteps is SummarizeScaling of StepViews.
+func SummarizeScalingSteps(plan *sweep.Plan, results []StepView) []ScalingStep {
 	sweeps := plan.Swept()
 	nj := slices.IndexFunc(sweeps, func(s sweep.Sweep) bool { return s.Axis == sweep.AxisNumJobs })
 	if nj < 0 {
@@ -227,13 +227,13 @@ func rowAxis(sweeps []sweep.Sweep) sweep.Axis {
 // stepGroup is the steps of one combination of axis values: its repeats.
 type stepGroup struct {
 	axes  []sweep.AxisValue
-	steps []*Step // in Seq order
+	steps []*StepView // in Seq order
 }
 
 // groupSteps groups results by their values on the sweeps' axes, ordered
 // by each axis's value order in its sweep (values a sweep does not list
 // come after, in the order they appear).
-func groupSteps(sweeps []sweep.Sweep, results []Step) []stepGroup {
+func groupSteps(sweeps []sweep.Sweep, results []StepView) []stepGroup {
 	idx := make([]int, len(results))
 	for i := range idx {
 		idx[i] = i
@@ -282,7 +282,7 @@ func sweepRanksOf(sweeps []sweep.Sweep) valueRanks {
 	return r
 }
 
-func sweepRanks(sweeps []sweep.Sweep, results []Step) valueRanks {
+func sweepRanks(sweeps []sweep.Sweep, results []StepView) valueRanks {
 	r := sweepRanksOf(sweeps)
 	for _, s := range sweeps {
 		m := r[s.Axis]
@@ -347,7 +347,7 @@ func sameExcept(x, y []sweep.AxisValue, skip sweep.Axis) bool {
 // out of their numbers ask it, so that they count what the summaries count.
 func StepStatus(r *sweep.StepResult) string {
 	if r.Result == nil || r.Status == sweep.StepCancelled || r.Status == sweep.StepFailed {
-		status, _ := stepOutcome(&Step{Status: r.Status, Error: r.Error})
+		status, _ := stepOutcome(&StepView{Status: r.Status, Error: r.Error})
 		return status
 	}
 	for _, g := range r.Result.Groups {
@@ -360,8 +360,8 @@ func StepStatus(r *sweep.StepResult) string {
 	return sweep.StepDone
 }
 
-// StatusOf is StepStatus of a Step.
-func StatusOf(r *Step) string {
+// StatusOf is StepStatus of a StepView.
+func StatusOf(r *StepView) string {
 	status, _ := stepOutcome(r)
 	return status
 }
@@ -369,7 +369,7 @@ func StatusOf(r *Step) string {
 // stepOutcome is a step's status for the summary and, when it failed, why. A
 // step counts as failed when a job in it failed or it left no result,
 // whatever its status says.
-func stepOutcome(r *Step) (status, err string) {
+func stepOutcome(r *StepView) (status, err string) {
 	switch r.Status {
 	case sweep.StepCancelled:
 		return sweep.StepCancelled, ""

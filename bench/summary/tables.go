@@ -74,87 +74,122 @@ func WriteSummary(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 	return err
 }
 
+// writeIOPSTable writes the cells' IOPS: with no axis but the row axis
+// (rowAxis) swept, a row per cell with its bandwidth beside; else a grid
+// of the row axis (and the job) by the other axes' values.
 func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, cells []SummaryCell, names []string, of string) {
-	row := rowAxis(sweeps)
-	perJob := len(names) > 1
-	var cols []sweep.Axis
+	t := newIOPSTable(sweeps, names)
+	fmt.Fprintf(b, "%s%s\n\n", t.title(), of)
+	tw := newSummaryTable(b)
+	if len(t.cols) == 0 {
+		t.writeColumn(tw, notes, cells)
+	} else {
+		t.writeGrid(tw, notes, sweeps, cells)
+	}
+	tw.flush()
+}
+
+// iopsTable is the layout of the IOPS table: the axis down its rows, the
+// axes across its columns, and the jobs when there are several.
+type iopsTable struct {
+	row    sweep.Axis
+	cols   []sweep.Axis
+	names  []string
+	perJob bool
+}
+
+func newIOPSTable(sweeps []sweep.Sweep, names []string) *iopsTable {
+	t := &iopsTable{row: rowAxis(sweeps), names: names, perJob: len(names) > 1}
 	for _, s := range sweeps {
-		if s.Axis != row {
-			cols = append(cols, s.Axis)
+		if s.Axis != t.row {
+			t.cols = append(t.cols, s.Axis)
 		}
 	}
+	return t
+}
+
+// title says what the table holds and by which axes.
+func (t *iopsTable) title() string {
 	var axes []string
-	if row != "" {
-		axes = append(axes, string(row))
+	if t.row != "" {
+		axes = append(axes, string(t.row))
 	}
-	for _, a := range cols {
+	for _, a := range t.cols {
 		axes = append(axes, string(a))
 	}
 	title := "IOPS"
-	if len(cols) == 0 {
+	if len(t.cols) == 0 {
 		title = "IOPS and bandwidth"
 	}
-	if perJob {
+	if t.perJob {
 		title += " per job"
 	}
 	if len(axes) > 0 {
 		title += " by " + strings.Join(axes, " × ")
 	}
-	fmt.Fprintf(b, "%s%s\n\n", title, of)
+	return title
+}
 
-	// The row's leading cells: the row axis's value and the job, each
-	// left blank under a row that names it already.
+// lead is the header of the rows' leading cells: the row axis and the
+// job.
+func (t *iopsTable) lead() []string {
 	var lead []string
-	if row != "" {
-		lead = append(lead, string(row))
+	if t.row != "" {
+		lead = append(lead, string(t.row))
 	}
-	if perJob {
+	if t.perJob {
 		lead = append(lead, "job")
 	}
-	leadOf := func(prev *[2]string, r, name string) []string {
-		var line []string
-		if row != "" {
-			v := r
-			if prev != nil && prev[0] == r {
-				v = ""
-			}
-			line = append(line, v)
-		}
-		if perJob {
-			line = append(line, name)
-		}
-		return line
-	}
+	return lead
+}
 
-	tw := newSummaryTable(b)
-	if len(cols) == 0 {
-		// One column of figures: a row per cell, with bandwidth beside.
-		tw.row(append(lead, "IOPS", "bandwidth")...)
-		var prev *[2]string
-		for _, c := range cells {
-			r := axisValueOf(c.Axes, row)
-			iops, bw := cellText(notes, c, c.IOPS, units.Count), ""
-			if c.Repeats > 0 {
-				bw = spreadText(notes, c.BW, c.Repeats, units.Rate)
-			}
-			tw.row(append(leadOf(prev, r, c.Name()), iops, bw)...)
-			prev = &[2]string{r, c.Name()}
+// leadOf is a row's leading cells: the row axis's value r and the job,
+// the value left blank under a row (prev) that names it already.
+func (t *iopsTable) leadOf(prev *[2]string, r, name string) []string {
+	var line []string
+	if t.row != "" {
+		v := r
+		if prev != nil && prev[0] == r {
+			v = ""
 		}
-		tw.flush()
-		return
+		line = append(line, v)
 	}
+	if t.perJob {
+		line = append(line, name)
+	}
+	return line
+}
 
-	// Rows and columns in the order the cells come (the sweep order);
-	// a combination that did not run is "-".
-	type rowKey struct{ value, job string }
-	var rows []rowKey
+// writeColumn writes one column of figures: a row per cell, with
+// bandwidth beside.
+func (t *iopsTable) writeColumn(tw summaryTable, notes *summaryNotes, cells []SummaryCell) {
+	tw.row(append(t.lead(), "IOPS", "bandwidth")...)
+	var prev *[2]string
+	for _, c := range cells {
+		r := axisValueOf(c.Axes, t.row)
+		iops, bw := cellText(notes, c, c.IOPS, units.Count), ""
+		if c.Repeats > 0 {
+			bw = spreadText(notes, c.BW, c.Repeats, units.Rate)
+		}
+		tw.row(append(t.leadOf(prev, r, c.Name()), iops, bw)...)
+		prev = &[2]string{r, c.Name()}
+	}
+}
+
+// iopsRowKey is a row of the grid: the row axis's value and the job.
+type iopsRowKey struct{ value, job string }
+
+// writeGrid writes the grid: rows and columns in the order the cells
+// come (the sweep order); a combination that did not run is "-".
+func (t *iopsTable) writeGrid(tw summaryTable, notes *summaryNotes, sweeps []sweep.Sweep, cells []SummaryCell) {
+	var rows []iopsRowKey
 	var colKeys []string
 	colLabel := map[string]string{}
-	byKey := map[rowKey]map[string]SummaryCell{}
+	byKey := map[iopsRowKey]map[string]SummaryCell{}
 	for _, c := range cells {
-		r := rowKey{axisValueOf(c.Axes, row), c.Name()}
+		r := iopsRowKey{axisValueOf(c.Axes, t.row), c.Name()}
 		var vals []string
-		for _, a := range cols {
+		for _, a := range t.cols {
 			vals = append(vals, axisValueOf(c.Axes, a))
 		}
 		k := strings.Join(vals, "\x00")
@@ -168,26 +203,15 @@ func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Swee
 		}
 		byKey[r][k] = c
 	}
-	// Column order: sort by the sweep order of the column axes alone, since
-	// the cells' order puts the row axis among them; rows by the row
-	// axis, then the job.
-	order := sweepRanksOf(sweeps)
-	slices.SortStableFunc(colKeys, func(x, y string) int {
-		return slices.Compare(order.ranksOf(cols, strings.Split(x, "\x00")), order.ranksOf(cols, strings.Split(y, "\x00")))
-	})
-	slices.SortStableFunc(rows, func(x, y rowKey) int {
-		return slices.Compare(
-			[]int{order.rank(row, x.value), slices.Index(names, x.job)},
-			[]int{order.rank(row, y.value), slices.Index(names, y.job)})
-	})
-	header := slices.Clone(lead)
+	t.sortGrid(sweeps, rows, colKeys)
+	header := t.lead()
 	for _, k := range colKeys {
 		header = append(header, colLabel[k])
 	}
 	tw.row(header...)
 	var prev *[2]string
 	for _, r := range rows {
-		line := leadOf(prev, r.value, r.job)
+		line := t.leadOf(prev, r.value, r.job)
 		prev = &[2]string{r.value, r.job}
 		for _, k := range colKeys {
 			c, ok := byKey[r][k]
@@ -199,7 +223,21 @@ func writeIOPSTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Swee
 		}
 		tw.row(line...)
 	}
-	tw.flush()
+}
+
+// sortGrid orders the grid's columns by the sweep order of the column
+// axes alone, since the cells' order puts the row axis among them; rows
+// by the row axis, then the job.
+func (t *iopsTable) sortGrid(sweeps []sweep.Sweep, rows []iopsRowKey, colKeys []string) {
+	order := sweepRanksOf(sweeps)
+	slices.SortStableFunc(colKeys, func(x, y string) int {
+		return slices.Compare(order.ranksOf(t.cols, strings.Split(x, "\x00")), order.ranksOf(t.cols, strings.Split(y, "\x00")))
+	})
+	slices.SortStableFunc(rows, func(x, y iopsRowKey) int {
+		return slices.Compare(
+			[]int{order.rank(t.row, x.value), slices.Index(t.names, x.job)},
+			[]int{order.rank(t.row, y.value), slices.Index(t.names, y.job)})
+	})
 }
 
 func writeScalingTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, steps []ScalingStep, perJob bool, of string) {

@@ -112,6 +112,35 @@ func (p *Plan) MeasuredJob() string {
 	return ""
 }
 
+// EnginesAndSchedulers are the engines and I/O schedulers of a run of
+// the plan on targets, as its record starts with them for the run list
+// to filter on: the last engine sweep's values, else the base jobs'
+// engines; the last scheduler sweep's values, else the scheduler of the
+// first target that names one. The store adds the sweeps' values to a
+// record made otherwise (db.Store.CreateRun) and each step's as it is
+// saved (db.Store.SaveStep).
+func (p *Plan) EnginesAndSchedulers(targets []system.Target) (engines, schedulers []string) {
+	for _, j := range p.Base.Jobs {
+		if !slices.Contains(engines, j.IOEngine) {
+			engines = append(engines, j.IOEngine)
+		}
+	}
+	for _, sw := range p.Sweeps {
+		switch sw.Axis {
+		case AxisEngine:
+			engines = slices.Clone(sw.Values)
+		case AxisScheduler:
+			schedulers = slices.Clone(sw.Values)
+		}
+	}
+	for _, t := range targets {
+		if t.Scheduler != "" && len(schedulers) == 0 {
+			schedulers = []string{t.Scheduler}
+		}
+	}
+	return engines, schedulers
+}
+
 // AxisValue is one axis's value in a step.
 type AxisValue struct {
 	Axis  Axis   `json:"axis"`

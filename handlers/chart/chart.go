@@ -119,8 +119,11 @@ func kindNames() string {
 	return strings.Join(names, ", ")
 }
 
-// Run is one stored run with its steps, as the server reads them.
-type Run struct {
+// LoadedRun is one stored run loaded with its steps, as the server
+// reads them: what the charts draw (what a KindSpec Needs loaded). It is
+// not a db.Run, the run's row, which it holds; runView is the run as the
+// charts see it once they draw.
+type LoadedRun struct {
 	Run db.Run
 	// Steps are the run's steps as the store reads them whole
 	// (db.Store.StepsFor), Summary as summaries (db.Store.Summaries): a
@@ -128,29 +131,29 @@ type Run struct {
 	// gives both. The pages read summaries: a long run's steps whole are
 	// hundreds of MB.
 	Steps   []sweep.StepResult
-	Summary []summary.Step
+	Summary []summary.StepView
 	// Host is the fleet host a run of a group ran on (the Hosts page's
 	// name for it); "" for a run of no group.
 	Host string
 }
 
 // summaries are the run's steps as summaries.
-func (r *Run) summaries() []summary.Step {
+func (r *LoadedRun) summaries() []summary.StepView {
 	if r.Summary != nil || r.Steps == nil {
 		return r.Summary
 	}
-	return summary.Steps(r.Steps)
+	return summary.StepViews(r.Steps)
 }
 
 // StepSummaries are the run's steps as summaries (Summary, or Steps
 // summarised).
-func (r *Run) StepSummaries() []summary.Step { return r.summaries() }
+func (r *LoadedRun) StepSummaries() []summary.StepView { return r.summaries() }
 
 // stepCount is how many steps the run has.
-func (r *Run) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
+func (r *LoadedRun) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
 
 // stepConfig is the config of the run's step i (i < stepCount).
-func (r *Run) stepConfig(i int) *bench.Config {
+func (r *LoadedRun) stepConfig(i int) *bench.Config {
 	if r.Summary != nil {
 		return &r.Summary[i].Step.Config
 	}
@@ -159,7 +162,7 @@ func (r *Run) stepConfig(i int) *bench.Config {
 
 // stepResultNames are the names of the job results of the run's step i,
 // in order.
-func (r *Run) stepResultNames(i int) []string {
+func (r *LoadedRun) stepResultNames(i int) []string {
 	var names []string
 	if r.Summary != nil {
 		if res := r.Summary[i].Result; res != nil {
@@ -183,11 +186,11 @@ func (r *Run) stepResultNames(i int) []string {
 
 // BaseJob is the job that speaks for a run: its first step's first job,
 // else its plan's first job; nil when it has none.
-func (r *Run) BaseJob() *bench.Job { return r.job("") }
+func (r *LoadedRun) BaseJob() *bench.Job { return r.job("") }
 
 // job is the run's job called name ("": its first), as its first step
 // ran it, else as its plan has it; nil when it has none.
-func (r *Run) job(name string) *bench.Job {
+func (r *LoadedRun) job(name string) *bench.Job {
 	find := func(jobs []bench.Job) *bench.Job {
 		for i := range jobs {
 			if name == "" || jobs[i].Name == name {
@@ -216,7 +219,7 @@ func (r *Run) job(name string) *bench.Job {
 // axis table: the value of an axis the run does not sweep. It is "" for
 // Step axes, for a run without jobs and for a zero, which is a field the
 // job never set (jobs built by hand or imported), not a value.
-func (r *Run) JobValue(a sweep.Axis) string { return jobValue(r.BaseJob(), a) }
+func (r *LoadedRun) JobValue(a sweep.Axis) string { return jobValue(r.BaseJob(), a) }
 
 func jobValue(job *bench.Job, a sweep.Axis) string {
 	spec, ok := sweep.LookupAxis(a)
@@ -233,7 +236,7 @@ func jobValue(job *bench.Job, a sweep.Axis) string {
 // else of its first step's config or results. Clones of a job (numjobs)
 // are one job, and so is a group with group_reporting, which reports as
 // its first job (bench.MergeJobs).
-func (r *Run) Jobs() []string {
+func (r *LoadedRun) Jobs() []string {
 	names := configJobs(&r.Run.Plan.Base)
 	add := func(n string) {
 		if !slices.Contains(names, n) {
@@ -275,7 +278,7 @@ func configJobs(cfg *bench.Config) []string {
 // DefaultJob is the job charts draw of the run when the query names
 // none: the one its preset measures (sweep.Plan.MeasuredJob), else its
 // first; "" for a run without jobs.
-func (r *Run) DefaultJob() string {
+func (r *LoadedRun) DefaultJob() string {
 	if m := r.Run.Plan.MeasuredJob(); m != "" {
 		return m
 	}
@@ -315,7 +318,7 @@ type Chart struct {
 // does not sweep numjobs. Runs without steps give a chart without data,
 // not an error. Failed and cancelled steps are left out of the numbers;
 // tables count the failed.
-func Build(q Query, runs []Run) (*Chart, error) {
+func Build(q Query, runs []LoadedRun) (*Chart, error) {
 	q.noTable = false
 	return build(q, runs)
 }
@@ -323,12 +326,12 @@ func Build(q Query, runs []Run) (*Chart, error) {
 // Draw is Build for a page that draws the chart without its table (and
 // links to its CSV): the chart may come without Rows. A whole run's
 // timeline is tens of thousands of them.
-func Draw(q Query, runs []Run) (*Chart, error) {
+func Draw(q Query, runs []LoadedRun) (*Chart, error) {
 	q.noTable = true
 	return build(q, runs)
 }
 
-func build(q Query, runs []Run) (*Chart, error) {
+func build(q Query, runs []LoadedRun) (*Chart, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
@@ -362,8 +365,8 @@ func build(q Query, runs []Run) (*Chart, error) {
 
 // Available lists the kinds page draws that runs can draw: none until a
 // run has steps; then those whose test passes.
-func Available(runs []Run, page Page) []KindSpec {
-	if !slices.ContainsFunc(runs, func(r Run) bool { return r.stepCount() > 0 }) {
+func Available(runs []LoadedRun, page Page) []KindSpec {
+	if !slices.ContainsFunc(runs, func(r LoadedRun) bool { return r.stepCount() > 0 }) {
 		return nil
 	}
 	vs := views(runs)

@@ -34,7 +34,7 @@ func TestBuildChartEmpty(t *testing.T) {
 			}
 		})
 	}
-	_, err := Build(Query{Kind: Timeline, Step: 1}, []Run{run})
+	_, err := Build(Query{Kind: Timeline, Step: 1}, []LoadedRun{run})
 	var ve *QueryError
 	if !errors.As(err, &ve) || !strings.Contains(ve.Msg, "no steps yet") {
 		t.Errorf("timeline of a run without steps: %v", err)
@@ -54,7 +54,7 @@ func TestBuildChartEveryKind(t *testing.T) {
 		return sweeptest.Done(w, r)
 	}))
 	all := kindsOf(Kinds())
-	if got := kindsOf(Available([]Run{run}, RunPage|ComparePage)); !slices.Equal(got, all) {
+	if got := kindsOf(Available([]LoadedRun{run}, RunPage|ComparePage)); !slices.Equal(got, all) {
 		t.Fatalf("Available = %q, want every kind %q", got, all)
 	}
 	for _, k := range all {
@@ -101,20 +101,20 @@ func TestAvailable(t *testing.T) {
 	with := func(kinds []Kind, more ...Kind) []Kind { return append(slices.Clone(kinds), more...) }
 	for _, tc := range []struct {
 		name         string
-		runs         []Run
+		runs         []LoadedRun
 		run, compare []Kind // Available on RunPage, on ComparePage
 	}{
 		{"no runs", nil, nil, nil},
-		{"no steps yet", []Run{testRun(1, sched, nil)}, nil, nil},
-		{"iodepth × engine", []Run{iodepthEngineRun(1, engineIOPS, [3]string{})}, with(perStep, QoS), with(onCompare, MaxIOPS, QoS)},
-		{"numjobs", []Run{nj}, with(perStep, Scaling), with(onCompare, Scaling, MaxIOPS)},
-		{"numjobs compared with iodepth", []Run{nj, iodepthEngineRun(2, engineIOPS, [3]string{})}, perStep, with(onCompare, MaxIOPS)},
-		{"schedulers, two jobs", []Run{testRun(1, sched, done(sched))}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
-		{"schedulers, one job", []Run{testRun(1, schedOneJob, done(schedOneJob))}, perStep, with(onCompare, MaxIOPS)},
-		{"one of two runs has steps", []Run{testRun(1, sched, nil), testRun(2, sched, done(sched))},
+		{"no steps yet", []LoadedRun{testRun(1, sched, nil)}, nil, nil},
+		{"iodepth × engine", []LoadedRun{iodepthEngineRun(1, engineIOPS, [3]string{})}, with(perStep, QoS), with(onCompare, MaxIOPS, QoS)},
+		{"numjobs", []LoadedRun{nj}, with(perStep, Scaling), with(onCompare, Scaling, MaxIOPS)},
+		{"numjobs compared with iodepth", []LoadedRun{nj, iodepthEngineRun(2, engineIOPS, [3]string{})}, perStep, with(onCompare, MaxIOPS)},
+		{"schedulers, two jobs", []LoadedRun{testRun(1, sched, done(sched))}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
+		{"schedulers, one job", []LoadedRun{testRun(1, schedOneJob, done(schedOneJob))}, perStep, with(onCompare, MaxIOPS)},
+		{"one of two runs has steps", []LoadedRun{testRun(1, sched, nil), testRun(2, sched, done(sched))},
 			with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
 		// No step is done: no kernel has a best IOPS.
-		{"every step failed", []Run{failed}, with(perStep, Fairness), with(onCompare, Fairness)},
+		{"every step failed", []LoadedRun{failed}, with(perStep, Fairness), with(onCompare, Fairness)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := kindsOf(Available(tc.runs, RunPage)); !slices.Equal(got, tc.run) {
@@ -192,7 +192,7 @@ func TestRunJobValue(t *testing.T) {
 	if got := r.JobValue(sweep.AxisBS); got != "4k" {
 		t.Errorf("JobValue(bs) with a step = %q, want the step job's 4k", got)
 	}
-	if got := (&Run{}).JobValue(sweep.AxisBS); got != "" {
+	if got := (&LoadedRun{}).JobValue(sweep.AxisBS); got != "" {
 		t.Errorf("JobValue of a run without jobs = %q", got)
 	}
 

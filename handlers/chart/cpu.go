@@ -21,66 +21,12 @@ const CPU Kind = "cpu"
 // terms: us+sy is work, hi+si interrupts, iowait is idle time with I/O
 // outstanding (a thread blocked in io_uring_enter shows up there), idle.
 func buildCPU(q Query, runs []*runView) (*Chart, error) {
-	parts := []struct {
-		name, column, color string
-		of                  func(*system.CPUBreakdown) float64
-	}{
-		{"busy (us+sy)", "busy_pct", "#d55e00", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
-		{"irq (hi+si)", "irq_pct", "#e69f00", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
-		{"iowait", "iowait_pct", "#56b4e9", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
-		{"idle", "idle_pct", "#d9dee5", func(c *system.CPUBreakdown) float64 { return c.Idle }},
-		{"steal", "steal_pct", "#7f7f7f", func(c *system.CPUBreakdown) float64 { return c.Steal }},
-	}
-	// Steal only on machines that have it (VMs).
-	steal := false
-	var axes []sweep.Axis
-	for _, r := range runs {
-		for _, s := range r.plan.Swept() {
-			if !slices.Contains(axes, s.Axis) {
-				axes = append(axes, s.Axis)
-			}
-		}
-		for i := range r.steps {
-			steal = steal || (done(&r.steps[i]) && r.steps[i].CPU.Steal > 0)
-		}
-	}
+	axes, steal := cpuAxes(runs)
+	parts := cpuParts
 	if !steal {
 		parts = parts[:len(parts)-1]
 	}
-	// The x axis is the swept values, each point the median over its
-	// done repeats; a run without sweeps is one bar.
-	type point struct {
-		run    *runView
-		values []string
-		done   []*summary.Step
-		failed int
-	}
-	var cats []string
-	var points []*point
-	label := func(values []string) string { return strings.Join(values, "\n") }
-	for _, r := range runs {
-		for i := range r.steps {
-			st := &r.steps[i]
-			values := make([]string, len(axes))
-			for k, a := range axes {
-				values[k] = r.value(st.Step.Axes, a)
-			}
-			k := slices.IndexFunc(points, func(p *point) bool { return p.run == r && slices.Equal(p.values, values) })
-			if k < 0 {
-				points = append(points, &point{run: r, values: values})
-				k = len(points) - 1
-			}
-			switch summary.StatusOf(st) {
-			case sweep.StepDone:
-				points[k].done = append(points[k].done, st)
-			case sweep.StepFailed:
-				points[k].failed++
-			}
-			if l := label(values); !slices.Contains(cats, l) {
-				cats = append(cats, l)
-			}
-		}
-	}
+	cats, points := cpuPoints(runs, axes)
 	xName := "step"
 	if len(axes) > 0 {
 		names := make([]string, len(axes))
@@ -107,52 +53,133 @@ func buildCPU(q Query, runs []*runView) (*Chart, error) {
 		"axis", cpuXAxis(xName, len(axes)), opts.YAxis{Name: "% of CPU time", Type: "value", Max: 100, SplitLine: splitLine()})...)
 	bar.SetXAxis(cats)
 	for _, r := range runs {
-		data := make([][]item, len(parts))
-		for k := range data {
-			data[k] = make([]item, len(cats))
-			for i := range data[k] {
-				data[k][i] = item{Value: missing}
-			}
-		}
-		for _, pt := range points {
-			if pt.run != r {
-				continue
-			}
-			var row []string
-			if len(runs) > 1 {
-				row = append(row, strconv.FormatInt(r.id, 10))
-			}
-			row = append(row, pt.values...)
-			row = append(row, strconv.Itoa(len(pt.done)), strconv.Itoa(pt.failed))
-			x := slices.Index(cats, label(pt.values))
-			for k, p := range parts {
-				if len(pt.done) == 0 {
-					row = append(row, "")
-					continue
-				}
-				vals := make([]float64, len(pt.done))
-				for i, st := range pt.done {
-					vals[i] = p.of(&st.CPU)
-				}
-				v := stats.Median(vals)
-				data[k][x] = item{Value: v, N: len(pt.done)}
-				row = append(row, num(v))
-			}
-			c.Rows = append(c.Rows, row)
-		}
-		for k, p := range parts {
-			name := p.name
-			if len(runs) > 1 {
-				name = r.name + " " + name
-			}
-			bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{Stack: r.label, BarCategoryGap: "35%"}),
-				echarts.WithItemStyleOpts(opts.ItemStyle{Color: p.color}))
-			setData(bar.MultiSeries, data[k])
-		}
+		addCPURun(c, bar, r, len(runs) > 1, parts, cats, points)
 	}
 	var err error
 	c.Option, err = optionJSON(bar)
 	return c, err
+}
+
+// cpuPart is one part of the CPU's time the chart stacks: its series,
+// its column, its colour and its share of a breakdown.
+type cpuPart struct {
+	name, column, color string
+	of                  func(*system.CPUBreakdown) float64
+}
+
+// cpuParts are the parts stacked, bottom up; steal, the last, only on
+// machines that have it (VMs).
+var cpuParts = []cpuPart{
+	{"busy (us+sy)", "busy_pct", "#d55e00", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
+	{"irq (hi+si)", "irq_pct", "#e69f00", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
+	{"iowait", "iowait_pct", "#56b4e9", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
+	{"idle", "idle_pct", "#d9dee5", func(c *system.CPUBreakdown) float64 { return c.Idle }},
+	{"steal", "steal_pct", "#7f7f7f", func(c *system.CPUBreakdown) float64 { return c.Steal }},
+}
+
+// cpuAxes are the axes any of runs sweeps, and whether any done step
+// saw steal time.
+func cpuAxes(runs []*runView) (axes []sweep.Axis, steal bool) {
+	for _, r := range runs {
+		for _, s := range r.plan.Swept() {
+			if !slices.Contains(axes, s.Axis) {
+				axes = append(axes, s.Axis)
+			}
+		}
+		for i := range r.steps {
+			steal = steal || (done(&r.steps[i]) && r.steps[i].CPU.Steal > 0)
+		}
+	}
+	return axes, steal
+}
+
+// cpuPoint is one bar of a run: the steps at one combination of the
+// swept values, those done and how many failed.
+type cpuPoint struct {
+	run    *runView
+	values []string
+	done   []*summary.StepView
+	failed int
+}
+
+// cpuLabel is a bar's category: its values, one a line.
+func cpuLabel(values []string) string { return strings.Join(values, "\n") }
+
+// cpuPoints are the bars: the x axis is the swept values (cats), each
+// point the median over its done repeats; a run without sweeps is one
+// bar.
+func cpuPoints(runs []*runView, axes []sweep.Axis) (cats []string, points []*cpuPoint) {
+	for _, r := range runs {
+		for i := range r.steps {
+			st := &r.steps[i]
+			values := make([]string, len(axes))
+			for k, a := range axes {
+				values[k] = r.value(st.Step.Axes, a)
+			}
+			k := slices.IndexFunc(points, func(p *cpuPoint) bool { return p.run == r && slices.Equal(p.values, values) })
+			if k < 0 {
+				points = append(points, &cpuPoint{run: r, values: values})
+				k = len(points) - 1
+			}
+			switch summary.StatusOf(st) {
+			case sweep.StepDone:
+				points[k].done = append(points[k].done, st)
+			case sweep.StepFailed:
+				points[k].failed++
+			}
+			if l := cpuLabel(values); !slices.Contains(cats, l) {
+				cats = append(cats, l)
+			}
+		}
+	}
+	return cats, points
+}
+
+// addCPURun adds run r's bars to bar, a stack of parts per category, and
+// their rows to c; multi says whether several runs are drawn.
+func addCPURun(c *Chart, bar *echarts.Bar, r *runView, multi bool, parts []cpuPart, cats []string, points []*cpuPoint) {
+	data := make([][]item, len(parts))
+	for k := range data {
+		data[k] = make([]item, len(cats))
+		for i := range data[k] {
+			data[k][i] = item{Value: missing}
+		}
+	}
+	for _, pt := range points {
+		if pt.run != r {
+			continue
+		}
+		var row []string
+		if multi {
+			row = append(row, strconv.FormatInt(r.id, 10))
+		}
+		row = append(row, pt.values...)
+		row = append(row, strconv.Itoa(len(pt.done)), strconv.Itoa(pt.failed))
+		x := slices.Index(cats, cpuLabel(pt.values))
+		for k, p := range parts {
+			if len(pt.done) == 0 {
+				row = append(row, "")
+				continue
+			}
+			vals := make([]float64, len(pt.done))
+			for i, st := range pt.done {
+				vals[i] = p.of(&st.CPU)
+			}
+			v := stats.Median(vals)
+			data[k][x] = item{Value: v, N: len(pt.done)}
+			row = append(row, num(v))
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	for k, p := range parts {
+		name := p.name
+		if multi {
+			name = r.name + " " + name
+		}
+		bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{Stack: r.label, BarCategoryGap: "35%"}),
+			echarts.WithItemStyleOpts(opts.ItemStyle{Color: p.color}))
+		setData(bar.MultiSeries, data[k])
+	}
 }
 
 // cpuXAxis labels every bar: a bar of two swept axes has its values on

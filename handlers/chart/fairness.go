@@ -28,7 +28,7 @@ func fairnessAvailable(runs []*runView) bool {
 
 // jobClat is the p50 and p99 clat (µs) of job in each done step, its
 // clones' histograms merged, in direction d (both when d < 0).
-func jobClat(steps []summary.Step, job string, d int) (p50, p99 []float64) {
+func jobClat(steps []summary.StepView, job string, d int) (p50, p99 []float64) {
 	for i := range steps {
 		if !done(&steps[i]) {
 			continue
@@ -83,89 +83,18 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		col+"lat_mean_min_us", col+"lat_mean_median_us", col+"lat_mean_max_us",
 		col+"bw_min_mib_s", col+"bw_median_mib_s", col+"bw_max_mib_s",
 		col+"clat_p99_change_pct", col+"bw_change_pct")
-
-	const mib = 1 << 20
-	cats := make([]string, len(g.series))
-	var jobs []string
-	// figures are one job's in one category: p50, p99 and bandwidth.
-	type figures struct {
-		ok           bool
-		n            int
-		p50, p99, bw stats.Spread
-	}
-	points := map[string][]figures{} // by job, by category
-	for i, s := range g.series {
-		cats[i] = cmp.Or(s.name, s.run.label)
-		var steps []summary.Step
-		for _, cell := range s.cells {
-			steps = append(steps, cell.steps...)
-		}
-		slices.SortFunc(steps, func(a, b summary.Step) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
-		for _, js := range summary.SummarizeSteps(s.run.plan, dirSteps(steps, q.dirIndex())) {
-			if js.Total {
-				continue // each job, side by side: the chart is about their difference
-			}
-			if !slices.Contains(jobs, js.Job) {
-				jobs = append(jobs, js.Job)
-			}
-			if points[js.Job] == nil {
-				points[js.Job] = make([]figures, len(g.series))
-			}
-			row := append(l.row(s.run, "", s.group, false), js.Job, strconv.Itoa(js.Repeats), strconv.Itoa(js.Failed))
-			if js.Repeats == 0 {
-				c.Rows = append(c.Rows, append(row, make([]string, 14)...))
-				continue
-			}
-			p50, p99 := jobClat(steps, js.Job, q.dirIndex())
-			f := figures{ok: true, n: js.Repeats, p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99), bw: js.BW.Scale(1.0 / mib)}
-			points[js.Job][i] = f
-			lat := js.LatMean.Scale(1e-3)
-			row = append(row, num(f.p50.Min), num(f.p50.Median), num(f.p50.Max), num(f.p99.Min), num(f.p99.Median), num(f.p99.Max),
-				num(lat.Min), num(lat.Median), num(lat.Max), num(f.bw.Min), num(f.bw.Median), num(f.bw.Max), "", "")
-			c.Rows = append(c.Rows, row)
-		}
-	}
-	// The changes from the first category, at the end of each row.
-	for _, row := range c.Rows {
-		if len(row) < len(c.Columns) {
-			continue
-		}
-		job := row[len(l.columns(false))]
-		base := points[job][0]
-		i := slices.IndexFunc(g.series, func(s *series) bool {
-			return slices.Equal(l.row(s.run, "", s.group, false), row[:len(l.columns(false))])
-		})
-		if i < 0 || !base.ok || !points[job][i].ok {
-			continue
-		}
-		f := points[job][i]
-		if v := change(f.p99.Median, base.p99.Median); !math.IsNaN(v) {
-			row[len(row)-2] = num(v)
-		}
-		if v := change(f.bw.Median, base.bw.Median); !math.IsNaN(v) {
-			row[len(row)-1] = num(v)
-		}
-	}
-
-	// Bars on a log axis rise from 1: a bandwidth below 1 MiB/s (a 4 KiB
-	// reader's) is drawn in KiB/s, so that its bar rises too.
-	bwUnit, bwName, bwScale := "mibs", "MiB/s", 1.0
-	for _, ps := range points {
-		for _, f := range ps {
-			if f.ok && f.bw.Min < 1 {
-				bwUnit, bwName, bwScale = "kibs", "KiB/s", 1024
-			}
-		}
-	}
+	f := fairnessRows(q, l, g, c)
+	f.addChanges(c, l, g)
 
 	catName := ""
 	how := "medians, whiskers min–max over repeats"
-	if len(cats) > 1 {
-		how += "; labels: change from " + cats[0]
+	if len(f.cats) > 1 {
+		how += "; labels: change from " + f.cats[0]
 	}
 	if l.series == sweep.AxisScheduler {
 		catName = string(sweep.AxisScheduler)
 	}
+	bw := f.bwUnit()
 	bar := echarts.NewBar()
 	bar.SetGlobalOptions(append(globalOptions(c.Title, subtitle(runs, g, how), "item"),
 		echarts.WithGridOpts(
@@ -175,65 +104,149 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		echarts.WithXAxisOpts(opts.XAxis{Type: "category", GridIndex: 0}),
 		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "clat p50, p99 (µs)", Type: "log", GridIndex: 0, SplitLine: splitLine()}),
 	)...)
-	bar.ExtendXAxis(opts.XAxis{Type: "category", GridIndex: 1, Data: cats, Name: catName, NameLocation: "middle", NameGap: 30})
-	bar.ExtendYAxis(opts.YAxis{Name: dirTitle + "bandwidth (" + bwName + ")", Type: "log", GridIndex: 1, SplitLine: splitLine()})
-	bar.SetXAxis(cats)
+	bar.ExtendXAxis(opts.XAxis{Type: "category", GridIndex: 1, Data: f.cats, Name: catName, NameLocation: "middle", NameGap: 30})
+	bar.ExtendYAxis(opts.YAxis{Name: dirTitle + "bandwidth (" + bw.name + ")", Type: "log", GridIndex: 1, SplitLine: splitLine()})
+	bar.SetXAxis(f.cats)
+	extra := f.addBars(bar, bw)
+	raw, err := optionJSON(bar)
+	if err != nil {
+		return nil, err
+	}
+	c.Option, err = addSeries(raw, extra)
+	return c, err
+}
 
-	// Bars per category: each job's p50 and p99 above, its bandwidth below.
+// fairnessFigures are one job's p50, p99 and bandwidth in one category.
+type fairnessFigures struct {
+	ok           bool
+	n            int
+	p50, p99, bw stats.Spread
+}
+
+// fairnessData is what a fairness chart draws: its categories (a
+// scheduler, or a combination of the swept axes: the grid's series), its
+// jobs, and each job's figures by category.
+type fairnessData struct {
+	cats   []string
+	jobs   []string
+	points map[string][]fairnessFigures
+}
+
+// fairnessRows adds to c a row per job and category, their changes left
+// empty (addChanges), and returns the figures drawn.
+func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
+	const mib = 1 << 20
+	f := &fairnessData{cats: make([]string, len(g.series)), points: map[string][]fairnessFigures{}}
+	for i, s := range g.series {
+		f.cats[i] = cmp.Or(s.name, s.run.label)
+		var steps []summary.StepView
+		for _, cell := range s.cells {
+			steps = append(steps, cell.steps...)
+		}
+		slices.SortFunc(steps, func(a, b summary.StepView) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+		for _, js := range summary.SummarizeSteps(s.run.plan, dirSteps(steps, q.dirIndex())) {
+			if js.Total {
+				continue // each job, side by side: the chart is about their difference
+			}
+			if !slices.Contains(f.jobs, js.Job) {
+				f.jobs = append(f.jobs, js.Job)
+			}
+			if f.points[js.Job] == nil {
+				f.points[js.Job] = make([]fairnessFigures, len(g.series))
+			}
+			row := append(l.row(s.run, "", s.group, false), js.Job, strconv.Itoa(js.Repeats), strconv.Itoa(js.Failed))
+			if js.Repeats == 0 {
+				c.Rows = append(c.Rows, append(row, make([]string, 14)...))
+				continue
+			}
+			p50, p99 := jobClat(steps, js.Job, q.dirIndex())
+			ff := fairnessFigures{ok: true, n: js.Repeats, p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99), bw: js.BW.Scale(1.0 / mib)}
+			f.points[js.Job][i] = ff
+			lat := js.LatMean.Scale(1e-3)
+			row = append(row, num(ff.p50.Min), num(ff.p50.Median), num(ff.p50.Max), num(ff.p99.Min), num(ff.p99.Median), num(ff.p99.Max),
+				num(lat.Min), num(lat.Median), num(lat.Max), num(ff.bw.Min), num(ff.bw.Median), num(ff.bw.Max), "", "")
+			c.Rows = append(c.Rows, row)
+		}
+	}
+	return f
+}
+
+// addChanges writes, at the end of each of c's rows, the change of the
+// job's p99 and bandwidth from the first category's.
+func (f *fairnessData) addChanges(c *Chart, l *layout, g *grid) {
+	for _, row := range c.Rows {
+		if len(row) < len(c.Columns) {
+			continue
+		}
+		job := row[len(l.columns(false))]
+		base := f.points[job][0]
+		i := slices.IndexFunc(g.series, func(s *series) bool {
+			return slices.Equal(l.row(s.run, "", s.group, false), row[:len(l.columns(false))])
+		})
+		if i < 0 || !base.ok || !f.points[job][i].ok {
+			continue
+		}
+		ff := f.points[job][i]
+		if v := change(ff.p99.Median, base.p99.Median); !math.IsNaN(v) {
+			row[len(row)-2] = num(v)
+		}
+		if v := change(ff.bw.Median, base.bw.Median); !math.IsNaN(v) {
+			row[len(row)-1] = num(v)
+		}
+	}
+}
+
+// bandwidthUnit is the unit a fairness chart draws bandwidth in: its
+// name in the extras (unit) and on the axis (name), and the scale from
+// MiB/s.
+type bandwidthUnit struct {
+	unit, name string
+	scale      float64
+}
+
+// bwUnit is MiB/s, or KiB/s when a bandwidth is below 1 MiB/s (a 4 KiB
+// reader's): bars on a log axis rise from 1, so that its bar rises too.
+func (f *fairnessData) bwUnit() bandwidthUnit {
+	for _, ps := range f.points {
+		for _, ff := range ps {
+			if ff.ok && ff.bw.Min < 1 {
+				return bandwidthUnit{"kibs", "KiB/s", 1024}
+			}
+		}
+	}
+	return bandwidthUnit{"mibs", "MiB/s", 1}
+}
+
+// fairnessPick is one of the three bars of a job in a category.
+type fairnessPick struct {
+	name string
+	of   func(fairnessFigures) stats.Spread
+	grid int
+	unit string
+}
+
+// addBars adds to bar, per category, each job's p50 and p99 above and its
+// bandwidth below, and returns their whiskers (series to add to the
+// option); the log axes start a decade below the lowest whisker, so that
+// every bar rises from the axis.
+func (f *fairnessData) addBars(bar *echarts.Bar, bw bandwidthUnit) []map[string]any {
 	var extra []map[string]any
-	perCat := 2 * len(jobs)
-	// The log axes start a decade below the lowest whisker, so that every
-	// bar rises from the axis.
 	lowest := [2]float64{math.Inf(1), math.Inf(1)}
-	for ji, job := range jobs {
+	for ji, job := range f.jobs {
 		color := colorOf("job " + job)
 		if ji < len(palette) {
 			color = palette[(ji+4)%len(palette)] // away from the schedulers' own colours
 		}
-		for k, pick := range []struct {
-			name string
-			of   func(figures) stats.Spread
-			grid int
-			unit string
-		}{
-			{"p50", func(f figures) stats.Spread { return f.p50 }, 0, "us"},
-			{"p99", func(f figures) stats.Spread { return f.p99 }, 0, "us"},
-			{"bandwidth", func(f figures) stats.Spread { return f.bw.Scale(bwScale) }, 1, bwUnit},
+		for k, pick := range []fairnessPick{
+			{"p50", func(f fairnessFigures) stats.Spread { return f.p50 }, 0, "us"},
+			{"p99", func(f fairnessFigures) stats.Spread { return f.p99 }, 0, "us"},
+			{"bandwidth", func(f fairnessFigures) stats.Spread { return f.bw.Scale(bw.scale) }, 1, bw.unit},
 		} {
-			data := make([]item, len(cats))
-			var whiskers [][]any
-			place, count := 2*ji+k, perCat
+			place, count := 2*ji+k, 2*len(f.jobs)
 			if pick.grid == 1 {
-				place, count = ji, len(jobs)
+				place, count = ji, len(f.jobs)
 			}
-			for i, f := range points[job] {
-				data[i] = item{Value: missing}
-				sp := pick.of(f)
-				if !f.ok || !(sp.Median > 0) { // the log axes have no 0
-					continue
-				}
-				data[i] = item{Name: job + " " + pick.name, Value: sp.Median, N: f.n,
-					Extra: [][3]any{{"min", sp.Min, pick.unit}, {"max", sp.Max, pick.unit}}}
-				data[i].ItemStyle = &itemStyle{Color: color}
-				if k == 0 {
-					data[i].ItemStyle.Opacity = 0.55
-				}
-				// Labels: which percentile, and the change from the first
-				// category; there, the bandwidth itself.
-				var label []string
-				if pick.grid == 0 {
-					label = append(label, pick.name)
-				}
-				if v := change(sp.Median, pick.of(points[job][0]).Median); i > 0 && !math.IsNaN(v) {
-					label = append(label, units.Percent(v, true))
-					data[i].Extra = append(data[i].Extra, [3]any{"vs " + cats[0], v, "pct"})
-				} else if pick.grid == 1 {
-					label = append(label, units.Number(sp.Median)+" "+bwName)
-				}
-				lowest[pick.grid] = math.Min(lowest[pick.grid], sp.Min)
-				data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), FontSize: 10, Color: "#333"}
-				whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count})
-			}
+			data, whiskers := f.bars(job, pick, k == 0, color, bw, place, count, &lowest[pick.grid])
 			// One name for the three: the legend toggles a job everywhere.
 			bar.AddSeries(job, nil, echarts.WithBarChartOpts(opts.BarChart{XAxisIndex: pick.grid, YAxisIndex: pick.grid, BarGap: barGap, BarCategoryGap: barCategoryGap}),
 				echarts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
@@ -248,10 +261,42 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 			bar.YAxisList[i].Min = math.Pow(10, math.Floor(math.Log10(low)))
 		}
 	}
-	raw, err := optionJSON(bar)
-	if err != nil {
-		return nil, err
+	return extra
+}
+
+// bars are job's bars of pick in each category, labelled with the
+// percentile and the change from the first category (there, the
+// bandwidth itself), and their whiskers, each at place of count bars in
+// its category; lowest is lowered to the lowest whisker. p50's bars
+// (faint) are paler than p99's.
+func (f *fairnessData) bars(job string, pick fairnessPick, faint bool, color string, bw bandwidthUnit, place, count int, lowest *float64) ([]item, [][]any) {
+	data := make([]item, len(f.cats))
+	var whiskers [][]any
+	for i, ff := range f.points[job] {
+		data[i] = item{Value: missing}
+		sp := pick.of(ff)
+		if !ff.ok || !(sp.Median > 0) { // the log axes have no 0
+			continue
+		}
+		data[i] = item{Name: job + " " + pick.name, Value: sp.Median, N: ff.n,
+			Extra: [][3]any{{"min", sp.Min, pick.unit}, {"max", sp.Max, pick.unit}}}
+		data[i].ItemStyle = &itemStyle{Color: color}
+		if faint {
+			data[i].ItemStyle.Opacity = 0.55
+		}
+		var label []string
+		if pick.grid == 0 {
+			label = append(label, pick.name)
+		}
+		if v := change(sp.Median, pick.of(f.points[job][0]).Median); i > 0 && !math.IsNaN(v) {
+			label = append(label, units.Percent(v, true))
+			data[i].Extra = append(data[i].Extra, [3]any{"vs " + f.cats[0], v, "pct"})
+		} else if pick.grid == 1 {
+			label = append(label, units.Number(sp.Median)+" "+bw.name)
+		}
+		*lowest = math.Min(*lowest, sp.Min)
+		data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), FontSize: 10, Color: "#333"}
+		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count})
 	}
-	c.Option, err = addSeries(raw, extra)
-	return c, err
+	return data, whiskers
 }

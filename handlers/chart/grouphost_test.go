@@ -10,7 +10,7 @@ import (
 // kernel is left out of legends when a fio server's run does not know
 // its own: "fio-a" beside "agent-a", not beside "agent-a 6.12.0".
 func TestChartLegendsGroupHosts(t *testing.T) {
-	runs := make([]Run, 3)
+	runs := make([]LoadedRun, 3)
 	for i, h := range []struct{ host, hostname, kernel string }{
 		{"agent-a", "lab-a.example", "6.12.0"}, {"agent-b", "lab-b.example", "6.12.0"}, {"fio-a", "fio-a", ""}} {
 		runs[i] = engineSweep([]string{"io_uring"})
@@ -63,7 +63,7 @@ func TestChartNamesGroupHosts(t *testing.T) {
 	}
 	b.Host = "agent-a"
 	plain := qosRun(5)
-	if got := Names([]Run{a, b, plain}); !slices.Equal(got, []string{"agent-a (run 3)", "agent-a (run 4)", "run 5"}) {
+	if got := Names([]LoadedRun{a, b, plain}); !slices.Equal(got, []string{"agent-a (run 3)", "agent-a (run 4)", "run 5"}) {
 		t.Errorf("names %q", got)
 	}
 }

@@ -46,8 +46,8 @@ func testPlan(repeat int, sweeps ...sweep.Sweep) *sweep.Plan {
 	return &sweep.Plan{Name: "test", Sweeps: sweeps, Repeat: repeat}
 }
 
-func testRun(id int64, plan *sweep.Plan, steps []sweep.StepResult) Run {
-	return Run{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
+func testRun(id int64, plan *sweep.Plan, steps []sweep.StepResult) LoadedRun {
+	return LoadedRun{Run: db.Run{ID: id, Name: plan.Name, Status: db.StatusDone, Plan: *plan}, Steps: steps}
 }
 
 func sweepOf(a sweep.Axis, vals ...string) sweep.Sweep {
@@ -178,7 +178,7 @@ func seriesValues(doc *optionDoc, series int) []any {
 	return out
 }
 
-func mustBuild(t *testing.T, q Query, runs ...Run) *Chart {
+func mustBuild(t *testing.T, q Query, runs ...LoadedRun) *Chart {
 	t.Helper()
 	c, err := Build(q, runs)
 	if err != nil {

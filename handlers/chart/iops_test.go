@@ -15,7 +15,7 @@ import (
 
 // iodepthEngineRun is a run sweeping iodepth 1, 16 × io_uring, libaio
 // with 3 repeats, its write IOPS from iops; the failed step's repeat fails.
-func iodepthEngineRun(id int64, iops map[[2]string][3]uint64, failed [3]string) Run {
+func iodepthEngineRun(id int64, iops map[[2]string][3]uint64, failed [3]string) LoadedRun {
 	plan := testPlan(3, sweepOf(sweep.AxisIODepth, "1", "16"), sweepOf(sweep.AxisEngine, "io_uring", "libaio"))
 	steps := sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if s.Value(sweep.AxisIODepth) == failed[0] && s.Value(sweep.AxisEngine) == failed[1] && strconv.Itoa(s.Repeat) == failed[2] {

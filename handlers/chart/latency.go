@@ -19,7 +19,7 @@ const Latency Kind = "latency"
 
 // clatOf merges the clat histograms of the done steps' jobs in direction
 // d (both when d < 0), the way fio's group_reporting merges a group.
-func clatOf(steps []summary.Step, d int) (h *hist.Histogram, done, failed int) {
+func clatOf(steps []summary.StepView, d int) (h *hist.Histogram, done, failed int) {
 	h = new(hist.Histogram)
 	for i := range steps {
 		switch summary.StatusOf(&steps[i]) {

@@ -28,89 +28,11 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 		c.Columns = append(c.Columns, "run")
 	}
 	c.Columns = append(c.Columns, "step", "job", "time_s", "run_time_s", "latency", "ios", "p50_us", "p99_us", "max_us")
-	line := echarts.NewLine()
-	latencies := map[string]bool{}
-	clones := false
-	var areas []phase
+	t := &latencyDrawing{q: q, c: c, multi: len(runs) > 1, line: echarts.NewLine(), latencies: map[string]bool{}}
 	for i, r := range runs {
-		var steps []*summary.Step
-		for k := range r.steps {
-			if q.Step == 0 || r.steps[k].Step.Seq == q.Step-1 {
-				steps = append(steps, &r.steps[k])
-			}
+		if err := t.drawRun(i, r); err != nil {
+			return nil, err
 		}
-		if q.Step > 0 && len(steps) == 0 {
-			return nil, queryError("step", "%s has no step %d", r.label, q.Step)
-		}
-		data := make([][]item, 3)
-		t0 := steps0(steps)
-		next := 0.0
-		for _, st := range steps {
-			measure, phases := placeStep(st, t0, next, r.plan.Discard, q.Step > 0)
-			if i == 0 {
-				areas = append(areas, phases...)
-			}
-			next = phases[len(phases)-1].to
-			jr, n := firstResult(st)
-			clones = clones || n > 1
-			if jr == nil || !done(st) {
-				continue
-			}
-			lat := "clat"
-			if jr.Paced(bench.Read) || jr.Paced(bench.Write) {
-				lat = bench.LatIntended
-			}
-			for _, s := range jr.Samples {
-				if s.Lat == nil {
-					continue
-				}
-				latencies[lat] = true
-				t := s.At.Seconds()
-				at := measure + t
-				name := "step " + strconv.Itoa(st.Step.Seq+1)
-				for k, v := range []uint64{s.Lat.P50, s.Lat.P99, s.Lat.Max} {
-					it := item{Value: []float64{at, float64(v) / 1e3}, Name: name, Extra: [][3]any{{"I/Os", float64(s.Lat.N), ""}}}
-					if k == 1 && s.Lat.N < 1000 {
-						it.Note = fmt.Sprintf("unreliable: %d I/Os in the interval, p99 needs 1000", s.Lat.N)
-					}
-					data[k] = append(data[k], it)
-				}
-				var row []string
-				if len(runs) > 1 {
-					row = append(row, strconv.FormatInt(r.id, 10))
-				}
-				row = append(row, strconv.Itoa(st.Step.Seq+1), jr.Name, num(t), num(at), lat, strconv.FormatUint(s.Lat.N, 10),
-					num(float64(s.Lat.P50)/1e3), num(float64(s.Lat.P99)/1e3), num(float64(s.Lat.Max)/1e3))
-				c.Rows = append(c.Rows, row)
-			}
-			for k := range data {
-				if n := len(data[k]); n > 0 && data[k][n-1].Value != missing {
-					data[k] = append(data[k], item{Value: missing})
-				}
-			}
-		}
-		for k, name := range []string{"p50", "p99", "max"} {
-			if len(runs) > 1 {
-				name = r.name + " " + name
-			}
-			color := palette[(3*i+k)%len(palette)]
-			line.AddSeries(name, nil, lineStyle(color, 0, 0, len(data[k]) <= 40)...)
-			setData(line.MultiSeries, data[k])
-		}
-	}
-	how := "from each interval's own histogram"
-	switch {
-	case len(latencies) == 0:
-		how = "no per-interval latency recorded (runs before iolab kept it, or latencies off)"
-	case len(latencies) == 1 && latencies[bench.LatIntended]:
-		how = "latency from each I/O's intended start (coordinated omission corrected), " + how
-	case len(latencies) == 1:
-		how = "clat, " + how
-	default:
-		how = "latency from the intended start for paced steps, clat for the others, " + how
-	}
-	if clones {
-		how += " · the job's first clone (numjobs): intervals' percentiles do not add up"
 	}
 	c.File = fileName(LatencyTimeline, runs)
 	if q.Step > 0 {
@@ -121,21 +43,131 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 		xName = "time since the measurement began (s)"
 	}
 	x := timeAxis(xName)
-	if len(areas) > 0 && areas[0].from < 0 {
-		x.Min = math.Floor(areas[0].from*10) / 10
+	if len(t.areas) > 0 && t.areas[0].from < 0 {
+		x.Min = math.Floor(t.areas[0].from*10) / 10
 	}
-	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, how), "axis",
+	t.line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, t.how()), "axis",
 		x, opts.YAxis{Name: "latency (µs)", Type: "log", SplitLine: splitLine()})...)
-	raw, err := optionJSON(line)
+	raw, err := optionJSON(t.line)
 	if err != nil {
 		return nil, err
 	}
-	c.Option, err = withPhases(raw, areas, len(areas) <= 36)
+	c.Option, err = withPhases(raw, t.areas, len(t.areas) <= 36)
 	return c, err
 }
 
+// latencyDrawing is what a latency timeline gathers as it draws each
+// run: its series and rows, the phases shaded behind, which latencies
+// the samples hold, and whether a job had clones.
+type latencyDrawing struct {
+	q         Query
+	c         *Chart
+	multi     bool // several runs: rows and series name theirs
+	line      *echarts.Line
+	latencies map[string]bool
+	clones    bool
+	areas     []phase
+}
+
+// drawRun draws the p50, p99 and max of run r's (the i-th's) steps, one
+// after the other on the time axis; the first run's phases are shaded.
+func (t *latencyDrawing) drawRun(i int, r *runView) error {
+	var steps []*summary.StepView
+	for k := range r.steps {
+		if t.q.Step == 0 || r.steps[k].Step.Seq == t.q.Step-1 {
+			steps = append(steps, &r.steps[k])
+		}
+	}
+	if t.q.Step > 0 && len(steps) == 0 {
+		return queryError("step", "%s has no step %d", r.label, t.q.Step)
+	}
+	data := make([][]item, 3)
+	t0 := steps0(steps)
+	next := 0.0
+	for _, st := range steps {
+		measure, phases := placeStep(st, t0, next, r.plan.Discard, t.q.Step > 0)
+		if i == 0 {
+			t.areas = append(t.areas, phases...)
+		}
+		next = phases[len(phases)-1].to
+		jr, n := firstResult(st)
+		t.clones = t.clones || n > 1
+		if jr == nil || !done(st) {
+			continue
+		}
+		t.addStep(data, r, st, jr, measure)
+		for k := range data {
+			if n := len(data[k]); n > 0 && data[k][n-1].Value != missing {
+				data[k] = append(data[k], item{Value: missing})
+			}
+		}
+	}
+	for k, name := range []string{"p50", "p99", "max"} {
+		if t.multi {
+			name = r.name + " " + name
+		}
+		color := palette[(3*i+k)%len(palette)]
+		t.line.AddSeries(name, nil, lineStyle(color, 0, 0, len(data[k]) <= 40)...)
+		setData(t.line.MultiSeries, data[k])
+	}
+	return nil
+}
+
+// addStep adds to data (p50, p99, max) and the rows the samples of
+// step st of run r that hold latencies, its job jr's, the measurement
+// starting at measure on the time axis.
+func (t *latencyDrawing) addStep(data [][]item, r *runView, st *summary.StepView, jr *summary.JobView, measure float64) {
+	lat := "clat"
+	if jr.Paced(bench.Read) || jr.Paced(bench.Write) {
+		lat = bench.LatIntended
+	}
+	for _, s := range jr.Samples {
+		if s.Lat == nil {
+			continue
+		}
+		t.latencies[lat] = true
+		sec := s.At.Seconds()
+		at := measure + sec
+		name := "step " + strconv.Itoa(st.Step.Seq+1)
+		for k, v := range []uint64{s.Lat.P50, s.Lat.P99, s.Lat.Max} {
+			it := item{Value: []float64{at, float64(v) / 1e3}, Name: name, Extra: [][3]any{{"I/Os", float64(s.Lat.N), ""}}}
+			if k == 1 && s.Lat.N < 1000 {
+				it.Note = fmt.Sprintf("unreliable: %d I/Os in the interval, p99 needs 1000", s.Lat.N)
+			}
+			data[k] = append(data[k], it)
+		}
+		var row []string
+		if t.multi {
+			row = append(row, strconv.FormatInt(r.id, 10))
+		}
+		row = append(row, strconv.Itoa(st.Step.Seq+1), jr.Name, num(sec), num(at), lat, strconv.FormatUint(s.Lat.N, 10),
+			num(float64(s.Lat.P50)/1e3), num(float64(s.Lat.P99)/1e3), num(float64(s.Lat.Max)/1e3))
+		t.c.Rows = append(t.c.Rows, row)
+	}
+}
+
+// how says which latency the lines are, from what, and that a job with
+// clones is drawn by its first.
+func (t *latencyDrawing) how() string {
+	how := "from each interval's own histogram"
+	switch {
+	case len(t.latencies) == 0:
+		how = "no per-interval latency recorded (runs before iolab kept it, or latencies off)"
+	case len(t.latencies) == 1 && t.latencies[bench.LatIntended]:
+		how = "latency from each I/O's intended start (coordinated omission corrected), " + how
+	case len(t.latencies) == 1:
+		how = "clat, " + how
+	default:
+		how = "latency from the intended start for paced steps, clat for the others, " + how
+	}
+	if t.clones {
+		how += " · the job's first clone (numjobs): intervals' percentiles do not add up"
+	}
+	return how
+}
+
 // steps0 is when the first of steps started.
-func steps0(steps []*summary.Step) (t0 time.Time) {
+func steps0(steps []*summary.StepView) (t0 time.Time) {
 	for _, st := range steps {
 		if !st.Start.IsZero() {
 			return st.Start
@@ -146,12 +178,12 @@ func steps0(steps []*summary.Step) (t0 time.Time) {
 
 // firstResult is a step's first job result (the drawn job's, once the
 // view selected it) and how many the step has.
-func firstResult(st *summary.Step) (*summary.Job, int) {
+func firstResult(st *summary.StepView) (*summary.JobView, int) {
 	if st.Result == nil {
 		return nil, 0
 	}
 	n := 0
-	var first *summary.Job
+	var first *summary.JobView
 	for g := range st.Result.Groups {
 		for k := range st.Result.Groups[g].Jobs {
 			if first == nil {

@@ -185,7 +185,7 @@ type cell struct {
 	run   *runView
 	x     string
 	group []string
-	steps []summary.Step
+	steps []summary.StepView
 }
 
 // series is one group of one run.
@@ -340,7 +340,7 @@ func (g *grid) shows(q Query, l *layout, s *series) bool {
 // hasData reports whether any step of a series is done.
 func (s *series) hasData() bool {
 	for _, c := range s.cells {
-		if slices.ContainsFunc(c.steps, func(st summary.Step) bool { return done(&st) }) {
+		if slices.ContainsFunc(c.steps, func(st summary.StepView) bool { return done(&st) }) {
 			return true
 		}
 	}

@@ -18,7 +18,7 @@ const MaxIOPS Kind = "maxiops"
 // maxIOPSAvailable: some step is done, so some kernel has a best.
 func maxIOPSAvailable(runs []*runView) bool {
 	return slices.ContainsFunc(runs, func(r *runView) bool {
-		return slices.ContainsFunc(r.steps, func(st summary.Step) bool { return done(&st) })
+		return slices.ContainsFunc(r.steps, func(st summary.StepView) bool { return done(&st) })
 	})
 }
 

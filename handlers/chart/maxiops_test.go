@@ -12,7 +12,7 @@ import (
 
 // engineRun is a run on kernel sweeping iodepth 1, 16 × io_uring, libaio
 // with 3 repeats, IOPS from engineIOPS scaled by factor.
-func engineRun(id int64, kernel string, factor float64) Run {
+func engineRun(id int64, kernel string, factor float64) LoadedRun {
 	scaled := map[[2]string][3]uint64{}
 	for k, v := range engineIOPS {
 		for i := range v {

@@ -16,7 +16,7 @@ import (
 
 // fairnessRun is a sched-fairness run: a 1 MiB writer at iodepth 16 and
 // a 4 KiB reader at iodepth 1 in every step, none and bfq, 3 repeats.
-func fairnessRun(id int64) Run {
+func fairnessRun(id int64) LoadedRun {
 	plan := testPlan(3, sweepOf(sweep.AxisScheduler, "none", "bfq"))
 	plan.Preset = "sched-fairness"
 	plan.Base.Jobs = []bench.Job{
@@ -88,7 +88,7 @@ func TestChartsDrawOneJob(t *testing.T) {
 	}
 
 	// A job the run does not have.
-	_, err := Build(Query{Kind: IOPS, Job: "nope"}, []Run{run})
+	_, err := Build(Query{Kind: IOPS, Job: "nope"}, []LoadedRun{run})
 	var qe *QueryError
 	if !errors.As(err, &qe) || qe.Field != "job" || !strings.Contains(qe.Msg, "bg-writer, fg-reader") {
 		t.Errorf("job=nope: %v, want a job error listing the run's jobs", err)
@@ -189,7 +189,7 @@ func TestChartsOneValueSweep(t *testing.T) {
 	if got := seriesNames(checkOption(t, mustBuild(t, Query{Kind: IOPS}, run))); !slices.Equal(got, []string{"none", "bfq"}) {
 		t.Errorf("series = %q, want no numjobs=1 in them", got)
 	}
-	if slices.Contains(kindsOf(Available([]Run{run}, RunPage)), Scaling) {
+	if slices.Contains(kindsOf(Available([]LoadedRun{run}, RunPage)), Scaling) {
 		t.Error("a one-value numjobs sweep offers the scaling chart")
 	}
 	c := mustBuild(t, Query{Kind: CPU}, run)

@@ -11,7 +11,7 @@ import (
 
 // engineSweep is a run of engines × iodepths × 3 repeats in which failing
 // engines fail every step (no poll queues for hipri).
-func engineSweep(engines []string, failing ...string) Run {
+func engineSweep(engines []string, failing ...string) LoadedRun {
 	plan := testPlan(3, sweepOf(sweep.AxisIODepth, "1", "4", "16"), sweepOf(sweep.AxisEngine, engines...))
 	return testRun(9, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		if slices.Contains(failing, s.Value(sweep.AxisEngine)) {

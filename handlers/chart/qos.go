@@ -27,12 +27,16 @@ func qosAvailable(runs []*runView) bool {
 	return every(runs, func(r *runView) bool { return summary.QoSLoadAxis(r.plan) != "" })
 }
 
-// qosPercentiles are the curves drawn of each point.
-var qosPercentiles = []struct {
+// qosPercentile is a curve drawn of each point: the percentile's name,
+// the percentile, and its latency at a point.
+type qosPercentile struct {
 	name string
 	p    float64
 	get  func(*summary.QoSPoint) uint64
-}{
+}
+
+// qosPercentiles are the curves drawn of each point.
+var qosPercentiles = []qosPercentile{
 	{"p50", 50, func(p *summary.QoSPoint) uint64 { return p.P50 }},
 	{"p99", 99, func(p *summary.QoSPoint) uint64 { return p.P99 }},
 	{"p99.9", 99.9, func(p *summary.QoSPoint) uint64 { return p.P999 }},
@@ -50,14 +54,7 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 	var groups []int
 	latencies := map[string]bool{}
 	var sloLines []sloLine
-	var all []runCurve
-	for _, r := range runs {
-		for _, cv := range summary.QoSCurvesOf(r.plan, r.steps) {
-			if r.job == "" || cv.Job == r.job {
-				all = append(all, runCurve{r, cv})
-			}
-		}
-	}
+	all := qosCurves(runs)
 	colors := qosColors(all)
 	for curveN, rc := range all {
 		r, cv := rc.r, rc.cv
@@ -70,64 +67,17 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 			color = colorOf(r.host) // a group's host: its colour in the page's other charts
 		}
 		for k, pc := range qosPercentiles {
-			data := make([]item, 0, len(cv.Points))
-			var apart []item
-			for i := range cv.Points {
-				p := &cv.Points[i]
-				if p.IOs == 0 {
-					continue
-				}
-				it := item{Value: []float64{p.IOPS.Median, float64(pc.get(p)) / 1e3}, Name: string(cv.LoadAxis) + "=" + p.Load, N: p.Repeats,
-					Extra: [][3]any{{"asked", p.Asked, "iops"}}}
-				if !hist.Reliable(pc.p, p.IOs) {
-					it.Note = fmt.Sprintf("unreliable: %d I/Os, %s needs %d", p.IOs, pc.name, hist.ReliableN(pc.p))
-					it.Symbol = "emptyCircle"
-				}
-				if !p.Held {
-					it.Note = "rate not held: " + units.Count(p.IOPS.Median) + " of " + units.Count(p.Asked) + " IOPS asked"
-				}
-				if k == sloSeries(cv.SLO.Percentile) {
-					markQoSPoint(&it, p, i == cv.Knee)
-				}
-				if qosApart(&cv, p) {
-					if p.Held && it.Note == "" {
-						it.Note = "unpaced probe: " + latencyOf(p.Latency) + ", closed loop"
-					}
-					apart = append(apart, item{Value: missing}, it)
-					continue
-				}
-				data = append(data, it)
-			}
-			data = append(data, apart...)
 			line.AddSeries(name+" "+pc.name, nil, lineStyle(color, k, curveN, true)...)
-			setData(line.MultiSeries, data)
+			setData(line.MultiSeries, qosPoints(&cv, pc, k == sloSeries(cv.SLO.Percentile)))
 			groups = append(groups, curveN)
 			if k == sloSeries(cv.SLO.Percentile) && !slices.ContainsFunc(sloLines, func(l sloLine) bool { return l.name == cv.SLO.String() }) {
 				sloLines = append(sloLines, sloLine{series: len(groups) - 1, at: float64(cv.SLO.Max) / 1e3, name: cv.SLO.String()})
 			}
 		}
 		for i := range cv.Points {
-			p := &cv.Points[i]
-			latencies[p.Latency] = true
-			var row []string
-			if len(runs) > 1 {
-				row = append(row, strconv.FormatInt(r.id, 10))
-			}
-			us := func(v uint64) string {
-				if p.IOs == 0 {
-					return ""
-				}
-				return num(float64(v) / 1e3)
-			}
-			asked := ""
-			if p.Asked > 0 {
-				asked = num(p.Asked)
-			}
-			row = append(row, cv.Job, cv.Name(true), string(cv.LoadAxis), p.Load, asked, num(p.IOPS.Median), strconv.FormatBool(p.Held),
-				p.Latency, strconv.FormatUint(p.IOs, 10), us(p.P50), us(p.P99), us(p.P999), cv.SLO.String(), us(p.PSLO),
-				strconv.FormatBool(p.Meets), strconv.FormatBool(i == cv.Knee), latencyDepthCell(p))
-			c.Rows = append(c.Rows, row)
+			latencies[cv.Points[i].Latency] = true
 		}
+		c.Rows = append(c.Rows, qosRows(r, &cv, len(runs) > 1)...)
 		knee := "no knee at " + cv.SLO.String()
 		if k := cv.KneePoint(); k != nil {
 			knee = "knee at " + cv.SLO.String() + ": " + units.Count(k.IOPS.Median) + " IOPS"
@@ -138,6 +88,99 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 		kneeTexts = append(kneeTexts, knee)
 	}
 	c.Format.Groups = groups
+	c.File = fileName(QoS, runs)
+	sub := subtitle(runs, nil, strings.Join(kneeTexts, "; ")+" · "+qosHow(latencies))
+	y := opts.YAxis{Name: "latency (µs)", Type: "log", SplitLine: splitLine()}
+	x := xAxisOpts("achieved IOPS", "value")
+	line.SetGlobalOptions(plotOptions(c.Title, sub, "item", x, y)...)
+	raw, err := optionJSON(line)
+	if err != nil {
+		return nil, err
+	}
+	c.Option, err = withSLOLines(raw, sloLines)
+	return c, err
+}
+
+// qosCurves are the runs' curves, of the job drawn when a run draws one.
+func qosCurves(runs []*runView) []runCurve {
+	var all []runCurve
+	for _, r := range runs {
+		for _, cv := range summary.QoSCurvesOf(r.plan, r.steps) {
+			if r.job == "" || cv.Job == r.job {
+				all = append(all, runCurve{r, cv})
+			}
+		}
+	}
+	return all
+}
+
+// qosPoints are curve cv's points of percentile pc, each noted when
+// unreliable or when its rate was not held; the points apart from the
+// curve (qosApart) come last, each after a break in the line. slo: pc
+// is the SLO's percentile, whose points mark the SLO and the knee.
+func qosPoints(cv *summary.QoSCurve, pc qosPercentile, slo bool) []item {
+	data := make([]item, 0, len(cv.Points))
+	var apart []item
+	for i := range cv.Points {
+		p := &cv.Points[i]
+		if p.IOs == 0 {
+			continue
+		}
+		it := item{Value: []float64{p.IOPS.Median, float64(pc.get(p)) / 1e3}, Name: string(cv.LoadAxis) + "=" + p.Load, N: p.Repeats,
+			Extra: [][3]any{{"asked", p.Asked, "iops"}}}
+		if !hist.Reliable(pc.p, p.IOs) {
+			it.Note = fmt.Sprintf("unreliable: %d I/Os, %s needs %d", p.IOs, pc.name, hist.ReliableN(pc.p))
+			it.Symbol = "emptyCircle"
+		}
+		if !p.Held {
+			it.Note = "rate not held: " + units.Count(p.IOPS.Median) + " of " + units.Count(p.Asked) + " IOPS asked"
+		}
+		if slo {
+			markQoSPoint(&it, p, i == cv.Knee)
+		}
+		if qosApart(cv, p) {
+			if p.Held && it.Note == "" {
+				it.Note = "unpaced probe: " + latencyOf(p.Latency) + ", closed loop"
+			}
+			apart = append(apart, item{Value: missing}, it)
+			continue
+		}
+		data = append(data, it)
+	}
+	return append(data, apart...)
+}
+
+// qosRows are the table's rows of curve cv of run r, a row a point;
+// multi: several runs are drawn, and rows name theirs.
+func qosRows(r *runView, cv *summary.QoSCurve, multi bool) [][]string {
+	var rows [][]string
+	for i := range cv.Points {
+		p := &cv.Points[i]
+		var row []string
+		if multi {
+			row = append(row, strconv.FormatInt(r.id, 10))
+		}
+		us := func(v uint64) string {
+			if p.IOs == 0 {
+				return ""
+			}
+			return num(float64(v) / 1e3)
+		}
+		asked := ""
+		if p.Asked > 0 {
+			asked = num(p.Asked)
+		}
+		row = append(row, cv.Job, cv.Name(true), string(cv.LoadAxis), p.Load, asked, num(p.IOPS.Median), strconv.FormatBool(p.Held),
+			p.Latency, strconv.FormatUint(p.IOs, 10), us(p.P50), us(p.P99), us(p.P999), cv.SLO.String(), us(p.PSLO),
+			strconv.FormatBool(p.Meets), strconv.FormatBool(i == cv.Knee), latencyDepthCell(p))
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// qosHow says which latency the y axis is: the one latency every point
+// has, else the intended start's for paced points and clat for the rest.
+func qosHow(latencies map[string]bool) string {
 	how := "y: latency from each I/O's intended start (CO-corrected) for paced points, clat for unpaced ones"
 	if len(latencies) == 1 {
 		for l := range latencies {
@@ -148,17 +191,7 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 			}
 		}
 	}
-	c.File = fileName(QoS, runs)
-	sub := subtitle(runs, nil, strings.Join(kneeTexts, "; ")+" · "+how)
-	y := opts.YAxis{Name: "latency (µs)", Type: "log", SplitLine: splitLine()}
-	x := xAxisOpts("achieved IOPS", "value")
-	line.SetGlobalOptions(plotOptions(c.Title, sub, "item", x, y)...)
-	raw, err := optionJSON(line)
-	if err != nil {
-		return nil, err
-	}
-	c.Option, err = withSLOLines(raw, sloLines)
-	return c, err
+	return how
 }
 
 // runCurve is one curve of one run.

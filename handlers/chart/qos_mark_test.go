@@ -16,7 +16,7 @@ import (
 // repeats, whose iodepth=64 steps searched with latency_target=500us and
 // ended at depth 10 and 12; the iodepth=4 steps searched too and kept
 // their 4.
-func qosDepthRun(id int64) Run {
+func qosDepthRun(id int64) LoadedRun {
 	plan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "4", "16", "64"))
 	slo := sweep.DefaultSLO
 	plan.SLO = &slo
@@ -112,7 +112,7 @@ func TestQoSApartAndFirst(t *testing.T) {
 			t.Errorf("series %s: x %s, want 2000 4000 6000 - 7200 - 10000", doc.Series[s].Name, got)
 		}
 	}
-	first := func(r Run) Kind { return Available([]Run{r}, RunPage)[0].Name }
+	first := func(r LoadedRun) Kind { return Available([]LoadedRun{r}, RunPage)[0].Name }
 	if k := first(run); k != QoS {
 		t.Errorf("a rate sweep's first chart is %s, want qos", k)
 	}
@@ -128,7 +128,7 @@ func TestQoSApartAndFirst(t *testing.T) {
 func TestLoadX(t *testing.T) {
 	for _, tc := range []struct {
 		q     Query
-		run   Run
+		run   LoadedRun
 		title string
 		xs    []string
 	}{

@@ -14,7 +14,7 @@ import (
 // qosRun is a rate_iops sweep of one reader: a probe at 10k IOPS, then
 // 20 %…80 % of it, latency from intended starts rising with the rate:
 // 100µs up to 40 %, 3 ms at 60 %, 20 ms at 80 %.
-func qosRun(id int64) Run {
+func qosRun(id int64) LoadedRun {
 	plan := testPlan(1, sweepOf(sweep.AxisRateIOPS, "max", "20%", "40%", "60%", "80%"))
 	slo := sweep.DefaultSLO
 	plan.SLO = &slo
@@ -111,11 +111,11 @@ func TestQoSLines(t *testing.T) {
 	}
 	other.Run.Plan.SLO = &slo
 	for _, tc := range []struct {
-		runs []Run
+		runs []LoadedRun
 		want []string
 	}{
-		{[]Run{qosRun(1), other}, []string{`"yAxis":1000`, `"yAxis":5000`}},
-		{[]Run{qosRun(1), qosRun(3)}, []string{`"yAxis":1000`}},
+		{[]LoadedRun{qosRun(1), other}, []string{`"yAxis":1000`, `"yAxis":5000`}},
+		{[]LoadedRun{qosRun(1), qosRun(3)}, []string{`"yAxis":1000`}},
 	} {
 		ch := mustBuild(t, Query{Kind: QoS, Runs: []int64{tc.runs[0].Run.ID, tc.runs[1].Run.ID}}, tc.runs...)
 		opt := string(ch.Option)

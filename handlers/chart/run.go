@@ -21,15 +21,15 @@ type runView struct {
 	label string // "run 3"
 	host  string // the fleet host of a group's run
 	name  string // what legends of several runs call it (Names)
-	src   *Run
+	src   *LoadedRun
 	run   *db.Run
 	plan  *sweep.Plan
-	steps []summary.Step // by Seq
+	steps []summary.StepView // by Seq
 	fixed map[sweep.Axis]string
 	job   string // the job drawn; "" when the kind draws every job
 }
 
-func views(runs []Run) []*runView {
+func views(runs []LoadedRun) []*runView {
 	out := make([]*runView, len(runs))
 	names := Names(runs)
 	for i := range runs {
@@ -43,7 +43,7 @@ func views(runs []Run) []*runView {
 // group's run its fleet host (a group's page compares hosts, and "run 7"
 // sends its reader to look up which host that was), with its run number
 // when another of runs ran on the same host; any other run "run N".
-func Names(runs []Run) []string {
+func Names(runs []LoadedRun) []string {
 	hosts := map[string]int{}
 	for i := range runs {
 		hosts[runs[i].Host]++
@@ -63,7 +63,7 @@ func Names(runs []Run) []string {
 	return out
 }
 
-func newRunView(rd *Run) *runView {
+func newRunView(rd *LoadedRun) *runView {
 	r := &runView{
 		id:    rd.Run.ID,
 		label: "run " + strconv.FormatInt(rd.Run.ID, 10),
@@ -74,7 +74,7 @@ func newRunView(rd *Run) *runView {
 		steps: slices.Clone(rd.summaries()),
 		fixed: map[sweep.Axis]string{},
 	}
-	slices.SortStableFunc(r.steps, func(a, b summary.Step) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
+	slices.SortStableFunc(r.steps, func(a, b summary.StepView) int { return cmp.Compare(a.Step.Seq, b.Step.Seq) })
 
 	// An axis the plan does not sweep has the base job's value in every
 	// step.
@@ -139,7 +139,7 @@ func (r *runView) multiJob() bool { return len(r.src.Jobs()) > 1 }
 // name, or -1. Not slices.IndexFunc: its func takes each job result by
 // value, a copy of its six fixed-size histograms (~90 kB), which made
 // this the run page's most costly line on a long run.
-func jobNamed(jobs []summary.Job, from int, name string) int {
+func jobNamed(jobs []summary.JobView, from int, name string) int {
 	for k := from; k < len(jobs); k++ {
 		if jobs[k].Name == name {
 			return k
@@ -150,12 +150,12 @@ func jobNamed(jobs []summary.Job, from int, name string) int {
 
 // onlyJob returns steps whose results hold one job's alone: its clones,
 // or its reporting group's merged result. The job is the run's job at
-// position pos (Run.Jobs), which in each step is the step's job at that
+// position pos (LoadedRun.Jobs), which in each step is the step's job at that
 // position: steps of an iolab sweep name it alike, but steps imported
 // from fio carry fio's names, one per section (qd1, qd4, qd16). name is
 // the job when pos is unknown. Clones sit side by side in their group,
 // so the copies share the results' memory where they can.
-func onlyJob(steps []summary.Step, pos int, name string) []summary.Step {
+func onlyJob(steps []summary.StepView, pos int, name string) []summary.StepView {
 	out := slices.Clone(steps)
 	for i := range out {
 		src := out[i].Result
@@ -166,7 +166,7 @@ func onlyJob(steps []summary.Step, pos int, name string) []summary.Step {
 		if roles := configJobs(&out[i].Step.Config); pos >= 0 && pos < len(roles) {
 			name = roles[pos]
 		}
-		res := &summary.Result{Start: src.Start, Groups: make([]summary.Group, 0, len(src.Groups))}
+		res := &summary.ResultView{Start: src.Start, Groups: make([]summary.GroupView, 0, len(src.Groups))}
 		for _, g := range src.Groups {
 			first := jobNamed(g.Jobs, 0, name)
 			if first < 0 {
@@ -304,13 +304,13 @@ func jobCell(cells []summary.SummaryCell) (summary.SummaryCell, bool) {
 
 // done reports whether a step counts in the numbers, by the summaries'
 // rule (summary.StepStatus).
-func done(st *summary.Step) bool { return summary.StatusOf(st) == sweep.StepDone }
+func done(st *summary.StepView) bool { return summary.StatusOf(st) == sweep.StepDone }
 
 // dirSteps returns steps with every job's other direction emptied, so
 // that bench's summaries, which add reads and writes, count direction d
 // alone; d < 0 returns steps as they are. The copies leave the histograms
 // out: the summaries do not read them.
-func dirSteps(steps []summary.Step, d int) []summary.Step {
+func dirSteps(steps []summary.StepView, d int) []summary.StepView {
 	if d < 0 {
 		return steps
 	}
@@ -320,10 +320,10 @@ func dirSteps(steps []summary.Step, d int) []summary.Step {
 		if src == nil {
 			continue
 		}
-		res := &summary.Result{Start: src.Start, Groups: make([]summary.Group, len(src.Groups))}
+		res := &summary.ResultView{Start: src.Start, Groups: make([]summary.GroupView, len(src.Groups))}
 		for g := range src.Groups {
 			sg := &src.Groups[g]
-			res.Groups[g] = summary.Group{ID: sg.ID, Reporting: sg.Reporting, Jobs: make([]summary.Job, len(sg.Jobs))}
+			res.Groups[g] = summary.GroupView{ID: sg.ID, Reporting: sg.Reporting, Jobs: make([]summary.JobView, len(sg.Jobs))}
 			for k := range sg.Jobs {
 				j, c := &sg.Jobs[k], &res.Groups[g].Jobs[k]
 				c.Name, c.GroupID, c.Error, c.Runtime, c.Jobs = j.Name, j.GroupID, j.Error, j.Runtime, j.Jobs

@@ -54,28 +54,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	// The x values and series in the order gridOf gives them; the numbers
 	// from SummarizeScaling, keyed the same way.
 	g := gridOf(l, runs)
-	type point struct {
-		step summary.ScalingStep
-		ok   bool
-	}
-	points := map[*series]map[string]point{}
-	for _, r := range runs {
-		for _, st := range summary.SummarizeScalingSteps(r.plan, dirSteps(r.steps, q.dirIndex())) {
-			if st.Total || (r.job != "" && st.Job != r.job) {
-				continue
-			}
-			x, group := l.key(r, st.Axes)
-			k := slices.IndexFunc(g.series, func(s *series) bool { return s.run == r && slices.Equal(s.group, group) })
-			if k < 0 {
-				continue // cannot happen: both come from the same steps
-			}
-			if points[g.series[k]] == nil {
-				points[g.series[k]] = map[string]point{}
-			}
-			points[g.series[k]][x] = point{st, true}
-		}
-	}
-
+	points := scalingPoints(q, l, g, runs)
 	g.pick(q, l, runs, maxSeries/2)
 	c.Pickers = g.pickers
 	c.Format = Format{Tooltip: "bars", Y: "iops", XName: string(l.x)}
@@ -85,59 +64,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	bar.SetXAxis(g.xs)
 	var extra []map[string]any
 	for si, s := range g.series {
-		data := make([]item, len(g.xs))
-		ideal := make([]item, len(g.xs))
-		var whiskers [][]any
-		// Linear scaling from the first point with a median: n times the
-		// IOPS of its numjobs, per job.
-		var base, baseN float64
-		for i, x := range g.xs {
-			data[i], ideal[i] = item{Value: missing}, item{Value: missing}
-			p, ok := points[s][x]
-			if !ok {
-				continue
-			}
-			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(p.step.Repeats), strconv.Itoa(p.step.Failed))
-			if p.step.Repeats == 0 {
-				c.Rows = append(c.Rows, append(row, "", "", "", "", "", "", ""))
-				continue
-			}
-			sp := p.step.IOPS
-			n, _ := strconv.ParseFloat(x, 64)
-			if base == 0 && n > 0 {
-				base, baseN = sp.Median, n
-			}
-			eff := math.NaN()
-			if base > 0 && n > 0 {
-				want := base * n / baseN
-				eff = 100 * sp.Median / want
-				ideal[i] = item{Value: want, Name: x}
-			}
-			row = append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy()), "", "")
-			data[i] = item{Value: sp.Median, Name: x, N: p.step.Repeats,
-				Extra: [][3]any{{"min", sp.Min, "iops"}, {"max", sp.Max, "iops"}}}
-			var label []string
-			if p.step.Growth != nil {
-				row[len(row)-2] = num(*p.step.Growth)
-				label = append(label, growthLabel(*p.step.Growth))
-				data[i].Extra = append(data[i].Extra, [3]any{"growth", *p.step.Growth, "pct"})
-			}
-			if !math.IsNaN(eff) {
-				row[len(row)-1] = num(eff)
-				if n != baseN {
-					label = append(label, units.Significant(eff, 3)+"% eff.")
-				}
-				data[i].Extra = append(data[i].Extra, [3]any{"efficiency", eff, "pct"})
-			}
-			if sp.Noisy() {
-				data[i].Note = "noisy: CV " + units.Percent(100*sp.CV, false)
-			}
-			if len(label) > 0 {
-				data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), Color: "#333"}
-			}
-			whiskers = append(whiskers, []any{i, sp.Min, sp.Max, si, len(g.series)})
-			c.Rows = append(c.Rows, row)
-		}
+		data, ideal, whiskers := scalingBars(c, l, g, si, points[s])
 		name := cmp.Or(s.name, s.run.job, s.run.label)
 		linear := name + " linear"
 		if len(g.series) == 1 {
@@ -158,4 +85,93 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	}
 	c.Option, err = addSeries(raw, extra)
 	return c, err
+}
+
+// scalingPoint is one bar's figures, from SummarizeScaling.
+type scalingPoint struct {
+	step summary.ScalingStep
+	ok   bool
+}
+
+// scalingPoints are each series' points by x value: the runs' steps
+// summarised by SummarizeScaling, of the job drawn.
+func scalingPoints(q Query, l *layout, g *grid, runs []*runView) map[*series]map[string]scalingPoint {
+	points := map[*series]map[string]scalingPoint{}
+	for _, r := range runs {
+		for _, st := range summary.SummarizeScalingSteps(r.plan, dirSteps(r.steps, q.dirIndex())) {
+			if st.Total || (r.job != "" && st.Job != r.job) {
+				continue
+			}
+			x, group := l.key(r, st.Axes)
+			k := slices.IndexFunc(g.series, func(s *series) bool { return s.run == r && slices.Equal(s.group, group) })
+			if k < 0 {
+				continue // cannot happen: both come from the same steps
+			}
+			if points[g.series[k]] == nil {
+				points[g.series[k]] = map[string]scalingPoint{}
+			}
+			points[g.series[k]][x] = scalingPoint{st, true}
+		}
+	}
+	return points
+}
+
+// scalingBars are series si's bars at each x value of g, labelled with
+// their growth and efficiency, the linear scaling they are measured
+// against (ideal) and their whiskers; it adds their rows to c.
+func scalingBars(c *Chart, l *layout, g *grid, si int, points map[string]scalingPoint) (data, ideal []item, whiskers [][]any) {
+	s := g.series[si]
+	data = make([]item, len(g.xs))
+	ideal = make([]item, len(g.xs))
+	// Linear scaling from the first point with a median: n times the
+	// IOPS of its numjobs, per job.
+	var base, baseN float64
+	for i, x := range g.xs {
+		data[i], ideal[i] = item{Value: missing}, item{Value: missing}
+		p, ok := points[x]
+		if !ok {
+			continue
+		}
+		row := append(l.row(s.run, x, s.group, true), strconv.Itoa(p.step.Repeats), strconv.Itoa(p.step.Failed))
+		if p.step.Repeats == 0 {
+			c.Rows = append(c.Rows, append(row, "", "", "", "", "", "", ""))
+			continue
+		}
+		sp := p.step.IOPS
+		n, _ := strconv.ParseFloat(x, 64)
+		if base == 0 && n > 0 {
+			base, baseN = sp.Median, n
+		}
+		eff := math.NaN()
+		if base > 0 && n > 0 {
+			want := base * n / baseN
+			eff = 100 * sp.Median / want
+			ideal[i] = item{Value: want, Name: x}
+		}
+		row = append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy()), "", "")
+		data[i] = item{Value: sp.Median, Name: x, N: p.step.Repeats,
+			Extra: [][3]any{{"min", sp.Min, "iops"}, {"max", sp.Max, "iops"}}}
+		var label []string
+		if p.step.Growth != nil {
+			row[len(row)-2] = num(*p.step.Growth)
+			label = append(label, growthLabel(*p.step.Growth))
+			data[i].Extra = append(data[i].Extra, [3]any{"growth", *p.step.Growth, "pct"})
+		}
+		if !math.IsNaN(eff) {
+			row[len(row)-1] = num(eff)
+			if n != baseN {
+				label = append(label, units.Significant(eff, 3)+"% eff.")
+			}
+			data[i].Extra = append(data[i].Extra, [3]any{"efficiency", eff, "pct"})
+		}
+		if sp.Noisy() {
+			data[i].Note = "noisy: CV " + units.Percent(100*sp.CV, false)
+		}
+		if len(label) > 0 {
+			data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), Color: "#333"}
+		}
+		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, si, len(g.series)})
+		c.Rows = append(c.Rows, row)
+	}
+	return data, ideal, whiskers
 }

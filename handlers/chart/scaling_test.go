@@ -12,7 +12,7 @@ import (
 )
 
 // numjobsRun sweeps numjobs 1, 2, 4 with 2 repeats, IOPS from iops.
-func numjobsRun(id int64, iops map[string][2]uint64) Run {
+func numjobsRun(id int64, iops map[string][2]uint64) LoadedRun {
 	plan := testPlan(2, sweepOf(sweep.AxisNumJobs, "1", "2", "4"))
 	return testRun(id, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		return sweeptest.Done(testWrites(iops[s.Value(sweep.AxisNumJobs)][s.Repeat]))
@@ -49,7 +49,7 @@ func TestBuildChartScaling(t *testing.T) {
 	}
 
 	// Not sweeping numjobs does not fit.
-	_, err := Build(Query{Kind: Scaling}, []Run{run, iodepthEngineRun(3, engineIOPS, [3]string{})})
+	_, err := Build(Query{Kind: Scaling}, []LoadedRun{run, iodepthEngineRun(3, engineIOPS, [3]string{})})
 	var ve *QueryError
 	if !errors.As(err, &ve) || !strings.Contains(ve.Msg, "run 3 does not sweep numjobs") {
 		t.Errorf("scaling of a run without numjobs: %v", err)

@@ -32,11 +32,11 @@ type interval struct {
 
 // stepIntervals is the step's IOPS per interval, its results added (the
 // clones of the job drawn: see runView.selectJob). Results are
-// lined up interval by interval, as summary.Job.Merge lines up
+// lined up interval by interval, as bench.JobResult.Merge lines up
 // samples, up to the shortest job; a job without samples (one that ended
 // within its first interval) has nothing to add.
 // fromLogs: every job's IOPS log can be drawn (logWindow), and is.
-func stepIntervals(res *summary.Result, fromLogs bool) []interval {
+func stepIntervals(res *summary.ResultView, fromLogs bool) []interval {
 	if fromLogs {
 		return addIntervals(res, logIntervals) // timeline_logs.go
 	}
@@ -45,7 +45,7 @@ func stepIntervals(res *summary.Result, fromLogs bool) []interval {
 
 // addIntervals adds up the intervals of res's jobs, lined up one by one
 // up to the shortest job's.
-func addIntervals(res *summary.Result, jobIntervals func(*summary.Job) []interval) []interval {
+func addIntervals(res *summary.ResultView, jobIntervals func(*summary.JobView) []interval) []interval {
 	var total []interval
 	first := true
 	for _, g := range res.Groups {
@@ -71,7 +71,7 @@ func addIntervals(res *summary.Result, jobIntervals func(*summary.Job) []interva
 
 // jobIntervals is a job's IOPS over each interval between its cumulative
 // samples, skipping empty intervals as JobResult.IntervalIOPS does.
-func jobIntervals(r *summary.Job) []interval {
+func jobIntervals(r *summary.JobView) []interval {
 	out := make([]interval, 0, len(r.Samples))
 	var prev bench.Sample
 	for _, s := range r.Samples {
@@ -90,7 +90,7 @@ func jobIntervals(r *summary.Job) []interval {
 }
 
 // stepDoes reports whether any job of res did I/O in direction d.
-func stepDoes(res *summary.Result, d int) bool {
+func stepDoes(res *summary.ResultView, d int) bool {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Dirs[d].IOs > 0 {
@@ -113,7 +113,7 @@ type phase struct {
 // measured window starts (its samples' 0) and its phases. A step stored
 // without times (imported, or built by hand) starts where the one before
 // it ended, at next.
-func stepTimes(st *summary.Step, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
+func stepTimes(st *summary.StepView, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
 	var start time.Time
 	var ramp, runtime time.Duration
 	if st.Result != nil {
@@ -151,7 +151,7 @@ func stepTimes(st *summary.Step, t0 time.Time, next float64, discard bool) (meas
 
 // placeStep is stepTimes, with the step's measurement at 0 when it is
 // drawn alone.
-func placeStep(st *summary.Step, t0 time.Time, next float64, discard, alone bool) (measure float64, phases []phase) {
+func placeStep(st *summary.StepView, t0 time.Time, next float64, discard, alone bool) (measure float64, phases []phase) {
 	measure, phases = stepTimes(st, t0, next, discard)
 	if alone {
 		for k := range phases {
@@ -178,13 +178,45 @@ func timeAxis(name string) opts.XAxis {
 // of every step of the run one after the other on one time axis (step
 // 0), in each run compared, with each step's phases shaded behind.
 func buildTimeline(q Query, runs []*runView) (*Chart, error) {
-	last := 0
-	for _, r := range runs {
-		if n := len(r.steps); n > 0 {
-			last = max(last, r.steps[n-1].Step.Seq+1)
-		}
+	stepsOf, err := timelineSteps(q, runs)
+	if err != nil {
+		return nil, err
 	}
-	stepsOf := make([][]*summary.Step, len(runs))
+	all := slices.Concat(stepsOf...)
+	dirs := timelineDirs(q, all)
+	c, how := timelineChart(q, runs, stepsOf, dirs)
+	t := newTimelineDrawing(q, c, dirs, all, len(runs))
+	for i, r := range runs {
+		t.drawRun(i, r, stepsOf[i])
+	}
+	how = t.finish(how)
+	c.File = fileName(Timeline, runs)
+	xName := "time since the run's first step (s)"
+	if q.Step > 0 {
+		c.File += "-step" + strconv.Itoa(q.Step)
+		xName = "time since the measurement began (s)"
+	}
+	x := timeAxis(xName)
+	if len(t.areas) > 0 && t.areas[0].from < 0 {
+		x.Min = math.Floor(t.areas[0].from*10) / 10 // a step's discard and ramp come before its 0
+	}
+	t.line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, how), "axis",
+		x, opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
+	raw, err := optionJSON(t.line)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = splicePoints(raw, t.line, t.drawn); err != nil {
+		return nil, err
+	}
+	c.Option, err = withPhases(raw, t.areas, len(all) <= 12)
+	return c, err
+}
+
+// timelineSteps are the steps a timeline draws of each run: step q.Step,
+// or every step for 0.
+func timelineSteps(q Query, runs []*runView) ([][]*summary.StepView, error) {
+	stepsOf := make([][]*summary.StepView, len(runs))
 	for i, r := range runs {
 		if q.Step == 0 {
 			for k := range r.steps {
@@ -192,35 +224,45 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 			}
 			continue
 		}
-		k := slices.IndexFunc(r.steps, func(s summary.Step) bool { return s.Step.Seq == q.Step-1 })
+		k := slices.IndexFunc(r.steps, func(s summary.StepView) bool { return s.Step.Seq == q.Step-1 })
 		if k < 0 {
 			if len(r.steps) == 0 {
 				return nil, queryError("step", "%s has no steps yet", r.label)
 			}
 			return nil, queryError("step", "%s has no step %d; its steps are 1 to %d", r.label, q.Step, r.steps[len(r.steps)-1].Step.Seq+1)
 		}
-		stepsOf[i] = []*summary.Step{&r.steps[k]}
+		stepsOf[i] = []*summary.StepView{&r.steps[k]}
 	}
-	all := slices.Concat(stepsOf...)
+	return stepsOf, nil
+}
 
-	// Which directions: the one asked for, else those with any I/O.
-	var dirs []int
+// timelineDirs are the directions a timeline draws: the one asked for,
+// else those with any I/O in the steps drawn, else both.
+func timelineDirs(q Query, all []*summary.StepView) []int {
 	if d := q.dirIndex(); d >= 0 {
-		dirs = []int{d}
-	} else {
-		for d := range 2 {
-			if slices.ContainsFunc(all, func(st *summary.Step) bool { return done(st) && stepDoes(st.Result, d) }) {
-				dirs = append(dirs, d)
-			}
-		}
-		if len(dirs) == 0 {
-			dirs = []int{bench.Read, bench.Write}
+		return []int{d}
+	}
+	var dirs []int
+	for d := range 2 {
+		if slices.ContainsFunc(all, func(st *summary.StepView) bool { return done(st) && stepDoes(st.Result, d) }) {
+			dirs = append(dirs, d)
 		}
 	}
-	dirName := [2]string{"read", "write"}
+	if len(dirs) == 0 {
+		dirs = []int{bench.Read, bench.Write}
+	}
+	return dirs
+}
 
-	c := &Chart{Title: "IOPS over time, every step", Format: Format{Tooltip: "time", X: "s", Y: "iops"}}
-	how := "shaded: discard (or preparation) in orange, ramp in blue"
+// dirNames name the directions in a timeline's series and columns.
+var dirNames = [2]string{"read", "write"}
+
+// timelineChart is a timeline's chart before it is drawn: its title,
+// step picker and table columns, and how (the subtitle's account of
+// what is drawn) so far.
+func timelineChart(q Query, runs []*runView, stepsOf [][]*summary.StepView, dirs []int) (c *Chart, how string) {
+	c = &Chart{Title: "IOPS over time, every step", Format: Format{Tooltip: "time", X: "s", Y: "iops"}}
+	how = "shaded: discard (or preparation) in orange, ramp in blue"
 	if q.Step > 0 {
 		c.Title = fmt.Sprintf("IOPS over time, step %d", q.Step)
 		if len(runs) == 1 {
@@ -234,16 +276,8 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 			}
 		}
 	}
-	stepPicker := Picker{Param: "step", Label: "step", Single: true,
-		Options: []PickerOption{{Value: "", Label: "every step, one after the other", On: q.Step == 0}}}
-	if len(runs) > 0 {
-		for _, st := range runs[0].steps {
-			label := fmt.Sprintf("%d · %s repeat %d", st.Step.Seq+1, axesText(st.Step.Axes), st.Step.Repeat+1)
-			stepPicker.Options = append(stepPicker.Options, PickerOption{Value: strconv.Itoa(st.Step.Seq + 1), Label: label, On: st.Step.Seq+1 == q.Step})
-		}
-	}
-	if len(stepPicker.Options) > 2 {
-		c.Pickers = []Picker{stepPicker}
+	if p := timelineStepPicker(q, runs); len(p.Options) > 2 {
+		c.Pickers = []Picker{p}
 	}
 	if len(runs) > 1 {
 		c.Columns = append(c.Columns, "run")
@@ -256,148 +290,176 @@ func buildTimeline(q Query, runs []*runView) (*Chart, error) {
 		c.Columns = append(c.Columns, "run_time_s")
 	}
 	for _, d := range dirs {
-		c.Columns = append(c.Columns, dirName[d]+"_iops")
+		c.Columns = append(c.Columns, dirNames[d]+"_iops")
 	}
+	return c, how
+}
 
-	line := echarts.NewLine()
-	xName := "time since the run's first step (s)"
-	if q.Step > 0 {
-		xName = "time since the measurement began (s)"
+// timelineStepPicker picks every step or one of the first run's.
+func timelineStepPicker(q Query, runs []*runView) Picker {
+	p := Picker{Param: "step", Label: "step", Single: true,
+		Options: []PickerOption{{Value: "", Label: "every step, one after the other", On: q.Step == 0}}}
+	if len(runs) > 0 {
+		for _, st := range runs[0].steps {
+			label := fmt.Sprintf("%d · %s repeat %d", st.Step.Seq+1, axesText(st.Step.Axes), st.Step.Repeat+1)
+			p.Options = append(p.Options, PickerOption{Value: strconv.Itoa(st.Step.Seq + 1), Label: label, On: st.Step.Seq+1 == q.Step})
+		}
 	}
-	var every time.Duration
-	fromLogs := false // the last step drawn is drawn from its IOPS logs
-	var areas []phase
-	var steady []steadyMark // steady-state windows (timeline_steady.go), one run drawn
-	var drawn []*points     // each series' data, spliced in after the rest is encoded
-	// Room for every interval at once: a whole run's are tens of
-	// thousands, and growing the slices one by one cost more than
-	// drawing them.
-	hint := 0
+	return p
+}
+
+// timelineDrawing is what a timeline gathers as it draws each run's
+// steps: the series, the table's rows, the phases and steady-state
+// windows shaded behind, and what the subtitle says of the samples.
+type timelineDrawing struct {
+	q    Query
+	c    *Chart
+	dirs []int
+	runs int // how many runs are drawn: with several, rows and series name theirs
+	line *echarts.Line
+	// hint is the intervals of every step drawn: room for all at once (a
+	// whole run's are tens of thousands, and growing the slices one by
+	// one cost more than drawing them).
+	hint     int
+	cells    []string // the rows' cells, in one allocation
+	every    time.Duration
+	fromLogs bool // the last step drawn is drawn from its IOPS logs
+	areas    []phase
+	steady   []steadyMark // steady-state windows (timeline_steady.go), one run drawn
+	drawn    []*points    // each series' data, spliced in after the rest is encoded
+}
+
+func newTimelineDrawing(q Query, c *Chart, dirs []int, all []*summary.StepView, runs int) *timelineDrawing {
+	t := &timelineDrawing{q: q, c: c, dirs: dirs, runs: runs, line: echarts.NewLine()}
 	for _, st := range all {
 		if st.Result != nil && len(st.Result.Groups) > 0 && len(st.Result.Groups[0].Jobs) > 0 {
-			hint += len(st.Result.Groups[0].Jobs[0].Samples) + 1
+			t.hint += len(st.Result.Groups[0].Jobs[0].Samples) + 1
 		}
 	}
-	var cells []string // the rows' cells, in one allocation
 	if !q.noTable {
-		c.Rows = make([][]string, 0, hint)
-		cells = make([]string, 0, hint*len(c.Columns))
+		c.Rows = make([][]string, 0, t.hint)
+		t.cells = make([]string, 0, t.hint*len(c.Columns))
 	}
-	for i, r := range runs {
-		data := make([]points, len(dirs))
-		for k := range data {
-			data[k].grow(hint)
+	return t
+}
+
+// drawRun draws run r (the i-th) over steps, one after the other on the
+// time axis, as a series per direction; the first run's phases are
+// shaded.
+func (t *timelineDrawing) drawRun(i int, r *runView, steps []*summary.StepView) {
+	data := make([]points, len(t.dirs))
+	for k := range data {
+		data[k].grow(t.hint)
+	}
+	var t0 time.Time
+	next := 0.0
+	for _, st := range steps {
+		if t0.IsZero() && !st.Start.IsZero() {
+			t0 = st.Start
 		}
-		var t0 time.Time
-		next := 0.0
-		for _, st := range stepsOf[i] {
-			if t0.IsZero() && !st.Start.IsZero() {
-				t0 = st.Start
+		measure, phases := placeStep(st, t0, next, r.plan.Discard, t.q.Step > 0)
+		if i == 0 {
+			t.areas = append(t.areas, phases...)
+		}
+		if s := steadyOf(st.Result); s != nil && t.runs == 1 && done(st) {
+			m := markSteady(s, measure)
+			t.areas = append(t.areas, m.area)
+			t.steady = append(t.steady, m)
+		}
+		ivs := t.intervals(st)
+		next = phases[len(phases)-1].to
+		for _, iv := range ivs {
+			at := measure + iv.at.Seconds()
+			for k, d := range t.dirs {
+				data[k].add(st.Step.Seq+1, at, iv.iops[d])
 			}
-			measure, phases := placeStep(st, t0, next, r.plan.Discard, q.Step > 0)
-			if i == 0 {
-				areas = append(areas, phases...)
-			}
-			if s := steadyOf(st.Result); s != nil && len(runs) == 1 && done(st) {
-				m := markSteady(s, measure)
-				areas = append(areas, m.area)
-				steady = append(steady, m)
-			}
-			var ivs []interval
-			if done(st) {
-				var w time.Duration
-				w, fromLogs = logWindow(st.Result)
-				ivs = stepIntervals(st.Result, fromLogs)
-				if !fromLogs {
-					w = stepInterval(st.Result)
-				}
-				every = cmp.Or(every, w)
-			}
-			next = phases[len(phases)-1].to
-			for _, iv := range ivs {
-				t := iv.at.Seconds()
-				at := measure + t
-				for k, d := range dirs {
-					data[k].add(st.Step.Seq+1, at, iv.iops[d])
-				}
-				if q.noTable {
-					continue
-				}
-				if cap(cells)-len(cells) < len(c.Columns) {
-					cells = make([]string, 0, max(hint, 1)*len(c.Columns))
-				}
-				row := cells[len(cells):len(cells)]
-				if len(runs) > 1 {
-					row = append(row, strconv.FormatInt(r.id, 10))
-				}
-				if q.Step == 0 {
-					row = append(row, strconv.Itoa(st.Step.Seq+1))
-				}
-				row = append(row, r.job, num(t))
-				if q.Step == 0 {
-					row = append(row, num(at))
-				}
-				for _, d := range dirs {
-					row = append(row, num(iv.iops[d]))
-				}
-				cells = cells[:len(cells)+len(row)]
-				c.Rows = append(c.Rows, row[:len(row):len(row)])
-			}
-			// A gap between steps breaks the line.
-			for k := range dirs {
-				data[k].gap()
+			if !t.q.noTable {
+				t.addRow(r, st, iv, at)
 			}
 		}
-		for k, d := range dirs {
-			name := dirName[d]
-			if len(runs) > 1 {
-				name = r.name + " " + name
-			}
-			color := palette[(2*i+k)%len(palette)]
-			few := data[k].len() <= 40
-			line.AddSeries(name, nil, lineStyle(color, 0, 0, few)...)
-			line.MultiSeries[len(line.MultiSeries)-1].Data = data[k].placeholder(len(drawn))
-			drawn = append(drawn, &data[k])
+		// A gap between steps breaks the line.
+		for k := range t.dirs {
+			data[k].gap()
 		}
 	}
-	if len(steady) > 0 {
-		addSteady(line, steady)
-		if len(steady) == 1 {
-			how = steady[0].text + " (window shaded green) · " + how
+	for k, d := range t.dirs {
+		name := dirNames[d]
+		if t.runs > 1 {
+			name = r.name + " " + name
+		}
+		color := palette[(2*i+k)%len(palette)]
+		few := data[k].len() <= 40
+		t.line.AddSeries(name, nil, lineStyle(color, 0, 0, few)...)
+		t.line.MultiSeries[len(t.line.MultiSeries)-1].Data = data[k].placeholder(len(t.drawn))
+		t.drawn = append(t.drawn, &data[k])
+	}
+}
+
+// intervals are a finished step's IOPS per interval, from its IOPS logs
+// when they can be drawn; a step that did not finish has none.
+func (t *timelineDrawing) intervals(st *summary.StepView) []interval {
+	if !done(st) {
+		return nil
+	}
+	var w time.Duration
+	w, t.fromLogs = logWindow(st.Result)
+	ivs := stepIntervals(st.Result, t.fromLogs)
+	if !t.fromLogs {
+		w = stepInterval(st.Result)
+	}
+	t.every = cmp.Or(t.every, w)
+	return ivs
+}
+
+// addRow adds the table's row of interval iv of step st of run r, which
+// the time axis places at at.
+func (t *timelineDrawing) addRow(r *runView, st *summary.StepView, iv interval, at float64) {
+	c := t.c
+	if cap(t.cells)-len(t.cells) < len(c.Columns) {
+		t.cells = make([]string, 0, max(t.hint, 1)*len(c.Columns))
+	}
+	row := t.cells[len(t.cells):len(t.cells)]
+	if t.runs > 1 {
+		row = append(row, strconv.FormatInt(r.id, 10))
+	}
+	if t.q.Step == 0 {
+		row = append(row, strconv.Itoa(st.Step.Seq+1))
+	}
+	row = append(row, r.job, num(iv.at.Seconds()))
+	if t.q.Step == 0 {
+		row = append(row, num(at))
+	}
+	for _, d := range t.dirs {
+		row = append(row, num(iv.iops[d]))
+	}
+	t.cells = t.cells[:len(t.cells)+len(row)]
+	c.Rows = append(c.Rows, row[:len(row):len(row)])
+}
+
+// finish adds the steady-state windows to the drawing, and to how what
+// the drawing adds to it: those windows, the sampling interval and
+// whether the IOPS logs were drawn.
+func (t *timelineDrawing) finish(how string) string {
+	if len(t.steady) > 0 {
+		addSteady(t.line, t.steady)
+		if len(t.steady) == 1 {
+			how = t.steady[0].text + " (window shaded green) · " + how
 		} else {
 			how = "steady-state windows shaded green · " + how
 		}
 	}
-	if every > 0 {
-		how = "samples every " + units.Nanos(float64(every)) + " · " + how
-		if fromLogs {
+	if t.every > 0 {
+		how = "samples every " + units.Nanos(float64(t.every)) + " · " + how
+		if t.fromLogs {
 			how = "from the jobs' IOPS logs (write_iops_log) · " + how
 		}
 	}
-	c.File = fileName(Timeline, runs)
-	if q.Step > 0 {
-		c.File += "-step" + strconv.Itoa(q.Step)
-	}
-	x := timeAxis(xName)
-	if len(areas) > 0 && areas[0].from < 0 {
-		x.Min = math.Floor(areas[0].from*10) / 10 // a step's discard and ramp come before its 0
-	}
-	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, how), "axis",
-		x, opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
-	raw, err := optionJSON(line)
-	if err != nil {
-		return nil, err
-	}
-	if raw, err = splicePoints(raw, line, drawn); err != nil {
-		return nil, err
-	}
-	c.Option, err = withPhases(raw, areas, len(all) <= 12)
-	return c, err
+	return how
 }
 
 // stepInterval is the sampling interval of a step's jobs (a step drawn
 // from its logs: logWindow's).
-func stepInterval(res *summary.Result) time.Duration {
+func stepInterval(res *summary.ResultView) time.Duration {
 	for _, g := range res.Groups {
 		for k := range g.Jobs {
 			if g.Jobs[k].Interval > 0 {
@@ -475,132 +537,3 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 }
 
 var seriesStart = []byte(`"series":[{`)
-
-// points is a timeline series' data, written as the []item of {Name:
-// "step N", Value: [x, y]} for each point, with {Value: "-"} where a step
-// ends, would be by encoding/json, but without reflection: a whole run's
-// timeline is tens of thousands of points, and encoding them as items
-// took most of its build.
-type points struct {
-	step []int // each point's step (1-based); 0 for the end of a step
-	x, y []float64
-}
-
-func (p *points) grow(n int) {
-	p.step, p.x, p.y = make([]int, 0, n), make([]float64, 0, n), make([]float64, 0, n)
-}
-
-func (p *points) add(step int, x, y float64) {
-	p.step, p.x, p.y = append(p.step, step), append(p.x, x), append(p.y, y)
-}
-
-// gap ends a step: the line breaks there. There is none before the
-// first point or after another.
-func (p *points) gap() {
-	if n := len(p.step); n > 0 && p.step[n-1] != 0 {
-		p.add(0, 0, 0)
-	}
-}
-
-func (p *points) len() int { return len(p.step) }
-
-// MarshalJSON writes the points as encoding/json writes []item, null
-// when there are none (a nil slice).
-func (p *points) MarshalJSON() ([]byte, error) { return p.appendJSON(nil) }
-
-// placeholder stands for series k's points in the option until
-// splicePoints puts them in: encoding/json checks and copies what a
-// Marshaler writes, which for a whole run took twice the writing.
-func (p *points) placeholder(k int) string { return "\x00iolab points " + strconv.Itoa(k) + "\x00" }
-
-// splicePoints puts each series' points where its placeholder is in
-// raw, what line encodes to. When a placeholder is there other than once
-// (a run or job named like one), the option is encoded again with the
-// points in it.
-func splicePoints(raw json.RawMessage, line *echarts.Line, drawn []*points) (json.RawMessage, error) {
-	if len(drawn) == 0 {
-		return raw, nil
-	}
-	at := make([]int, len(drawn))
-	marks := make([][]byte, len(drawn))
-	n := len(raw)
-	for k, p := range drawn {
-		var err error
-		if marks[k], err = json.Marshal(p.placeholder(k)); err != nil {
-			return nil, err
-		}
-		at[k] = bytes.Index(raw, marks[k])
-		if bytes.Count(raw, marks[k]) != 1 || k > 0 && at[k] < at[k-1] {
-			for k, p := range drawn {
-				line.MultiSeries[k].Data = p
-			}
-			return optionJSON(line)
-		}
-		n += 40 * p.len()
-	}
-	out := make([]byte, 0, n)
-	last := 0
-	for k, p := range drawn {
-		out = append(out, raw[last:at[k]]...)
-		var err error
-		if out, err = p.appendJSON(out); err != nil {
-			return nil, err
-		}
-		last = at[k] + len(marks[k])
-	}
-	return append(out, raw[last:]...), nil
-}
-
-// appendJSON appends the points as MarshalJSON writes them.
-func (p *points) appendJSON(b []byte) ([]byte, error) {
-	if len(p.step) == 0 {
-		return append(b, "null"...), nil
-	}
-	b = slices.Grow(b, 40*len(p.step))
-	b = append(b, '[')
-	for i, st := range p.step {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if st == 0 {
-			b = append(b, `{"value":"-"}`...)
-			continue
-		}
-		b = append(b, `{"name":"step `...)
-		b = strconv.AppendInt(b, int64(st), 10)
-		b = append(b, `","value":[`...)
-		var err error
-		if b, err = appendJSONFloat(b, p.x[i]); err != nil {
-			return nil, err
-		}
-		b = append(b, ',')
-		if b, err = appendJSONFloat(b, p.y[i]); err != nil {
-			return nil, err
-		}
-		b = append(b, "]}"...)
-	}
-	return append(b, ']'), nil
-}
-
-// appendJSONFloat writes f as encoding/json writes a float64
-// (encoding/json's floatEncoder): the shortest decimal that reads back
-// as f, in exponent form below 1e-6 and from 1e21 on; NaN and the
-// infinities are an error there and here.
-func appendJSONFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("chart: timeline: unsupported value %v", f)
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// encoding/json writes e-7, not e-07.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
-}

@@ -20,7 +20,7 @@ import (
 const logBucket = 100 * time.Millisecond
 
 // iopsLog is a job's IOPS log when it can be drawn.
-func iopsLog(r *summary.Job) (*bench.JobLog, bool) {
+func iopsLog(r *summary.JobView) (*bench.JobLog, bool) {
 	for i := range r.Logs {
 		if l := &r.Logs[i]; l.Kind == bench.LogIOPS {
 			return l, !l.Truncated && l.Lines > 0 && int64(bytes.Count(l.Data, []byte("\n"))) == l.Lines
@@ -32,7 +32,7 @@ func iopsLog(r *summary.Job) (*bench.JobLog, bool) {
 // logWindow is the step's log interval, when every job's IOPS log can be
 // drawn: an averaged log's window (the median gap between its times), or
 // logBucket for per-I/O logs.
-func logWindow(res *summary.Result) (time.Duration, bool) {
+func logWindow(res *summary.ResultView) (time.Duration, bool) {
 	var w time.Duration
 	n := 0
 	for _, g := range res.Groups {
@@ -110,7 +110,7 @@ func (e iopsEntries) window() time.Duration {
 // logBucket, the last bucket kept when at least half full, as the
 // samples' last interval is. Times in Unix ms (log_unix_epoch) are taken
 // from the job's start.
-func logIntervals(r *summary.Job) []interval {
+func logIntervals(r *summary.JobView) []interval {
 	l, _ := iopsLog(r)
 	e := parseIOPSLog(l)
 	var base int64

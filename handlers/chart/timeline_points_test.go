@@ -90,8 +90,8 @@ func TestDrawIsBuildWithoutTable(t *testing.T) {
 	}))
 	for _, k := range Kinds() {
 		q := Query{Kind: k.Name}
-		built, errB := Build(q, []Run{run})
-		drawn, errD := Draw(q, []Run{run})
+		built, errB := Build(q, []LoadedRun{run})
+		drawn, errD := Draw(q, []LoadedRun{run})
 		if (errB == nil) != (errD == nil) {
 			t.Fatalf("%s: Build %v, Draw %v", k.Name, errB, errD)
 		}

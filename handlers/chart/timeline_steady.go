@@ -24,7 +24,7 @@ type steadyMark struct {
 
 // steadyOf is the steady-state window of the step's drawn job (the first
 // of its results with one).
-func steadyOf(res *summary.Result) *bench.SteadyResult {
+func steadyOf(res *summary.ResultView) *bench.SteadyResult {
 	if res == nil {
 		return nil
 	}

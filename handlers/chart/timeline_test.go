@@ -77,7 +77,7 @@ func TestBuildChartTimeline(t *testing.T) {
 	}{
 		{Query{Kind: Timeline, Step: 3}, "run 4 has no step 3; its steps are 1 to 2"},
 	} {
-		_, err := Build(tc.q, []Run{run})
+		_, err := Build(tc.q, []LoadedRun{run})
 		var ve *QueryError
 		if !errors.As(err, &ve) || ve.Field != "step" || !strings.Contains(ve.Msg, tc.says) {
 			t.Errorf("Build(%+v) = %v, want a step error saying %q", tc.q, err, tc.says)

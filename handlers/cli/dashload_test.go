@@ -388,7 +388,7 @@ func runPageKinds(t testing.TB, store *db.Store, run *db.Run) []chart.KindSpec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return chart.Available([]chart.Run{{Run: *run, Steps: steps}}, chart.RunPage)
+	return chart.Available([]chart.LoadedRun{{Run: *run, Steps: steps}}, chart.RunPage)
 }
 
 // startServerProfile starts the server's CPU profile (its --pprof

@@ -17,35 +17,7 @@ func (r *Report) Markdown(names []string, png bool) string {
 	fmt.Fprintf(&b, "# %s\n\niolab report · written %s · figures per job, never summed across unlike jobs; failed steps carry no figures. The whole report, offline: [report.html](report.html).\n",
 		mdText(r.Title), r.Generated)
 	if r.Compare {
-		b.WriteString("\nRuns:")
-		for i, run := range r.Runs {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(&b, "%s %d %s (%s, %s)", sep, run.Run.ID, mdText(run.Run.Name), mdText(system.Known(run.Run.Hostname)), mdText(system.Known(run.Run.Kernel)))
-		}
-		b.WriteString("\n")
-		if len(r.Warnings) > 0 {
-			b.WriteString("\n## Before comparing\n\n")
-			for _, w := range r.Warnings {
-				fmt.Fprintf(&b, "- **%s**: %s\n", mdText(w.Field), mdText(w.Msg))
-			}
-		}
-		b.WriteString("\n## Differences\n\n")
-		if len(r.EnvDiffs) == 0 {
-			b.WriteString("The runs' environments and plans are the same.\n")
-		} else {
-			head := []string{"field"}
-			for _, run := range r.Runs {
-				head = append(head, fmt.Sprintf("run %d", run.Run.ID))
-			}
-			var rows [][]string
-			for _, d := range r.EnvDiffs {
-				rows = append(rows, append([]string{d.Field}, d.Values...))
-			}
-			mdTable(&b, head, rows)
-		}
+		r.markdownCompared(&b)
 	}
 	if len(r.StatDiffs) > 0 || r.StatErr != "" {
 		b.WriteString("\n## Statistical diff\n\nPer point and job, the change of the median over the repeats, its confidence interval (Hodges–Lehmann) and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
@@ -53,61 +25,11 @@ func (r *Report) Markdown(names []string, png bool) string {
 			fmt.Fprintf(&b, "\n%s\n", mdText(r.StatErr))
 		}
 		for _, d := range r.StatDiffs {
-			fmt.Fprintf(&b, "\n### %s against %s (the base)\n\n**%s**\n\n", mdText(d.B), mdText(d.A), mdText(d.Summary))
-			head := append([]string(nil), d.Axes...)
-			if d.Jobs {
-				head = append(head, "job")
-			}
-			head = append(head, "figure", d.A, d.B, "change", fmt.Sprintf("%g %% interval", d.Conf), "p", "verdict")
-			var rows [][]string
-			for i, l := range d.Lines {
-				row := append([]string(nil), l.Point...)
-				if d.Jobs {
-					row = append(row, l.Job)
-				}
-				v := l.Verdict
-				if l.Holds {
-					v += " *"
-				}
-				if n := d.NoteOf[i]; n > 0 {
-					v += fmt.Sprintf(" [%d]", n)
-				}
-				rows = append(rows, append(row, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.P, v))
-			}
-			mdTable(&b, head, rows)
-			if d.OnlyA != "" {
-				fmt.Fprintf(&b, "\nOnly in %s: %s\n", mdText(d.A), mdText(d.OnlyA))
-			}
-			if d.OnlyB != "" {
-				fmt.Fprintf(&b, "\nOnly in %s: %s\n", mdText(d.B), mdText(d.OnlyB))
-			}
-			if d.Holds || len(d.Notes) > 0 {
-				b.WriteString("\n")
-			}
-			if d.Holds {
-				b.WriteString("- \\* still significant when every row of the table is taken together (Holm's correction)\n")
-			}
-			for i, n := range d.Notes {
-				fmt.Fprintf(&b, "- [%d] %s\n", i+1, mdText(n))
-			}
+			markdownStatDiff(&b, &d)
 		}
 	}
 	r.markdownKnees(&b)
-	if len(r.Charts) > 0 {
-		b.WriteString("\n## Charts\n")
-		for i, c := range r.Charts {
-			fmt.Fprintf(&b, "\n### %s\n\n", mdText(c.Title))
-			if c.Error != "" {
-				fmt.Fprintf(&b, "Not drawn: %s\n", mdText(c.Error))
-				continue
-			}
-			img := names[i] + ".svg"
-			if png {
-				img = names[i] + ".png"
-			}
-			fmt.Fprintf(&b, "![%s](%s)\n\n[CSV](%s.csv) · [SVG](%s.svg)\n", mdText(c.Title), img, names[i], names[i])
-		}
-	}
+	r.markdownCharts(&b, names, png)
 	if r.MaxIOPS != nil && len(r.MaxIOPS.Rows) > 0 {
 		b.WriteString("\n## Max IOPS per kernel × engine\n\n")
 		var rows [][]string
@@ -124,6 +46,104 @@ func (r *Report) Markdown(names []string, png bool) string {
 		r.markdownRun(&b, &run)
 	}
 	return b.String()
+}
+
+// markdownCompared writes what a comparison leads with: the runs, what
+// makes them unfit to compare, and how their environments and plans
+// differ.
+func (r *Report) markdownCompared(b *strings.Builder) {
+	b.WriteString("\nRuns:")
+	for i, run := range r.Runs {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(b, "%s %d %s (%s, %s)", sep, run.Run.ID, mdText(run.Run.Name), mdText(system.Known(run.Run.Hostname)), mdText(system.Known(run.Run.Kernel)))
+	}
+	b.WriteString("\n")
+	if len(r.Warnings) > 0 {
+		b.WriteString("\n## Before comparing\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(b, "- **%s**: %s\n", mdText(w.Field), mdText(w.Msg))
+		}
+	}
+	b.WriteString("\n## Differences\n\n")
+	if len(r.EnvDiffs) == 0 {
+		b.WriteString("The runs' environments and plans are the same.\n")
+		return
+	}
+	head := []string{"field"}
+	for _, run := range r.Runs {
+		head = append(head, fmt.Sprintf("run %d", run.Run.ID))
+	}
+	var rows [][]string
+	for _, d := range r.EnvDiffs {
+		rows = append(rows, append([]string{d.Field}, d.Values...))
+	}
+	mdTable(b, head, rows)
+}
+
+// markdownStatDiff writes one statistical diff: its table, the points
+// only one side has, and its notes.
+func markdownStatDiff(b *strings.Builder, d *StatDiffView) {
+	fmt.Fprintf(b, "\n### %s against %s (the base)\n\n**%s**\n\n", mdText(d.B), mdText(d.A), mdText(d.Summary))
+	head := append([]string(nil), d.Axes...)
+	if d.Jobs {
+		head = append(head, "job")
+	}
+	head = append(head, "figure", d.A, d.B, "change", fmt.Sprintf("%g %% interval", d.Conf), "p", "verdict")
+	var rows [][]string
+	for i, l := range d.Lines {
+		row := append([]string(nil), l.Point...)
+		if d.Jobs {
+			row = append(row, l.Job)
+		}
+		v := l.Verdict
+		if l.Holds {
+			v += " *"
+		}
+		if n := d.NoteOf[i]; n > 0 {
+			v += fmt.Sprintf(" [%d]", n)
+		}
+		rows = append(rows, append(row, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.P, v))
+	}
+	mdTable(b, head, rows)
+	if d.OnlyA != "" {
+		fmt.Fprintf(b, "\nOnly in %s: %s\n", mdText(d.A), mdText(d.OnlyA))
+	}
+	if d.OnlyB != "" {
+		fmt.Fprintf(b, "\nOnly in %s: %s\n", mdText(d.B), mdText(d.OnlyB))
+	}
+	if d.Holds || len(d.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	if d.Holds {
+		b.WriteString("- \\* still significant when every row of the table is taken together (Holm's correction)\n")
+	}
+	for i, n := range d.Notes {
+		fmt.Fprintf(b, "- [%d] %s\n", i+1, mdText(n))
+	}
+}
+
+// markdownCharts writes each chart as its image (PNG with png, else SVG)
+// with links to its CSV and SVG, or why it was not drawn.
+func (r *Report) markdownCharts(b *strings.Builder, names []string, png bool) {
+	if len(r.Charts) == 0 {
+		return
+	}
+	b.WriteString("\n## Charts\n")
+	for i, c := range r.Charts {
+		fmt.Fprintf(b, "\n### %s\n\n", mdText(c.Title))
+		if c.Error != "" {
+			fmt.Fprintf(b, "Not drawn: %s\n", mdText(c.Error))
+			continue
+		}
+		img := names[i] + ".svg"
+		if png {
+			img = names[i] + ".png"
+		}
+		fmt.Fprintf(b, "![%s](%s)\n\n[CSV](%s.csv) · [SVG](%s.svg)\n", mdText(c.Title), img, names[i], names[i])
+	}
 }
 
 func (r *Report) markdownRun(b *strings.Builder, run *RunPart) {

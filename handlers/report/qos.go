@@ -29,7 +29,7 @@ type Knee struct {
 // qosKnees are the knees of the runs that have a QoS curve: a rate_iops
 // sweep, or an iodepth sweep with an SLO (what `iolab show` prints them
 // for), each curve's under the run's SLO.
-func qosKnees(runs []chart.Run) []Knee {
+func qosKnees(runs []chart.LoadedRun) []Knee {
 	var out []Knee
 	for i := range runs {
 		plan := &runs[i].Run.Plan

@@ -64,7 +64,7 @@ type RunPart struct {
 	// What the step table's legend says (runPageData's fields alike).
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
-	steps                    []summary.Step // for the bundle's steps CSV
+	steps                    []summary.StepView // for the bundle's steps CSV
 }
 
 // Chart is one chart, drawn.
@@ -129,7 +129,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 	// few at a time and keeps of each what the tables, charts and the
 	// statistical diff draw (its figures, clat bins, samples), a few kB,
 	// where a step read whole holds about 100 kB of histograms a job.
-	runs := make([]chart.Run, 0, len(ids))
+	runs := make([]chart.LoadedRun, 0, len(ids))
 	for _, id := range ids {
 		r, err := store.GetRun(ctx, id)
 		if err != nil {
@@ -139,7 +139,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 		if err != nil {
 			return nil, fmt.Errorf("run %d: %w", id, err)
 		}
-		runs = append(runs, chart.Run{Run: *r, Summary: steps})
+		runs = append(runs, chart.LoadedRun{Run: *r, Summary: steps})
 	}
 	css, err := fs.ReadFile(web.Templates(), "report.css")
 	if err != nil {
@@ -196,7 +196,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 }
 
 // drawReportChart builds the chart q asks for and renders it to SVG.
-func drawReportChart(q chart.Query, runs []chart.Run) Chart {
+func drawReportChart(q chart.Query, runs []chart.LoadedRun) Chart {
 	rc := Chart{Kind: string(q.Kind), Title: string(q.Kind), file: string(q.Kind)}
 	ch, err := chart.Build(q, runs)
 	if err != nil {

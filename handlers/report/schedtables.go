@@ -25,7 +25,7 @@ type SchedTables struct {
 
 // NeedSchedTables reports whether the compare page shows the scheduler
 // tables: some run sweeps schedulers, or the runs' schedulers differ.
-func NeedSchedTables(runs []chart.Run) bool {
+func NeedSchedTables(runs []chart.LoadedRun) bool {
 	var first string
 	for i, r := range runs {
 		if r.Run.Plan.SweepsAxis(sweep.AxisScheduler) {
@@ -45,7 +45,7 @@ func NeedSchedTables(runs []chart.Run) bool {
 
 // SchedulerTables builds each run's tables; with prefix, each row starts
 // with the run's id (for the CSV, which holds every run).
-func SchedulerTables(runs []chart.Run, prefix bool) []SchedTables {
+func SchedulerTables(runs []chart.LoadedRun, prefix bool) []SchedTables {
 	const mib = 1 << 20
 	var out []SchedTables
 	for i := range runs {

@@ -29,7 +29,7 @@ type StatDiffView struct {
 // StatDiffs compares the runs (each after the first against the first)
 // or, for one run, the values of its swept axis against base
 // (summary.CompareSides). The runs' steps must carry clat histograms.
-func StatDiffs(runs []chart.Run, axis, base string) ([]*summary.Diff, error) {
+func StatDiffs(runs []chart.LoadedRun, axis, base string) ([]*summary.Diff, error) {
 	if len(runs) > MaxStatDiffRuns {
 		return nil, &InputError{Field: "run", Msg: fmt.Sprintf("the statistical diff compares at most %d runs at once", MaxStatDiffRuns)}
 	}

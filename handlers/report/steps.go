@@ -42,10 +42,10 @@ type JobRow struct {
 
 // StepRows formats the per-step table; the CSV at /runs/:id/steps.csv
 // has the same columns, unformatted.
-func StepRows(steps []sweep.StepResult) []StepRow { return SummaryRows(summary.Steps(steps)) }
+func StepRows(steps []sweep.StepResult) []StepRow { return SummaryRows(summary.StepViews(steps)) }
 
 // SummaryRows is StepRows of summaries.
-func SummaryRows(steps []summary.Step) []StepRow {
+func SummaryRows(steps []summary.StepView) []StepRow {
 	rows := make([]StepRow, len(steps))
 	for i := range steps {
 		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]))
@@ -120,7 +120,7 @@ var StepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodept
 func StepsTableRows(st *sweep.StepResult) [][]string { return figuresTableRows(stepFiguresOf(st)) }
 
 // SummaryTableRows is StepsTableRows of a summary.
-func SummaryTableRows(st *summary.Step) [][]string {
+func SummaryTableRows(st *summary.StepView) [][]string {
 	return figuresTableRows(summary.FiguresOfStep(st))
 }
 

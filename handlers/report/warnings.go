@@ -51,7 +51,7 @@ func sweepOr(p *sweep.Plan, a sweep.Axis, def string) string {
 	return def
 }
 
-func setupOf(rd *chart.Run) runSetup {
+func setupOf(rd *chart.LoadedRun) runSetup {
 	r := &rd.Run
 	s := runSetup{label: "run " + strconv.FormatInt(r.ID, 10), iommu: r.Host.IOMMU.Mode, governor: r.Host.Governor,
 		hostname: r.Hostname, kernel: r.Kernel, cpu: r.Host.CPUModel, repeat: r.Plan.Repeat}
@@ -143,7 +143,7 @@ func setupOf(rd *chart.Run) runSetup {
 }
 
 // setupsOf is each run's setup.
-func setupsOf(runs []chart.Run) []runSetup {
+func setupsOf(runs []chart.LoadedRun) []runSetup {
 	setups := make([]runSetup, len(runs))
 	for i := range runs {
 		setups[i] = setupOf(&runs[i])
@@ -176,9 +176,9 @@ func differs(setups []runSetup, get func(*runSetup) string) []string {
 // numbers besides what is being compared (kernel, engine, scheduler), and
 // which runs cannot be judged on their own (a single repeat). Runs with
 // nothing in doubt give none.
-func CompareWarnings(runs []chart.Run) []Warning { return compareWarnings(runs, setupsOf(runs)) }
+func CompareWarnings(runs []chart.LoadedRun) []Warning { return compareWarnings(runs, setupsOf(runs)) }
 
-func compareWarnings(runs []chart.Run, setups []runSetup) []Warning {
+func compareWarnings(runs []chart.LoadedRun, setups []runSetup) []Warning {
 	var out []Warning
 	check := func(field string, get func(*runSetup) string, why string) {
 		if d := differs(setups, get); d != nil {
@@ -264,7 +264,7 @@ type EnvDiff struct {
 
 // EnvDiffs lists the environment and plan fields whose values are not the
 // same in every run.
-func EnvDiffs(runs []chart.Run) []EnvDiff {
+func EnvDiffs(runs []chart.LoadedRun) []EnvDiff {
 	setups := setupsOf(runs)
 	dur := func(d time.Duration) string {
 		if d <= 0 {
@@ -274,40 +274,40 @@ func EnvDiffs(runs []chart.Run) []EnvDiff {
 	}
 	fields := []struct {
 		name string
-		get  func(*chart.Run, *runSetup) string
+		get  func(*chart.LoadedRun, *runSetup) string
 	}{
-		{"host", func(_ *chart.Run, s *runSetup) string { return s.hostname }},
-		{"kernel", func(_ *chart.Run, s *runSetup) string { return s.kernel }},
-		{"kernel version", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.KernelVersion }},
-		{"arch", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Arch }},
-		{"CPU", func(_ *chart.Run, s *runSetup) string { return system.Known(s.cpu) }},
-		{"CPUs", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.CPUs() }},
-		{"memory", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Memory() }},
-		{"kernel command line", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.Cmdline }},
-		{"IOMMU mode", func(r *chart.Run, _ *runSetup) string { return r.Run.Host.IOMMUMode() }},
-		{"CPU governor", func(_ *chart.Run, s *runSetup) string { return s.governor }},
-		{"target", func(r *chart.Run, _ *runSetup) string { return r.Run.Target }},
-		{"device model", func(_ *chart.Run, s *runSetup) string { return s.model }},
-		{"firmware", func(_ *chart.Run, s *runSetup) string { return s.firmware }},
-		{"driver", func(_ *chart.Run, s *runSetup) string { return s.driver }},
-		{"scheduler", func(_ *chart.Run, s *runSetup) string { return s.sched }},
-		{"io_poll", func(_ *chart.Run, s *runSetup) string { return s.ioPoll }},
-		{"preset", func(r *chart.Run, _ *runSetup) string { return r.Run.Plan.Preset }},
-		{"source", func(r *chart.Run, _ *runSetup) string { return r.Run.Source }},
-		{"block size", func(_ *chart.Run, s *runSetup) string { return s.bs }},
-		{"rw", func(_ *chart.Run, s *runSetup) string { return s.rw }},
-		{"direct", func(_ *chart.Run, s *runSetup) string { return s.direct }},
-		{"engines", func(_ *chart.Run, s *runSetup) string { return s.engines }},
-		{"engine options", func(_ *chart.Run, s *runSetup) string { return s.engineOpts }},
-		{"iodepth", func(_ *chart.Run, s *runSetup) string { return s.iodepths }},
-		{"numjobs", func(_ *chart.Run, s *runSetup) string { return s.numjobs }},
-		{"rate_iops", func(_ *chart.Run, s *runSetup) string { return s.rates }},
-		{"QoS objective", func(_ *chart.Run, s *runSetup) string { return s.slo }},
-		{"runtime", func(_ *chart.Run, s *runSetup) string { return dur(s.runtime) }},
-		{"ramp time", func(_ *chart.Run, s *runSetup) string { return dur(s.ramp) }},
-		{"repeats", func(_ *chart.Run, s *runSetup) string { return itoaNZ(s.repeat) }},
-		{"discard before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
-		{"drop caches before steps", func(r *chart.Run, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
+		{"host", func(_ *chart.LoadedRun, s *runSetup) string { return s.hostname }},
+		{"kernel", func(_ *chart.LoadedRun, s *runSetup) string { return s.kernel }},
+		{"kernel version", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.KernelVersion }},
+		{"arch", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.Arch }},
+		{"CPU", func(_ *chart.LoadedRun, s *runSetup) string { return system.Known(s.cpu) }},
+		{"CPUs", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.CPUs() }},
+		{"memory", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.Memory() }},
+		{"kernel command line", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.Cmdline }},
+		{"IOMMU mode", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Host.IOMMUMode() }},
+		{"CPU governor", func(_ *chart.LoadedRun, s *runSetup) string { return s.governor }},
+		{"target", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Target }},
+		{"device model", func(_ *chart.LoadedRun, s *runSetup) string { return s.model }},
+		{"firmware", func(_ *chart.LoadedRun, s *runSetup) string { return s.firmware }},
+		{"driver", func(_ *chart.LoadedRun, s *runSetup) string { return s.driver }},
+		{"scheduler", func(_ *chart.LoadedRun, s *runSetup) string { return s.sched }},
+		{"io_poll", func(_ *chart.LoadedRun, s *runSetup) string { return s.ioPoll }},
+		{"preset", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Plan.Preset }},
+		{"source", func(r *chart.LoadedRun, _ *runSetup) string { return r.Run.Source }},
+		{"block size", func(_ *chart.LoadedRun, s *runSetup) string { return s.bs }},
+		{"rw", func(_ *chart.LoadedRun, s *runSetup) string { return s.rw }},
+		{"direct", func(_ *chart.LoadedRun, s *runSetup) string { return s.direct }},
+		{"engines", func(_ *chart.LoadedRun, s *runSetup) string { return s.engines }},
+		{"engine options", func(_ *chart.LoadedRun, s *runSetup) string { return s.engineOpts }},
+		{"iodepth", func(_ *chart.LoadedRun, s *runSetup) string { return s.iodepths }},
+		{"numjobs", func(_ *chart.LoadedRun, s *runSetup) string { return s.numjobs }},
+		{"rate_iops", func(_ *chart.LoadedRun, s *runSetup) string { return s.rates }},
+		{"QoS objective", func(_ *chart.LoadedRun, s *runSetup) string { return s.slo }},
+		{"runtime", func(_ *chart.LoadedRun, s *runSetup) string { return dur(s.runtime) }},
+		{"ramp time", func(_ *chart.LoadedRun, s *runSetup) string { return dur(s.ramp) }},
+		{"repeats", func(_ *chart.LoadedRun, s *runSetup) string { return itoaNZ(s.repeat) }},
+		{"discard before steps", func(r *chart.LoadedRun, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.Discard) }},
+		{"drop caches before steps", func(r *chart.LoadedRun, _ *runSetup) string { return strconv.FormatBool(r.Run.Plan.DropCaches) }},
 	}
 	var out []EnvDiff
 	for _, f := range fields {
@@ -353,7 +353,7 @@ func itoaNZ(n int) string {
 // and the I/O scheduler: on a group's page the hosts are compared, so a
 // scheduler that differs between them (not swept by the plan) is one
 // more cause of a gap.
-func GroupWarnings(runs []chart.Run) []Warning {
+func GroupWarnings(runs []chart.LoadedRun) []Warning {
 	setups := setupsOf(runs)
 	out := compareWarnings(runs, setups)
 	if d := differs(setups, func(s *runSetup) string { return s.sched }); d != nil {
@@ -369,22 +369,22 @@ func GroupWarnings(runs []chart.Run) []Warning {
 // version) would look as comparable as any.
 var checked = []struct {
 	name    string
-	unknown func(*chart.Run, *runSetup) bool
+	unknown func(*chart.LoadedRun, *runSetup) bool
 }{
-	{"IOMMU mode", func(_ *chart.Run, s *runSetup) bool { return s.iommu == "" }},
+	{"IOMMU mode", func(_ *chart.LoadedRun, s *runSetup) bool { return s.iommu == "" }},
 	// A device without a model or firmware revision (virtio, loop) has
 	// none to record; a run without targets recorded no device at all.
-	{"device model", func(r *chart.Run, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
-	{"firmware", func(r *chart.Run, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
-	{"scheduler", func(_ *chart.Run, s *runSetup) bool { return s.sched == "" }},
+	{"device model", func(r *chart.LoadedRun, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
+	{"firmware", func(r *chart.LoadedRun, _ *runSetup) bool { return len(r.Run.Targets) == 0 }},
+	{"scheduler", func(_ *chart.LoadedRun, s *runSetup) bool { return s.sched == "" }},
 	// A host without cpufreq records no governor either: only a run that
 	// recorded no environment (no kernel) does not know it.
-	{"CPU governor", func(r *chart.Run, _ *runSetup) bool { return r.Run.Host.KernelRelease == "" }},
+	{"CPU governor", func(r *chart.LoadedRun, _ *runSetup) bool { return r.Run.Host.KernelRelease == "" }},
 }
 
 // uncheckedWarnings name, for each set of hosts that lack the same of
 // the checked facts, which facts no warning could compare.
-func uncheckedWarnings(runs []chart.Run, setups []runSetup) []Warning {
+func uncheckedWarnings(runs []chart.LoadedRun, setups []runSetup) []Warning {
 	if len(runs) < 2 {
 		return nil
 	}
