@@ -85,125 +85,177 @@ func (q Quota) Check(plan *sweep.Plan) error {
 	if err != nil {
 		return nil // the plan's own checks say why
 	}
-	maxFiles := min(q.Files, q.RunFiles)
-	type file struct {
-		cur, need int64
-		exists    bool
-		job       *bench.Job
-	}
-	files := map[string]*file{}
-	var order []string
-	seen := map[string]bool{} // jobs already counted, by what decides their files
+	u := quotaUse{q: q, maxFiles: min(q.Files, q.RunFiles), files: map[string]*quotaFile{}, seen: map[string]bool{}}
 	for _, st := range steps {
 		if st.Repeat > 0 {
 			continue // a repeat's jobs are its first round's
 		}
 		for _, g := range st.Config.Groups {
 			for i := range g.Jobs {
-				j := &g.Jobs[i]
-				if j.Diskless() {
-					continue
-				}
-				key := fmt.Sprint(j.Name, "\x00", j.JobNum, j.Filename, "\x00", j.Directory, "\x00", j.FilenameFormat, "\x00", j.NrFiles,
-					j.Size, j.FileSize, j.Offset, j.OffsetIncrement, j.OffsetPercent, j.SizePercent, j.MinBS(), j.FillDevice)
-				if seen[key] {
-					continue
-				}
-				seen[key] = true
-				if n := max(j.NrFiles, 1); j.Filename == "" && n > maxFiles {
-					// Not one of them is named: a job may have 2^20.
-					if q.inside(jobDir(j)) || q.inside(filepath.Dir(firstFile(j))) {
-						return quotaError("nrfiles", "job %s: nrfiles=%d makes %d files in the data directory %s; %s: lower nrfiles, or raise %s",
-							j.Name, j.NrFiles, n, q.Dir, q.filesLimit(), q.filesFlag())
-					}
-					continue // elsewhere: the allow-list's to refuse
-				}
-				paths := j.FilePaths()
-				for _, p := range paths {
-					abs, err := filepath.Abs(p)
-					if err != nil || !q.inside(abs) {
-						continue // not the data directory's: the allow-list's
-					}
-					f, ok := files[abs]
-					if !ok {
-						f = &file{}
-						if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
-							f.cur, f.exists = fi.Size(), true
-						} else if err == nil {
-							continue // not a regular file: the allow-list refuses it
-						}
-						f.need = f.cur
-						files[abs] = f
-						order = append(order, abs)
-						if len(files) > maxFiles {
-							return quotaError("nrfiles", "the run uses more than %d files in the data directory %s (job %s has %d); %s: lower nrfiles or numjobs, or raise %s",
-								maxFiles, q.Dir, j.Name, len(paths), q.filesLimit(), q.filesFlag())
-						}
-					}
-					grows := j.GrowsTo(f.cur, len(paths))
-					if grows < 0 {
-						return quotaError("fill_device", "job %s: fill_device without a size fills the filesystem of the data directory %s; give size= (at most %s, --run-max-size)",
-							j.Name, q.Dir, sizeValue(q.RunBytes))
-					}
-					if grows > f.need {
-						f.need, f.job = grows, j
-					}
+				if err := u.addJob(&g.Jobs[i]); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	var newFiles int
-	var newBytes int64
-	var biggest *file
-	for _, p := range order {
-		f := files[p]
+	t := u.totals()
+	if err := q.checkRun(t); err != nil || (t.files == 0 && t.bytes == 0) {
+		return err // nil when it adds nothing: what is there already passed
+	}
+	if err := q.checkHeld(t); err != nil {
+		return err
+	}
+	return q.checkFree(t)
+}
+
+// quotaFile is one file of the data directory a plan uses: its size now,
+// the most a job may make it hold, and that job.
+type quotaFile struct {
+	cur, need int64
+	exists    bool
+	job       *bench.Job
+}
+
+// quotaUse is what a plan's jobs use of the data directory, file by file,
+// in the order the jobs name them.
+type quotaUse struct {
+	q        Quota
+	maxFiles int
+	files    map[string]*quotaFile
+	order    []string
+	seen     map[string]bool // jobs already counted, by what decides their files
+}
+
+// addJob counts job j's files in the data directory, refusing a job of
+// more files than the quota allows before they are named.
+func (u *quotaUse) addJob(j *bench.Job) error {
+	if j.Diskless() {
+		return nil
+	}
+	key := fmt.Sprint(j.Name, "\x00", j.JobNum, j.Filename, "\x00", j.Directory, "\x00", j.FilenameFormat, "\x00", j.NrFiles,
+		j.Size, j.FileSize, j.Offset, j.OffsetIncrement, j.OffsetPercent, j.SizePercent, j.MinBS(), j.FillDevice)
+	if u.seen[key] {
+		return nil
+	}
+	u.seen[key] = true
+	q := u.q
+	if n := max(j.NrFiles, 1); j.Filename == "" && n > u.maxFiles {
+		// Not one of them is named: a job may have 2^20.
+		if q.inside(jobDir(j)) || q.inside(filepath.Dir(firstFile(j))) {
+			return quotaError("nrfiles", "job %s: nrfiles=%d makes %d files in the data directory %s; %s: lower nrfiles, or raise %s",
+				j.Name, j.NrFiles, n, q.Dir, q.filesLimit(), q.filesFlag())
+		}
+		return nil // elsewhere: the allow-list's to refuse
+	}
+	paths := j.FilePaths()
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil || !q.inside(abs) {
+			continue // not the data directory's: the allow-list's
+		}
+		f, ok := u.files[abs]
+		if !ok {
+			f = &quotaFile{}
+			if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+				f.cur, f.exists = fi.Size(), true
+			} else if err == nil {
+				continue // not a regular file: the allow-list refuses it
+			}
+			f.need = f.cur
+			u.files[abs] = f
+			u.order = append(u.order, abs)
+			if len(u.files) > u.maxFiles {
+				return quotaError("nrfiles", "the run uses more than %d files in the data directory %s (job %s has %d); %s: lower nrfiles or numjobs, or raise %s",
+					u.maxFiles, q.Dir, j.Name, len(paths), q.filesLimit(), q.filesFlag())
+			}
+		}
+		grows := j.GrowsTo(f.cur, len(paths))
+		if grows < 0 {
+			return quotaError("fill_device", "job %s: fill_device without a size fills the filesystem of the data directory %s; give size= (at most %s, --run-max-size)",
+				j.Name, q.Dir, sizeValue(q.RunBytes))
+		}
+		if grows > f.need {
+			f.need, f.job = grows, j
+		}
+	}
+	return nil
+}
+
+// quotaTotals is what a plan adds to the data directory: new files, new
+// bytes, and the option and job that add the most, for messages.
+type quotaTotals struct {
+	files      int
+	bytes      int64
+	sizeOption string // size, or filesize when the biggest file's job sets it
+	what       string // the biggest file's job's size
+}
+
+func (u *quotaUse) totals() quotaTotals {
+	t := quotaTotals{sizeOption: "size"}
+	var biggest *quotaFile
+	for _, p := range u.order {
+		f := u.files[p]
 		if !f.exists {
-			newFiles++
+			t.files++
 		}
 		if f.need > f.cur {
-			newBytes += f.need - f.cur
+			t.bytes += f.need - f.cur
 			if biggest == nil || f.need-f.cur > biggest.need-biggest.cur {
 				biggest = f
 			}
 		}
 	}
-	sizeOption, what := "size", ""
 	if biggest != nil {
-		what = sizeOf(biggest.job)
+		t.what = sizeOf(biggest.job)
 		if biggest.job.FileSize[0] > 0 {
-			sizeOption = "filesize"
+			t.sizeOption = "filesize"
 		}
 	}
-	if newFiles > q.RunFiles {
+	return t
+}
+
+// checkRun holds a run to --run-max-files and --run-max-size.
+func (q Quota) checkRun(t quotaTotals) error {
+	if t.files > q.RunFiles {
 		return quotaError("nrfiles", "the run would make %d files in the data directory %s; a run may make at most %d (--run-max-files): lower nrfiles or numjobs, or raise --run-max-files",
-			newFiles, q.Dir, q.RunFiles)
+			t.files, q.Dir, q.RunFiles)
 	}
-	if newBytes > q.RunBytes {
-		return quotaError(sizeOption, "the run would lay out %s in the data directory %s (%s); a run may add at most %s there (--run-max-size): lower %s, or raise --run-max-size",
-			units.Bytes(float64(newBytes)), q.Dir, what, sizeValue(q.RunBytes), sizeOption)
+	if t.bytes > q.RunBytes {
+		return quotaError(t.sizeOption, "the run would lay out %s in the data directory %s (%s); a run may add at most %s there (--run-max-size): lower %s, or raise --run-max-size",
+			units.Bytes(float64(t.bytes)), q.Dir, t.what, sizeValue(q.RunBytes), t.sizeOption)
 	}
-	if newFiles == 0 && newBytes == 0 {
-		return nil // it adds nothing: what is there already passed
-	}
+	return nil
+}
+
+// checkHeld holds the data directory, with what it holds already, to
+// --data-max-files and --data-max-size.
+func (q Quota) checkHeld(t quotaTotals) error {
 	held, err := q.held()
 	if err != nil {
 		return fmt.Errorf("data directory %s: %w", q.Dir, err)
 	}
-	if held.files+newFiles > q.Files {
+	if held.files+t.files > q.Files {
 		return quotaError("nrfiles", "the data directory %s holds %d files; this run's %d more would pass its quota of %d (--data-max-files): remove files from it, lower nrfiles or numjobs, or raise --data-max-files",
-			q.Dir, held.files, newFiles, q.Files)
+			q.Dir, held.files, t.files, q.Files)
 	}
-	if held.bytes+newBytes > q.Bytes {
-		return quotaError(sizeOption, "the data directory %s holds %s; this run's %s more (%s) would pass its quota of %s (--data-max-size): remove files from it, lower %s, or raise --data-max-size",
-			q.Dir, units.Bytes(float64(held.bytes)), units.Bytes(float64(newBytes)), what, sizeValue(q.Bytes), sizeOption)
+	if held.bytes+t.bytes > q.Bytes {
+		return quotaError(t.sizeOption, "the data directory %s holds %s; this run's %s more (%s) would pass its quota of %s (--data-max-size): remove files from it, lower %s, or raise --data-max-size",
+			q.Dir, units.Bytes(float64(held.bytes)), units.Bytes(float64(t.bytes)), t.what, sizeValue(q.Bytes), t.sizeOption)
 	}
+	return nil
+}
+
+// checkFree leaves part of the data directory's filesystem free, whatever
+// the quota says (freeShare, freeMax).
+func (q Quota) checkFree(t quotaTotals) error {
 	var sfs unix.Statfs_t
-	if err := unix.Statfs(q.Dir, &sfs); err == nil {
-		free, total := int64(sfs.Bavail)*int64(sfs.Bsize), int64(sfs.Blocks)*int64(sfs.Bsize)
-		if keep := min(total/freeShare, freeMax); newBytes > free-keep {
-			return quotaError(sizeOption, "the run would lay out %s in the data directory %s, whose filesystem has %s free of %s: a run leaves %s of it free (the store may be there); lower %s, or free space there",
-				units.Bytes(float64(newBytes)), q.Dir, units.Bytes(float64(max(free, 0))), units.Bytes(float64(total)), units.Bytes(float64(keep)), sizeOption)
-		}
+	if err := unix.Statfs(q.Dir, &sfs); err != nil {
+		return nil
+	}
+	free, total := int64(sfs.Bavail)*int64(sfs.Bsize), int64(sfs.Blocks)*int64(sfs.Bsize)
+	if keep := min(total/freeShare, freeMax); t.bytes > free-keep {
+		return quotaError(t.sizeOption, "the run would lay out %s in the data directory %s, whose filesystem has %s free of %s: a run leaves %s of it free (the store may be there); lower %s, or free space there",
+			units.Bytes(float64(t.bytes)), q.Dir, units.Bytes(float64(max(free, 0))), units.Bytes(float64(total)), units.Bytes(float64(keep)), t.sizeOption)
 	}
 	return nil
 }
