@@ -21,7 +21,7 @@ func TestURingSetupRecorded(t *testing.T) {
 		engine string
 		want   []string
 	}{
-		// The other flags depend on the kernel's age (newURing falls back).
+		// The other flags depend on the kernel's age (bench/engine's newURing falls back).
 		{"io_uring", []string{"io_uring ", "CQSIZE", "sq 8, cq 8"}},
 		{"libaio", spinSetup()},
 		{"psync", nil},
