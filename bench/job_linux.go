@@ -11,6 +11,7 @@ import (
 
 	"iolab/bench/engine"
 	"iolab/bench/guard"
+	"iolab/bench/joblog"
 	"iolab/bench/system"
 )
 
@@ -29,9 +30,9 @@ type jobRun struct {
 
 	sleepGran int64 // a pacing job's nanosleep granularity (pacer_linux.go)
 
-	ss   *steadyProbe // steady state's view of the job (steady_linux.go); nil without ss_dur
-	logs *jobLogs     // its log files (joblog.go); nil without them
-	flow *flowShare   // its part in its flow (flow.go); nil in none
+	ss   *steadyProbe   // steady state's view of the job (steady_linux.go); nil without ss_dur
+	logs *joblog.Writer // its log files; nil without them
+	flow *flowShare     // its part in its flow (flow.go); nil in none
 	// stateDir is where its verify state and dumps go (Runner.StateDir).
 	stateDir string
 	// notice tells the user what the job reports as it goes (error_dump;
@@ -215,7 +216,7 @@ func setAffinity(cpus []int) error {
 
 func (r *jobRun) close() {
 	if r.logs != nil {
-		r.logs.close() // a job that never ran: its files, still empty
+		r.logs.Close() // a job that never ran: its files, still empty
 		r.logs = nil
 	}
 	if r.eng != nil {

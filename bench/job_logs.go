@@ -1,9 +1,11 @@
 package bench
 
+import "iolab/bench/joblog"
+
 // LogOptions are fio's options for its log files (fio's HOWTO, "Measurements
 // and reporting"): per-I/O or time-averaged bandwidth, IOPS and latency
 // logs, and clat histogram logs, written as fio 3.33 writes them
-// (iolog.c flush_samples and flush_hist_samples). joblog.go writes them.
+// (iolog.c flush_samples and flush_hist_samples). bench/joblog writes them.
 type LogOptions struct {
 	// WriteBWLog and the others turn a log on; its file names start with
 	// the matching *File prefix, or the job's name when that is "" (fio's
@@ -44,4 +46,51 @@ func defaultLogOptions() LogOptions { return LogOptions{PerJobLogs: true} }
 // WritesLogs reports whether the job writes any log file.
 func (o *LogOptions) WritesLogs() bool {
 	return o.WriteBWLog || o.WriteIOPSLog || o.WriteLatLog || o.WriteHistLog
+}
+
+// LogParams are what the job's log writer needs (bench/joblog's Options):
+// the log options, copied field for field, the job's name and the
+// measurements it turns off. Job keeps the options where they have
+// always been in its JSON, so this copies them out rather than embedding
+// joblog.Options.
+func (j *Job) LogParams() *joblog.Options {
+	o := &j.LogOptions
+	return &joblog.Options{Name: j.Name,
+		WriteBWLog: o.WriteBWLog, BWLogFile: o.BWLogFile, WriteIOPSLog: o.WriteIOPSLog, IOPSLogFile: o.IOPSLogFile,
+		WriteLatLog: o.WriteLatLog, LatLogFile: o.LatLogFile, WriteHistLog: o.WriteHistLog, HistLogFile: o.HistLogFile,
+		LogAvgMsec: o.LogAvgMsec, LogMax: o.LogMax, LogHistMsec: o.LogHistMsec, LogHistCoarseness: o.LogHistCoarseness,
+		LogOffset: o.LogOffset, LogPrio: o.LogPrio, PerJobLogs: o.PerJobLogs, LogUnixEpoch: o.LogUnixEpoch,
+		DisableLat: j.DisableLat, DisableClat: j.DisableClat, DisableSlat: j.DisableSlat, DisableBW: j.DisableBW, GtodReduce: j.GtodReduce}
+}
+
+// The logs as a result keeps them (bench/joblog), under the names db, the
+// charts and bench/fio know them by.
+type (
+	JobLog  = joblog.Log
+	LogKind = joblog.Kind
+)
+
+// The log kinds (joblog.Kind).
+const (
+	LogBW       = joblog.BW
+	LogIOPS     = joblog.IOPS
+	LogSlat     = joblog.Slat
+	LogClat     = joblog.Clat
+	LogLat      = joblog.Lat
+	LogClatHist = joblog.ClatHist
+)
+
+// How much of a job's logs a result keeps (joblog.StoredMax,
+// joblog.StoredJobMax).
+const (
+	StoredLogMax  = joblog.StoredMax
+	StoredLogsMax = joblog.StoredJobMax
+)
+
+// ParseLogKind is joblog.ParseKind.
+func ParseLogKind(s string) (LogKind, bool) { return joblog.ParseKind(s) }
+
+// LogFileName is joblog.FileName: fio's name for a job's log file.
+func LogFileName(prefix string, k LogKind, thread int, perJob bool) string {
+	return joblog.FileName(prefix, k, thread, perJob)
 }

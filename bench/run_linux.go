@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"iolab/bench/joblog"
 	"iolab/bench/system"
 )
 
@@ -296,7 +297,7 @@ func (rn *Runner) runJob(pj phaseJob) {
 	run, err := openJob(rn.Sys, j, pj.index, pj.files, pj.rc.seeds)
 	if err == nil {
 		run.stateDir = rn.StateDir
-		if run.logs, err = openJobLogs(j, pj.index+1, rn.LogFiles); err != nil {
+		if run.logs, err = joblog.Open(j.LogParams(), pj.index+1, rn.LogFiles); err != nil {
 			run.close()
 		}
 	}

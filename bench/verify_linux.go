@@ -304,7 +304,7 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			v.res.Reads.Lat.Add(uint64(tc - l.created[s]))
 			// fio's logs have the verify reads as the job's reads.
 			if l.r.logs != nil {
-				l.r.logs.verified(tc, clat, tc-l.created[s], uint32(c.Res), l.offOf[s], &v.res.Reads.Clat.Hist, l.prio.def)
+				l.r.logs.Verified(tc, clat, tc-l.created[s], uint32(c.Res), l.offOf[s], &v.res.Reads.Clat.Hist, l.prio.def)
 			}
 			if int(c.Res) != int(p.n) {
 				l.err = fmt.Errorf("job %s: verify: short read of %d bytes at offset %d of %s (wrote %d)", l.j.Name, c.Res, p.off, l.r.files[p.file].path, p.n)

@@ -1,9 +1,13 @@
 package bench
 
-import "time"
+import (
+	"time"
 
-// The job loop's hooks into its logs (joblog.go): each does nothing for a
-// job without logs.
+	"iolab/bench/joblog"
+)
+
+// The job loop's hooks into its logs (bench/joblog's Writer): each does
+// nothing for a job without logs.
 
 // logStart starts the logs' clock with the measured window. The Unix
 // time of its start is now less the loop time since (fio's set_epoch_time
@@ -12,14 +16,14 @@ import "time"
 func (l *loop) logStart() {
 	if l.r.logs != nil {
 		since := l.clk.since() - l.measureStart
-		l.r.logs.start(l.measureStart, time.Now().UnixMilli()-since/int64(time.Millisecond))
+		l.r.logs.Start(l.measureStart, time.Now().UnixMilli()-since/int64(time.Millisecond))
 	}
 }
 
 // logSlat logs slot s's submission latency, issued at tp.
 func (l *loop) logSlat(s int32, tp int64) {
 	if l.r.logs != nil {
-		l.r.logs.slat(tp, int(l.dirOf[s]), uint64(tp-l.created[s]), l.lenOf[s], l.offOf[s], l.ioPrio(s))
+		l.r.logs.Slat(tp, int(l.dirOf[s]), uint64(tp-l.created[s]), l.lenOf[s], l.offOf[s], l.ioPrio(s))
 	}
 }
 
@@ -32,13 +36,13 @@ func (l *loop) logDone(s int32, n int32, clat uint64, tc int64) {
 	}
 }
 
-func (l *loop) logDoneTo(jl *jobLogs, s int32, n int32, clat uint64, tc int64) {
+func (l *loop) logDoneTo(jl *joblog.Writer, s int32, n int32, clat uint64, tc int64) {
 	d := int(l.dirOf[s])
 	lat := int64(-1)
 	if l.st.lat {
 		lat = tc - l.created[s]
 	}
-	jl.completed(tc, d, clat, lat, uint32(n), l.offOf[s], &l.cur[d].Clat.Hist, l.st.clat, l.ioPrio(s))
+	jl.Completed(tc, d, clat, lat, uint32(n), l.offOf[s], &l.cur[d].Clat.Hist, l.st.clat, l.ioPrio(s))
 }
 
 // logEnd closes the logs at the end of the window and keeps them with
@@ -47,7 +51,7 @@ func (l *loop) logEnd(stopAt int64) {
 	if l.r.logs == nil {
 		return
 	}
-	logs, err := l.r.logs.finish(stopAt)
+	logs, err := l.r.logs.Finish(stopAt)
 	l.res.Logs = logs
 	if err != nil && l.err == nil {
 		l.err = err
