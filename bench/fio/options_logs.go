@@ -9,7 +9,7 @@ import (
 
 // logOptions are fio's options for its log files: bandwidth, IOPS,
 // latency and clat histogram logs, per I/O or averaged over time, in fio
-// 3.33's format and names (bench/joblog.go writes them).
+// 3.33's format and names (bench/joblog writes them).
 var logOptions = []bench.OptionSpec{
 	logFileOption("write_bw_log", "bandwidth", "PREFIX_bw.N.log", "per I/O bytes × 10^6 / clat ns; KiB/s per log_avg_msec window",
 		func(j *bench.Job) (*bool, *string) { return &j.WriteBWLog, &j.BWLogFile }),
