@@ -43,11 +43,6 @@ type LogOptions struct {
 // defaultLogOptions is fio's defaults for the log options.
 func defaultLogOptions() LogOptions { return LogOptions{PerJobLogs: true} }
 
-// WritesLogs reports whether the job writes any log file.
-func (o *LogOptions) WritesLogs() bool {
-	return o.WriteBWLog || o.WriteIOPSLog || o.WriteLatLog || o.WriteHistLog
-}
-
 // LogParams are what the job's log writer needs (bench/joblog's Options):
 // the log options, copied field for field, the job's name and the
 // measurements it turns off. Job keeps the options where they have
