@@ -7,12 +7,12 @@
 // runner, the job loop, the engines as jobs see them (each row's options as
 // OptionSpecs, the Setup a job hands its engine, what its buffers hold),
 // pacing, the log options and the loop's hooks into the log writer, and
-// the results. What stands apart from jobs
-// lives below it and imports nothing of it: engine (the ioengines, one file
-// each, and their table), tsc (the CPU's time-stamp counter), randgen
-// (fio's random generators and distributions), verify (fio's verify
-// format), joblog (fio's log files: the writer, kinds and names), hist (fio's histogram), system (the running machine), guard
-// (every open of a target) and units.
+// the results. What stands apart from jobs lives below it and imports
+// nothing of it: engine (the ioengines, one file each, and their table),
+// tsc (the CPU's time-stamp counter), randgen (fio's random generators and
+// distributions), verify (fio's verify format), joblog (fio's log files:
+// the writer, their kinds and names), hist (fio's histogram), system (the
+// running machine), guard (every open of a target) and units.
 // docs/architecture.md says why each part lives where it does.
 //
 // bench is a leaf: it imports only the standard library,
