@@ -1,8 +1,11 @@
 package launch
 
 import (
+	"strings"
+
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/units"
 )
 
 // ProgressEventOf is a Progress tick as the run's page shows it; discard
@@ -16,8 +19,31 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 	if phase == PhasePrepare && discard {
 		phase = "discard"
 	}
-	return ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total, Elapsed: tk.Elapsed.Seconds(), Phase: phase,
-		IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}
+	ev := ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total, Elapsed: tk.Elapsed.Seconds(), Phase: phase,
+		IOPS: tk.IOPS, Summed: tk.Summed, Left: left, RunSince: tk.Run.Seconds()}
+	// As a finished step's: each job, then the total of alike jobs.
+	if len(tk.Jobs) > 1 {
+		for _, j := range tk.Jobs {
+			ev.Jobs = append(ev.Jobs, JobIOPS{Name: j.Name, IOPS: j.IOPS})
+		}
+		if tk.Summed {
+			ev.Jobs = append(ev.Jobs, JobIOPS{Name: summary.TotalName, Total: true, IOPS: tk.IOPS})
+		}
+	}
+	return ev
+}
+
+// IOPSText is a progress event's rate for people: the step's IOPS, or
+// each job's when they are not alike ("writer 1.2k, reader 48.3k IOPS").
+func (ev ProgressEvent) IOPSText() string {
+	if ev.Summed || len(ev.Jobs) == 0 {
+		return units.Count(ev.IOPS) + " IOPS"
+	}
+	parts := make([]string, len(ev.Jobs))
+	for i, j := range ev.Jobs {
+		parts[i] = j.Name + " " + units.Count(j.IOPS)
+	}
+	return strings.Join(parts, ", ") + " IOPS"
 }
 
 // StepStartEvent is a step's start as the run's page shows it.
