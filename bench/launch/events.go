@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"fmt"
 	"strings"
 
 	"iolab/bench/summary"
@@ -23,7 +24,11 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 		IOPS: tk.IOPS, Summed: tk.Summed, Left: left, RunSince: tk.Run.Seconds()}
 	// As a finished step's: each job, then the total of alike jobs.
 	if len(tk.Jobs) > 1 {
-		for _, j := range tk.Jobs {
+		for i, j := range tk.Jobs {
+			if i == maxProgressJobs {
+				ev.More = len(tk.Jobs) - i
+				break
+			}
 			ev.Jobs = append(ev.Jobs, JobIOPS{Name: j.Name, IOPS: j.IOPS})
 		}
 		if tk.Summed {
@@ -32,6 +37,10 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 	}
 	return ev
 }
+
+// maxProgressJobs bounds the jobs a progress event names, four times a
+// second: an agent's events are relayed within agent.MaxEventData.
+const maxProgressJobs = 16
 
 // IOPSText is a progress event's rate for people: the step's IOPS, or
 // each job's when they are not alike ("writer 1.2k, reader 48.3k IOPS").
@@ -43,7 +52,11 @@ func (ev ProgressEvent) IOPSText() string {
 	for i, j := range ev.Jobs {
 		parts[i] = j.Name + " " + units.Count(j.IOPS)
 	}
-	return strings.Join(parts, ", ") + " IOPS"
+	more := ""
+	if ev.More > 0 {
+		more = fmt.Sprintf(" (and %d more jobs)", ev.More)
+	}
+	return strings.Join(parts, ", ") + " IOPS" + more
 }
 
 // StepStartEvent is a step's start as the run's page shows it.

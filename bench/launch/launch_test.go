@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -232,6 +233,24 @@ func TestProgressPerJob(t *testing.T) {
 			t.Error("no tick saw I/Os complete")
 		}
 	})
+}
+
+// TestProgressEventNamesAtMost16Jobs: four events a second name at most
+// maxProgressJobs jobs and count the rest, so that an agent's events stay
+// within what the dashboard takes.
+func TestProgressEventNamesAtMost16Jobs(t *testing.T) {
+	st := sweep.Step{}
+	tk := Tick{Step: &st, Total: 1, Phase: PhaseMeasure}
+	for i := range 20 {
+		tk.Jobs = append(tk.Jobs, JobRate{Name: fmt.Sprintf("job%d", i), IOPS: float64(1000 * (i + 1))})
+	}
+	ev := ProgressEventOf(tk, false)
+	if len(ev.Jobs) != maxProgressJobs || ev.More != 20-maxProgressJobs || ev.Jobs[15].Name != "job15" {
+		t.Fatalf("%d jobs named (last %q), %d more; want %d, job15, %d", len(ev.Jobs), ev.Jobs[len(ev.Jobs)-1].Name, ev.More, maxProgressJobs, 20-maxProgressJobs)
+	}
+	if txt := ev.IOPSText(); !strings.HasPrefix(txt, "job0 1k, job1 2k,") || !strings.HasSuffix(txt, "job15 16k IOPS (and 4 more jobs)") {
+		t.Errorf("IOPSText %q", txt)
+	}
 }
 
 // progressOf runs the one step of a null job with args under Progress,

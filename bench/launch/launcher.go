@@ -67,9 +67,11 @@ type ProgressEvent struct {
 	Summed bool    `json:"summed"`
 	// Jobs are each job's IOPS, then their total when they are alike
 	// (as StepEvent's), when the step runs more than one job.
-	Jobs     []JobIOPS `json:"jobs,omitempty"`
-	Left     float64   `json:"left_s"` // time left for the whole run; -1 when unknown
-	RunSince float64   `json:"run_s"`  // since the run started
+	Jobs []JobIOPS `json:"jobs,omitempty"`
+	// More counts the jobs left out of Jobs (at most 16 are named).
+	More     int     `json:"more,omitempty"`
+	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
+	RunSince float64 `json:"run_s"`  // since the run started
 }
 
 // DoneEvent ends a run's stream.

@@ -221,7 +221,8 @@
   // writer's added to a reader's), with their total when they are alike.
   function liveRates(d) {
     if (d.jobs && d.jobs.length > 1) {
-      return d.jobs.map(function (j) { return j.name + " " + withUnit(j.iops, "iops"); }).join(", ");
+      return d.jobs.map(function (j) { return j.name + " " + withUnit(j.iops, "iops"); }).join(", ") +
+        (d.more ? " (and " + d.more + " more jobs)" : "");
     }
     if (d.jobs && d.jobs.length === 1) return withUnit(d.jobs[0].iops, "iops");
     return withUnit(d.iops, "iops");
