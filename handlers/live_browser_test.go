@@ -59,7 +59,8 @@ const takeLive = `window.liveSeen ? window.liveSeen.splice(0) : null`
 // watches its page at the dashboard's own sampling (launch.LiveEvery).
 // The run queues behind another on the same disk until the page follows
 // it, so that its first step is not over before a loaded machine has
-// drawn the page. Then:
+// drawn the page; its jobs are paced (rate_iops) so that they leave the
+// browser the CPU a user's would have. Then:
 // each finished step joins the steps table as it finishes, the live chart
 // draws every step, and the live IOPS are each job's, never their sum,
 // written as the static charts write numbers (48.2k, not 48,213).
@@ -77,7 +78,7 @@ func TestBrowserLiveView(t *testing.T) {
 	blocker := launchRun(t, ts, `{"options":{"filename":"blocker.dat","size":"1m","rw":"randread","ioengine":"psync","runtime":"60s","time_based":1}}`)
 	waitStatus(t, ts.store, blocker, db.StatusRunning)
 	jobfile := fmt.Sprintf("[global]\nfilename=%s\nsize=16m\nioengine=io_uring\nruntime=1\ntime_based\n\n"+
-		"[reader]\nrw=randread\nbs=4k\n\n[writer]\nrw=write\nbs=1m\n", filepath.Join(ts.dataDir, "live.dat"))
+		"[reader]\nrw=randread\nbs=4k\nrate_iops=4000\n\n[writer]\nrw=write\nbs=1m\nrate_iops=100\n", filepath.Join(ts.dataDir, "live.dat"))
 	ctx, cancel := browser(t, path)
 	defer cancel()
 	err = chromedp.Do(ctx,

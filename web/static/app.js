@@ -9,7 +9,7 @@
   // Numbers for people (chartprep.js, shared with the server's SVG
   // renderer): units per Chart.Format: iops, us (µs), mibs and kibs
   // (MiB/s, KiB/s), pct, s.
-  var prep = window.iolabPrep, sig = prep.sig, num = prep.num;
+  var prep = window.iolabPrep, sig = prep.sig, num = prep.num, tick = prep.tick;
   function withUnit(v, unit) {
     if (typeof v !== "number") return String(v);
     switch (unit) {
@@ -228,11 +228,13 @@
     return withUnit(d.iops, "iops");
   }
 
-  // refreshRun fetches the run's page again and puts its charts and steps
+  // refresher fetches the run's page again and puts its charts and steps
   // table in place of these: each finished step shows as it finishes.
-  // One fetch at a time; a step that ends during one asks for another.
+  // One fetch at a time; a step that ends during one asks for another,
+  // and a page that takes over a second to fetch and swap (a run of
+  // thousands of steps) is fetched at most once every three times that.
   function refresher() {
-    var busy = false, again = false;
+    var busy = false, again = false, took = 0, last = 0;
     function swap(html) {
       var doc = new DOMParser().parseFromString(html, "text/html");
       ["run-charts", "run-steps"].forEach(function (id) {
@@ -246,11 +248,16 @@
       });
     }
     function run() {
+      var wait = took > 1000 ? last + 3 * took - Date.now() : 0;
+      if (wait > 0) { busy = true; setTimeout(function () { busy = false; run(); }, wait); return; }
       busy = true;
       again = false;
+      var start = Date.now();
       fetch(location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" }).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) { if (html) swap(html); }).catch(function () {}).then(function () {
+        last = Date.now();
+        took = last - start;
         busy = false;
         if (again) run();
       });
@@ -281,8 +288,8 @@
         return "t = " + sig(p[0].value[0]) + " s" + p.map(function (q) { return "<br>" + q.marker + esc(q.seriesName) + " <b>" + withUnit(q.value[1], "iops") + "</b>"; }).join("");
       } },
       grid: { top: 50 },
-      xAxis: { type: "value", name: "s", min: 0, axisLabel: { formatter: function (v) { return String(Number(v.toPrecision(3))); } } },
-      yAxis: { type: "value", name: "IOPS", axisLabel: { formatter: function (v) { return num(v); } } },
+      xAxis: { type: "value", name: "s", min: 0, axisLabel: { formatter: tick } },
+      yAxis: { type: "value", name: "IOPS", axisLabel: { formatter: tick } },
       series: []
     });
     window.iolabCharts.live = chart;
