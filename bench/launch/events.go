@@ -43,20 +43,21 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 const maxProgressJobs = 16
 
 // IOPSText is a progress event's rate for people: the step's IOPS, or
-// each job's when they are not alike ("writer 1.2k, reader 48.3k IOPS").
+// each job's when they are not alike ("reader 48.3k IOPS, writer 1.2k
+// IOPS", as a finished step's line).
 func (ev ProgressEvent) IOPSText() string {
 	if ev.Summed || len(ev.Jobs) == 0 {
 		return units.Count(ev.IOPS) + " IOPS"
 	}
 	parts := make([]string, len(ev.Jobs))
 	for i, j := range ev.Jobs {
-		parts[i] = j.Name + " " + units.Count(j.IOPS)
+		parts[i] = j.Name + " " + units.Count(j.IOPS) + " IOPS"
 	}
 	more := ""
 	if ev.More > 0 {
 		more = fmt.Sprintf(" (and %d more jobs)", ev.More)
 	}
-	return strings.Join(parts, ", ") + " IOPS" + more
+	return strings.Join(parts, ", ") + more
 }
 
 // StepStartEvent is a step's start as the run's page shows it.

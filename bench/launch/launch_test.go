@@ -248,7 +248,7 @@ func TestProgressEventNamesAtMost16Jobs(t *testing.T) {
 	if len(ev.Jobs) != maxProgressJobs || ev.More != 20-maxProgressJobs || ev.Jobs[15].Name != "job15" {
 		t.Fatalf("%d jobs named (last %q), %d more; want %d, job15, %d", len(ev.Jobs), ev.Jobs[len(ev.Jobs)-1].Name, ev.More, maxProgressJobs, 20-maxProgressJobs)
 	}
-	if txt := ev.IOPSText(); !strings.HasPrefix(txt, "job0 1k, job1 2k,") || !strings.HasSuffix(txt, "job15 16k IOPS (and 4 more jobs)") {
+	if txt := ev.IOPSText(); !strings.HasPrefix(txt, "job0 1k IOPS, job1 2k IOPS,") || !strings.HasSuffix(txt, "job15 16k IOPS (and 4 more jobs)") {
 		t.Errorf("IOPSText %q", txt)
 	}
 }
