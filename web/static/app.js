@@ -233,7 +233,8 @@
   // One fetch at a time; a step that ends during one asks for another,
   // and a page that takes over a second to fetch and swap (a run of
   // thousands of steps) is fetched at most once every three times that.
-  function refresher() {
+  // after is called once the page is swapped in.
+  function refresher(after) {
     var busy = false, again = false, took = 0, last = 0;
     function swap(html) {
       var doc = new DOMParser().parseFromString(html, "text/html");
@@ -246,6 +247,7 @@
         downloads(fresh);
         pickers(fresh);
       });
+      after();
     }
     function run() {
       var wait = took > 1000 ? last + 3 * took - Date.now() : 0;
@@ -293,7 +295,15 @@
       series: []
     });
     window.iolabCharts.live = chart;
-    var refresh = refresher(), ended = 0; // the last step whose end the page saw
+    // An agent's step reaches the store apart from its events: a page
+    // fetched before it lacks the step the stream said had ended, and is
+    // fetched again a second later (three times at most).
+    var ended = 0, retries = 0; // the last step whose end the page saw
+    var refresh = refresher(function () {
+      var table = document.getElementById("run-steps");
+      if (!table || Number(table.dataset.steps) >= ended) { retries = 0; return; }
+      if (retries++ < 3) setTimeout(function () { refresh(); }, 1000);
+    });
     var stepEl = document.getElementById("live-step"), iopsEl = document.getElementById("live-iops"),
         leftEl = document.getElementById("live-left"), queuedEl = document.getElementById("live-queued");
     var es = new EventSource("/api/runs/" + id + "/events");
