@@ -156,6 +156,7 @@ func TestFormErrorsBesideTheirFields(t *testing.T) {
 	}
 	page := ts.do(t, http.MethodGet, "/runs/new", "").Body.String()
 	label := checkboxLabel(t, page, "skip_impossible")
+	discard := checkboxLabel(t, page, "discard")
 	base := url.Values{"target": {"there.dat"}, "rw": {"randread"}, "bs": {"4k"}, "runtime": {"1"}, "repeat": {"1"}}
 	for _, tc := range []struct {
 		name   string
@@ -166,6 +167,10 @@ func TestFormErrorsBesideTheirFields(t *testing.T) {
 		// psync at iodepth 4 measures iodepth 1: a step the check refuses.
 		{"a step that cannot run", url.Values{"ioengine": {"psync"}, "iodepth": {"1,4"}}, "plan",
 			[]string{"iodepth=4", "psync", `tick "` + label[:strings.Index(label, " (")] + `"`}},
+		// A file cannot be discarded: said by the checkbox's label, not
+		// --discard.
+		{"a discard the target cannot do", url.Values{"ioengine": {"io_uring"}, "iodepth": {"1"}, "discard": {"on"}}, "plan",
+			[]string{`"` + discard + `": `, `untick "` + discard + `"`}},
 		// A file's disk is everyone's: the dashboard switches the
 		// scheduler of a block device of its own only.
 		{"a scheduler the file's disk cannot switch", url.Values{"ioengine": {"io_uring"}, "iodepth": {"1"}, "scheduler": {"none,mq-deadline"}}, "scheduler",

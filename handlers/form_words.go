@@ -2,9 +2,12 @@ package handlers
 
 import "strings"
 
-// skipImpossibleLabel is the label of the form's checkbox that
-// --skip-impossible is on the command line.
-const skipImpossibleLabel = "leave out steps the target cannot run"
+// The labels of the form's checkboxes that are flags on the command
+// line: --skip-impossible and --discard.
+const (
+	skipImpossibleLabel = "leave out steps the target cannot run"
+	discardLabel        = "blkdiscard before each step"
+)
 
 // cliWords are what the messages of the packages under the two front
 // doors say in the command line's words, and what the form says instead:
@@ -12,6 +15,8 @@ const skipImpossibleLabel = "leave out steps the target cannot run"
 // CLI keeps its messages; the form's edge (formWords) translates them.
 var cliWords = []struct{ cli, form string }{
 	{"add --skip-impossible to", `tick "` + skipImpossibleLabel + `" to`},
+	{"--discard: ", `"` + discardLabel + `": `},
+	{"drop --discard", `untick "` + discardLabel + `"`},
 	// The dashboard never switches the scheduler of a disk under a file
 	// target: only a block device of its own is left.
 	{"pass --allow-disk-scheduler to do it anyway, or use", "use"},

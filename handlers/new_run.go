@@ -254,9 +254,9 @@ type newRunPageData struct {
 	Hosts       []db.Host // the fleet's hosts, offered besides this machine
 	SweepFields []sweepField
 	RWModes     []string
-	// SkipImpossibleLabel labels the checkbox the errors of steps that
-	// cannot run name (formWords).
-	SkipImpossibleLabel string
+	// SkipImpossibleLabel and DiscardLabel label the checkboxes the
+	// errors of steps that cannot run name (formWords).
+	SkipImpossibleLabel, DiscardLabel string
 }
 
 // sweepField is one axis field of the form.
@@ -276,7 +276,7 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
 		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f), Hosts: hosts,
-		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}, SkipImpossibleLabel: skipImpossibleLabel}, nil
+		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel}, nil
 }
 
 // sweepFields are the form's axis fields with what f holds in them.
