@@ -175,6 +175,10 @@ func TestFormErrorsBesideTheirFields(t *testing.T) {
 		// scheduler of a block device of its own only.
 		{"a scheduler the file's disk cannot switch", url.Values{"ioengine": {"io_uring"}, "iodepth": {"1"}, "scheduler": {"none,mq-deadline"}}, "scheduler",
 			[]string{"there.dat"}},
+		// The same with a job file: the scheduler is the form's, not the
+		// job file's.
+		{"a scheduler swept over a job file", url.Values{"jobfile": {"[j]\nfilename=" + target + "\nrw=randread\nruntime=1\n"}, "scheduler": {"none,mq-deadline"}}, "scheduler",
+			[]string{"there.dat"}},
 		// Blank fields a job needs, with no runtime: no job "check", no
 		// time_based (the form sets it with a runtime only).
 		{"no runtime", url.Values{"ioengine": {"io_uring"}, "iodepth": {"1,x"}, "runtime": {""}}, "iodepth",

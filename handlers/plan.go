@@ -181,6 +181,15 @@ func fieldOf(req *PlanRequest, option string) string {
 	if option == "" {
 		return ""
 	}
+	set := func() bool {
+		_, ok := req.Options[option]
+		return ok || slices.ContainsFunc(req.Jobs, func(j JobRequest) bool { _, ok := j.Options[option]; return ok })
+	}
+	if !set() && slices.ContainsFunc(req.Sweep, func(sw sweep.Sweep) bool { return string(sw.Axis) == option }) {
+		// A swept option, or a step axis (the scheduler), which no job
+		// file sets.
+		return "sweep." + option
+	}
 	if req.JobFile != "" {
 		return "jobfile"
 	}
@@ -188,9 +197,6 @@ func fieldOf(req *PlanRequest, option string) string {
 		if _, ok := j.Options[option]; ok {
 			return fmt.Sprintf("jobs[%d].options.%s", i, option)
 		}
-	}
-	if _, ok := req.Options[option]; !ok && slices.ContainsFunc(req.Sweep, func(sw sweep.Sweep) bool { return string(sw.Axis) == option }) {
-		return "sweep." + option // a swept option, or a step axis (the scheduler)
 	}
 	return "options." + option
 }
