@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
@@ -239,5 +240,55 @@ func TestSweepDidYouMeanWeb(t *testing.T) {
 	rec := ts.do(t, http.MethodPost, "/api/runs", `{"options": {"filename": "x.dat", "size": "1m"}, "sweep": {"numjob": [1, 2]}}`)
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `did you mean \"numjobs\"?`) || !strings.Contains(rec.Body.String(), `"field":"sweep.numjob"`) {
 		t.Errorf("API: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestAPITakesTheCLIsSweeps sends the same table through POST /api/runs,
+// a value per string as the API takes them: what --sweep takes starts a
+// run sweeping the same values; what it refuses is a 400 on the sweep's
+// field, in the same words.
+func TestAPITakesTheCLIsSweeps(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	for i, tc := range sweeptest.ParseCases() {
+		axis, list, ok := strings.Cut(tc.In, "=")
+		if !ok {
+			continue // an AXIS=… the API's object has no way to write
+		}
+		t.Run(tc.In, func(t *testing.T) {
+			values, err := json.Marshal(map[string][]string{axis: sweep.SplitValues(list)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := fmt.Sprintf(`{"options": {"filename": "api%d.dat", "size": "1m", "rw": "randread", "ioengine": "io_uring", "runtime": "1", "time_based": 1}, "sweep": %s}`, i, values)
+			rec := ts.do(t, http.MethodPost, "/api/runs", body)
+			if tc.Err != "" {
+				var got struct{ Error, Field string }
+				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != http.StatusBadRequest {
+					t.Fatalf("%d %s, want 400", rec.Code, rec.Body)
+				}
+				if !strings.Contains(got.Error, tc.Err) || !strings.HasPrefix(got.Field, "sweep") {
+					t.Errorf("%q on %q, want %q on the sweep", got.Error, got.Field, tc.Err)
+				}
+				return
+			}
+			if rec.Code != http.StatusCreated {
+				t.Fatalf("%d %s, want 201", rec.Code, rec.Body)
+			}
+			loc := rec.Header().Get("Location")
+			id, err := strconv.ParseInt(strings.TrimPrefix(loc, "/runs/"), 10, 64)
+			if err != nil {
+				t.Fatalf("Location %s", loc)
+			}
+			ts.do(t, http.MethodPost, "/api/runs/"+strconv.FormatInt(id, 10)+"/cancel", "")
+			run, err := ts.store.GetRun(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(run.Plan.Sweeps, func(sw sweep.Sweep) bool { return sw.Axis == tc.Axis })
+			if i < 0 || !slices.Equal(run.Plan.Sweeps[i].Values, tc.Values) {
+				t.Errorf("the plan sweeps %+v, want %s %q", run.Plan.Sweeps, tc.Axis, tc.Values)
+			}
+			waitDone(t, ts.store, id)
+		})
 	}
 }
