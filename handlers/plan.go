@@ -340,8 +340,10 @@ func prepareError(req *PlanRequest, err error) error {
 			return validation("preset", pe.Err)
 		case isOption:
 			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, oe.Msg)}
+		case errors.As(pe.Err, new(*ValidationError)):
+			return pe.Err
 		}
-		return validation("options", pe.Err)
+		return &ValidationError{Field: "options", Msg: unnamedJob(req, pe.Err.Error())}
 	case launch.StageAdmit:
 		return pe.Err // admit's own ValidationError
 	case launch.StageSteps:
