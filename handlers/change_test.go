@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"iolab/bench/hist"
 	"iolab/bench/stats"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
@@ -232,6 +233,43 @@ func TestOneChange(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("fairness CSV: no reader row under bfq in %q", rows)
+		}
+	})
+
+	// The latency chart draws each side's merged histograms (of the
+	// reader, the job it opens on), so its change is theirs, named as
+	// such: never "median ratio".
+	t.Run("latency chart", func(t *testing.T) {
+		e, err := ts.store.Export(ctx, f1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged := map[string]*hist.Histogram{"none": new(hist.Histogram), "bfq": new(hist.Histogram)}
+		for i := range e.Steps {
+			st := &e.Steps[i]
+			if summary.StepStatus(st) != sweep.StepDone {
+				continue
+			}
+			for _, g := range st.Result.Groups {
+				for _, j := range g.Jobs {
+					if j.Name != "fg-reader" {
+						continue // the chart opens on the first job
+					}
+					for d := range 2 {
+						merged[st.Step.Scheduler].Merge(&j.Dirs[d].Clat.Hist)
+					}
+				}
+			}
+		}
+		a, b := merged["none"].Percentiles([]float64{99})[0], merged["bfq"].Percentiles([]float64{99})[0]
+		want := stats.PercentText(float64(b)/float64(a) - 1)
+		body := ts.do(t, "GET", "/api/charts?kind=latency&run="+id1+"&p=99", "").Body.String()
+		tooltip := `["vs none (merged-histogram ratio, n=5 vs 5)","` + want + `",""]`
+		if !strings.Contains(body, tooltip) {
+			t.Errorf("latency chart: no tooltip %s in %.3000s", tooltip, body)
+		}
+		if strings.Contains(body, "median ratio") || !strings.Contains(body, "change from none (merged-histogram ratio)") {
+			t.Error("latency chart: the statistic is misnamed or not named in the subtitle")
 		}
 	})
 
