@@ -213,7 +213,7 @@ func TestOneChange(t *testing.T) {
 			}
 			want := stats.PercentText(c.merged[c.at]/c.merged[base] - 1)
 			body := ts.do(t, "GET", c.chart, "").Body.String()
-			tooltip := fmt.Sprintf(`["vs %s (merged-histogram ratio, n=%d vs %d)","%s",""]`, c.base, c.n, c.n, want)
+			tooltip := fmt.Sprintf(`["p99 vs %s (merged-histogram ratio, n=%d vs %d)","%s",""]`, c.base, c.n, c.n, want)
 			if !strings.Contains(body, tooltip) {
 				t.Errorf("latency chart %s: no tooltip %s", c.chart, tooltip)
 			}

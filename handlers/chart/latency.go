@@ -143,7 +143,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 					// A merged percentile has no repeats to take a median
 					// of: its change is the merged figures' ratio, named so.
 					ch := stats.PooledChange(b.us[k], us, b.done, done)
-					data[k][i].Extra = [][3]any{{"vs " + g.series[0].name + " (" + ch.Label() + ")", ch.Text(), ""}}
+					data[k][i].Extra = [][3]any{{percentileName(ps[k]) + " vs " + g.series[0].name + " (" + ch.Label() + ")", ch.Text(), ""}}
 				}
 				reliable := hist.Reliable(ps[k], n)
 				if !reliable {
