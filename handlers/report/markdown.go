@@ -21,7 +21,7 @@ func (r *Report) Markdown(names []string, png bool) string {
 		r.markdownCompared(&b)
 	}
 	if len(r.StatDiffs) > 0 || r.StatErr != "" {
-		b.WriteString("\n## Statistical diff\n\nPer point and job, the change of the median over the repeats, its confidence interval (Hodges–Lehmann) and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
+		b.WriteString("\n## Statistical diff\n\nPer point and job, the change as the ratio of the medians over the repeats (each side's repeats beside its median: ×5), its confidence interval, the Hodges–Lehmann shift in a column of its own and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
 		if r.StatErr != "" {
 			fmt.Fprintf(&b, "\n%s\n", mdText(r.StatErr))
 		}
