@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -64,5 +65,40 @@ func TestPercentText(t *testing.T) {
 		if got := PercentText(v); got != want {
 			t.Errorf("PercentText(%g) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestChangeAgreesWithTheTest: without ties, the change's interval leaves
+// out 0 exactly when Compare calls the difference significant, and it
+// always holds the ratio of the medians — at small sizes (the exact U
+// distribution) and beyond MaxExact (its normal approximation).
+func TestChangeAgreesWithTheTest(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 1))
+	verdicts := map[Verdict]int{}
+	for trial := range 400 {
+		m, n := 4+r.IntN(10), 4+r.IntN(10)
+		if trial%20 == 0 {
+			m, n = MaxExact+1+r.IntN(20), MaxExact+1+r.IntN(20)
+		}
+		shift := 1 + 0.3*r.Float64()
+		a, b := make([]float64, m), make([]float64, n)
+		for i := range a {
+			a[i] = 100 * math.Exp(0.2*r.NormFloat64())
+		}
+		for i := range b {
+			b[i] = 100 * shift * math.Exp(0.2*r.NormFloat64())
+		}
+		c := Compare(a, b, 0.95)
+		verdicts[c.Verdict]++
+		if !(c.Lo <= c.Rel && c.Rel <= c.Hi) {
+			t.Fatalf("%d vs %d: interval [%g, %g] leaves out the ratio of the medians %g", m, n, c.Lo, c.Hi, c.Rel)
+		}
+		excludes := c.Lo > 0 || c.Hi < 0
+		if exact := m <= MaxExact && n <= MaxExact; exact && excludes != (c.Verdict == Significant) {
+			t.Fatalf("%d vs %d: interval [%g, %g] but %s (p=%g)", m, n, c.Lo, c.Hi, c.Verdict, c.P)
+		}
+	}
+	if verdicts[Significant] < 20 || verdicts[NotSignificant] < 20 {
+		t.Fatalf("verdicts %v: the trials should reach both", verdicts)
 	}
 }
