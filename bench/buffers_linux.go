@@ -3,6 +3,7 @@ package bench
 import (
 	"unsafe"
 
+	"iolab/bench/engine"
 	"iolab/bench/randgen"
 	"iolab/bench/verify"
 )
@@ -22,10 +23,8 @@ import (
 // scramble_buffers=0 writes each slot's buffer unchanged, over and over,
 // as fio does.
 type buffers struct {
-	arena  *arena
-	base   unsafe.Pointer
-	stride int
-	bs     int
+	engine.Buffers // what the engine is handed: each slot's address
+	arena          *engine.Arena
 
 	w      WriteBuffers
 	seeds  randgen.SplitMix // one seed per buffer or compression chunk filled
@@ -38,15 +37,15 @@ type buffers struct {
 // newBuffers makes slots buffers of bs bytes filled with random bytes,
 // in memory placed as mem says (numa_mem_policy).
 func newBuffers(bs, slots int, seed uint64, mem memPolicy) (*buffers, error) {
-	stride := (bs + pageSize - 1) &^ (pageSize - 1)
+	stride := (bs + engine.PageSize - 1) &^ (engine.PageSize - 1)
 	a, err := newArenaFor(stride*slots, mem)
 	if err != nil {
 		return nil, err
 	}
 	first, seeds := dataStream(seed)
-	b := &buffers{arena: a, base: a.base(), stride: stride, bs: bs, w: WriteBuffers{Scramble: true, Chunk: bs},
+	b := &buffers{Buffers: engine.Buffers{Base: a.Base(), Stride: stride, BS: bs}, arena: a, w: WriteBuffers{Scramble: true, Chunk: bs},
 		seeds: seeds, prev: seeds, dedupe: randgen.NewSplitMix(seed ^ 0xdede)}
-	verify.FillRandom(a.mem, first)
+	verify.FillRandom(a.Mem, first)
 	return b, nil
 }
 
@@ -80,12 +79,8 @@ func newJobBuffers(j *Job, slots, index int, seeds []uint64, mem memPolicy) (*bu
 	return b, nil
 }
 
-func (b *buffers) addr(slot int) uintptr {
-	return uintptr(unsafe.Add(b.base, slot*b.stride))
-}
-
 func (b *buffers) slice(slot int) []byte {
-	return b.arena.mem[slot*b.stride : slot*b.stride+b.bs]
+	return b.arena.Mem[slot*b.Stride : slot*b.Stride+b.BS]
 }
 
 // prepareWrite readies slot's buffer for a write of n bytes at off
@@ -94,7 +89,7 @@ func (b *buffers) slice(slot int) []byte {
 func (b *buffers) prepareWrite(slot, n int, off int64) {
 	switch {
 	case b.w.Refill:
-		b.fill(b.arena.mem[slot*b.stride : slot*b.stride+n])
+		b.fill(b.arena.Mem[slot*b.Stride : slot*b.Stride+n])
 	case b.w.Scramble:
 		b.seq++
 		b.stamp(slot, n, off, b.seq)
@@ -198,11 +193,11 @@ const stampSize = 512
 // written sectors are alike (deduplicating or compressing devices cannot
 // cheat) and a sector read back names where it was written.
 func (b *buffers) stamp(slot, n int, off int64, seq uint64) {
-	p := unsafe.Add(b.base, slot*b.stride)
+	p := unsafe.Add(b.Base, slot*b.Stride)
 	for i := 0; i+16 <= n; i += stampSize {
 		*(*uint64)(unsafe.Add(p, i)) = uint64(off) + uint64(i)
 		*(*uint64)(unsafe.Add(p, i+8)) = seq
 	}
 }
 
-func (b *buffers) free() error { return b.arena.free() }
+func (b *buffers) free() error { return b.arena.Free() }

@@ -4,11 +4,14 @@
 // percentiles agree with fio's and histograms merge across jobs.
 //
 // bench owns what reads or writes a Job while it runs: the job model, the
-// runner, the job loop, the engine table with one file per engine, pacing,
-// fio's log files and the results. What stands apart from jobs lives below
-// it and imports nothing of it: randgen (fio's random generators and
-// distributions), verify (fio's verify format), hist (fio's histogram),
-// system (the running machine), guard (every open of a target) and units.
+// runner, the job loop, the engines as jobs see them (each row's options as
+// OptionSpecs, the Setup a job hands its engine, what its buffers hold),
+// pacing, fio's log files and the results. What stands apart from jobs
+// lives below it and imports nothing of it: engine (the ioengines, one file
+// each, and their table), tsc (the CPU's time-stamp counter), randgen
+// (fio's random generators and distributions), verify (fio's verify
+// format), hist (fio's histogram), system (the running machine), guard
+// (every open of a target) and units.
 // docs/architecture.md says why each part lives where it does.
 //
 // bench is a leaf: it imports only the standard library,

@@ -3,78 +3,88 @@ package bench
 import (
 	"slices"
 	"strings"
+
+	"iolab/bench/engine"
 )
 
-// Engine is one ioengine, the way fio's struct ioengine_ops describes one:
-// its name, what the job loop must know of it, its own options and its
-// constructor. Each engine is one file that declares its Engine; the table
-// (engineTable, in engines_linux.go) lists them, and everything else asks
-// the table instead of comparing names.
+// Engine is one of bench/engine's engines as bench's option parsing sees
+// it: the engine's row, with its own options (declared in bench/engine
+// against engine.Params) made OptionSpecs of a whole Job, and fio's cmdprio
+// options after them on the engines that take them (engine.CmdPrio). This
+// is the one place engine options meet Job: help, fio's CheckOption,
+// sweeps and the web form all read Options.
 type Engine struct {
-	Name string
-	Help string // one line, for help and the web form
-	// Flags are what the job loop and the checks before a run must know.
-	Flags EngineFlags
-	// MaxDepth is the largest iodepth the engine can set up (io_uring's
-	// IORING_MAX_ENTRIES); 0: iodepth's own limit.
-	MaxDepth int
-	// Options are the fio options only this engine takes: fio knows them
-	// only once the engine is loaded, and refuses them on other engines.
+	*engine.Engine
 	Options []OptionSpec
-	// Modes are the engine's sweep variants (io_uring+sqpoll+hipri): each
-	// turns one of Options on.
-	Modes []EngineMode
-	open  engineOpener
 }
 
-// EngineFlags are fio's ioengine flags that iolab needs.
-type EngineFlags uint
+// EngineFlags are fio's ioengine flags that iolab needs (engine.Flags).
+type EngineFlags = engine.Flags
 
+// The engine flags, under the names bench's callers know them by.
 const (
-	// SyncIO engines do the I/O inside submit: clat spans the call, there is
-	// no slat, and jobs run them at depth 1 (fio's FIO_SYNCIO).
-	SyncIO EngineFlags = 1 << iota
-	// Diskless engines open no file; their jobs need a size and no
-	// filename (fio's FIO_DISKLESSIO).
-	Diskless
-	// PowerOfTwoDepth engines run iodepth rounded up to a power of two, as
-	// fio's io_uring engine does (its ring has that many entries).
-	PowerOfTwoDepth
-	// SyncInline engines take no fsync or fdatasync: the job thread makes
-	// the call itself, once nothing waits to be submitted (fio 3.33's
-	// libaio, which does not trust Linux AIO's fsync).
-	SyncInline
-	// PollQueues engines fail every hipri I/O on a device without poll
-	// queues (io_uring's IOPOLL); others fall back to interrupts (RWF_HIPRI).
-	PollQueues
+	SyncIO          = engine.SyncIO
+	Diskless        = engine.Diskless
+	PowerOfTwoDepth = engine.PowerOfTwoDepth
+	SyncInline      = engine.SyncInline
+	PollQueues      = engine.PollQueues
 )
 
-// Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a
-// sync engine, iodepth rounded up to a power of two where the engine does
-// that, else iodepth.
-func (e *Engine) Depth(iodepth int) int {
-	switch {
-	case e.Has(SyncIO):
-		return 1
-	case e.Has(PowerOfTwoDepth):
-		d := 1
-		for d < iodepth {
-			d <<= 1
+// EngineMode is one sweep variant of an engine (engine.Mode).
+type EngineMode = engine.Mode
+
+// engineTable is bench/engine's table, in its order, with each engine's
+// options as OptionSpecs.
+var engineTable = jobEngines(engine.Engines())
+
+func jobEngines(es []*engine.Engine) []*Engine {
+	out := make([]*Engine, len(es))
+	for i, e := range es {
+		je := &Engine{Engine: e}
+		for _, o := range e.Options {
+			je.Options = append(je.Options, jobOption(o))
 		}
-		return d
+		if e.Has(engine.CmdPrio) {
+			je.Options = append(je.Options, cmdprioOptions...)
+		}
+		out[i] = je
 	}
-	return iodepth
+	return out
 }
 
-// EngineMode is one sweep variant of an engine: Name after a '+' in a sweep
-// value (io_uring+sqpoll) sets Option (sqthread_poll) to 1.
-type EngineMode struct {
-	Name   string
-	Option string
+// jobOption is an engine's option set on and read from a job's
+// engine.Params.
+func jobOption(o engine.Option) OptionSpec {
+	return OptionSpec{Name: o.Name, Aliases: o.Aliases, Flag: o.Flag, Example: o.Example, Unit: o.Unit, Default: o.Default, Help: o.Help,
+		Set: func(j *Job, v string) error {
+			p := j.EngineParams()
+			if err := o.Set(&p, v); err != nil {
+				return err
+			}
+			j.setEngineParams(p)
+			return nil
+		},
+		Get: func(j *Job) string {
+			p := j.EngineParams()
+			return o.Get(&p)
+		}}
 }
 
-// Has reports whether the engine has all of flags.
-func (e *Engine) Has(flags EngineFlags) bool { return e.Flags&flags == flags }
+// EngineParams are the job's fields only its engine reads. Job keeps
+// them where they have always been in its JSON (hipri_percentage and
+// nowait among the buffer options, userspace_reap among the batching
+// ones), so this copies them out rather than embedding engine.Params.
+func (j *Job) EngineParams() engine.Params {
+	return engine.Params{Hipri: j.Hipri, SQThreadPoll: j.SQThreadPoll, SQThreadPollCPU: j.SQThreadPollCPU,
+		FixedBufs: j.FixedBufs, RegisterFiles: j.RegisterFiles, UserspaceReap: j.UserspaceReap,
+		HipriPercentage: j.HipriPercentage, NoWait: j.NoWait}
+}
+
+func (j *Job) setEngineParams(p engine.Params) {
+	j.Hipri, j.SQThreadPoll, j.SQThreadPollCPU = p.Hipri, p.SQThreadPoll, p.SQThreadPollCPU
+	j.FixedBufs, j.RegisterFiles, j.UserspaceReap = p.FixedBufs, p.RegisterFiles, p.UserspaceReap
+	j.HipriPercentage, j.NoWait = p.HipriPercentage, p.NoWait
+}
 
 // Option returns the engine's own option called name (or an alias).
 func (e *Engine) Option(name string) (*OptionSpec, bool) {
@@ -102,13 +112,7 @@ func LookupEngine(name string) (*Engine, bool) {
 func Engines() []*Engine { return slices.Clone(engineTable) }
 
 // EngineNames lists the engines' names, in the table's order.
-func EngineNames() []string {
-	names := make([]string, len(engineTable))
-	for i, e := range engineTable {
-		names[i] = e.Name
-	}
-	return names
-}
+func EngineNames() []string { return engine.Names() }
 
 // Engine returns the job's engine; nil when it names none iolab has.
 func (j *Job) Engine() *Engine {

@@ -5,17 +5,17 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"iolab/bench/engine"
 	"iolab/bench/randgen"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
-
-	"golang.org/x/sys/unix"
 )
 
 // engineVariant is one engine, or one of its modes, that the engine tests
@@ -96,7 +96,7 @@ func TestEngineWriteReadBack(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer eng.close()
+				defer eng.Close()
 
 				// Blocks in a scrambled order, depth at a time.
 				order := make([]int, blocks)
@@ -126,10 +126,10 @@ func TestEngineWriteReadBack(t *testing.T) {
 // doAll runs one I/O per block through eng, depth at a time. Writes fill
 // each slot with the block's pattern first; reads clear the slot and check
 // it holds the pattern after completion.
-func doAll(t *testing.T, eng engine, order []int, depth int, bufs *buffers, write bool) {
+func doAll(t *testing.T, eng engine.IO, order []int, depth int, bufs *buffers, write bool) {
 	t.Helper()
-	comps := make([]completion, depth)
-	want := make([]byte, bufs.bs)
+	comps := make([]engine.Completion, depth)
+	want := make([]byte, bufs.BS)
 	for start := 0; start < len(order); start += depth {
 		chunk := order[start:min(start+depth, len(order))]
 		slotBlock := map[int]int{}
@@ -145,25 +145,25 @@ func doAll(t *testing.T, eng engine, order []int, depth int, bufs *buffers, writ
 			if write {
 				op = opWrite
 			}
-			eng.queue(slot, op, 0, int64(blk*bufs.bs), uint32(bufs.bs))
+			eng.Queue(slot, op, 0, int64(blk*bufs.BS), uint32(bufs.BS))
 		}
-		if n, err := eng.commit(); err != nil || n != len(chunk) {
+		if n, err := eng.Commit(); err != nil || n != len(chunk) {
 			t.Fatalf("commit: %d of %d, %v", n, len(chunk), err)
 		}
 		done := 0
 		for done < len(chunk) {
-			n, err := eng.getevents(1, len(chunk)-done, true, comps)
+			n, err := eng.GetEvents(1, len(chunk)-done, true, comps)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range comps[:n] {
-				if int(c.res) != bufs.bs {
-					t.Fatalf("slot %d: result %d, want %d", c.slot, c.res, bufs.bs)
+				if int(c.Res) != bufs.BS {
+					t.Fatalf("slot %d: result %d, want %d", c.Slot, c.Res, bufs.BS)
 				}
 				if !write {
-					pattern(want, slotBlock[int(c.slot)])
-					if !bytes.Equal(bufs.slice(int(c.slot)), want) {
-						t.Fatalf("block %d read back through the engine differs from what was written", slotBlock[int(c.slot)])
+					pattern(want, slotBlock[int(c.Slot)])
+					if !bytes.Equal(bufs.slice(int(c.Slot)), want) {
+						t.Fatalf("block %d read back through the engine differs from what was written", slotBlock[int(c.Slot)])
 					}
 				}
 			}
@@ -293,30 +293,5 @@ func TestWriteDataIsUnique(t *testing.T) {
 		if zeros := strings.Count(blk, "\x00"); zeros > 200 {
 			t.Fatalf("block at %d has %d zero bytes: not random data", off, zeros)
 		}
-	}
-}
-
-// TestURingDisabledNamesTheSysctl: io_uring_setup's EPERM with
-// kernel.io_uring_disabled set reads as the sysctl and what to do, not a
-// bare EPERM. The knob is a file of the test's own: the machine's setting
-// is shared with every test running at the same time.
-func TestURingDisabledNamesTheSysctl(t *testing.T) {
-	defer func(k string) { uringDisabledKnob = k }(uringDisabledKnob)
-	uringDisabledKnob = filepath.Join(t.TempDir(), "io_uring_disabled")
-	j := &Job{IODepth: 4, SQThreadPollCPU: -1}
-	for knob, want := range map[string]string{
-		"2\n": "kernel.io_uring_disabled=2); run `sysctl kernel.io_uring_disabled=0` or use --ioengine=libaio",
-		"1\n": "kernel.io_uring_disabled=1)",
-		"0\n": "io_uring is disabled for this process (EPERM)",
-	} {
-		if err := os.WriteFile(uringDisabledKnob, []byte(knob), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := uringSetupError(unix.EPERM, j); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("knob %q: %v, want %q", knob, err, want)
-		}
-	}
-	if err := uringSetupError(unix.ENOSYS, j); err == nil || !strings.Contains(err.Error(), "libaio") {
-		t.Errorf("ENOSYS: %v", err)
 	}
 }

@@ -3,18 +3,20 @@ package bench
 import (
 	"math"
 
+	"iolab/bench/engine"
 	"iolab/bench/randgen"
 )
 
-// ioOp is what an I/O does.
-type ioOp uint8
+// ioOp is what an I/O does: the engines' own type, since the loop hands
+// each I/O's to its engine as it is.
+type ioOp = engine.Op
 
 // The operations a job issues.
 const (
-	opRead      ioOp = iota // = Read
-	opWrite                 // = Write
-	opFsync                 // fsync(2) of the file (fio's fsync=N, end_fsync)
-	opFdatasync             // fdatasync(2) (fio's fdatasync=N)
+	opRead      = engine.OpRead      // = Read
+	opWrite     = engine.OpWrite     // = Write
+	opFsync     = engine.OpFsync     // fsync(2) of the file (fio's fsync=N, end_fsync)
+	opFdatasync = engine.OpFdatasync // fdatasync(2) (fio's fdatasync=N)
 )
 
 // ioGen picks each I/O of a job — direction, file, offset, length — the

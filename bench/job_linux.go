@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"iolab/bench/engine"
 	"iolab/bench/guard"
 	"iolab/bench/system"
-
-	"golang.org/x/sys/unix"
 )
 
 // jobRun is one job set up on its own locked OS thread and ready to start.
@@ -20,8 +21,8 @@ type jobRun struct {
 	files  []jobFile
 	layout jobLayout
 	guard  *guard.Guard // opened files, removes them (unlink)
-	eng    engine
-	info   engineInfo
+	eng    engine.IO
+	info   engine.Info
 	bufs   *buffers
 	depth  int
 	target system.Target // the first file's, for messages
@@ -173,15 +174,15 @@ func bufferSeed(j *Job, index int) uint64 {
 	return j.RandSeed + uint64(index)
 }
 
-// newEngine sets up j's engine on fd with one buffer per slot.
-func newEngine(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
+// newEngine sets up j's engine on its files' descriptors fds with one
+// buffer per slot of depth.
+func newEngine(j *Job, fds []int, bufs *buffers, depth int) (engine.IO, engine.Info, error) {
 	e := j.Engine()
 	if e == nil {
-		return nil, engineInfo{}, fmt.Errorf("ioengine %q is not supported (use one of %s)", j.IOEngine, strings.Join(EngineNames(), ", "))
+		return nil, engine.Info{}, fmt.Errorf("ioengine %q is not supported (use one of %s)", j.IOEngine, strings.Join(EngineNames(), ", "))
 	}
-	eng, info, err := e.open(j, fds, bufs, depth)
-	info.sync = e.Has(SyncIO)
-	return eng, info, err
+	return e.Open(&engine.Setup{Params: j.EngineParams(), Files: fds, Bufs: &bufs.Buffers, Depth: depth,
+		IODepth: j.IODepth, BS: j.BS, IOPrio: j.JobIOPrio(), RandSeed: j.RandSeed})
 }
 
 func openError(j *Job, t system.Target, err error) error {
@@ -218,7 +219,7 @@ func (r *jobRun) close() {
 		r.logs = nil
 	}
 	if r.eng != nil {
-		r.eng.close()
+		r.eng.Close()
 		r.eng = nil
 	}
 	if r.bufs != nil {

@@ -76,10 +76,10 @@ func (l *loop) ioFailed(s int32, d uint8, errno unix.Errno, dr *DirResult) bool 
 	// on after its errors: those of the first error td_verror saw before
 	// one was counted, which a sync engine's sees (its fio_io_end), and an
 	// async one's only when error_dump reports it.
-	if goesOn && res.TotalErr == 0 && (l.info.sync || j.ErrorDump) {
+	if goesOn && res.TotalErr == 0 && (l.info.Sync || j.ErrorDump) {
 		res.FirstErrorMsg = ioError(j, l.r.target, d, l.offOf[s], l.lenOf[s], errno).Error()
 	}
-	if goesOn || (l.info.sync && j.ContinueOnError&(1<<class) != 0) {
+	if goesOn || (l.info.Sync && j.ContinueOnError&(1<<class) != 0) {
 		res.TotalErr++
 		if res.TotalErr == 1 {
 			res.FirstError = int(errno)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/engine"
 )
 
 // The job loop follows fio 3.33's do_io (backend.c) and its helpers
@@ -42,8 +44,8 @@ type loop struct {
 	j *Job
 	// filled: a write found the filesystem full under fill_device.
 	filled bool
-	eng    engine
-	info   engineInfo
+	eng    engine.IO
+	info   engine.Info
 	live   *atomic.Uint64
 
 	clk jobClock // clock.go
@@ -60,7 +62,7 @@ type loop struct {
 	queued     []int32 // slots queued on the engine, not yet committed
 	checkedOut int     // slots taken: queued, in flight, or done but not reaped (fio's cur_depth)
 	pending    int     // I/Os queued since the last commit by count (fio's td->io_u_queued)
-	comps      []completion
+	comps      []engine.Completion
 
 	batch, cmin, cmax, low int
 
@@ -113,7 +115,7 @@ func (l *loop) clock() int64 {
 // costs no more calls than before the cut.
 func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uint64) JobResult {
 	j := r.j
-	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.setup}
+	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.Setup}
 	l, gen := newLoop(r, stop, interval, live, &res)
 	polling := l.cmin == 0 && l.cmax == 0
 
@@ -176,7 +178,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		if l.vfy != nil {
 			l.vfy.queued(l, slot, op, file, off, n)
 		}
-		l.eng.queue(int(slot), op, file, off, n)
+		l.eng.Queue(int(slot), op, file, off, n)
 		if l.prio.cp != nil && op <= opWrite {
 			l.queuedPrio(slot, op, n)
 		}
@@ -193,7 +195,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		if l.pace != nil {
 			l.pace.queued(slot, op, n, t)
 		}
-		if l.info.sync {
+		if l.info.Sync {
 			// A sync engine does the I/O in the commit and completes it
 			// there (fio's FIO_Q_COMPLETED): it is reaped at once.
 			l.markDepth()
@@ -240,7 +242,7 @@ func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.
 	depth := r.depth
 	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow,
 		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), fileOf: make([]int32, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
-		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]completion, depth)}
+		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]engine.Completion, depth)}
 	for i := range l.free {
 		l.free[i] = int32(depth - 1 - i)
 	}
@@ -260,7 +262,7 @@ func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.
 	res.Samples = make([]Sample, 0, int((j.Runtime+j.RampTime)/interval)+2)
 
 	gen := newIOGen(j, r.layout, r.index)
-	if r.info.sync {
+	if r.info.Sync {
 		gen.syncEngine()
 	}
 	l.initSync(gen)
@@ -426,36 +428,36 @@ func (l *loop) commit() {
 		return
 	}
 	var tp int64
-	if l.info.sync {
+	if l.info.Sync {
 		// The I/O was created a moment ago, just before this: its creation
 		// time serves as the issue time, which saves a clock read per I/O.
 		tp = l.created[l.queued[0]]
 	}
 	l.holdOpen()
-	done, err := l.eng.commit()
+	done, err := l.eng.Commit()
 	if err != nil {
 		l.err = err
 		return
 	}
-	if l.measuring && !l.info.published {
+	if l.measuring && !l.info.Published {
 		// fio's io_u_mark_submit, per submit call; its SQPOLL commit
 		// marks nothing.
 		l.dist.MarkSubmit(done)
 	}
-	if !l.info.sync && !l.info.published && l.st.issue {
+	if !l.info.Sync && !l.info.Published && l.st.issue {
 		tp = l.now()
 		l.holdClose(tp)
-	} else if !l.info.sync {
+	} else if !l.info.Sync {
 		l.holdClose(-1)
 	} // a sync engine's I/O is reaped next: the hold ends there
 	for _, s := range l.queued[:done] {
 		l.issued[s] = tp
-		if l.info.published {
+		if l.info.Published {
 			// SQPOLL's kernel thread picks the I/O up as it is published:
 			// timed from there, with no slat (fio has none either).
 			l.issued[s] = l.created[s]
 		}
-		if l.measuring && l.st.slat && !l.info.sync && !l.info.published && l.created[s] >= l.measureStart && l.dirOf[s] <= Write {
+		if l.measuring && l.st.slat && !l.info.Sync && !l.info.Published && l.created[s] >= l.measureStart && l.dirOf[s] <= Write {
 			l.cur[l.dirOf[s]].Slat.Add(uint64(tp - l.created[s]))
 			l.logSlat(s, tp)
 		}
@@ -482,7 +484,7 @@ func (l *loop) reap(want int, block bool) {
 		return
 	}
 	l.holdOpen()
-	n, err := l.eng.getevents(want, most, block && l.cmin > 0, l.comps[:most])
+	n, err := l.eng.GetEvents(want, most, block && l.cmin > 0, l.comps[:most])
 	if err != nil {
 		l.err = err
 	} else if l.measuring {
@@ -500,40 +502,40 @@ func (l *loop) reap(want int, block bool) {
 		l.holdClose(-1)
 	}
 	for _, c := range l.comps[:n] {
-		s := c.slot
+		s := c.Slot
 		d := l.dirOf[s]
 		l.free = append(l.free, s)
-		if l.completedSync(s, d, c.res, tc) {
+		if l.completedSync(s, d, c.Res, tc) {
 			continue
 		}
-		if c.res < 0 {
+		if c.Res < 0 {
 			var dr *DirResult
 			if l.measuring && l.created[s] >= l.measureStart {
 				dr = &l.cur[d]
 			}
-			if l.ioFailed(s, d, unix.Errno(-c.res), dr) {
+			if l.ioFailed(s, d, unix.Errno(-c.Res), dr) {
 				continue // continue_on_error: counted, and the job goes on
 			}
-			if l.filledUp(s, d, c.res) {
+			if l.filledUp(s, d, c.Res) {
 				continue // fill_device: the end, not an error
 			}
 			if l.err == nil {
-				l.err = ioError(l.j, l.r.target, d, l.offOf[s], l.lenOf[s], unix.Errno(-c.res))
+				l.err = ioError(l.j, l.r.target, d, l.offOf[s], l.lenOf[s], unix.Errno(-c.Res))
 			}
 			continue
 		}
-		l.res.Moved[d] += uint64(c.res)
+		l.res.Moved[d] += uint64(c.Res)
 		if l.vfy != nil {
-			l.vfy.completed(l, s, d, c.res)
+			l.vfy.completed(l, s, d, c.Res)
 		}
 		if l.lt != nil || l.ssp != nil {
-			l.measuredHook(s, c.res, tc)
+			l.measuredHook(s, c.Res, tc)
 		}
 		if l.measuring && l.created[s] >= l.measureStart {
 			dr := &l.cur[d]
 			dr.IOs++
-			dr.Bytes += uint64(c.res)
-			if uint32(c.res) != l.lenOf[s] {
+			dr.Bytes += uint64(c.Res)
+			if uint32(c.Res) != l.lenOf[s] {
 				dr.Short++
 			}
 			clat := uint64(tc - l.issued[s])
@@ -548,7 +550,7 @@ func (l *loop) reap(want int, block bool) {
 				l.prioDone(s, d, clat, tc)
 			}
 			l.qosCompleted(dr, s, d, tc, int64(clat))
-			l.logDone(s, c.res, clat, tc)
+			l.logDone(s, c.Res, clat, tc)
 		}
 	}
 	l.checkedOut -= n

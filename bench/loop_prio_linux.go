@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"iolab/bench/engine"
 	"iolab/bench/hist"
 	"iolab/bench/randgen"
 )
@@ -14,9 +15,9 @@ import (
 // prioLoop is a job loop's priority state; the zero value is a job
 // whose I/Os all carry its own priority.
 type prioLoop struct {
-	cp  *cmdPrio    // nil without cmdprio
-	eng prioritized // the engine, where it carries priorities
-	def uint16      // the job's priority (prio, prioclass)
+	cp  *cmdPrio           // nil without cmdprio
+	eng engine.Prioritized // the engine, where it carries priorities
+	def uint16             // the job's priority (prio, prioclass)
 
 	// Per slot, with cmdprio: the I/O's priority and its index into its
 	// direction's lats.
@@ -39,7 +40,7 @@ func (l *loop) initPrio(depth int, seed uint64) {
 	if p.cp == nil {
 		return
 	}
-	p.eng, _ = l.eng.(prioritized)
+	p.eng, _ = l.eng.(engine.Prioritized)
 	p.of, p.idx = make([]uint16, depth), make([]uint8, depth)
 	for d := range p.lats {
 		if n := len(p.cp.prios[d]); n > 0 {
@@ -68,7 +69,7 @@ func (l *loop) queuedPrio(slot int32, op ioOp, n uint32) {
 	}
 	p.of[slot], p.idx[slot] = ch.prio, ch.idx
 	if p.eng != nil {
-		p.eng.prioritize(int(slot), ch.prio)
+		p.eng.Prioritize(int(slot), ch.prio)
 	}
 }
 

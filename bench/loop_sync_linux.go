@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/engine"
 )
 
 // loopSync is the job loop's part of fio's fsync=N, fdatasync=N, end_fsync
@@ -101,7 +103,7 @@ func (l *loop) syncInline(op ioOp, file int, created int64) {
 		l.dist.MarkDepth(l.checkedOut+1, 1)
 	}
 	l.holdOpen()
-	res := fsyncFile(l.r.files[file].fd, op)
+	res := engine.FsyncFile(l.r.files[file].fd, op)
 	tc := l.now()
 	l.holdClose(tc)
 	l.gen.lastWasSync = true
@@ -142,26 +144,11 @@ func (l *loop) syncNow(op ioOp, file int) {
 	slot := l.free[len(l.free)-1]
 	l.free = l.free[:len(l.free)-1]
 	l.checkedOut++
-	l.eng.queue(int(slot), op, file, 0, 0)
+	l.eng.Queue(int(slot), op, file, 0, 0)
 	l.created[slot], l.dirOf[slot], l.offOf[slot], l.lenOf[slot] = t, uint8(op), 0, 0
 	l.queued = append(l.queued, slot)
 	l.commit()
 	l.reap(1, true)
-}
-
-// fsyncFile makes one fsync or fdatasync system call on fd and returns its
-// result as a completion does: 0, or a negative errno.
-func fsyncFile(fd int, op ioOp) int32 {
-	nr := uintptr(unix.SYS_FSYNC)
-	if op == opFdatasync {
-		nr = unix.SYS_FDATASYNC
-	}
-	for {
-		_, _, errno := unix.RawSyscall(nr, uintptr(fd), 0, 0)
-		if errno != unix.EINTR {
-			return -int32(errno)
-		}
-	}
 }
 
 func syncName(op ioOp) string {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iolab/bench/engine"
 	"iolab/bench/system"
 )
 
@@ -100,12 +101,12 @@ func numaPlacement(sys system.FS, j *Job) (cpus []int, mem memPolicy, err error)
 // newArenaFor maps size bytes placed as p says: mapped without its pages,
 // bound with mbind(2), then faulted in (MADV_POPULATE_WRITE, or a write to
 // each page before Linux 5.14), so that every page is allocated under the
-// policy. The default policy maps as newArena does.
-func newArenaFor(size int, p memPolicy) (*arena, error) {
+// policy. The default policy maps as engine.NewArena does.
+func newArenaFor(size int, p memPolicy) (*engine.Arena, error) {
 	if p.mode == mpolDefault {
-		return newArena(size)
+		return engine.NewArena(size)
 	}
-	size = (size + pageSize - 1) &^ (pageSize - 1)
+	size = (size + engine.PageSize - 1) &^ (engine.PageSize - 1)
 	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, fmt.Errorf("mmap %d bytes for I/O buffers: %w", size, err)
@@ -115,11 +116,11 @@ func newArenaFor(size int, p memPolicy) (*arena, error) {
 		return nil, fmt.Errorf("numa_mem_policy: mbind %d bytes of I/O buffers: %w", size, err)
 	}
 	if unix.Madvise(mem, unix.MADV_POPULATE_WRITE) != nil {
-		for i := 0; i < len(mem); i += pageSize {
+		for i := 0; i < len(mem); i += engine.PageSize {
 			mem[i] = 0
 		}
 	}
-	return &arena{mem: mem}, nil
+	return &engine.Arena{Mem: mem}, nil
 }
 
 // bind is mbind(2) of mem to p. maxnode counts one bit more than the mask

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iolab/bench/engine"
 	"iolab/bench/system"
 )
 
@@ -146,7 +147,7 @@ func TestNUMAMemPolicy(t *testing.T) {
 					return
 				}
 				defer r.close()
-				line, pages = numaMapsLine(t, r.bufs.addr(0)), len(r.bufs.arena.mem)/pageSize
+				line, pages = numaMapsLine(t, r.bufs.Addr(0)), len(r.bufs.arena.Mem)/engine.PageSize
 			})
 			fields := strings.Fields(line)
 			if len(fields) < 2 || fields[1] != tc.maps {

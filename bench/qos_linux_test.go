@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/engine"
 	"iolab/bench/testdev"
 )
 
@@ -19,24 +20,24 @@ import (
 // sleep's overshoot would move its end onto the next I/O's due time now
 // and then (see TestIntendedLatency).
 type stallingEngine struct {
-	engine
+	engine.IO
 	every, n int
 	stall    time.Duration
 	inQueue  bool
 }
 
-func (e *stallingEngine) commit() (int, error) {
+func (e *stallingEngine) Commit() (int, error) {
 	if !e.inQueue {
 		e.tick()
 	}
-	return e.engine.commit()
+	return e.IO.Commit()
 }
 
-func (e *stallingEngine) queue(slot int, op ioOp, file int, off int64, n uint32) {
+func (e *stallingEngine) Queue(slot int, op ioOp, file int, off int64, n uint32) {
 	if e.inQueue {
 		e.tick()
 	}
-	e.engine.queue(slot, op, file, off, n)
+	e.IO.Queue(slot, op, file, off, n)
 }
 
 func (e *stallingEngine) tick() {
@@ -55,8 +56,8 @@ func (e *stallingEngine) tick() {
 // runStalling runs j on its engine, stalled every every-th commit.
 func runStalling(t *testing.T, j *Job, every int, stall time.Duration) JobResult {
 	t.Helper()
-	return runLoopWith(t, j, 250*time.Millisecond, func(e engine) engine {
-		return &stallingEngine{engine: e, every: every, stall: stall}
+	return runLoopWith(t, j, 250*time.Millisecond, func(e engine.IO) engine.IO {
+		return &stallingEngine{IO: e, every: every, stall: stall}
 	})
 }
 
@@ -79,8 +80,8 @@ func TestIntendedLatency(t *testing.T) {
 		j := nullJob(1 << 20)
 		j.Runtime, j.TimeBased = time.Second, true
 		j.RateIOPS = [2]int64{2000, 2000}
-		res := runLoopWith(t, &j, 250*time.Millisecond, func(e engine) engine {
-			return &stallingEngine{engine: e, every: every, stall: stall, inQueue: inQueue}
+		res := runLoopWith(t, &j, 250*time.Millisecond, func(e engine.IO) engine.IO {
+			return &stallingEngine{IO: e, every: every, stall: stall, inQueue: inQueue}
 		})
 		dr := &res.Dirs[Read]
 		if dr.Intended.Stat.N != dr.Lat.Stat.N || dr.IOs < 1900 {

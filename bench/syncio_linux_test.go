@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"iolab/bench/engine"
 	"iolab/bench/system"
 	"iolab/bench/testdev"
-
-	"golang.org/x/sys/unix"
 )
 
 // runLoop runs job j's loop on this thread, as a job thread does.
@@ -22,7 +23,7 @@ func runLoop(t testing.TB, j *Job) JobResult {
 
 // runLoopWith is runLoop sampling every interval, with the job's engine
 // wrapped by wrap when it is not nil.
-func runLoopWith(t testing.TB, j *Job, interval time.Duration, wrap func(engine) engine) JobResult {
+func runLoopWith(t testing.TB, j *Job, interval time.Duration, wrap func(engine.IO) engine.IO) JobResult {
 	t.Helper()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

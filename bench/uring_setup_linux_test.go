@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"iolab/bench/tsc"
 )
 
 // TestURingSetupRecorded: an io_uring job records the ring as the kernel
@@ -19,7 +21,7 @@ func TestURingSetupRecorded(t *testing.T) {
 		engine string
 		want   []string
 	}{
-		// The other flags depend on the kernel's age (newURing falls back).
+		// The other flags depend on the kernel's age (bench/engine's newURing falls back).
 		{"io_uring", []string{"io_uring ", "CQSIZE", "sq 8, cq 8"}},
 		{"libaio", spinSetup()},
 		{"psync", nil},
@@ -37,7 +39,7 @@ func TestURingSetupRecorded(t *testing.T) {
 		if strings.Contains(res.EngineSetup, "COOP_TASKRUN") && !strings.Contains(res.EngineSetup, "TASKRUN_FLAG") {
 			t.Errorf("%s: setup %q has COOP_TASKRUN without TASKRUN_FLAG", tc.engine, res.EngineSetup)
 		}
-		if tc.engine == "io_uring" && tscRate() != 0 && strings.Contains(res.EngineSetup, "TASKRUN_FLAG") && !strings.Contains(res.EngineSetup, "waits spin") {
+		if tc.engine == "io_uring" && tsc.Rate() != 0 && strings.Contains(res.EngineSetup, "TASKRUN_FLAG") && !strings.Contains(res.EngineSetup, "waits spin") {
 			t.Errorf("%s: setup %q: with TASKRUN_FLAG and a TSC the waits spin", tc.engine, res.EngineSetup)
 		}
 		if tc.want == nil && res.EngineSetup != "" {
@@ -46,11 +48,11 @@ func TestURingSetupRecorded(t *testing.T) {
 	}
 }
 
-// spinSetup is what a libaio job records: its waits spin where the TSC
+// spinSetup is what a libaio job records (bench/engine's spinNote): its waits spin where the TSC
 // can time them.
 func spinSetup() []string {
-	if tscRate() == 0 {
+	if tsc.Rate() == 0 {
 		return nil
 	}
-	return []string{"libaio; " + spinNote + " (the aio ring)"}
+	return []string{"libaio; " + "waits spin ≤2µs where trials show it pays" + " (the aio ring)"}
 }

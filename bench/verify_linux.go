@@ -245,7 +245,7 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			}
 			slot := l.free[len(l.free)-1]
 			l.free = l.free[:len(l.free)-1]
-			l.eng.queue(int(slot), opRead, int(p.file), p.off, p.n)
+			l.eng.Queue(int(slot), opRead, int(p.file), p.off, p.n)
 			l.created[slot] = l.now()
 			l.offOf[slot], l.lenOf[slot], l.dirOf[slot], l.fileOf[slot] = p.off, p.n, uint8(opRead), p.file
 			readIdx[slot] = next
@@ -255,7 +255,7 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			pending++
 		}
 		if pending > 0 {
-			done, err := l.eng.commit()
+			done, err := l.eng.Commit()
 			if err != nil {
 				l.err = err
 				break
@@ -263,7 +263,7 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			tp := l.now()
 			for _, s := range batch[:done] {
 				l.issued[s] = tp
-				if l.info.sync || l.info.published {
+				if l.info.Sync || l.info.Published {
 					l.issued[s] = l.created[s] // as the job loop times them: no slat
 				} else {
 					v.res.Reads.Slat.Add(uint64(tp - l.created[s]))
@@ -276,38 +276,38 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 		if inflight-pending == 0 {
 			continue
 		}
-		n, err := l.eng.getevents(1, inflight-pending, true, l.comps[:inflight-pending])
+		n, err := l.eng.GetEvents(1, inflight-pending, true, l.comps[:inflight-pending])
 		if err != nil {
 			l.err = err
 			break
 		}
 		tc := l.now()
 		for _, c := range l.comps[:n] {
-			s := c.slot
+			s := c.Slot
 			l.free = append(l.free, s)
 			inflight--
 			if l.err != nil {
 				continue
 			}
-			if c.res < 0 {
-				if !l.ioFailed(s, Read, unix.Errno(-c.res), &v.res.Reads) {
-					l.err = ioError(l.j, l.r.target, Read, l.offOf[s], l.lenOf[s], unix.Errno(-c.res))
+			if c.Res < 0 {
+				if !l.ioFailed(s, Read, unix.Errno(-c.Res), &v.res.Reads) {
+					l.err = ioError(l.j, l.r.target, Read, l.offOf[s], l.lenOf[s], unix.Errno(-c.Res))
 				}
 				continue
 			}
 			p := ps[readIdx[s]]
 			v.res.Reads.IOs++
-			v.res.Reads.Bytes += uint64(c.res)
-			l.res.Moved[Read] += uint64(c.res) // the device read them: not another process's I/O
+			v.res.Reads.Bytes += uint64(c.Res)
+			l.res.Moved[Read] += uint64(c.Res) // the device read them: not another process's I/O
 			clat := uint64(tc - l.issued[s])
 			v.res.Reads.Clat.Add(clat)
 			v.res.Reads.Lat.Add(uint64(tc - l.created[s]))
 			// fio's logs have the verify reads as the job's reads.
 			if l.r.logs != nil {
-				l.r.logs.verified(tc, clat, tc-l.created[s], uint32(c.res), l.offOf[s], &v.res.Reads.Clat.Hist, l.prio.def)
+				l.r.logs.verified(tc, clat, tc-l.created[s], uint32(c.Res), l.offOf[s], &v.res.Reads.Clat.Hist, l.prio.def)
 			}
-			if int(c.res) != int(p.n) {
-				l.err = fmt.Errorf("job %s: verify: short read of %d bytes at offset %d of %s (wrote %d)", l.j.Name, c.res, p.off, l.r.files[p.file].path, p.n)
+			if int(c.Res) != int(p.n) {
+				l.err = fmt.Errorf("job %s: verify: short read of %d bytes at offset %d of %s (wrote %d)", l.j.Name, c.Res, p.off, l.r.files[p.file].path, p.n)
 				continue
 			}
 			v.checkRead(l, s, verify.ReadBack{File: l.r.files[p.file].path, Off: p.off, NumberIO: p.numberio, CheckNum: v.checkNum,
@@ -316,12 +316,12 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 	}
 	// A failure leaves reads in flight: reap them before the buffers go.
 	for inflight > 0 {
-		n, err := l.eng.getevents(inflight, inflight, true, l.comps[:inflight])
+		n, err := l.eng.GetEvents(inflight, inflight, true, l.comps[:inflight])
 		if err != nil || n == 0 {
 			break
 		}
 		for _, c := range l.comps[:n] {
-			l.free = append(l.free, c.slot)
+			l.free = append(l.free, c.Slot)
 		}
 		inflight -= n
 	}

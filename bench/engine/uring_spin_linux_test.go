@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import (
 	"runtime"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/tsc"
 )
 
 // TestWaitSpin drives the wait spin with a ring of its own words: task work
@@ -15,7 +17,7 @@ import (
 // makes the next waits skip spinning, twice as many after each such spin,
 // up to spinMaxSkip, until one sees something again.
 func TestWaitSpin(t *testing.T) {
-	if tscRate() == 0 {
+	if tsc.Rate() == 0 {
 		t.Skip("the job clock is not the TSC here: the wait does not spin (newWaitSpin)")
 	}
 	var sqFlags, cqHead, cqTail uint32
@@ -75,7 +77,7 @@ func TestWaitSpin(t *testing.T) {
 // there end the spin at once; an empty ring is watched for spinNs, and
 // then the next wait skips spinning.
 func TestAIOWaitSpin(t *testing.T) {
-	if tscRate() == 0 {
+	if tsc.Rate() == 0 {
 		t.Skip("the job clock is not the TSC here: the wait does not spin (tscWaitSpin)")
 	}
 	var ring aioRing
@@ -105,7 +107,7 @@ func TestAIOWaitSpin(t *testing.T) {
 // (there nothing can complete while it spins, and the spin pays by keeping
 // the job from preempting the device's worker); its engine_setup says so.
 func TestWaitSpinOneCPU(t *testing.T) {
-	if tscRate() == 0 {
+	if tsc.Rate() == 0 {
 		t.Skip("the job clock is not the TSC here: the wait does not spin (tscWaitSpin)")
 	}
 	runtime.LockOSThread()

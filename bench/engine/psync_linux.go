@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import (
 	"golang.org/x/sys/unix"
@@ -9,8 +9,8 @@ var psyncEngine = Engine{
 	Name:  "psync",
 	Help:  "pread/pwrite, one I/O at a time",
 	Flags: SyncIO,
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		return newPsync(fds, bufs, depth), engineInfo{}, nil
+	open: func(st *Setup) (IO, Info, error) {
+		return newPsync(st.Files, st.Bufs, st.Depth), Info{}, nil
 	},
 }
 
@@ -18,42 +18,42 @@ var psyncEngine = Engine{
 // on the mmap'd buffer (no allocation, unlike unix.Preadv2). Jobs run sync engines at depth 1, like fio.
 type psync struct {
 	fds     []int
-	bufs    *buffers
+	bufs    *Buffers
 	pending []psyncReq
 	done    completions
 }
 
 type psyncReq struct {
 	slot int
-	op   ioOp
+	op   Op
 	file int
 	off  int64
 	n    uint32
 }
 
-func newPsync(fds []int, bufs *buffers, depth int) *psync {
+func newPsync(fds []int, bufs *Buffers, depth int) *psync {
 	return &psync{fds: fds, bufs: bufs, pending: make([]psyncReq, 0, depth), done: newCompletions(depth)}
 }
 
-func (p *psync) queue(slot int, op ioOp, file int, off int64, n uint32) {
+func (p *psync) Queue(slot int, op Op, file int, off int64, n uint32) {
 	p.pending = append(p.pending, psyncReq{slot, op, file, off, n})
 }
 
-// commit does each queued I/O with one raw pread, pwrite, fsync or
+// Commit does each queued I/O with one raw pread, pwrite, fsync or
 // fdatasync, as fio's psync engine does.
-func (p *psync) commit() (int, error) {
+func (p *psync) Commit() (int, error) {
 	n := len(p.pending)
 	for _, r := range p.pending {
 		fd := uintptr(p.fds[r.file])
 		var args [4]uintptr
 		switch r.op {
-		case opRead:
-			args = [4]uintptr{unix.SYS_PREAD64, fd, p.bufs.addr(r.slot), uintptr(r.n)}
-		case opWrite:
-			args = [4]uintptr{unix.SYS_PWRITE64, fd, p.bufs.addr(r.slot), uintptr(r.n)}
-		case opFsync:
+		case OpRead:
+			args = [4]uintptr{unix.SYS_PREAD64, fd, p.bufs.Addr(r.slot), uintptr(r.n)}
+		case OpWrite:
+			args = [4]uintptr{unix.SYS_PWRITE64, fd, p.bufs.Addr(r.slot), uintptr(r.n)}
+		case OpFsync:
 			args = [4]uintptr{unix.SYS_FSYNC, fd}
-		case opFdatasync:
+		case OpFdatasync:
 			args = [4]uintptr{unix.SYS_FDATASYNC, fd}
 		}
 		var done uintptr
@@ -68,14 +68,14 @@ func (p *psync) commit() (int, error) {
 		if errno != 0 {
 			res = -int32(errno)
 		}
-		p.done.push(completion{slot: int32(r.slot), res: res})
+		p.done.push(Completion{Slot: int32(r.slot), Res: res})
 	}
 	p.pending = p.pending[:0]
 	return n, nil
 }
 
-func (p *psync) getevents(min, max int, _ bool, c []completion) (int, error) {
+func (p *psync) GetEvents(min, max int, _ bool, c []Completion) (int, error) {
 	return p.done.popWait(min, c[:max])
 }
 
-func (p *psync) close() error { return nil }
+func (p *psync) Close() error { return nil }

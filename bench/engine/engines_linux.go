@@ -1,4 +1,4 @@
-package bench
+package engine
 
 // engineTable lists the engines, in the order help and the web form show
 // them. Adding an engine: one file that declares its Engine (name, flags,

@@ -1,12 +1,12 @@
-package bench
+package engine
 
 // nullEngine does no I/O: fio's null engine, the harness's own ceiling.
 var nullEngine = Engine{
 	Name:  "null",
 	Help:  "no I/O: every request completes at once (measures iolab itself)",
 	Flags: SyncIO | Diskless,
-	open: func(j *Job, _ []int, _ *buffers, depth int) (engine, engineInfo, error) {
-		return newNull(depth), engineInfo{}, nil
+	open: func(st *Setup) (IO, Info, error) {
+		return newNull(st.Depth), Info{}, nil
 	},
 }
 
@@ -21,23 +21,23 @@ func newNull(depth int) *null {
 	return &null{done: newCompletions(depth)}
 }
 
-func (e *null) queue(slot int, op ioOp, _ int, _ int64, n uint32) {
+func (e *null) Queue(slot int, op Op, _ int, _ int64, n uint32) {
 	res := int32(n)
-	if op == opFsync || op == opFdatasync {
+	if op == OpFsync || op == OpFdatasync {
 		res = 0
 	}
-	e.done.push(completion{slot: int32(slot), res: res})
+	e.done.push(Completion{Slot: int32(slot), Res: res})
 	e.queued++
 }
 
-func (e *null) commit() (int, error) {
+func (e *null) Commit() (int, error) {
 	n := e.queued
 	e.queued = 0
 	return n, nil
 }
 
-func (e *null) getevents(min, max int, _ bool, c []completion) (int, error) {
+func (e *null) GetEvents(min, max int, _ bool, c []Completion) (int, error) {
 	return e.done.popWait(min, c[:max])
 }
 
-func (e *null) close() error { return nil }
+func (e *null) Close() error { return nil }

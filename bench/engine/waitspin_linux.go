@@ -1,10 +1,12 @@
-package bench
+package engine
 
 import (
 	"fmt"
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/tsc"
 )
 
 // waitSpin is how a job thread waits for completions that other threads
@@ -81,7 +83,7 @@ const spinNote = "waits spin ≤2µs where trials show it pays"
 
 // tscWaitSpin is a spin of spinNs timed by the TSC, or none without one.
 func tscWaitSpin() waitSpin {
-	mult := tscRate() // ns per tick, 32.32
+	mult := tsc.Rate() // ns per tick, 32.32
 	if mult == 0 {
 		return waitSpin{}
 	}
@@ -103,7 +105,7 @@ func (sp *waitSpin) spinning() bool { return !sp.off }
 func (sp *waitSpin) reaped(n int) {
 	sp.done += n
 	if sp.done >= spinWindow {
-		sp.windowEnd(rdtsc())
+		sp.windowEnd(tsc.Read())
 	}
 }
 

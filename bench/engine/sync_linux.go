@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import "golang.org/x/sys/unix"
 
@@ -8,9 +8,9 @@ var syncEngine = Engine{
 	Name:  "sync",
 	Help:  "read/write, with an lseek when the file position is not the offset; one I/O at a time",
 	Flags: SyncIO,
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		s, err := newSyncIO(j, fds, bufs, depth, syncReadWrite)
-		return s, engineInfo{}, err
+	open: func(st *Setup) (IO, Info, error) {
+		s, err := newSyncIO(st, syncReadWrite)
+		return s, Info{}, err
 	},
 }
 
@@ -24,7 +24,7 @@ func syncReadWrite(s *syncIO, r *syncReq) int32 {
 			return res
 		}
 	}
-	res := syscallRes(rwCall(r.op, unix.SYS_READ, unix.SYS_WRITE), fd, s.bufs.addr(r.slot), uintptr(r.n), 0, 0, 0)
+	res := syscallRes(rwCall(r.op, unix.SYS_READ, unix.SYS_WRITE), fd, s.bufs.Addr(r.slot), uintptr(r.n), 0, 0, 0)
 	if res >= 0 {
 		s.pos[r.file] = r.off + int64(res)
 	}

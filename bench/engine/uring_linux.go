@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/tsc"
 )
 
 // io_uring ABI, from the kernel's include/uapi/linux/io_uring.h (the same
@@ -123,37 +125,37 @@ var ioURingEngine = Engine{
 	MaxDepth: 32768,
 	// fio's io_uring engine rounds iodepth up to its ring's size, a power
 	// of two, and keeps that many I/Os in flight: iodepth=3 runs 4.
-	Flags: PowerOfTwoDepth | PollQueues,
-	Options: append([]OptionSpec{
+	Flags: PowerOfTwoDepth | PollQueues | CmdPrio,
+	Options: []Option{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",
-			Set:  BoolField(func(j *Job) *bool { return &j.Hipri }), Get: GetBool(func(j *Job) *bool { return &j.Hipri })},
+			Set:  setBool(func(p *Params) *bool { return &p.Hipri }), Get: getBool(func(p *Params) *bool { return &p.Hipri })},
 		{Name: "sqthread_poll", Flag: true, Unit: "bool", Default: "0",
 			Help: "a kernel thread polls the submission ring (IORING_SETUP_SQPOLL)",
-			Set:  BoolField(func(j *Job) *bool { return &j.SQThreadPoll }), Get: GetBool(func(j *Job) *bool { return &j.SQThreadPoll })},
+			Set:  setBool(func(p *Params) *bool { return &p.SQThreadPoll }), Get: getBool(func(p *Params) *bool { return &p.SQThreadPoll })},
 		{Name: "sqthread_poll_cpu", Example: "3", Unit: "int",
 			Help: "the CPU the SQPOLL thread runs on (IORING_SETUP_SQ_AFF)",
-			Set:  IntField(0, MaxCPU-1, func(j *Job) *int { return &j.SQThreadPollCPU }),
-			Get: func(j *Job) string {
-				if j.SQThreadPollCPU < 0 {
+			Set:  setInt(0, MaxCPU-1, func(p *Params) *int { return &p.SQThreadPollCPU }),
+			Get: func(p *Params) string {
+				if p.SQThreadPollCPU < 0 {
 					return ""
 				}
-				return strconv.Itoa(j.SQThreadPollCPU)
+				return strconv.Itoa(p.SQThreadPollCPU)
 			}},
 		{Name: "fixedbufs", Flag: true, Unit: "bool", Default: "0",
 			Help: "registered buffers, READ_FIXED/WRITE_FIXED",
-			Set:  BoolField(func(j *Job) *bool { return &j.FixedBufs }), Get: GetBool(func(j *Job) *bool { return &j.FixedBufs })},
+			Set:  setBool(func(p *Params) *bool { return &p.FixedBufs }), Get: getBool(func(p *Params) *bool { return &p.FixedBufs })},
 		{Name: "registerfiles", Flag: true, Unit: "bool", Default: "0",
 			Help: "a registered file (IOSQE_FIXED_FILE)",
-			Set:  BoolField(func(j *Job) *bool { return &j.RegisterFiles }), Get: GetBool(func(j *Job) *bool { return &j.RegisterFiles })},
-	}, cmdprioOptions...),
-	Modes: []EngineMode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		u, err := newURing(j, fds, bufs, depth)
+			Set:  setBool(func(p *Params) *bool { return &p.RegisterFiles }), Get: getBool(func(p *Params) *bool { return &p.RegisterFiles })},
+	},
+	Modes: []Mode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
+	open: func(st *Setup) (IO, Info, error) {
+		u, err := newURing(st)
 		if err != nil {
-			return nil, engineInfo{}, err
+			return nil, Info{}, err
 		}
-		return u, engineInfo{published: u.sqpoll(), setup: u.describe()}, nil
+		return u, Info{Published: u.sqpoll(), Setup: u.describe()}, nil
 	},
 }
 
@@ -182,7 +184,7 @@ type uring struct {
 	files     []int32 // fd, or fixed-file index, for SQEs: per job file
 	sqeFlags  uint8
 	fixedBufs bool
-	bufs      *buffers
+	bufs      *Buffers
 	// ioprio is the priority every read and write carries (the job's,
 	// prio and prioclass) unless cmdprio gives it another (prioritize).
 	ioprio uint16
@@ -196,15 +198,16 @@ func (r *uring) sqpoll() bool { return r.setup&ioringSetupSQPoll != 0 }
 // newURing sets up a ring of depth entries for fd, trying the fastest setup
 // the kernel takes first and falling back on EINVAL the way fio's engine
 // does (engines/io_uring.c fio_ioring_queue_init).
-func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
+func newURing(st *Setup) (*uring, error) {
+	fds, bufs, depth := st.Files, st.Bufs, st.Depth
 	var base uint32 = ioringSetupCQSize
-	if j.Hipri {
+	if st.Hipri {
 		base |= ioringSetupIOPoll
 	}
 	var tries []uint32
-	if j.SQThreadPoll {
+	if st.SQThreadPoll {
 		base |= ioringSetupSQPoll
-		if j.SQThreadPollCPU >= 0 {
+		if st.SQThreadPollCPU >= 0 {
 			base |= ioringSetupSQAff
 		}
 		tries = []uint32{base | ioringSetupNoSQArray, base}
@@ -226,7 +229,7 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		// most depth I/Os are ever in flight.
 		p = uringParams{sqEntries: uint32(depth), cqEntries: uint32(depth), flags: flags}
 		if flags&ioringSetupSQAff != 0 {
-			p.sqThreadCPU = uint32(j.SQThreadPollCPU)
+			p.sqThreadCPU = uint32(st.SQThreadPollCPU)
 		}
 		r1, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&p)), 0)
 		if errno == 0 {
@@ -239,14 +242,14 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		}
 	}
 	if err != nil {
-		return nil, uringSetupError(err, j)
+		return nil, uringSetupError(err, st)
 	}
-	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs, ioprio: j.JobIOPrio()}
+	r := &uring{fd: ringFD, ringFD: ringFD, setup: p.flags, features: p.features, bufs: bufs, ioprio: st.IOPrio}
 	for _, fd := range fds {
 		r.files = append(r.files, int32(fd))
 	}
 	if err := r.mapRings(&p); err != nil {
-		r.close()
+		r.Close()
 		return nil, err
 	}
 	r.spin = newWaitSpin(r.setup, r.sqpoll())
@@ -259,9 +262,9 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		r.fd = int(up.offset)
 		r.enterFlags = ioringEnterRegisteredRing
 	}
-	if (j.RegisterFiles || j.SQThreadPoll) && len(r.files) > 0 {
+	if (st.RegisterFiles || st.SQThreadPoll) && len(r.files) > 0 {
 		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterFiles, uintptr(unsafe.Pointer(&r.files[0])), uintptr(len(r.files)), 0, 0); errno != 0 {
-			r.close()
+			r.Close()
 			return nil, fmt.Errorf("io_uring: register files: %w", errno)
 		}
 		for i := range r.files {
@@ -269,18 +272,18 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 		}
 		r.sqeFlags = iosqeFixedFile
 	}
-	if j.FixedBufs {
+	if st.FixedBufs {
 		iov := make([]iovec, depth)
 		for i := range iov {
-			iov[i] = iovec{base: uint64(bufs.addr(i)), len: uint64(bufs.bs)}
+			iov[i] = iovec{base: uint64(bufs.Addr(i)), len: uint64(bufs.BS)}
 		}
 		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(ringFD), ioringRegisterBuffers, uintptr(unsafe.Pointer(&iov[0])), uintptr(depth), 0, 0); errno != 0 {
-			r.close()
+			r.Close()
 			hint := ""
 			if errno == unix.ENOMEM {
 				hint = " (locked memory limit: raise `ulimit -l`)"
 			}
-			return nil, fmt.Errorf("io_uring: register %d buffers of %d bytes: %w%s", depth, j.BS, errno, hint)
+			return nil, fmt.Errorf("io_uring: register %d buffers of %d bytes: %w%s", depth, st.BS, errno, hint)
 		}
 		r.fixedBufs = true
 	}
@@ -293,7 +296,7 @@ func newURing(j *Job, fds []int, bufs *buffers, depth int) (*uring, error) {
 // other test running at the time.
 var uringDisabledKnob = "/proc/sys/kernel/io_uring_disabled"
 
-func uringSetupError(err error, j *Job) error {
+func uringSetupError(err error, st *Setup) error {
 	switch {
 	case errors.Is(err, unix.ENOSYS):
 		return fmt.Errorf("io_uring is not available: this kernel has no io_uring_setup (ENOSYS); use --ioengine=libaio or psync")
@@ -303,10 +306,10 @@ func uringSetupError(err error, j *Job) error {
 			msg = fmt.Sprintf("io_uring is disabled by the kernel (kernel.io_uring_disabled=%s); run `sysctl kernel.io_uring_disabled=0` or use --ioengine=libaio", strings.TrimSpace(string(b)))
 		}
 		return errors.New(msg)
-	case errors.Is(err, unix.EINVAL) && j.SQThreadPollCPU >= 0:
-		return fmt.Errorf("io_uring setup refused sqthread_poll_cpu=%d (EINVAL): that CPU must be online and allowed to this process", j.SQThreadPollCPU)
+	case errors.Is(err, unix.EINVAL) && st.SQThreadPollCPU >= 0:
+		return fmt.Errorf("io_uring setup refused sqthread_poll_cpu=%d (EINVAL): that CPU must be online and allowed to this process", st.SQThreadPollCPU)
 	case errors.Is(err, unix.ENOMEM):
-		return fmt.Errorf("io_uring setup with %d entries: out of memory (ENOMEM); lower iodepth or raise `ulimit -l`", j.IODepth)
+		return fmt.Errorf("io_uring setup with %d entries: out of memory (ENOMEM); lower iodepth or raise `ulimit -l`", st.IODepth)
 	}
 	return fmt.Errorf("io_uring setup: %w", err)
 }
@@ -345,31 +348,31 @@ func (r *uring) mapRings(p *uringParams) error {
 	return nil
 }
 
-func (r *uring) queue(slot int, op ioOp, file int, off int64, n uint32) {
+func (r *uring) Queue(slot int, op Op, file int, off int64, n uint32) {
 	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr(r.tail&r.sqMask)*unsafe.Sizeof(sqe{})))
 	*s = sqe{flags: r.sqeFlags, fd: r.files[file], userData: uint64(slot)}
 	switch op {
-	case opRead, opWrite:
+	case OpRead, OpWrite:
 		s.opcode = ioringOpRead
 		switch {
-		case op == opWrite && r.fixedBufs:
+		case op == OpWrite && r.fixedBufs:
 			s.opcode = ioringOpWriteFixed
-		case op == opWrite:
+		case op == OpWrite:
 			s.opcode = ioringOpWrite
 		case r.fixedBufs:
 			s.opcode = ioringOpReadFixed
 		}
 		s.off = uint64(off)
-		s.addr = uint64(r.bufs.addr(slot))
+		s.addr = uint64(r.bufs.Addr(slot))
 		s.len = n
 		s.bufIndex = uint16(slot)
 		// fio sets the job's priority on every read and write, not
 		// trusting the submitting thread's to be inherited (an SQPOLL
 		// thread's is its own): fio_ioring_prep.
 		s.ioprio = r.ioprio
-	case opFsync, opFdatasync:
+	case OpFsync, OpFdatasync:
 		s.opcode = ioringOpFsync
-		if op == opFdatasync {
+		if op == OpFdatasync {
 			s.rwFlags = ioringFsyncDatasync
 		}
 	}
@@ -377,9 +380,9 @@ func (r *uring) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	r.toSubmit++
 }
 
-// prioritize gives the I/O queued last priority p in its SQE's ioprio
+// Prioritize gives the I/O queued last priority p in its SQE's ioprio
 // (fio_ioring_cmdprio_prep).
-func (r *uring) prioritize(_ int, p uint16) {
+func (r *uring) Prioritize(_ int, p uint16) {
 	s := (*sqe)(unsafe.Add(r.sqeBase, uintptr((r.tail-1)&r.sqMask)*unsafe.Sizeof(sqe{})))
 	s.ioprio = p
 }
@@ -397,12 +400,12 @@ func (r *uring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 	}
 }
 
-// commit is fio's fio_ioring_commit: publish the queued SQEs and submit
+// Commit is fio's fio_ioring_commit: publish the queued SQEs and submit
 // them with io_uring_enter(fd, n, 0, IORING_ENTER_GETEVENTS) — GETEVENTS
 // so that, with DEFER_TASKRUN, completions already done are posted — until
 // the kernel took them all. Under SQPOLL the kernel's thread takes them:
 // no system call unless it sleeps (NEED_WAKEUP).
-func (r *uring) commit() (int, error) {
+func (r *uring) Commit() (int, error) {
 	n := int(r.toSubmit)
 	if n == 0 {
 		return 0, nil
@@ -452,13 +455,13 @@ func uringEnterError(err error) error {
 
 // reapRing takes ready completions from the CQ ring, without a system
 // call, into c.
-func (r *uring) reapRing(c []completion) int {
+func (r *uring) reapRing(c []Completion) int {
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
 	n := 0
 	for head != tail && n < len(c) {
 		e := (*cqe)(unsafe.Add(r.cqes, uintptr(head&r.cqMask)*unsafe.Sizeof(cqe{})))
-		c[n] = completion{slot: int32(e.userData), res: e.res}
+		c[n] = Completion{Slot: int32(e.userData), Res: e.res}
 		head++
 		n++
 	}
@@ -469,11 +472,11 @@ func (r *uring) reapRing(c []completion) int {
 	return n
 }
 
-// getevents is fio's fio_ioring_getevents: take what the CQ ring holds;
+// GetEvents is fio's fio_ioring_getevents: take what the CQ ring holds;
 // only when that is fewer than want, io_uring_enter(fd, 0, missing,
 // GETEVENTS) — or, without block, with 0 to wait for, spinning. Under
 // SQPOLL fio makes no call and spins on the ring.
-func (r *uring) getevents(want, most int, block bool, c []completion) (int, error) {
+func (r *uring) GetEvents(want, most int, block bool, c []Completion) (int, error) {
 	got := 0
 	for {
 		got += r.reapRing(c[got:most])
@@ -518,7 +521,7 @@ func (r *uring) spinFor() bool {
 		return false
 	}
 	head := *r.cqHead
-	end := rdtsc() + sp.ticks
+	end := tsc.Read() + sp.ticks
 	for {
 		if atomic.LoadUint32(r.sqFlags)&ioringSQTaskrun != 0 {
 			sp.saw(true)
@@ -528,7 +531,7 @@ func (r *uring) spinFor() bool {
 			sp.saw(true)
 			return true
 		}
-		if rdtsc() > end {
+		if tsc.Read() > end {
 			sp.saw(false)
 			return false
 		}
@@ -538,7 +541,7 @@ func (r *uring) spinFor() bool {
 // spinSummary is what the wait spin chose, for the run's engine_setup.
 func (r *uring) spinSummary() string { return r.spin.summary() }
 
-func (r *uring) close() error {
+func (r *uring) Close() error {
 	var errs []error
 	if r.sqes != nil {
 		errs = append(errs, unix.Munmap(r.sqes))

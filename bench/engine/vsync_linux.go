@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import "golang.org/x/sys/unix"
 
@@ -11,9 +11,9 @@ var vsyncEngine = Engine{
 	Help:     "lseek then readv/writev of one iovec; iodepth 1",
 	Flags:    SyncIO,
 	MaxDepth: 1,
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		s, err := newSyncIO(j, fds, bufs, depth, vsyncReadWrite)
-		return s, engineInfo{}, err
+	open: func(st *Setup) (IO, Info, error) {
+		s, err := newSyncIO(st, vsyncReadWrite)
+		return s, Info{}, err
 	},
 }
 

@@ -1,8 +1,6 @@
-package bench
+package engine
 
 import (
-	"strconv"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -13,31 +11,31 @@ var pvsync2Engine = Engine{
 	Name:  "pvsync2",
 	Help:  "preadv2/pwritev2 of one iovec (hipri: RWF_HIPRI, nowait: RWF_NOWAIT), one I/O at a time",
 	Flags: SyncIO,
-	Options: []OptionSpec{
+	Options: []Option{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled I/O: RWF_HIPRI on hipri_percentage of the I/Os (the kernel polls only where the device has poll queues)",
-			Set:  BoolField(func(j *Job) *bool { return &j.Hipri }), Get: GetBool(func(j *Job) *bool { return &j.Hipri })},
+			Set:  setBool(func(p *Params) *bool { return &p.Hipri }), Get: getBool(func(p *Params) *bool { return &p.Hipri })},
 		{Name: "hipri_percentage", Example: "50", Unit: "%", Default: "100",
 			Help: "the share of I/Os hipri flags RWF_HIPRI",
-			Set:  IntField(0, 100, func(j *Job) *int { return &j.HipriPercentage }),
-			Get:  func(j *Job) string { return strconv.Itoa(j.HipriPercentage) }},
+			Set:  setInt(0, 100, func(p *Params) *int { return &p.HipriPercentage }),
+			Get:  getInt(func(p *Params) *int { return &p.HipriPercentage })},
 		{Name: "nowait", Example: "1", Unit: "bool", Default: "0",
 			Help: "RWF_NOWAIT: an I/O that would block (data not cached, device busy) fails with EAGAIN instead, which ends the job, as in fio",
-			Set:  BoolField(func(j *Job) *bool { return &j.NoWait }), Get: GetBool(func(j *Job) *bool { return &j.NoWait })},
+			Set:  setBool(func(p *Params) *bool { return &p.NoWait }), Get: getBool(func(p *Params) *bool { return &p.NoWait })},
 	},
-	Modes: []EngineMode{{"hipri", "hipri"}},
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		s, err := newSyncIO(j, fds, bufs, depth, pvsync2ReadWrite)
+	Modes: []Mode{{"hipri", "hipri"}},
+	open: func(st *Setup) (IO, Info, error) {
+		s, err := newSyncIO(st, pvsync2ReadWrite)
 		if err != nil {
-			return nil, engineInfo{}, err
+			return nil, Info{}, err
 		}
-		if j.Hipri {
-			s.hipri = uint64(j.HipriPercentage)
+		if st.Hipri {
+			s.hipri = uint64(st.HipriPercentage)
 		}
-		if j.NoWait {
+		if st.NoWait {
 			s.flags |= unix.RWF_NOWAIT
 		}
-		return s, engineInfo{}, nil
+		return s, Info{}, nil
 	},
 }
 

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package bench
+package engine
 
-// engineOpener is Linux's; elsewhere there are no engines to open.
-type engineOpener func()
+// opener is Linux's; elsewhere there are no engines to open.
+type opener func()
 
 // engineTable is empty off Linux: every engine iolab has makes Linux
 // system calls.

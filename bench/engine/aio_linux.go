@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"iolab/bench/tsc"
 )
 
 // Linux AIO ABI, from include/uapi/linux/aio_abi.h.
@@ -64,18 +66,18 @@ var libaioEngine = Engine{
 	Name: "libaio",
 	Help: "Linux native asynchronous I/O (io_submit, io_getevents)",
 	// fsync=N: fio's libaio does each sync with fsync(2) on its own thread.
-	Flags: SyncInline,
-	Options: append([]OptionSpec{
+	Flags: SyncInline | CmdPrio,
+	Options: []Option{
 		{Name: "userspace_reap", Flag: true, Unit: "bool", Default: "0",
 			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",
-			Set:  BoolField(func(j *Job) *bool { return &j.UserspaceReap }), Get: GetBool(func(j *Job) *bool { return &j.UserspaceReap })},
-	}, cmdprioOptions...),
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		a, err := newAIO(j, fds, bufs, depth)
+			Set:  setBool(func(p *Params) *bool { return &p.UserspaceReap }), Get: getBool(func(p *Params) *bool { return &p.UserspaceReap })},
+	},
+	open: func(st *Setup) (IO, Info, error) {
+		a, err := newAIO(st)
 		if err != nil {
-			return nil, engineInfo{}, err
+			return nil, Info{}, err
 		}
-		return a, engineInfo{setup: a.describe()}, nil
+		return a, Info{Setup: a.describe()}, nil
 	},
 }
 
@@ -94,7 +96,7 @@ type aio struct {
 	ring   *aioRing
 	events unsafe.Pointer // the ring's io_event array
 
-	mem    *arena // iocbs, the submit pointer array and io_getevents' output
+	mem    *Arena // iocbs, the submit pointer array and io_getevents' output
 	iocbs  unsafe.Pointer
 	ptrs   unsafe.Pointer // *iocb array handed to io_submit
 	out    unsafe.Pointer // io_event array for io_getevents
@@ -106,7 +108,7 @@ type aio struct {
 	submitAt int
 
 	fds       []uint32 // per job file
-	bufs      *buffers
+	bufs      *Buffers
 	userspace bool // userspace_reap
 
 	inflight int // submitted and not yet reaped
@@ -118,17 +120,18 @@ type aio struct {
 	spin waitSpin
 }
 
-func newAIO(j *Job, fds []int, bufs *buffers, depth int) (*aio, error) {
-	a := &aio{depth: depth, bufs: bufs, userspace: j.UserspaceReap}
+func newAIO(st *Setup) (*aio, error) {
+	fds, bufs, depth := st.Files, st.Bufs, st.Depth
+	a := &aio{depth: depth, bufs: bufs, userspace: st.UserspaceReap}
 	for _, fd := range fds {
 		a.fds = append(a.fds, uint32(fd))
 	}
-	mem, err := newArena(depth * (int(unsafe.Sizeof(iocb{})) + 8 + int(unsafe.Sizeof(ioEvent{}))))
+	mem, err := NewArena(depth * (int(unsafe.Sizeof(iocb{})) + 8 + int(unsafe.Sizeof(ioEvent{}))))
 	if err != nil {
 		return nil, err
 	}
 	a.mem = mem
-	a.iocbs = mem.base()
+	a.iocbs = mem.Base()
 	a.ptrs = unsafe.Add(a.iocbs, depth*int(unsafe.Sizeof(iocb{})))
 	a.out = unsafe.Add(a.ptrs, depth*8)
 	for i := range depth {
@@ -136,7 +139,7 @@ func newAIO(j *Job, fds []int, bufs *buffers, depth int) (*aio, error) {
 		*p = uintptr(unsafe.Add(a.iocbs, i*int(unsafe.Sizeof(iocb{}))))
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_IO_SETUP, uintptr(depth), uintptr(unsafe.Pointer(&a.ctx)), 0); errno != 0 {
-		mem.free()
+		mem.Free()
 		if errno == unix.EAGAIN {
 			return nil, fmt.Errorf("libaio: io_setup(%d): the system-wide AIO limit is reached (EAGAIN): raise fs.aio-max-nr (sysctl) or lower iodepth/numjobs", depth)
 		}
@@ -161,19 +164,19 @@ func aioRingAt(ctx uintptr) *aioRing {
 	return *(**aioRing)(unsafe.Pointer(&ctx))
 }
 
-func (a *aio) queue(slot int, op ioOp, file int, off int64, n uint32) {
+func (a *aio) Queue(slot int, op Op, file int, off int64, n uint32) {
 	cb := (*iocb)(unsafe.Add(a.iocbs, slot*int(unsafe.Sizeof(iocb{}))))
 	*cb = iocb{data: uint64(slot), fildes: a.fds[file]}
 	switch op {
-	case opRead, opWrite:
+	case OpRead, OpWrite:
 		cb.lioOpcode = iocbCmdPread
-		if op == opWrite {
+		if op == OpWrite {
 			cb.lioOpcode = iocbCmdPwrite
 		}
-		cb.buf, cb.nbytes, cb.offset = uint64(a.bufs.addr(slot)), uint64(n), off
-	case opFsync:
+		cb.buf, cb.nbytes, cb.offset = uint64(a.bufs.Addr(slot)), uint64(n), off
+	case OpFsync:
 		cb.lioOpcode = iocbCmdFsync
-	case opFdatasync:
+	case OpFdatasync:
 		cb.lioOpcode = iocbCmdFdsync
 	}
 	p := (*uintptr)(unsafe.Add(a.ptrs, a.queued*8))
@@ -181,20 +184,20 @@ func (a *aio) queue(slot int, op ioOp, file int, off int64, n uint32) {
 	a.queued++
 }
 
-// prioritize gives the I/O queued on slot priority p: aio_reqprio with
+// Prioritize gives the I/O queued on slot priority p: aio_reqprio with
 // IOCB_FLAG_IOPRIO (fio_libaio_cmdprio_prep). The others carry none, and
 // the kernel gives them the submitting thread's (prio, prioclass).
-func (a *aio) prioritize(slot int, p uint16) {
+func (a *aio) Prioritize(slot int, p uint16) {
 	cb := (*iocb)(unsafe.Add(a.iocbs, slot*int(unsafe.Sizeof(iocb{}))))
 	cb.reqPrio = int16(p)
 	cb.flags |= iocbFlagIOPrio
 }
 
-// commit is fio's fio_libaio_commit: one io_submit of every queued iocb
+// Commit is fio's fio_libaio_commit: one io_submit of every queued iocb
 // (two where they straddle the end of fio's ring of iocbs).
 // When the context is full (EAGAIN) the rest stay queued for the next
 // commit, after the job has reaped.
-func (a *aio) commit() (int, error) {
+func (a *aio) Commit() (int, error) {
 	total := 0
 	for a.done < a.queued {
 		nr := min(a.queued-a.done, a.depth-a.submitAt)
@@ -233,14 +236,14 @@ func (a *aio) compact() {
 // call (fio's user_io_getevents, with userspace_reap): acquire-load the
 // tail, copy, release-store the head (fs/aio.c clamps a head userland
 // wrote).
-func (a *aio) userReap(c []completion) int {
+func (a *aio) userReap(c []Completion) int {
 	nr := a.ring.nr
 	head := atomic.LoadUint32(&a.ring.head)
 	tail := atomic.LoadUint32(&a.ring.tail)
 	n := 0
 	for head != tail && n < len(c) {
 		e := (*ioEvent)(unsafe.Add(a.events, uintptr(head)*unsafe.Sizeof(ioEvent{})))
-		c[n] = completion{slot: int32(e.data), res: int32(e.res)}
+		c[n] = Completion{Slot: int32(e.data), Res: int32(e.res)}
 		head++
 		if head == nr {
 			head = 0
@@ -254,11 +257,11 @@ func (a *aio) userReap(c []completion) int {
 	return n
 }
 
-// getevents is fio's fio_libaio_getevents: io_getevents(ctx, min, max)
+// GetEvents is fio's fio_libaio_getevents: io_getevents(ctx, min, max)
 // blocks for min, once; without block it asks for 0 and spins. With
 // userspace_reap, a spin reads the aio ring in user space instead of
 // calling io_getevents (fio does so only when it does not block).
-func (a *aio) getevents(want, most int, block bool, c []completion) (int, error) {
+func (a *aio) GetEvents(want, most int, block bool, c []Completion) (int, error) {
 	got := 0
 	for got < want {
 		if !block && a.userspace && a.ring != nil {
@@ -282,7 +285,7 @@ func (a *aio) getevents(want, most int, block bool, c []completion) (int, error)
 		a.inflight -= int(n)
 		for i := range int(n) {
 			e := (*ioEvent)(unsafe.Add(a.out, i*int(unsafe.Sizeof(ioEvent{}))))
-			c[got] = completion{slot: int32(e.data), res: int32(e.res)}
+			c[got] = Completion{Slot: int32(e.data), Res: int32(e.res)}
 			got++
 		}
 	}
@@ -300,13 +303,13 @@ func (a *aio) spinFor() {
 	if sp.skipping() {
 		return
 	}
-	end := rdtsc() + sp.ticks
+	end := tsc.Read() + sp.ticks
 	for {
 		if atomic.LoadUint32(&a.ring.tail) != atomic.LoadUint32(&a.ring.head) {
 			sp.saw(true)
 			return
 		}
-		if rdtsc() > end {
+		if tsc.Read() > end {
 			sp.saw(false)
 			return
 		}
@@ -316,7 +319,7 @@ func (a *aio) spinFor() {
 // spinSummary is what the wait spin chose, for the run's engine_setup.
 func (a *aio) spinSummary() string { return a.spin.summary() }
 
-func (a *aio) close() error {
+func (a *aio) Close() error {
 	var errs []error
 	if a.ctx != 0 {
 		if _, _, errno := unix.Syscall(unix.SYS_IO_DESTROY, a.ctx, 0, 0); errno != 0 {
@@ -324,6 +327,6 @@ func (a *aio) close() error {
 		}
 		a.ctx = 0
 	}
-	errs = append(errs, a.mem.free())
+	errs = append(errs, a.mem.Free())
 	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import (
 	"unsafe"
@@ -17,8 +17,8 @@ import (
 // nothing allocates per I/O (x/sys/unix's Preadv2 would).
 type syncIO struct {
 	fds     []int
-	bufs    *buffers
-	mem     *arena
+	bufs    *Buffers
+	mem     *Arena
 	iov     unsafe.Pointer // iovec per slot
 	pending []syncReq
 	done    completions
@@ -32,7 +32,7 @@ type syncIO struct {
 
 type syncReq struct {
 	slot int
-	op   ioOp
+	op   Op
 	file int
 	off  int64
 	n    uint32
@@ -42,47 +42,48 @@ type syncReq struct {
 // errno.
 type syncRW func(s *syncIO, r *syncReq) int32
 
-func newSyncIO(j *Job, fds []int, bufs *buffers, depth int, rw syncRW) (*syncIO, error) {
-	mem, err := newArena(depth * int(unsafe.Sizeof(iovec{})))
+func newSyncIO(st *Setup, rw syncRW) (*syncIO, error) {
+	fds, bufs, depth := st.Files, st.Bufs, st.Depth
+	mem, err := NewArena(depth * int(unsafe.Sizeof(iovec{})))
 	if err != nil {
 		return nil, err
 	}
-	s := &syncIO{fds: fds, bufs: bufs, mem: mem, iov: mem.base(), pending: make([]syncReq, 0, depth),
-		done: newCompletions(depth), rw: rw, pos: make([]int64, len(fds)), rnd: randgen.NewSplitMix(j.RandSeed ^ 0x41)}
+	s := &syncIO{fds: fds, bufs: bufs, mem: mem, iov: mem.Base(), pending: make([]syncReq, 0, depth),
+		done: newCompletions(depth), rw: rw, pos: make([]int64, len(fds)), rnd: randgen.NewSplitMix(st.RandSeed ^ 0x41)}
 	return s, nil
 }
 
-func (s *syncIO) queue(slot int, op ioOp, file int, off int64, n uint32) {
+func (s *syncIO) Queue(slot int, op Op, file int, off int64, n uint32) {
 	s.pending = append(s.pending, syncReq{slot, op, file, off, n})
 }
 
-func (s *syncIO) commit() (int, error) {
+func (s *syncIO) Commit() (int, error) {
 	n := len(s.pending)
 	for i := range s.pending {
 		r := &s.pending[i]
 		var res int32
-		if r.op == opFsync || r.op == opFdatasync {
-			res = fsyncFile(s.fds[r.file], r.op)
+		if r.op == OpFsync || r.op == OpFdatasync {
+			res = FsyncFile(s.fds[r.file], r.op)
 		} else {
 			res = s.rw(s, r)
 		}
-		s.done.push(completion{slot: int32(r.slot), res: res})
+		s.done.push(Completion{Slot: int32(r.slot), Res: res})
 	}
 	s.pending = s.pending[:0]
 	return n, nil
 }
 
-func (s *syncIO) getevents(min, max int, _ bool, c []completion) (int, error) {
+func (s *syncIO) GetEvents(min, max int, _ bool, c []Completion) (int, error) {
 	return s.done.popWait(min, c[:max])
 }
 
-func (s *syncIO) close() error { return s.mem.free() }
+func (s *syncIO) Close() error { return s.mem.Free() }
 
 // vec points the request's iovec at its slot's buffer, n bytes, and
 // returns its address.
 func (s *syncIO) vec(r *syncReq) uintptr {
 	v := (*iovec)(unsafe.Add(s.iov, r.slot*int(unsafe.Sizeof(iovec{}))))
-	v.base, v.len = uint64(s.bufs.addr(r.slot)), uint64(r.n)
+	v.base, v.len = uint64(s.bufs.Addr(r.slot)), uint64(r.n)
 	return uintptr(unsafe.Pointer(v))
 }
 
@@ -114,9 +115,24 @@ func offsetArgs(off int64) (lo, hi uintptr) {
 }
 
 // rwCall picks a read's or a write's system call number.
-func rwCall(op ioOp, read, write uintptr) uintptr {
-	if op == opWrite {
+func rwCall(op Op, read, write uintptr) uintptr {
+	if op == OpWrite {
 		return write
 	}
 	return read
+}
+
+// FsyncFile makes one fsync or fdatasync system call on fd and returns its
+// result as a completion does: 0, or a negative errno.
+func FsyncFile(fd int, op Op) int32 {
+	nr := uintptr(unix.SYS_FSYNC)
+	if op == OpFdatasync {
+		nr = unix.SYS_FDATASYNC
+	}
+	for {
+		_, _, errno := unix.RawSyscall(nr, uintptr(fd), 0, 0)
+		if errno != unix.EINTR {
+			return -int32(errno)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package bench
+package engine
 
 import "golang.org/x/sys/unix"
 
@@ -7,9 +7,9 @@ var pvsyncEngine = Engine{
 	Name:  "pvsync",
 	Help:  "preadv/pwritev of one iovec, one I/O at a time",
 	Flags: SyncIO,
-	open: func(j *Job, fds []int, bufs *buffers, depth int) (engine, engineInfo, error) {
-		s, err := newSyncIO(j, fds, bufs, depth, pvsyncReadWrite)
-		return s, engineInfo{}, err
+	open: func(st *Setup) (IO, Info, error) {
+		s, err := newSyncIO(st, pvsyncReadWrite)
+		return s, Info{}, err
 	},
 }
 
