@@ -182,6 +182,8 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	if err := rn.preparePhase(groups, files, refs); err != nil {
 		return nil, setupError{err}
 	}
+	live := rn.startLive(groups, refs)
+	defer rn.endLive()
 	launched := time.Now()
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
@@ -191,7 +193,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 			j: &groups[ref.g].Jobs[ref.i], k: k, index: rc.threads + k,
 			files: files[ref.g][ref.i], group: groups[ref.g].ID, interval: interval,
 			start: start, ready: ready, result: &results[ref.g][ref.i],
-			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc,
+			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc, live: live[k],
 		}
 		wg.Add(1)
 		go func() {
@@ -285,6 +287,7 @@ type phaseJob struct {
 	pc       *phaseControl   // the phase's start and stop (control_linux.go)
 	probe    *steadyProbe    // steady state's view of the job; nil without ss_dur
 	rc       *runControl     // the run's seeds and flows
+	live     *LiveJob        // its count of completed I/Os, for progress
 }
 
 // runJob is one job's thread: it sets the job up on its locked thread,
@@ -315,7 +318,7 @@ func (rn *Runner) runJob(pj phaseJob) {
 		*pj.result = notStarted(j, pj.group, pj.interval)
 		return
 	}
-	r := run.run(pj.pc.stop(pj.k), pj.interval, &rn.completed)
+	r := run.run(pj.pc.stop(pj.k), pj.interval, &pj.live.ios)
 	r.GroupID = pj.group
 	*pj.result = r
 	ran, failed = true, r.Error != ""

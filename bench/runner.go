@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"iolab/bench/guard"
@@ -40,8 +39,9 @@ type Runner struct {
 	// was started.
 	StateDir string
 
-	// completed counts I/Os completed by the running jobs, for progress.
-	completed atomic.Uint64
+	// live counts the I/Os the running phase's jobs complete, job by job,
+	// for progress (live.go).
+	live liveJobs
 	// laidOut holds the files this runner laid out shorter than their
 	// jobs' regions — a job that only writes gets its file allocated, not
 	// written, and with fallocate=none or keep not even that (fio's
@@ -49,10 +49,6 @@ type Runner struct {
 	// steps do not lay them out again, each saying so: path → laidOutFile.
 	laidOut sync.Map
 }
-
-// CompletedIOs is how many I/Os the runner's jobs have completed so far,
-// ramp included: sample it twice for the current IOPS.
-func (rn *Runner) CompletedIOs() uint64 { return rn.completed.Load() }
 
 // guard is the runner's Guard, or the CLI's.
 func (rn *Runner) guard() *guard.Guard {

@@ -218,8 +218,14 @@ func TestBrowserChartsReadable(t *testing.T) {
 	writeArtifact(t, art, "tooltip-iops.png", screenshotOf(t, ctx, `figure[data-kind=iops]`))
 	tip = eval(tooltip("latency", 2, 4))
 	writeArtifact(t, art, "tooltip-latency.png", screenshotOf(t, ctx, `figure[data-kind=latency]`))
-	if !strings.Contains(tip, "µs") || strings.Contains(tip, "libaio") || strings.Count(tip, "io_uring") != 2 || regexp.MustCompile(`\d\.\d{3,}`).MatchString(tip) {
+	// Its change from the first series is named, and the base is named
+	// only there: none of libaio's lines is listed.
+	lines, change, _ := strings.Cut(tip, "vs libaio (merged-histogram ratio, n=3 vs 3) ")
+	if !strings.Contains(lines, "µs") || strings.Contains(lines, "libaio") || strings.Count(lines, "io_uring") != 2 || regexp.MustCompile(`\d\.\d{3,}`).MatchString(tip) {
 		t.Errorf("latency tooltip %q: want io_uring's two percentiles in µs, three digits", tip)
+	}
+	if !regexp.MustCompile(`^[+−]\d+(\.\d+)? %`).MatchString(change) {
+		t.Errorf("latency tooltip %q: want its change from libaio, named", tip)
 	}
 
 	// Each chart as its PNG download, for a closer look.

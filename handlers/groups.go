@@ -220,7 +220,7 @@ func progressText(step, progress *launch.Event) string {
 	if progress != nil {
 		switch p := progress.Data.(type) {
 		case launch.ProgressEvent:
-			parts = append(parts, fmt.Sprintf("%s: %.0f IOPS", p.Phase, p.IOPS))
+			parts = append(parts, p.Phase+": "+p.IOPSText())
 		case launch.PercentEvent:
 			if p.Percent >= 0 {
 				parts = append(parts, fmt.Sprintf("%s: %.0f %%", p.Phase, p.Percent))

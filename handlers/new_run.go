@@ -114,30 +114,35 @@ func readForm(c echo.Context) runForm {
 	return f
 }
 
-// splitList splits an axis field as --sweep does (sweep.SplitValues),
-// without empty values.
-func splitList(s string) []string {
-	var out []string
-	for _, v := range sweep.SplitValues(s) {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
+// axisSweep reads an axis field as --sweep reads AXIS=FIELD, through
+// the CLI's own parser (sweep.NewSweep after sweep.SplitValues): lists,
+// ranges (1..128, 10%..100%), engine variants and values that hold commas
+// are taken as on the command line, and refused in its words. A blank
+// field sweeps nothing.
+func axisSweep(axis sweep.Axis, field string) (sweep.Sweep, bool, error) {
+	if strings.TrimSpace(field) == "" {
+		return sweep.Sweep{}, false, nil
 	}
-	return out
+	sw, err := sweep.NewSweep(axis, sweep.SplitValues(field))
+	return sw, err == nil, err
 }
 
-// request turns the form into a plan request: an axis field with two
-// values or more is a sweep; one value is an option (an engine variant,
-// a step axis such as the scheduler, or anything with a job file is a
-// sweep of that one value: an override of every job, never an axis).
-// With a job file, an axis field still at the form's default is not
-// applied: the job file says what its jobs do.
+// request turns the form into a plan request: an axis field is read as
+// --sweep reads it (axisSweep); what is one value after that is an
+// option (an engine variant, a step axis such as the scheduler, a value
+// only a sweep takes, or anything with a job file stays a sweep of that
+// one value: an override of every job, never an axis). With a job file,
+// an axis field still at the form's default is not applied: the job file
+// says what its jobs do. Every field's error is returned at once, with
+// the request of the fields that read, for the checks of the others
+// (Server.fieldErrors).
 func (f *runForm) request() (*PlanRequest, error) {
 	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, SLO: f.SLO, exact: true,
 		Hosts: f.Hosts, Serial: f.Serial}
+	var errs ValidationErrors
 	if f.Repeat != "" {
 		if err := req.Repeat.set(f.Repeat); err != nil {
-			return nil, &ValidationError{Field: "repeat", Msg: err.Error()}
+			errs = append(errs, &ValidationError{Field: "repeat", Msg: err.Error()})
 		}
 	}
 	opts := map[string]OptionValue{}
@@ -149,14 +154,17 @@ func (f *runForm) request() (*PlanRequest, error) {
 	jobFile := strings.TrimSpace(f.JobFile) != ""
 	defaults := defaultForm().Sweeps
 	for _, a := range formAxes() {
-		vals := splitList(f.Sweeps[string(a.Name)])
+		field := f.Sweeps[string(a.Name)]
+		sw, ok, err := axisSweep(a.Name, field)
 		switch {
-		case len(vals) == 0:
-		case jobFile && slices.Equal(vals, splitList(defaults[string(a.Name)])):
-		case len(vals) == 1 && !jobFile && !a.Step && !strings.Contains(vals[0], "+") && !a.SweepOnly(vals[0]):
-			set(string(a.Name), vals[0])
+		case err != nil:
+			errs = append(errs, &ValidationError{Field: "sweep." + string(a.Name), Msg: err.Error()})
+		case !ok:
+		case jobFile && slices.Equal(sw.Values, defaultSweep(a.Name, defaults)):
+		case len(sw.Values) == 1 && !jobFile && !a.Step && !strings.Contains(sw.Values[0], "+") && !a.SweepOnly(sw.Values[0]):
+			set(string(a.Name), sw.Values[0])
 		default:
-			req.Sweep = append(req.Sweep, sweep.Sweep{Axis: a.Name, Values: vals})
+			req.Sweep = append(req.Sweep, sw)
 		}
 	}
 	for line := range strings.Lines(f.MoreSweeps) {
@@ -165,13 +173,18 @@ func (f *runForm) request() (*PlanRequest, error) {
 		}
 		sw, err := sweep.ParseSweep(line)
 		if err != nil {
-			return nil, &ValidationError{Field: "sweeps", Msg: err.Error()}
+			errs = append(errs, &ValidationError{Field: "sweeps", Msg: err.Error()})
+			continue
 		}
 		req.Sweep = append(req.Sweep, sw)
 	}
+	var err error
+	if len(errs) > 0 {
+		err = errs
+	}
 	if jobFile {
 		req.JobFile = f.JobFile
-		return req, nil
+		return req, err
 	}
 	set("filename", f.Target)
 	set("size", f.Size)
@@ -191,7 +204,13 @@ func (f *runForm) request() (*PlanRequest, error) {
 		opts["direct"] = "0"
 	}
 	req.Options = opts
-	return req, nil
+	return req, err
+}
+
+// defaultSweep is the values of the form's default in the field of axis.
+func defaultSweep(axis sweep.Axis, defaults map[string]string) []string {
+	sw, _, _ := axisSweep(axis, defaults[string(axis)])
+	return sw.Values
 }
 
 // formField maps a request field to the form's input.
@@ -205,7 +224,9 @@ func formField(field string) string {
 		return "target"
 	case "time_based":
 		return "runtime"
-	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct", "sweeps", "hosts":
+	case "plan":
+		return "plan" // steps the targets cannot run: beside the checkbox that leaves them out
+	case "name", "preset", "size", "rw", "bs", "rwmixread", "runtime", "ramp_time", "repeat", "jobfile", "direct", "sweeps", "hosts", "slo":
 	default:
 		if !slices.ContainsFunc(formAxes(), func(a sweep.AxisSpec) bool { return string(a.Name) == name }) {
 			if strings.HasPrefix(field, "sweep.") {
@@ -233,6 +254,9 @@ type newRunPageData struct {
 	Hosts       []db.Host // the fleet's hosts, offered besides this machine
 	SweepFields []sweepField
 	RWModes     []string
+	// SkipImpossibleLabel and DiscardLabel label the checkboxes the
+	// errors of steps that cannot run name (formWords).
+	SkipImpossibleLabel, DiscardLabel string
 }
 
 // sweepField is one axis field of the form.
@@ -252,7 +276,7 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
 		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f), Hosts: hosts,
-		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}}, nil
+		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel}, nil
 }
 
 // sweepFields are the form's axis fields with what f holds in them.
@@ -282,6 +306,11 @@ func (s *Server) newRunPage(c echo.Context) error {
 func (s *Server) createRun(c echo.Context) error {
 	f := readForm(c)
 	req, err := f.request()
+	if errs, ok := err.(ValidationErrors); ok {
+		// The form's own fields refused: the others are checked too, to
+		// say every field's error at once.
+		err = append(errs, s.fieldErrors(req)...)
+	}
 	var (
 		id  int64
 		grp *db.FleetRun
@@ -304,10 +333,11 @@ func (s *Server) createRun(c echo.Context) error {
 		errors.As(err, &all)
 		var general []string
 		for _, v := range all {
+			msg := formWords(v.Msg)
 			if field := formField(v.Field); field != "" && data.Errors[field] == "" {
-				data.Errors[field] = v.Msg
+				data.Errors[field] = msg
 			} else if field == "" {
-				general = append(general, v.Msg)
+				general = append(general, msg)
 			}
 		}
 		data.Error = strings.Join(general, "\n")

@@ -181,6 +181,15 @@ func fieldOf(req *PlanRequest, option string) string {
 	if option == "" {
 		return ""
 	}
+	set := func() bool {
+		_, ok := req.Options[option]
+		return ok || slices.ContainsFunc(req.Jobs, func(j JobRequest) bool { _, ok := j.Options[option]; return ok })
+	}
+	if !set() && slices.ContainsFunc(req.Sweep, func(sw sweep.Sweep) bool { return string(sw.Axis) == option }) {
+		// A swept option, or a step axis (the scheduler), which no job
+		// file sets.
+		return "sweep." + option
+	}
 	if req.JobFile != "" {
 		return "jobfile"
 	}
@@ -193,10 +202,11 @@ func fieldOf(req *PlanRequest, option string) string {
 }
 
 // unnamedJob drops the job's name from msg when the request named no job:
-// its one job is called "job" only inside iolab.
+// its one job is called "job" only inside iolab, whether a message quotes
+// it (job "job": …) or not (job job: …).
 func unnamedJob(req *PlanRequest, msg string) string {
 	if req.Name == "" && req.Preset == "" && len(req.Jobs) == 0 {
-		return strings.TrimPrefix(msg, `job "job": `)
+		return strings.NewReplacer(`job "job": `, "", "job job: ", "").Replace(msg)
 	}
 	return msg
 }
@@ -330,22 +340,24 @@ func prepareError(req *PlanRequest, err error) error {
 			return validation("preset", pe.Err)
 		case isOption:
 			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, oe.Msg)}
+		case errors.As(pe.Err, new(*ValidationError)):
+			return pe.Err
 		}
-		return validation("options", pe.Err)
+		return &ValidationError{Field: "options", Msg: unnamedJob(req, pe.Err.Error())}
 	case launch.StageAdmit:
 		return pe.Err // admit's own ValidationError
 	case launch.StageSteps:
 		if isOption {
-			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: pe.Err.Error()}
+			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, pe.Err.Error())}
 		}
-		return validation("sweep", pe.Err)
+		return &ValidationError{Field: "sweep", Msg: unnamedJob(req, pe.Err.Error())}
 	case launch.StageTargets:
-		return &ValidationError{Field: fieldOf(req, "filename"), Msg: pe.Err.Error()}
+		return &ValidationError{Field: fieldOf(req, "filename"), Msg: unnamedJob(req, pe.Err.Error())}
 	case launch.StageCheck:
 		if isOption {
-			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: pe.Err.Error()}
+			return &ValidationError{Field: fieldOf(req, oe.Option), Msg: unnamedJob(req, pe.Err.Error())}
 		}
-		return &ValidationError{Field: "plan", Msg: pe.Err.Error()}
+		return &ValidationError{Field: "plan", Msg: unnamedJob(req, pe.Err.Error())}
 	}
 	return pe.Err
 }
@@ -393,7 +405,9 @@ func (s *Server) fieldErrors(req *PlanRequest) ValidationErrors {
 		}
 	}
 	for _, sw := range req.Sweep {
-		if _, err := sweep.ParseSweep(string(sw.Axis) + "=" + strings.Join(sw.Values, ",")); err != nil {
+		// Each value a string of its own, as prepare takes them: one may
+		// hold a comma (cpus_allowed=0,2).
+		if _, err := sweep.NewSweep(sw.Axis, sw.Values); err != nil {
 			errs = append(errs, &ValidationError{Field: "sweep." + string(sw.Axis), Msg: err.Error()})
 		}
 	}

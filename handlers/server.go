@@ -80,7 +80,7 @@ type Config struct {
 	Quota  launch.Quota
 	Logger *slog.Logger
 	// ProgressEvery is how often a running step's IOPS is published
-	// (default 1 s).
+	// (default launch.LiveEvery).
 	ProgressEvery time.Duration
 	// Limits bound the plans the dashboard takes (zero fields: the
 	// defaults, sweep.DefaultLimits).

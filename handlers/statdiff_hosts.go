@@ -13,8 +13,9 @@ import (
 
 // hostStats is the statistical difference between a group's hosts: for
 // every step of the plan (its axes, repeats apart) and every job, each
-// host's repeats against the first host's, by stats.Compare (Mann–Whitney
-// and Hodges–Lehmann at 95 %), for IOPS and clat p99.
+// host's repeats against the first host's, by stats.Compare (the change
+// as the ratio of the medians, its interval and Mann–Whitney's test at
+// 95 %), for IOPS and clat p99.
 type hostStats struct {
 	Base string // the host the others are compared with
 	Rows []hostStatRow

@@ -1,8 +1,12 @@
 package launch
 
 import (
+	"fmt"
+	"strings"
+
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/units"
 )
 
 // ProgressEventOf is a Progress tick as the run's page shows it; discard
@@ -16,8 +20,44 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 	if phase == PhasePrepare && discard {
 		phase = "discard"
 	}
-	return ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total, Elapsed: tk.Elapsed.Seconds(), Phase: phase,
-		IOPS: tk.IOPS, Left: left, RunSince: tk.Run.Seconds()}
+	ev := ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total, Elapsed: tk.Elapsed.Seconds(), Phase: phase,
+		IOPS: tk.IOPS, Summed: tk.Summed, Left: left, RunSince: tk.Run.Seconds()}
+	// As a finished step's: each job, then the total of alike jobs.
+	if len(tk.Jobs) > 1 {
+		for i, j := range tk.Jobs {
+			if i == maxProgressJobs {
+				ev.More = len(tk.Jobs) - i
+				break
+			}
+			ev.Jobs = append(ev.Jobs, JobIOPS{Name: j.Name, IOPS: j.IOPS})
+		}
+		if tk.Summed {
+			ev.Jobs = append(ev.Jobs, JobIOPS{Name: summary.TotalName, Total: true, IOPS: tk.IOPS})
+		}
+	}
+	return ev
+}
+
+// maxProgressJobs bounds the jobs a progress event names, four times a
+// second: an agent's events are relayed within agent.MaxEventData.
+const maxProgressJobs = 16
+
+// IOPSText is a progress event's rate for people: the step's IOPS, or
+// each job's when they are not alike ("reader 48.3k IOPS, writer 1.2k
+// IOPS", as a finished step's line).
+func (ev ProgressEvent) IOPSText() string {
+	if ev.Summed || len(ev.Jobs) == 0 {
+		return units.Count(ev.IOPS) + " IOPS"
+	}
+	parts := make([]string, len(ev.Jobs))
+	for i, j := range ev.Jobs {
+		parts[i] = j.Name + " " + units.Count(j.IOPS) + " IOPS"
+	}
+	more := ""
+	if ev.More > 0 {
+		more = fmt.Sprintf(" (and %d more jobs)", ev.More)
+	}
+	return strings.Join(parts, ", ") + more
 }
 
 // StepStartEvent is a step's start as the run's page shows it.

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -175,6 +176,80 @@ func TestProgressTicks(t *testing.T) {
 	}
 	if busy == 0 {
 		t.Error("no tick saw I/Os complete")
+	}
+}
+
+// TestProgressPerJob: a step of unlike jobs (a 4 KiB reader beside a
+// 1 MiB writer) is reported job by job, never as their sum; numjobs'
+// clones, alike, are one job's rate and the step's.
+func TestProgressPerJob(t *testing.T) {
+	t.Run("unlike", func(t *testing.T) {
+		_, ticks := progressOf(t, 50*time.Millisecond, 0, "--runtime=400ms", "--time_based", "--rw=randread", "--bs=4k",
+			"--name=w", "--ioengine=null", "--size=4m", "--rw=write", "--bs=1m", "--runtime=400ms", "--time_based")
+		busy := 0
+		for _, tk := range ticks {
+			if tk.Phase == PhasePrepare {
+				continue
+			}
+			if tk.Summed || tk.IOPS != 0 {
+				t.Errorf("tick summed unlike jobs: %+v", tk)
+			}
+			if len(tk.Jobs) != 2 || tk.Jobs[0].Name != "n" || tk.Jobs[1].Name != "w" {
+				t.Fatalf("tick's jobs %+v: want n, then w", tk.Jobs)
+			}
+			if tk.Jobs[0].IOPS > 0 && tk.Jobs[1].IOPS > 0 {
+				busy++
+			}
+			ev := ProgressEventOf(tk, false)
+			if len(ev.Jobs) != 2 || ev.Jobs[0].Total || ev.Jobs[1].Total || ev.IOPS != 0 || ev.Summed {
+				t.Errorf("event %+v: two jobs and no total", ev)
+			}
+			if txt := ev.IOPSText(); !strings.HasPrefix(txt, "n ") || !strings.Contains(txt, ", w ") {
+				t.Errorf("IOPSText %q: each job's", txt)
+			}
+		}
+		if busy == 0 {
+			t.Errorf("no tick saw both jobs complete I/Os: %+v", ticks)
+		}
+	})
+	t.Run("clones", func(t *testing.T) {
+		_, ticks := progressOf(t, 50*time.Millisecond, 0, "--runtime=400ms", "--time_based", "--numjobs=2")
+		busy := 0
+		for _, tk := range ticks {
+			if tk.Phase == PhasePrepare {
+				continue
+			}
+			if !tk.Summed || len(tk.Jobs) != 1 || tk.Jobs[0].Name != "n" || tk.Jobs[0].IOPS != tk.IOPS {
+				t.Errorf("tick %+v: one job, its clones' rate the step's", tk)
+			}
+			if tk.IOPS > 0 {
+				busy++
+			}
+			if ev := ProgressEventOf(tk, false); len(ev.Jobs) != 0 || !ev.Summed || ev.IOPS != tk.IOPS {
+				t.Errorf("event %+v: the step's IOPS, no jobs", ev)
+			}
+		}
+		if busy == 0 {
+			t.Error("no tick saw I/Os complete")
+		}
+	})
+}
+
+// TestProgressEventNamesAtMost16Jobs: four events a second name at most
+// maxProgressJobs jobs and count the rest, so that an agent's events stay
+// within what the dashboard takes.
+func TestProgressEventNamesAtMost16Jobs(t *testing.T) {
+	st := sweep.Step{}
+	tk := Tick{Step: &st, Total: 1, Phase: PhaseMeasure}
+	for i := range 20 {
+		tk.Jobs = append(tk.Jobs, JobRate{Name: fmt.Sprintf("job%d", i), IOPS: float64(1000 * (i + 1))})
+	}
+	ev := ProgressEventOf(tk, false)
+	if len(ev.Jobs) != maxProgressJobs || ev.More != 20-maxProgressJobs || ev.Jobs[15].Name != "job15" {
+		t.Fatalf("%d jobs named (last %q), %d more; want %d, job15, %d", len(ev.Jobs), ev.Jobs[len(ev.Jobs)-1].Name, ev.More, maxProgressJobs, 20-maxProgressJobs)
+	}
+	if txt := ev.IOPSText(); !strings.HasPrefix(txt, "job0 1k IOPS, job1 2k IOPS,") || !strings.HasSuffix(txt, "job15 16k IOPS (and 4 more jobs)") {
+		t.Errorf("IOPSText %q", txt)
 	}
 }
 

@@ -44,7 +44,8 @@ type StepEvent struct {
 	Jobs []JobIOPS `json:"jobs,omitempty"`
 }
 
-// JobIOPS is one job's IOPS in a finished step.
+// JobIOPS is one job's IOPS in a finished step, or over the last
+// interval of a running one.
 type JobIOPS struct {
 	Name  string  `json:"name"`
 	Total bool    `json:"total,omitempty"` // the step's alike jobs added up
@@ -59,8 +60,16 @@ type ProgressEvent struct {
 	// Phase is what the step does: "discard" (or "prepare": dropping
 	// caches, switching the scheduler) before its first I/O, "ramp",
 	// "measure".
-	Phase    string  `json:"phase"`
-	IOPS     float64 `json:"iops"`
+	Phase string `json:"phase"`
+	// IOPS is the step's jobs added up when they are alike (Summed);
+	// otherwise 0, and Jobs has each one's.
+	IOPS   float64 `json:"iops"`
+	Summed bool    `json:"summed"`
+	// Jobs are each job's IOPS, then their total when they are alike
+	// (as StepEvent's), when the step runs more than one job.
+	Jobs []JobIOPS `json:"jobs,omitempty"`
+	// More counts the jobs left out of Jobs (at most 16 are named).
+	More     int     `json:"more,omitempty"`
 	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
 	RunSince float64 `json:"run_s"`  // since the run started
 }
@@ -96,8 +105,9 @@ type feed struct {
 
 func newFeed() *feed { return &feed{subs: map[chan Event]struct{}{}} }
 
-// maxReplay bounds the progress events kept for late subscribers.
-const maxReplay = 3600
+// maxReplay bounds the progress events kept for late subscribers: an
+// hour's step at LiveEvery.
+const maxReplay = 4 * 3600
 
 func (f *feed) publish(ev Event) {
 	f.mu.Lock()
@@ -207,7 +217,7 @@ type Launcher struct {
 // with a runner from newRunner (one per run: CompletedIOs is per runner).
 func NewLauncher(store Recorder, newRunner func() *bench.Runner, log *slog.Logger, progressEvery time.Duration) *Launcher {
 	if progressEvery <= 0 {
-		progressEvery = time.Second
+		progressEvery = LiveEvery
 	}
 	return &Launcher{store: store, newRunner: newRunner, log: log, progressEvery: progressEvery,
 		tasks: map[int64]*task{}, busy: map[string]int64{}}

@@ -22,26 +22,26 @@ const (
 )
 
 // Comparison compares the repeats of one figure in two runs (A the base,
-// B the other): how much B changes the figure, with a confidence interval,
-// and whether the change is more than noise.
+// B the other): how much B changes the figure (Change: the ratio of the
+// medians, with its interval), whether that is more than noise, and the
+// Hodges–Lehmann shift beside it.
 //
 // The test is Mann–Whitney's (Wilcoxon rank-sum), exact when neither side
 // has more than 50 values — with ties, over the arrangements of their
 // midranks, as figures read from histogram buckets often tie — and its
-// normal approximation with the tie correction otherwise. The change is the Hodges–Lehmann estimate
-// of the shift of log(B) from log(A), as a fraction (0.05 = B is 5 %
-// higher), and its interval is the distribution-free one from the same
-// U distribution, so "significant" and "the interval excludes 0" agree.
-// For values that are not all positive the shift is taken on the values
-// themselves and divided by A's median.
+// normal approximation with the tie correction otherwise. The interval of
+// the change comes from the same U distribution (ChangeOf), so
+// "significant" and "the interval excludes 0" agree.
 type Comparison struct {
-	NA, NB           int
-	MedianA, MedianB float64
-	Change           float64 // relative change of B against A
-	Lo, Hi           float64 // its interval at Conf; ±Inf when TooFew
-	Conf             float64
-	P                float64 // two-sided
-	Verdict          Verdict
+	Change
+	// Shift is the Hodges–Lehmann estimate of the shift of log(B) from
+	// log(A) as a fraction (0.05: B 5 % higher): the median of the
+	// pairwise log ratios, not the ratio of the medians, so it is printed
+	// under its own name ("HL shift"), never as the change. For values
+	// not all positive it is the shift of the values over A's median.
+	Shift   float64
+	P       float64 // two-sided
+	Verdict Verdict
 }
 
 // MaxExact is the largest sample size on either side for which Compare
@@ -50,77 +50,33 @@ const MaxExact = 50
 
 // Compare compares b against a at confidence conf (0.95).
 func Compare(a, b []float64, conf float64) Comparison {
-	c := Comparison{NA: len(a), NB: len(b), Conf: conf, MedianA: Median(a), MedianB: Median(b),
-		P: 1, Lo: math.Inf(-1), Hi: math.Inf(1), Verdict: TooFew}
+	ch, diffs := changeOf(a, b, conf)
+	c := Comparison{Change: ch, Shift: math.NaN(), P: 1, Verdict: TooFew}
 	m, n := len(a), len(b)
 	if m == 0 || n == 0 {
-		c.Change = math.NaN()
 		return c
 	}
-	alpha := 1 - conf
-	logs := allPositive(a) && allPositive(b)
-	tr := func(x float64) float64 {
-		if logs {
-			return math.Log(x)
-		}
-		return x
+	if allPositive(a) && allPositive(b) {
+		c.Shift = math.Expm1(Median(diffs))
+	} else if c.A != 0 {
+		c.Shift = Median(diffs) / math.Abs(c.A)
 	}
-	back := func(d float64) float64 {
-		if logs {
-			return math.Expm1(d)
-		}
-		if c.MedianA == 0 {
-			return math.NaN()
-		}
-		return d / math.Abs(c.MedianA)
-	}
-	// Pairwise differences b_j - a_i on the chosen scale.
-	diffs := make([]float64, 0, m*n)
-	for _, y := range b {
-		for _, x := range a {
-			diffs = append(diffs, tr(y)-tr(x))
-		}
-	}
-	slices.Sort(diffs)
-	c.Change = back(Median(diffs))
-
 	u := uStatistic(a, b)
-	ties := hasTies(a, b)
-	var dist []float64 // P(U = k) without ties, exact; the interval's too
+	exact := m <= MaxExact && n <= MaxExact
 	switch {
-	case m > MaxExact || n > MaxExact:
+	case !exact:
 		c.P = twoSidedNormal(a, b, u)
-	case ties:
-		dist = uDistribution(m, n)
+	case hasTies(a, b):
 		c.P = twoSidedTies(a, b)
 	default:
-		dist = uDistribution(m, n)
-		c.P = twoSidedExact(dist, u)
+		c.P = twoSidedExact(uDistribution(m, n), u)
 	}
 	// Below the level no data could show a difference. The normal
 	// approximation would claim one for 3 tied values against 3.
-	if dist != nil && smallestP(m, n) > alpha {
-		return c // TooFew: Lo/Hi stay infinite
+	if exact && smallestP(m, n) > 1-conf {
+		return c // TooFew: the interval stays infinite
 	}
-	// Confidence bounds: the k-th smallest and k-th largest difference,
-	// with k the largest count whose lower tail P(U < k) stays within
-	// alpha/2.
-	k := 0
-	if dist != nil {
-		var cum float64
-		for k < len(dist) && cum+dist[k] <= alpha/2 {
-			cum += dist[k]
-			k++
-		}
-	} else {
-		mu := float64(m*n) / 2
-		sd := math.Sqrt(float64(m*n*(m+n+1)) / 12)
-		k = int(math.Floor(mu - normalQuantile(1-alpha/2)*sd))
-	}
-	if k >= 1 && k <= len(diffs) {
-		c.Lo, c.Hi = back(diffs[k-1]), back(diffs[len(diffs)-k])
-	}
-	if c.P < alpha {
+	if c.P < 1-conf {
 		c.Verdict = Significant
 	} else {
 		c.Verdict = NotSignificant
@@ -162,15 +118,17 @@ func RepeatsEach(conf float64) int {
 	return 0
 }
 
-// String reads as a table cell: "+12.3 % [+8.1, +16.0] p=0.008".
+// String reads as a table cell, the change named by its statistic and
+// samples: "+12.3 % [+8.10 %, +16.0 %] (median ratio, n=6 vs 6) p=0.0022,
+// significant".
 func (c Comparison) String() string {
 	switch {
 	case c.NA == 0 || c.NB == 0:
 		return "no values"
 	case c.Verdict == TooFew:
-		return fmt.Sprintf("%+.1f %% (%s: %d vs %d)", 100*c.Change, c.Verdict, c.NA, c.NB)
+		return fmt.Sprintf("%s (%s; %s)", c.Text(), c.Label(), c.Verdict)
 	}
-	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f] p=%.3g, %s", 100*c.Change, 100*c.Lo, 100*c.Hi, c.P, c.Verdict)
+	return fmt.Sprintf("%s [%s, %s] (%s) p=%.2g, %s", c.Text(), PercentText(c.Lo), PercentText(c.Hi), c.Label(), c.P, c.Verdict)
 }
 
 func allPositive(v []float64) bool {

@@ -53,8 +53,8 @@ func TestCompareKnownValues(t *testing.T) {
 	if math.Abs(c.P-2.0/252) > 1e-12 || c.Verdict != Significant {
 		t.Fatalf("separated 5 vs 5: %+v", c)
 	}
-	if !(c.Lo > 0 && c.Hi > c.Lo && c.Change > c.Lo && c.Change < c.Hi) {
-		t.Fatalf("interval [%g, %g] around %g should exclude 0", c.Lo, c.Hi, c.Change)
+	if !(c.Lo > 0 && c.Hi > c.Lo && c.Rel > c.Lo && c.Rel < c.Hi) {
+		t.Fatalf("interval [%g, %g] around %g should exclude 0", c.Lo, c.Hi, c.Rel)
 	}
 	// Interleaved: U = 10 of 25, p = 2*P(U<=10) = 0.6905 (scipy's exact value).
 	c = Compare([]float64{1, 3, 5, 7, 9}, []float64{2, 4, 6, 8, 10}, 0.95)
@@ -69,13 +69,13 @@ func TestCompareKnownValues(t *testing.T) {
 	if c.Verdict != TooFew || !math.IsInf(c.Lo, -1) {
 		t.Fatalf("3 vs 3: %+v", c)
 	}
-	if math.Abs(c.Change-(201.0/101-1)) > 0.01 {
-		t.Fatalf("3 vs 3 change %g, want about %g", c.Change, 201.0/101-1)
+	if math.Abs(c.Rel-(201.0/101-1)) > 0.01 {
+		t.Fatalf("3 vs 3 change %g, want about %g", c.Rel, 201.0/101-1)
 	}
 	// Change is relative: doubling is +100 %.
 	c = Compare([]float64{10, 11, 12, 13, 14, 15}, []float64{20, 22, 24, 26, 28, 30}, 0.95)
-	if math.Abs(c.Change-1) > 1e-9 {
-		t.Fatalf("doubling: change %g", c.Change)
+	if math.Abs(c.Rel-1) > 1e-9 {
+		t.Fatalf("doubling: change %g", c.Rel)
 	}
 }
 
@@ -135,10 +135,10 @@ func TestCompareNormalApproximation(t *testing.T) {
 	}
 	// All equal: nothing to tell apart.
 	c := Compare([]float64{5, 5, 5, 5, 5, 5}, []float64{5, 5, 5, 5, 5, 5}, 0.95)
-	if c.Verdict != NotSignificant || c.Change != 0 {
+	if c.Verdict != NotSignificant || c.Rel != 0 {
 		t.Fatalf("identical: %+v", c)
 	}
-	if c := Compare(nil, []float64{1}, 0.95); c.Verdict != TooFew || !math.IsNaN(c.Change) {
+	if c := Compare(nil, []float64{1}, 0.95); c.Verdict != TooFew || !math.IsNaN(c.Rel) {
 		t.Fatalf("empty: %+v", c)
 	}
 }

@@ -131,7 +131,7 @@ func (r *DiffRow) Verdict() string {
 
 // Better reports whether a significant change is for the better: more
 // IOPS, or less latency. Meaningless unless the row is significant.
-func (r *DiffRow) Better() bool { return (r.Cmp.Change > 0) != r.Metric.Lower }
+func (r *DiffRow) Better() bool { return (r.Cmp.Rel > 0) != r.Metric.Lower }
 
 // TooFewText says why a row cannot tell and what would: "3 vs 3 cannot
 // reach 95 %: needs 4 repeats on each side (5 against 3)"; "" when the

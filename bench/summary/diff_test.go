@@ -84,10 +84,10 @@ func TestDiffAxisScheduler(t *testing.T) {
 		t.Fatalf("axes %v, %d rows; want none and 2 jobs × 4 figures", bfq.Axes, len(bfq.Rows))
 	}
 	r := rowOf(t, bfq, "fg-reader", "IOPS")
-	if r.Cmp.Verdict != stats.Significant || !r.Holds || !r.Better() || r.Cmp.Change < 1.8 || r.Cmp.Change > 2.2 {
+	if r.Cmp.Verdict != stats.Significant || !r.Holds || !r.Better() || r.Cmp.Rel < 1.8 || r.Cmp.Rel > 2.2 {
 		t.Errorf("reader IOPS under bfq: %+v", r.Cmp)
 	}
-	if l := rowOf(t, bfq, "fg-reader", "clat p50"); l.Cmp.Verdict != stats.Significant || l.Better() != true || l.Cmp.Change > -0.6 {
+	if l := rowOf(t, bfq, "fg-reader", "clat p50"); l.Cmp.Verdict != stats.Significant || l.Better() != true || l.Cmp.Rel > -0.6 {
 		t.Errorf("reader p50 under bfq: %+v, better %v", l.Cmp, l.Better())
 	}
 	for _, m := range []string{"IOPS", "bandwidth", "clat p50"} {
@@ -171,7 +171,7 @@ func TestDiffRuns(t *testing.T) {
 	if at4.A.Failed != 1 || len(at4.A.Values) != 3 || at4.Cmp.Verdict != stats.TooFew {
 		t.Errorf("iodepth 4: %+v", at4)
 	}
-	if at1 := d.Rows[0]; at1.Cmp.Verdict != stats.Significant || at1.Cmp.Change < 0.29 || at1.Cmp.Change > 0.31 {
+	if at1 := d.Rows[0]; at1.Cmp.Verdict != stats.Significant || at1.Cmp.Rel < 0.29 || at1.Cmp.Rel > 0.31 {
 		t.Errorf("iodepth 1: %+v", at1.Cmp)
 	}
 

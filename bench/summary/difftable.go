@@ -22,10 +22,13 @@ type DiffLine struct {
 	// Base and Other are each side's median and its number of repeats:
 	// "17.0 IOPS ×6".
 	Base, Other string
-	// Change is B against A ("+241 %"), Interval its confidence interval
-	// ("+198 … +290 %"), P the test's p-value; "–" where there is none.
-	Change, Interval, P string
-	Verdict             string
+	// Change is B against A, the ratio of the medians as stats.Change
+	// writes it ("+241 %"), Interval its confidence interval ("+198 … +290
+	// %"), Stat what it is and over how many repeats ("median ratio, n=6
+	// vs 6"), Shift the Hodges–Lehmann shift, a column of its own, P the
+	// test's p-value; "–" where there is none.
+	Change, Interval, Stat, Shift, P string
+	Verdict                          string
 	// Class is how the verdict reads: "better", "worse" (significant),
 	// "same" (no significant difference), "few" (too few repeats) or
 	// "none" (a side without values).
@@ -42,7 +45,7 @@ func (d *Diff) Lines() []DiffLine {
 	for i := range d.Rows {
 		r := &d.Rows[i]
 		l := DiffLine{Job: r.Job, Metric: r.Metric.Name, Verdict: r.Verdict(), Holds: r.Holds,
-			Base: sideText(r.Metric, &r.A), Other: sideText(r.Metric, &r.B), Change: "–", Interval: "–", P: "–"}
+			Base: sideText(r.Metric, &r.A), Other: sideText(r.Metric, &r.B), Change: "–", Interval: "–", Stat: r.Cmp.Label(), Shift: "–", P: "–"}
 		for _, v := range r.Point {
 			l.Point = append(l.Point, units.Printable(v.Value))
 		}
@@ -58,11 +61,12 @@ func (d *Diff) Lines() []DiffLine {
 		default:
 			l.Class = "same"
 		}
-		if l.Class != "none" && !math.IsNaN(r.Cmp.Change) {
-			l.Change = pct(r.Cmp.Change)
-			if !math.IsInf(r.Cmp.Lo, 0) {
+		if l.Class != "none" && !math.IsNaN(r.Cmp.Rel) {
+			l.Change = r.Cmp.Text()
+			if r.Cmp.HasInterval() {
 				l.Interval = pct(r.Cmp.Lo) + " … " + pct(r.Cmp.Hi)
 			}
+			l.Shift = stats.PercentText(r.Cmp.Shift)
 			if r.Cmp.Verdict != stats.TooFew {
 				l.P = units.Significant(r.Cmp.P, 2)
 			}
@@ -79,18 +83,9 @@ func (d *Diff) Lines() []DiffLine {
 	return out
 }
 
-// pct writes a relative change as a signed percentage, three
-// significant digits: "+12.3 %", "−4.56 %", "+241 %".
-func pct(v float64) string {
-	s := units.Significant(math.Abs(100*v), 3)
-	switch {
-	case v > 0:
-		return "+" + s + " %"
-	case v < 0:
-		return "−" + s + " %"
-	}
-	return "0 %"
-}
+// pct writes a relative change as every change is written
+// (stats.PercentText): "+12.3 %", "−4.56 %", "+241 %".
+func pct(v float64) string { return stats.PercentText(v) }
 
 // sideText is a side's median with its unit and the repeats behind it.
 func sideText(m DiffMetric, r *Repeats) string {
@@ -99,6 +94,13 @@ func sideText(m DiffMetric, r *Repeats) string {
 	}
 	return FormatMetric(m, r.Median()) + " ×" + strconv.Itoa(len(r.Values))
 }
+
+// ChangeHeading heads a diff's change column wherever the diff is shown,
+// naming its statistic; ShiftHeading heads the Hodges–Lehmann shift's.
+const (
+	ChangeHeading = "change (" + string(stats.MedianRatio) + ")"
+	ShiftHeading  = "HL shift"
+)
 
 // FormatMetric writes a value of m for people.
 func FormatMetric(m DiffMetric, v float64) string {
@@ -116,8 +118,8 @@ func FormatMetric(m DiffMetric, v float64) string {
 // marks mean.
 func WriteDiff(w io.Writer, d *Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s against %s (the base): change of each median, %g %% interval and Mann–Whitney p over the repeats\n",
-		units.Printable(d.B), units.Printable(d.A), 100*d.Conf)
+	fmt.Fprintf(&b, "%s against %s (the base): change = %s of the repeats (B's median over A's), its %g %% interval, the Hodges–Lehmann shift and Mann–Whitney p\n",
+		units.Printable(d.B), units.Printable(d.A), stats.MedianRatio, 100*d.Conf)
 	b.WriteString(d.Summary() + "\n\n")
 	lines := d.Lines()
 	jobs := false
@@ -132,7 +134,7 @@ func WriteDiff(w io.Writer, d *Diff) error {
 	if jobs {
 		head = append(head, "job")
 	}
-	head = append(head, "figure", units.Printable(d.A), units.Printable(d.B), "change", "interval", "p", "verdict")
+	head = append(head, "figure", units.Printable(d.A), units.Printable(d.B), ChangeHeading, "interval", ShiftHeading, "p", "verdict")
 	t.row(head...)
 	var notes []string
 	prev := ""
@@ -160,7 +162,7 @@ func WriteDiff(w io.Writer, d *Diff) error {
 			}
 			verdict += fmt.Sprintf(" [%d]", i+1)
 		}
-		t.row(append(lead, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.P, verdict)...)
+		t.row(append(lead, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.Shift, l.P, verdict)...)
 	}
 	t.flush()
 	if len(d.OnlyA) > 0 {
@@ -202,7 +204,7 @@ func DiffCSVColumns(axes []sweep.Axis) []string {
 		cols = append(cols, string(a))
 	}
 	return append(cols, "job", "figure", "unit", "base_repeats", "base_median", "other_repeats", "other_median",
-		"change_pct", "ci_low_pct", "ci_high_pct", "confidence", "p", "verdict", "holds_over_table", "better", "flags")
+		"statistic", "change_pct", "ci_low_pct", "ci_high_pct", "confidence", "hl_shift_pct", "p", "verdict", "holds_over_table", "better", "flags")
 }
 
 // DiffCSV is a diff's rows for its CSV (DiffCSVColumns of axes): every
@@ -225,9 +227,9 @@ func DiffCSV(d *Diff, axes []sweep.Axis) [][]string {
 			}
 			row = append(row, v)
 		}
-		change, lo, hi, p := math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		change, lo, hi, shift, p := math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		if len(r.A.Values) > 0 && len(r.B.Values) > 0 {
-			change, lo, hi = 100*r.Cmp.Change, 100*r.Cmp.Lo, 100*r.Cmp.Hi
+			change, lo, hi, shift = r.Cmp.Percent(), 100*r.Cmp.Lo, 100*r.Cmp.Hi, 100*r.Cmp.Shift
 			if r.Cmp.Verdict != stats.TooFew {
 				p = r.Cmp.P
 			}
@@ -242,7 +244,7 @@ func DiffCSV(d *Diff, axes []sweep.Axis) [][]string {
 		}
 		rows = append(rows, append(row, r.Job, r.Metric.Name, r.Metric.Unit,
 			strconv.Itoa(len(r.A.Values)), g(r.A.Median()), strconv.Itoa(len(r.B.Values)), g(r.B.Median()),
-			g(change), g(lo), g(hi), g(d.Conf), g(p), r.Verdict(), strconv.FormatBool(r.Holds), better, strings.Join(flags, "; ")))
+			string(r.Cmp.Stat), g(change), g(lo), g(hi), g(d.Conf), g(shift), g(p), r.Verdict(), strconv.FormatBool(r.Holds), better, strings.Join(flags, "; ")))
 	}
 	return rows
 }

@@ -130,7 +130,9 @@ func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error)
 	}
 	disks, err := schedulerDisks(rn, plan, steps)
 	if err != nil {
-		return nil, nil, err
+		// The scheduler sweep's, in the same words: a front door says it
+		// beside what sets it.
+		return nil, nil, &bench.OptionError{Option: string(AxisScheduler), Msg: err.Error(), Err: err}
 	}
 	jobDisks, err := ioSchedulerDisks(rn, plan, disks)
 	if err != nil {

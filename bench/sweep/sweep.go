@@ -8,6 +8,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/units"
 )
 
 // ParseSweep parses AXIS=v1,v2,… as given to --sweep: AXIS is one of the
@@ -60,7 +61,7 @@ func NewSweep(axis Axis, values []string) (Sweep, error) {
 	s := string(axis) + "=" + strings.Join(values, ";")
 	spec, ok := LookupAxis(axis)
 	if !ok {
-		msg := fmt.Sprintf("--sweep: %q is not an axis; use one of %s, or a fio option iolab takes", axis, axisNames())
+		msg := fmt.Sprintf("--sweep: %q is not an axis%s; use one of %s, or a fio option iolab takes", axis, didYouMean(axis), axisNames())
 		if slices.Contains(notAxes, string(axis)) {
 			msg = fmt.Sprintf("--sweep: %s cannot be swept: the checks before a run look at the plan's jobs' %s", axis, axis)
 		}
@@ -109,6 +110,25 @@ func NewSweep(axis Axis, values []string) (Sweep, error) {
 }
 
 func axisNames() string { return strings.Join(AxisNames(), ", ") }
+
+// didYouMean names the axis nearest to a mistyped one by edit distance
+// (units.Closest, as for a mistyped option or command): the table's axes
+// first, so that one of them wins a tie with a fio option, then every
+// option iolab takes and its aliases; "" when none is near.
+func didYouMean(axis Axis) string {
+	names := AxisNames()
+	for _, o := range fio.AllOptions() {
+		for _, n := range append([]string{o.Name}, o.Aliases...) {
+			if !slices.Contains(notAxes, o.Name) && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if near := units.Closest(string(axis), names); near != "" {
+		return fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return ""
+}
 
 // maxSweepValues bounds one sweep's values.
 const maxSweepValues = 1000

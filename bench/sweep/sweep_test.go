@@ -9,65 +9,6 @@ import (
 	"iolab/bench/fio"
 )
 
-func TestParseSweep(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Sweep
-		err  string
-	}{
-		{"iodepth=1,8,32", Sweep{AxisIODepth, []string{"1", "8", "32"}}, ""},
-		{"iodepth=1..256", Sweep{AxisIODepth, []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}}, ""},
-		{"numjobs=1..32", Sweep{AxisNumJobs, []string{"1", "2", "4", "8", "16", "32"}}, ""},
-		{"iodepth=3..10", Sweep{AxisIODepth, []string{"3", "6"}}, ""},
-		{"ioengine=io_uring,io_uring+hipri,io_uring+sqpoll+hipri,libaio,psync", Sweep{AxisEngine, []string{"io_uring", "io_uring+hipri", "io_uring+sqpoll+hipri", "libaio", "psync"}}, ""},
-		{"scheduler=none,mq-deadline,bfq,kyber", Sweep{AxisScheduler, []string{"none", "mq-deadline", "bfq", "kyber"}}, ""},
-		{"bs=4k,1m", Sweep{AxisBS, []string{"4k", "1m"}}, ""},
-		{"rw=randread,randwrite", Sweep{AxisRW, []string{"randread", "randwrite"}}, ""},
-		{"depth=1,2", Sweep{}, `"depth" is not an axis`},
-		{"iodepth", Sweep{}, "want AXIS=v1,v2"},
-		{"iodepth=1,,2", Sweep{}, "empty value"},
-		{"iodepth=8..1", Sweep{}, "1 ≤ first ≤ last"},
-		{"iodepth=0", Sweep{}, "iodepth"},
-		{"ioengine=libaio+hipri", Sweep{}, "io_uring mode"},
-		{"ioengine=io_uring+turbo", Sweep{}, `unknown mode "turbo"`},
-		{"ioengine=spdk", Sweep{}, "not an engine"},
-		{"rw=randomread", Sweep{}, "randomread"},
-		// Any other option iolab takes is an axis, under fio's name.
-		{"iodepth_batch_submit=1,8", Sweep{"iodepth_batch", []string{"1", "8"}}, ""},
-		{"direct=0,1", Sweep{"direct", []string{"0", "1"}}, ""},
-		{"hipri=0,1", Sweep{"hipri", []string{"0", "1"}}, ""},
-		{"blocksize=4k,8k", Sweep{AxisBS, []string{"4k", "8k"}}, ""},
-		{"readwrite=read,write", Sweep{AxisRW, []string{"read", "write"}}, ""},
-		// Values that hold commas are separated by semicolons.
-		{"cpus_allowed=0,1;1", Sweep{"cpus_allowed", []string{"0,1", "1"}}, ""},
-		{"cpus_allowed=0-1,3;", Sweep{"cpus_allowed", []string{"0-1,3"}}, ""},
-		{"percentile_list=50:99;99.9", Sweep{"percentile_list", []string{"50:99", "99.9"}}, ""},
-		{"cpus_allowed=0,1;;2", Sweep{}, "empty value"},
-		{"iodepth_batch_submit=1,x", Sweep{}, `iodepth_batch: "x" is not a whole number`},
-		{"direct=0..1", Sweep{}, "direct"}, // ranges are for Numeric axes
-		{"filename=/dev/a,/dev/b", Sweep{}, "filename cannot be swept"},
-		{"allow_mounted_write=0,1", Sweep{}, "cannot be swept"},
-		{"name=a,b", Sweep{}, "cannot be swept"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseSweep(tt.in)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one containing %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestPlanSteps(t *testing.T) {
 	cfg, err := fio.ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--ioengine=libaio", "--iodepth=4", "--runtime=10", "--time_based"})
 	if err != nil {

@@ -42,7 +42,8 @@ type Config struct {
 	// Quota bounds what its runs may lay out in Allow.DataDir (zero
 	// fields: launch.DefaultQuota's; its Dir is Allow.DataDir).
 	Quota launch.Quota
-	// ProgressEvery is how often the running step's IOPS is sent (1 s).
+	// ProgressEvery is how often the running step's IOPS is sampled
+	// (launch.LiveEvery); the samples are sent in batches.
 	ProgressEvery time.Duration
 	// HTTP is the client it connects with; nil: http.DefaultTransport's.
 	HTTP *http.Client
@@ -402,7 +403,7 @@ func (a *Agent) progressEvery() time.Duration {
 	if a.cfg.ProgressEvery > 0 {
 		return a.cfg.ProgressEvery
 	}
-	return time.Second
+	return launch.LiveEvery
 }
 
 func runPath(id int64, rest string) string {

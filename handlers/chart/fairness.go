@@ -55,12 +55,22 @@ func jobClat(steps []summary.StepView, job string, d int) (p50, p99 []float64) {
 	return p50, p99
 }
 
-// change is v's change from base in percent; NaN without a base.
-func change(v, base float64) float64 {
-	if base == 0 || math.IsNaN(base) || math.IsNaN(v) {
-		return math.NaN()
+// jobBW is the bandwidth (MiB/s) of job in each done step, in the
+// direction the steps keep (dirSteps): one value per repeat, as the
+// statistical diff takes them.
+func jobBW(steps []summary.StepView, job string) []float64 {
+	var out []float64
+	for i := range steps {
+		if !done(&steps[i]) {
+			continue
+		}
+		for _, j := range summary.FiguresOfStep(&steps[i]).Jobs {
+			if !j.Total && j.Name == job {
+				out = append(out, j.BWMiB)
+			}
+		}
 	}
-	return 100 * (v - base) / base
+	return out
 }
 
 // buildFairness draws, per scheduler (per combination of the swept axes),
@@ -89,7 +99,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	catName := ""
 	how := "medians, whiskers min–max over repeats"
 	if len(f.cats) > 1 {
-		how += "; labels: change from " + f.cats[0]
+		how += "; labels: change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
 	}
 	if l.series == sweep.AxisScheduler {
 		catName = string(sweep.AxisScheduler)
@@ -121,6 +131,8 @@ type fairnessFigures struct {
 	ok           bool
 	n            int
 	p50, p99, bw stats.Spread
+	// p50s, p99s and bws are the repeats' values, which a change is of.
+	p50s, p99s, bws []float64
 }
 
 // fairnessData is what a fairness chart draws: its categories (a
@@ -160,7 +172,9 @@ func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
 				continue
 			}
 			p50, p99 := jobClat(steps, js.Job, q.dirIndex())
-			ff := fairnessFigures{ok: true, n: js.Repeats, p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99), bw: js.BW.Scale(1.0 / mib)}
+			bws := jobBW(dirSteps(steps, q.dirIndex()), js.Job)
+			ff := fairnessFigures{ok: true, n: js.Repeats, p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99), bw: js.BW.Scale(1.0 / mib),
+				p50s: p50, p99s: p99, bws: bws}
 			f.points[js.Job][i] = ff
 			lat := js.LatMean.Scale(1e-3)
 			row = append(row, num(ff.p50.Min), num(ff.p50.Median), num(ff.p50.Max), num(ff.p99.Min), num(ff.p99.Median), num(ff.p99.Max),
@@ -172,7 +186,8 @@ func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
 }
 
 // addChanges writes, at the end of each of c's rows, the change of the
-// job's p99 and bandwidth from the first category's.
+// job's p99 and bandwidth from the first category's (stats.ChangeOf: the
+// ratio of the medians over the repeats, as every surface gives it).
 func (f *fairnessData) addChanges(c *Chart, l *layout, g *grid) {
 	for _, row := range c.Rows {
 		if len(row) < len(c.Columns) {
@@ -187,11 +202,11 @@ func (f *fairnessData) addChanges(c *Chart, l *layout, g *grid) {
 			continue
 		}
 		ff := f.points[job][i]
-		if v := change(ff.p99.Median, base.p99.Median); !math.IsNaN(v) {
-			row[len(row)-2] = num(v)
+		if ch := stats.ChangeOf(base.p99s, ff.p99s, summary.DiffConf); !math.IsNaN(ch.Rel) {
+			row[len(row)-2] = num(ch.Percent())
 		}
-		if v := change(ff.bw.Median, base.bw.Median); !math.IsNaN(v) {
-			row[len(row)-1] = num(v)
+		if ch := stats.ChangeOf(base.bws, ff.bws, summary.DiffConf); !math.IsNaN(ch.Rel) {
+			row[len(row)-1] = num(ch.Percent())
 		}
 	}
 }
@@ -221,8 +236,10 @@ func (f *fairnessData) bwUnit() bandwidthUnit {
 type fairnessPick struct {
 	name string
 	of   func(fairnessFigures) stats.Spread
-	grid int
-	unit string
+	// values are the repeats' values a change is of.
+	values func(fairnessFigures) []float64
+	grid   int
+	unit   string
 }
 
 // addBars adds to bar, per category, each job's p50 and p99 above and its
@@ -238,9 +255,9 @@ func (f *fairnessData) addBars(bar *echarts.Bar, bw bandwidthUnit) []map[string]
 			color = palette[(ji+4)%len(palette)] // away from the schedulers' own colours
 		}
 		for k, pick := range []fairnessPick{
-			{"p50", func(f fairnessFigures) stats.Spread { return f.p50 }, 0, "us"},
-			{"p99", func(f fairnessFigures) stats.Spread { return f.p99 }, 0, "us"},
-			{"bandwidth", func(f fairnessFigures) stats.Spread { return f.bw.Scale(bw.scale) }, 1, bw.unit},
+			{"p50", func(f fairnessFigures) stats.Spread { return f.p50 }, func(f fairnessFigures) []float64 { return f.p50s }, 0, "us"},
+			{"p99", func(f fairnessFigures) stats.Spread { return f.p99 }, func(f fairnessFigures) []float64 { return f.p99s }, 0, "us"},
+			{"bandwidth", func(f fairnessFigures) stats.Spread { return f.bw.Scale(bw.scale) }, func(f fairnessFigures) []float64 { return f.bws }, 1, bw.unit},
 		} {
 			place, count := 2*ji+k, 2*len(f.jobs)
 			if pick.grid == 1 {
@@ -262,6 +279,16 @@ func (f *fairnessData) addBars(bar *echarts.Bar, bw bandwidthUnit) []map[string]
 		}
 	}
 	return extra
+}
+
+// change is job's change of pick in category i from the first category
+// (stats.ChangeOf); NaN for the first or a side without values.
+func (f *fairnessData) change(job string, pick fairnessPick, i int) stats.Change {
+	base, ff := f.points[job][0], f.points[job][i]
+	if i == 0 || !base.ok || !ff.ok {
+		return stats.Change{Rel: math.NaN()}
+	}
+	return stats.ChangeOf(pick.values(base), pick.values(ff), summary.DiffConf)
 }
 
 // bars are job's bars of pick in each category, labelled with the
@@ -288,9 +315,9 @@ func (f *fairnessData) bars(job string, pick fairnessPick, faint bool, color str
 		if pick.grid == 0 {
 			label = append(label, pick.name)
 		}
-		if v := change(sp.Median, pick.of(f.points[job][0]).Median); i > 0 && !math.IsNaN(v) {
-			label = append(label, units.Percent(v, true))
-			data[i].Extra = append(data[i].Extra, [3]any{"vs " + f.cats[0], v, "pct"})
+		if ch := f.change(job, pick, i); !math.IsNaN(ch.Rel) {
+			label = append(label, ch.Text())
+			data[i].Extra = append(data[i].Extra, [3]any{"vs " + f.cats[0] + " (" + ch.Label() + ")", ch.Text(), ""})
 		} else if pick.grid == 1 {
 			label = append(label, units.Number(sp.Median)+" "+bw.name)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/stats"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -75,6 +76,18 @@ func TestBuildChartFairness(t *testing.T) {
 	if s := doc.Series[4]; s.XAxisIndex != 0 || s.YAxisIndex != 0 || !reflect.DeepEqual(seriesValues(doc, 4), []any{readerP("none")[1], p[1]}) ||
 		!strings.Contains(s.Data[1].Label.Formatter, "−") {
 		t.Errorf("reader p99 series = %+v", s)
+	}
+	// The label and the tooltip give the change as the statistical diff
+	// does: the ratio of the medians over the repeats, named, with n.
+	want := stats.PercentText(p[1]/readerP("none")[1] - 1)
+	if f := doc.Series[4].Data[1].Label.Formatter; f != "p99\n"+want {
+		t.Errorf("reader p99 label under bfq %q, want %q", f, "p99\n"+want)
+	}
+	if tip := `["vs none (median ratio, n=3 vs 3)","` + want + `",""]`; !strings.Contains(string(c.Option), tip) {
+		t.Errorf("no tooltip %s", tip)
+	}
+	if !strings.Contains(string(c.Option), "labels: change from none (median ratio)") {
+		t.Error("the subtitle does not name the change's statistic")
 	}
 	if s := doc.Series[2]; s.XAxisIndex != 1 || s.YAxisIndex != 1 || !reflect.DeepEqual(seriesValues(doc, 2), []any{500.0, 400.0}) {
 		t.Errorf("writer bandwidth series = %+v", s)

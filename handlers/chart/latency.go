@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"iolab/bench/hist"
+	"iolab/bench/stats"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 )
@@ -96,6 +97,16 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	if l.compare {
 		how = "clat histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
 	}
+	if len(g.series) > 1 && g.series[0].name != "" {
+		how += "; tooltips: change from " + g.series[0].name + " (" + string(stats.PooledRatio) + ")"
+	}
+	// base is the first series' merged percentiles (µs) and repeats at
+	// each x: the others' tooltips give their change from it.
+	type basePoint struct {
+		us   []float64
+		done int
+	}
+	base := map[string]basePoint{}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
 		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log", SplitLine: splitLine()})...)
 	line.SetXAxis(g.xs)
@@ -114,6 +125,9 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			}
 			h, done, failed := clatOf(cell.steps, q.dirIndex())
 			n := h.N()
+			if si == 0 && n > 0 {
+				base[x] = basePoint{done: done}
+			}
 			row := append(l.row(s.run, x, s.group, true), strconv.Itoa(done), strconv.Itoa(failed), strconv.FormatUint(n, 10))
 			for k, ns := range h.Percentiles(ps) {
 				if n == 0 {
@@ -122,6 +136,15 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 				}
 				us := float64(ns) / 1000
 				data[k][i] = item{Name: x, Value: us, N: done}
+				if b, ok := base[x]; si == 0 && ok {
+					b.us = append(b.us, us)
+					base[x] = b
+				} else if ok && s.name != "" && k < len(b.us) {
+					// A merged percentile has no repeats to take a median
+					// of: its change is the merged figures' ratio, named so.
+					ch := stats.PooledChange(b.us[k], us, b.done, done)
+					data[k][i].Extra = [][3]any{{percentileName(ps[k]) + " vs " + g.series[0].name + " (" + ch.Label() + ")", ch.Text(), ""}}
+				}
 				reliable := hist.Reliable(ps[k], n)
 				if !reliable {
 					// Fewer than ten I/Os lie above it: drawn hollow, and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"iolab/bench/hist"
+	"iolab/bench/stats"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -66,6 +67,15 @@ func TestBuildChartLatency(t *testing.T) {
 	}
 	if got := seriesValues(doc, 4); !reflect.DeepEqual(got, []any{usBucket(500 * time.Microsecond), usBucket(100 * time.Microsecond)}) {
 		t.Errorf("io_uring p90 = %v", got)
+	}
+	// Its tooltip at iodepth 4 gives its change from libaio's: merged
+	// figures, so their ratio, named, over 2 repeats against the 1 left.
+	want := stats.PercentText(usBucket(100*time.Microsecond)/usBucket(4*time.Millisecond) - 1)
+	if tip := `["p90 vs libaio (merged-histogram ratio, n=2 vs 1)","` + want + `",""]`; !strings.Contains(string(c.Option), tip) {
+		t.Errorf("no tooltip %s", tip)
+	}
+	if strings.Contains(string(c.Option), "median ratio") {
+		t.Error("a chart of merged histograms names its change the median ratio")
 	}
 
 	// Default percentiles for two engines: p50 and p99, so that no more

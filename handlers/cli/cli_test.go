@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"iolab/bench/fio"
+	"iolab/bench/sweep/sweeptest"
 )
 
 func TestCommandLineErrors(t *testing.T) {
@@ -190,5 +191,26 @@ func TestRunParseOnly(t *testing.T) {
 	err := run([]string{"run", "--parse-only", "--name=x", "--iodeph=4"}, &stdout, &stderr)
 	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"iodepth"`) {
 		t.Errorf("a bad option with --parse-only: %v (exit %d), want exit 2 naming it", err, exitCode(err))
+	}
+}
+
+// A mistyped sweep axis is refused with the nearest axis, before
+// anything runs, as a mistyped option is; its syntax is the form's
+// (sweeptest.ParseCases, which the dashboard's form test shares).
+func TestRunSweepDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"run", "--parse-only", "--name=x", "--filename=" + filepath.Join(dir, "t"), "--size=1m", "--sweep", "schedular=none,bfq"}, &stdout, &stderr)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"schedular" is not an axis (did you mean "scheduler"?)`) || !strings.Contains(err.Error(), "--sweep") {
+		t.Errorf("--sweep schedular=…: %v (exit %d), want exit 2 suggesting scheduler, in the CLI's words", err, exitCode(err))
+	}
+	for _, tc := range sweeptest.ParseCases() {
+		err := run([]string{"run", "--parse-only", "--name=x", "--filename=" + filepath.Join(dir, "t"), "--size=1m", "--ioengine=io_uring", "--sweep", tc.In}, &stdout, &stderr)
+		if tc.Err == "" && err != nil || tc.Err != "" && (err == nil || !strings.Contains(err.Error(), tc.Err)) {
+			t.Errorf("--sweep %s: %v, want %q", tc.In, err, tc.Err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t")); !os.IsNotExist(err) {
+		t.Errorf("--parse-only laid out the target: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"iolab/bench/fio"
 	"iolab/bench/launch"
@@ -91,7 +90,7 @@ func runAgent(ctx context.Context, e *env, o *agentOptions) error {
 	}
 	defer store.Close()
 	a, err := agent.New(agent.Config{Dashboard: o.dashboard, Token: o.token, Name: o.name, Allow: allow,
-		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, Quota: o.quota, ProgressEvery: time.Second})
+		Store: store, Sys: system.FS{}, Log: e.logger, Version: fio.Version, Limits: o.limits, Quota: o.quota, ProgressEvery: launch.LiveEvery})
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -18,9 +18,10 @@ var compareCommand = command{
 	summary: "the statistical diff of stored runs, or of the values of a run's swept axis",
 	usage:   "[--db FILE] [--csv] ID ID… | ID [--axis AXIS] [--base VALUE]",
 	about: `With two or more runs, each run after the first is compared with the first, point by point (the
-values of the axes either run sweeps) and job by job: the change of the median IOPS, bandwidth and clat p50
-and p99 over the repeats, its 95 % confidence interval (Hodges–Lehmann, distribution-free) and the
-Mann–Whitney test's p. A change is "significant" only when the repeats could not have given it by chance;
+values of the axes either run sweeps) and job by job: the change of IOPS, bandwidth and clat p50 and p99
+as the ratio of the medians over the repeats (B's median over A's: the one change every page, report and
+CSV prints), its 95 % confidence interval (Moses's, distribution-free, as a ratio), the Hodges–Lehmann shift
+in a column of its own, and the Mann–Whitney test's p. A change is "significant" only when the repeats could not have given it by chance;
 "no significant difference" is the honest reading of two runs that measure the same thing; "too few
 repeats to tell" when no outcome of so few repeats could reach 95 % (3 against 3 cannot: 4 on each side
 can). Latency percentiles come from each repeat's own histogram.

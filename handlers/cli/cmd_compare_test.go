@@ -90,12 +90,12 @@ func compareModelDisks(t *testing.T, fast, slow string) []string {
 	for _, r := range diffRows(t, d, "clat p50") {
 		if r.Cmp.Verdict != stats.Significant || !r.Holds || r.Better() || r.Cmp.Lo < 0.3 {
 			problems = append(problems, fmt.Sprintf("clat p50 on the slow disk: %s, holds %v, better %v, change %+.0f %% (interval %+.0f … %+.0f %%); the disk takes 33× as long",
-				r.Verdict(), r.Holds, r.Better(), 100*r.Cmp.Change, 100*r.Cmp.Lo, 100*r.Cmp.Hi))
+				r.Verdict(), r.Holds, r.Better(), 100*r.Cmp.Rel, 100*r.Cmp.Lo, 100*r.Cmp.Hi))
 		}
 	}
 	for _, r := range diffRows(t, d, "IOPS") {
-		if r.Cmp.Change > 0 {
-			problems = append(problems, fmt.Sprintf("IOPS on the slow disk: %+.0f %%", 100*r.Cmp.Change))
+		if r.Cmp.Rel > 0 {
+			problems = append(problems, fmt.Sprintf("IOPS on the slow disk: %+.0f %%", 100*r.Cmp.Rel))
 		}
 	}
 	return problems

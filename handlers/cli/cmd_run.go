@@ -14,7 +14,6 @@ import (
 	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
-	"iolab/bench/units"
 	"iolab/db"
 )
 
@@ -254,7 +253,9 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 			if t.LeftKnown {
 				left = fmt.Sprintf(", %s left", t.Left.Round(time.Second))
 			}
-			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s IOPS%s", t.Step.Seq+1, t.Total, t.Step, units.Count(t.IOPS), left)
+			// Each job's rate when they are unlike, as the dashboard's.
+			rate := launch.ProgressEventOf(t, false).IOPSText()
+			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s%s", t.Step.Seq+1, t.Total, t.Step, rate, left)
 		})
 	}
 	return p

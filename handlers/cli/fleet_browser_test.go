@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,6 +131,27 @@ func TestFleetFourHosts(t *testing.T) {
 	if !ok {
 		t.Fatalf("landed on %s, not a group's page", loc)
 	}
+	g, err := d.store.GetFleetRun(context.Background(), uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each host is running its own run on the Hosts page and in
+	// /api/hosts while it runs it (the runs overlap, not all at once on a
+	// loaded machine), and idle again once every run has ended: watched
+	// from now, while the page is looked at, for on a loaded machine a
+	// host's run may end before the page has been drawn.
+	runOf := map[string]int64{}
+	for _, m := range g.Members {
+		runOf[m.HostName] = m.RunID
+	}
+	watched := make(chan error, 1)
+	go func() {
+		// d.call fails the test on a broken connection (Goexit): the
+		// deferred send still lets the test goroutine go on.
+		err := errors.New("the watch of /api/hosts stopped")
+		defer func() { watched <- err }()
+		err = d.watchRunning(runOf, 90*time.Second)
+	}()
 	// The page follows the runs as they go: some host's step and figure.
 	live, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
   const cells = [...document.querySelectorAll('#group-runs td[data-col=progress]')].map(td => td.textContent).filter(s => s.startsWith("step "));
@@ -140,18 +162,9 @@ func TestFleetFourHosts(t *testing.T) {
 	}
 	t.Logf("live: %s", live)
 	screenshot(t, ctx, "fleet-group-live.png")
-	g, err := d.store.GetFleetRun(context.Background(), uid)
-	if err != nil {
-		t.Fatal(err)
+	if err := <-watched; err != nil {
+		t.Error(err)
 	}
-	// Each host is running its own run on the Hosts page and in
-	// /api/hosts while it runs it (the runs overlap, not all at once on a
-	// loaded machine), and idle again once every run has ended.
-	runOf := map[string]int64{}
-	for _, m := range g.Members {
-		runOf[m.HostName] = m.RunID
-	}
-	d.watchRunning(runOf, 90*time.Second)
 	d.checkHosts(hosts, nil)
 	var names []string
 	for _, m := range g.Members {
@@ -275,23 +288,23 @@ func (d *fleetDash) checkHosts(names []string, running map[string]int64) []db.Ho
 }
 
 // watchRunning follows /api/hosts until every run of runs (host → run)
-// has ended, and fails unless each host was seen running its own run
-// and no host was seen running another's.
-func (d *fleetDash) watchRunning(runs map[string]int64, within time.Duration) {
-	d.t.Helper()
+// has ended, and says what is wrong unless each host was seen running
+// its own run and no host was seen running another's. It does not fail
+// the test itself: it runs beside the browser's checks.
+func (d *fleetDash) watchRunning(runs map[string]int64, within time.Duration) error {
 	seen := map[string]bool{}
 	deadline := time.Now().Add(within)
 	for {
 		var hs []db.Host
 		if code, msg := d.call("GET", "/api/hosts", nil, &hs); code != http.StatusOK {
-			d.t.Fatalf("GET /api/hosts: %d %s", code, msg)
+			return fmt.Errorf("GET /api/hosts: %d %s", code, msg)
 		}
 		for _, h := range hs {
 			if h.State != db.HostRunning {
 				continue
 			}
 			if h.Run != runs[h.Name] {
-				d.t.Fatalf("%s is running run %d, its run is %d", h.Name, h.Run, runs[h.Name])
+				return fmt.Errorf("%s is running run %d, its run is %d", h.Name, h.Run, runs[h.Name])
 			}
 			seen[h.Name] = true
 		}
@@ -299,7 +312,7 @@ func (d *fleetDash) watchRunning(runs map[string]int64, within time.Duration) {
 		for _, id := range runs {
 			r, err := d.store.GetRun(context.Background(), id)
 			if err != nil {
-				d.t.Fatal(err)
+				return err
 			}
 			ended = ended && r.Status != db.StatusQueued && r.Status != db.StatusRunning
 		}
@@ -307,15 +320,21 @@ func (d *fleetDash) watchRunning(runs map[string]int64, within time.Duration) {
 			break
 		}
 		if time.Now().After(deadline) {
-			d.t.Fatalf("runs %v not ended after %v", runs, within)
+			return fmt.Errorf("runs %v not ended after %v", runs, within)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	var never []string
 	for h := range runs {
 		if !seen[h] {
-			d.t.Errorf("%s was never seen running on /api/hosts", h)
+			never = append(never, h)
 		}
 	}
+	if len(never) > 0 {
+		slices.Sort(never)
+		return fmt.Errorf("%s never seen running on /api/hosts", strings.Join(never, ", "))
+	}
+	return nil
 }
 
 // checkHostsPage checks that the Hosts page shows what /api/hosts says:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"iolab/bench/summary"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -20,7 +21,7 @@ func (r *Report) Markdown(names []string, png bool) string {
 		r.markdownCompared(&b)
 	}
 	if len(r.StatDiffs) > 0 || r.StatErr != "" {
-		b.WriteString("\n## Statistical diff\n\nPer point and job, the change of the median over the repeats, its confidence interval (Hodges–Lehmann) and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
+		b.WriteString("\n## Statistical diff\n\nPer point and job, the change as the ratio of the medians over the repeats (each side's repeats beside its median: ×5), its confidence interval, the Hodges–Lehmann shift in a column of its own and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
 		if r.StatErr != "" {
 			fmt.Fprintf(&b, "\n%s\n", mdText(r.StatErr))
 		}
@@ -91,7 +92,7 @@ func markdownStatDiff(b *strings.Builder, d *StatDiffView) {
 	if d.Jobs {
 		head = append(head, "job")
 	}
-	head = append(head, "figure", d.A, d.B, "change", fmt.Sprintf("%g %% interval", d.Conf), "p", "verdict")
+	head = append(head, "figure", d.A, d.B, summary.ChangeHeading, fmt.Sprintf("%g %% interval", d.Conf), summary.ShiftHeading, "p", "verdict")
 	var rows [][]string
 	for i, l := range d.Lines {
 		row := append([]string(nil), l.Point...)
@@ -105,7 +106,7 @@ func markdownStatDiff(b *strings.Builder, d *StatDiffView) {
 		if n := d.NoteOf[i]; n > 0 {
 			v += fmt.Sprintf(" [%d]", n)
 		}
-		rows = append(rows, append(row, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.P, v))
+		rows = append(rows, append(row, l.Metric, l.Base, l.Other, l.Change, l.Interval, l.Shift, l.P, v))
 	}
 	mdTable(b, head, rows)
 	if d.OnlyA != "" {

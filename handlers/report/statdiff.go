@@ -24,6 +24,9 @@ type StatDiffView struct {
 	OnlyB   string
 	Holds   bool // some row holds over the table (Holm)
 	Conf    float64
+	// ChangeHeading and ShiftHeading head the change and the
+	// Hodges–Lehmann shift columns (summary's, as the CLI prints them).
+	ChangeHeading, ShiftHeading string
 }
 
 // StatDiffs compares the runs (each after the first against the first)
@@ -48,7 +51,8 @@ const MaxStatDiffRuns = 8
 func StatDiffViews(diffs []*summary.Diff) []StatDiffView {
 	out := make([]StatDiffView, len(diffs))
 	for i, d := range diffs {
-		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf}
+		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf,
+			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading}
 		for _, a := range d.Axes {
 			v.Axes = append(v.Axes, string(a))
 		}

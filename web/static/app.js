@@ -9,7 +9,7 @@
   // Numbers for people (chartprep.js, shared with the server's SVG
   // renderer): units per Chart.Format: iops, us (µs), mibs and kibs
   // (MiB/s, KiB/s), pct, s.
-  var prep = window.iolabPrep, sig = prep.sig, num = prep.num;
+  var prep = window.iolabPrep, sig = prep.sig, num = prep.num, tick = prep.tick;
   function withUnit(v, unit) {
     if (typeof v !== "number") return String(v);
     switch (unit) {
@@ -99,23 +99,48 @@
   }
 
   var byDiv = new Map();
+  window.addEventListener("resize", function () { byDiv.forEach(function (c) { c.chart.resize(); }); });
 
-  function initCharts() {
+  // initCharts draws the charts under root (the page, or what the live
+  // view fetched again).
+  function initCharts(root) {
+    root.querySelectorAll(".chart[data-option]").forEach(initChart);
+    swatches(root);
+  }
+
+  // initChartsLazily draws the charts under root as each comes into
+  // view: the live view fetches a run's charts again as each step ends,
+  // and drawing a dozen off screen would keep the page from the next
+  // step's events on a machine the run keeps busy.
+  function initChartsLazily(root) {
+    if (!window.IntersectionObserver) return initCharts(root);
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (!e.isIntersecting) return;
+        seen.unobserve(e.target);
+        initChart(e.target);
+      });
+    }, { rootMargin: "200px" });
+    root.querySelectorAll(".chart[data-option]").forEach(function (div) { seen.observe(div); });
+    swatches(root);
+  }
+
+  function swatches(root) {
+    root.querySelectorAll("i.swatch[data-color]").forEach(function (el) { el.style.background = el.dataset.color; });
+  }
+
+  function initChart(div) {
     var svgPage = new URLSearchParams(location.search).get("renderer") === "svg";
-    document.querySelectorAll(".chart[data-option]").forEach(function (div) {
-      var option, fmt;
-      try {
-        option = JSON.parse(div.dataset.option);
-        fmt = JSON.parse(div.dataset.format || "{}");
-      } catch (e) { div.textContent = "bad chart option: " + e; return; }
-      prepare(option, fmt, div.clientWidth);
-      var chart = echarts.init(div, null, svgPage ? { renderer: "svg" } : undefined);
-      chart.setOption(option);
-      byDiv.set(div, { chart: chart, json: div.dataset.option, fmt: fmt });
-      window.iolabCharts[div.dataset.kind] = chart;
-      window.addEventListener("resize", function () { chart.resize(); });
-    });
-    document.querySelectorAll("i.swatch[data-color]").forEach(function (el) { el.style.background = el.dataset.color; });
+    var option, fmt;
+    try {
+      option = JSON.parse(div.dataset.option);
+      fmt = JSON.parse(div.dataset.format || "{}");
+    } catch (e) { div.textContent = "bad chart option: " + e; return; }
+    prepare(option, fmt, div.clientWidth);
+    var chart = echarts.init(div, null, svgPage ? { renderer: "svg" } : undefined);
+    chart.setOption(option);
+    byDiv.set(div, { chart: chart, json: div.dataset.option, fmt: fmt });
+    window.iolabCharts[div.dataset.kind] = chart;
   }
 
   // exportChart renders a chart as a download: PNG at twice its size on
@@ -138,8 +163,18 @@
     return { name: name, svg: text, url: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text) };
   };
 
-  function downloads() {
-    document.querySelectorAll("[data-download]").forEach(function (b) {
+  // disposeCharts lets go of the charts under root before it is replaced.
+  function disposeCharts(root) {
+    root.querySelectorAll(".chart[data-option]").forEach(function (div) {
+      var c = byDiv.get(div);
+      if (!c) return;
+      c.chart.dispose();
+      byDiv.delete(div);
+    });
+  }
+
+  function downloads(root) {
+    root.querySelectorAll("[data-download]").forEach(function (b) {
       b.addEventListener("click", function () {
         var div = b.closest("figure").querySelector(".chart[data-option]");
         var out = div && iolab.exportChart(div, b.dataset.download);
@@ -156,8 +191,8 @@
 
   // pickers write what a chart draws into the page's URL, so every view
   // stays a URL a colleague can open.
-  function pickers() {
-    document.querySelectorAll("form.pickers").forEach(function (form) {
+  function pickers(root) {
+    root.querySelectorAll("form.pickers").forEach(function (form) {
       form.addEventListener("submit", function (e) { e.preventDefault(); });
       form.addEventListener("change", function (e) {
         var fs = e.target.closest("fieldset.picker");
@@ -181,24 +216,101 @@
     return (h ? h + "h" : "") + (h || m ? m + "m" : "") + r + "s";
   }
 
+  // liveRates is a progress or step event's IOPS, as the static charts
+  // write numbers: each job's when the step runs several (never a
+  // writer's added to a reader's), with their total when they are alike.
+  function liveRates(d) {
+    if (d.jobs && d.jobs.length > 1) {
+      return d.jobs.map(function (j) { return j.name + " " + withUnit(j.iops, "iops"); }).join(", ") +
+        (d.more ? " (and " + d.more + " more jobs)" : "");
+    }
+    if (d.jobs && d.jobs.length === 1) return withUnit(d.jobs[0].iops, "iops");
+    return withUnit(d.iops, "iops");
+  }
+
+  // refresher fetches the run's page again and puts its charts and steps
+  // table in place of these: each finished step shows as it finishes.
+  // One fetch at a time; a step that ends during one asks for another,
+  // and a page that takes over a second to fetch and swap (a run of
+  // thousands of steps) is fetched at most once every three times that.
+  // after is called once the page is swapped in.
+  function refresher(after) {
+    var busy = false, again = false, took = 0, last = 0;
+    function swap(html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      ["run-charts", "run-steps"].forEach(function (id) {
+        var mine = document.getElementById(id), fresh = doc.getElementById(id);
+        if (!mine || !fresh) return;
+        disposeCharts(mine);
+        mine.replaceWith(fresh);
+        initChartsLazily(fresh);
+        downloads(fresh);
+        pickers(fresh);
+      });
+      after();
+    }
+    function run() {
+      var wait = took > 1000 ? last + 3 * took - Date.now() : 0;
+      if (wait > 0) { busy = true; setTimeout(function () { busy = false; run(); }, wait); return; }
+      busy = true;
+      again = false;
+      var start = Date.now();
+      fetch(location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" }).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (html) { if (html) swap(html); }).catch(function () {}).then(function () {
+        last = Date.now();
+        took = last - start;
+        busy = false;
+        if (again) run();
+      });
+    }
+    return function () { if (busy) again = true; else run(); };
+  }
+
   function live() {
     var box = document.getElementById("live");
     if (!box || !window.EventSource) return;
     var id = box.dataset.run;
     var chart = echarts.init(document.getElementById("live-chart"));
-    var points = [];
+    // One series per job (or one for the step); the last step's stay
+    // drawn until the next step's first point.
+    var series = {}, names = [], stale = false, drawn = "";
+    function draw() {
+      chart.setOption({
+        title: { text: "IOPS per interval" + (drawn ? " · " + drawn : "") },
+        legend: { show: names.length > 1, data: names.slice(), top: 22 },
+        series: names.map(function (n) { return { type: "line", name: n, showSymbol: series[n].length < 8, data: series[n] }; })
+      }, { replaceMerge: ["series"] });
+    }
     chart.setOption({
       animation: false,
       title: { text: "IOPS per interval", left: "center", textStyle: { fontSize: 13 } },
-      tooltip: { trigger: "axis" },
-      xAxis: { type: "value", name: "s", min: 0 },
-      yAxis: { type: "value", name: "IOPS" },
-      series: [{ type: "line", name: "IOPS", showSymbol: false, data: points }]
+      tooltip: { trigger: "axis", formatter: function (p) {
+        if (!p.length) return "";
+        return "t = " + sig(p[0].value[0]) + " s" + p.map(function (q) { return "<br>" + q.marker + esc(q.seriesName) + " <b>" + withUnit(q.value[1], "iops") + "</b>"; }).join("");
+      } },
+      grid: { top: 50 },
+      xAxis: { type: "value", name: "s", min: 0, axisLabel: { formatter: tick } },
+      yAxis: { type: "value", name: "IOPS", axisLabel: { formatter: tick } },
+      series: []
     });
     window.iolabCharts.live = chart;
+    // An agent's step reaches the store apart from its events: a page
+    // fetched before it lacks the step the stream said had ended, and is
+    // fetched again a second later (three times at most).
+    var ended = 0, retries = 0; // the last step whose end the page saw
+    var refresh = refresher(function () {
+      var table = document.getElementById("run-steps");
+      if (!table || Number(table.dataset.steps) >= ended) { retries = 0; return; }
+      if (retries++ < 3) setTimeout(function () { refresh(); }, 1000);
+    });
     var stepEl = document.getElementById("live-step"), iopsEl = document.getElementById("live-iops"),
         leftEl = document.getElementById("live-left"), queuedEl = document.getElementById("live-queued");
     var es = new EventSource("/api/runs/" + id + "/events");
+    // The page says whether it follows the run (an EventSource
+    // reconnects by itself after an error).
+    es.onopen = function () { box.dataset.stream = "open"; };
+    es.onerror = function () { box.dataset.stream = "lost"; };
     es.addEventListener("queued", function (e) {
       var d = JSON.parse(e.data);
       queuedEl.hidden = false;
@@ -213,16 +325,19 @@
       var d = JSON.parse(e.data);
       queuedEl.hidden = true;
       if (!d.status) {
-        points.length = 0;
+        stale = true;
+        var st = document.getElementById("run-status");
+        if (st && st.textContent !== "running") { st.textContent = "running"; st.className = "status s-running"; }
         stepEl.textContent = "step " + d.step + "/" + d.total + " · " + d.label;
-        chart.setOption({ series: [{ data: points }] });
+        // Steps that ended before the page listened (or while it had
+        // lost the stream): the table has fewer than the steps before.
+        var table = document.getElementById("run-steps");
+        if (table && Math.max(Number(table.dataset.steps), ended) < d.step - 1) refresh();
       } else {
-        // Each job's IOPS, never a writer's added to a reader's.
-        var jobs = (d.jobs || []).map(function (j) {
-          return (d.jobs.length > 1 ? j.name + " " : "") + Math.round(j.iops) + " IOPS";
-        }).join(", ");
         stepEl.textContent = "step " + d.step + "/" + d.total + " · " + d.label + ": " + d.status +
-          (jobs ? ", " + jobs : "") + (d.error ? " (" + d.error + ")" : "");
+          (d.jobs && d.jobs.length ? ", " + liveRates(d) : "") + (d.error ? " (" + d.error + ")" : "");
+        ended = Math.max(ended, d.step);
+        refresh();
       }
     });
     var phaseEl = document.getElementById("live-phase");
@@ -234,12 +349,19 @@
       leftEl.textContent = fmtSeconds(d.left_s);
       if (d.phase === "discard" || d.phase === "prepare") {
         // No I/O yet: no rate to show, and the step's time has not begun.
-        iopsEl.textContent = "–";
+        iopsEl.textContent = "– IOPS";
         return;
       }
-      points.push([Math.round(d.elapsed_s * 10) / 10, Math.round(d.iops)]);
-      chart.setOption({ series: [{ data: points }] });
-      iopsEl.textContent = num(d.iops);
+      if (stale) { series = {}; names = []; stale = false; }
+      drawn = "step " + d.step + "/" + d.total;
+      var t = Math.round(d.elapsed_s * 100) / 100;
+      var rows = d.jobs && d.jobs.length > 1 ? d.jobs : [{ name: "IOPS", iops: d.iops }];
+      rows.forEach(function (j) {
+        if (!series[j.name]) { series[j.name] = []; names.push(j.name); }
+        series[j.name].push([t, Math.round(j.iops)]);
+      });
+      draw();
+      iopsEl.textContent = liveRates(d);
     });
     // A fio server's step: how far it is, no IOPS (fio's client prints
     // none while it prints JSON).
@@ -326,9 +448,9 @@
   document.addEventListener("DOMContentLoaded", function () {
     group();
     filters();
-    initCharts();
-    downloads();
-    pickers();
+    initCharts(document);
+    downloads(document);
+    pickers(document);
     live();
     presets();
     copyButtons();

@@ -21,6 +21,9 @@
     return sign + sig(v) + suf[i];
   }
 
+  // tick is an axis label: num without its trailing zeros (4k, 2.5k, 0.1).
+  function tick(v) { return num(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, ".$1").replace(/\.(?=[kMGT]?$)/, ""); }
+
   // errorBar draws the whiskers of one bar (series with renderItem
   // "errorbar"): [category, low, high, the bar's place, bars per
   // category], with the bars' gaps the server sets (barGap 20 %,
@@ -101,12 +104,11 @@
     [].concat(option.yAxis || []).forEach(function (a) {
       if (a.name) a.nameTextStyle = Object.assign({ align: "left" }, a.nameTextStyle);
     });
-    var tick = function (v) { return num(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, ".$1").replace(/\.(?=[kMGT]?$)/, ""); };
     [].concat(option.yAxis || [], option.xAxis || []).forEach(function (a) {
       if (a.type === "value" || a.type === "log") a.axisLabel = Object.assign({}, a.axisLabel, { formatter: tick });
     });
     return option;
   }
 
-  root.iolabPrep = { sig: sig, num: num, prepare: prepare };
+  root.iolabPrep = { sig: sig, num: num, tick: tick, prepare: prepare };
 })(typeof window !== "undefined" ? window : this);

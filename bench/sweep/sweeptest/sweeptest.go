@@ -1,5 +1,7 @@
 // Package sweeptest builds the step results of synthetic runs, for the
-// tests of what reads them: the summaries, the charts.
+// tests of what reads them: the summaries, the charts; and holds the
+// sweeps' value syntaxes (ParseCases) that the tests of the CLI, the form
+// and the API share.
 package sweeptest
 
 import (
