@@ -456,7 +456,7 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 				continue
 			}
 			o := PickerOption{Value: v, Label: v, On: slices.ContainsFunc(kept, func(k *series) bool { return k.group[i] == v })}
-			if i == 0 && a == l.series {
+			if i == 0 && l.byValue() {
 				o.Color = g.colours.of(v)
 			}
 			p.Options = append(p.Options, o)
