@@ -109,6 +109,10 @@ func TestColourIsTheValue(t *testing.T) {
 	hostA, hostB := engineSweep(engines), engineSweep(engines)
 	hostA.Run.ID, hostB.Run.ID = 31, 32
 	hostA.Host, hostB.Host = "lab-b", "lab-a"
+	odd := []string{"posixaio", "mmap", "libaio"} // two without a pinned colour
+	kA, kB := engineSweep(odd), engineSweep(odd)
+	kA.Run.ID, kB.Run.ID = 33, 34
+	kA.Run.Kernel, kB.Run.Kernel = "6.12.0", "6.1.0"
 	qa, qb := qosRun(41), qosRun(42)
 	qa.Host, qb.Host = "lab-b", "lab-a"
 	for _, tc := range []struct {
@@ -123,6 +127,7 @@ func TestColourIsTheValue(t *testing.T) {
 		{"qos", []LoadedRun{qosRun(24)}, nil},
 		{"qos by depth", []LoadedRun{qosDepthRun(25)}, nil},
 		{"group of hosts", []LoadedRun{hostA, hostB}, engines},
+		{"kernels compared", []LoadedRun{kA, kB}, odd},
 		{"qos group of hosts", []LoadedRun{qa, qb}, []string{"lab-a", "lab-b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
