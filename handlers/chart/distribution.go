@@ -132,9 +132,12 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 			if s.name != "" {
 				name = s.name + " " + name
 			}
-			style := lineStyle(palette[k%len(palette)], 0, 0, false) // one group: a colour per iodepth
-			if len(g.series) > 1 {
-				style = lineStyle(s.color, s.runAt*len(qds)+k, s.runAt, false)
+			// One group of one run: a colour per iodepth. Else the
+			// series' colour (a compared run's: its host's, as on the
+			// page's other charts), a dash per line of that colour.
+			style := lineStyle(palette[k%len(palette)], 0, 0, false)
+			if len(g.series) > 1 || l.compare {
+				style = lineStyle(s.color, ofColour(g.series[:si], s)*len(qds)+k, s.runAt, false)
 			}
 			line.AddSeries(name, nil, style...)
 			setData(line.MultiSeries, data)
@@ -144,4 +147,17 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	var err error
 	c.Option, err = optionJSON(line)
 	return c, err
+}
+
+// ofColour counts the series before s of its colour: its lines' place
+// among the dashes of that colour (the lines draw no symbol to tell them
+// apart).
+func ofColour(before []*series, s *series) int {
+	n := 0
+	for _, o := range before {
+		if o.color == s.color {
+			n++
+		}
+	}
+	return n
 }

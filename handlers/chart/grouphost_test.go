@@ -2,7 +2,6 @@ package chart
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -58,8 +57,9 @@ func TestChartNamesGroupHosts(t *testing.T) {
 	if got := seriesNames(checkOption(t, c)); !slices.Equal(got, want) {
 		t.Errorf("qos series %q, want %q", got, want)
 	}
-	if !strings.Contains(string(c.Option), `"color":"`+colorOf("agent-a")+`"`) {
-		t.Errorf("agent-a's curve is not in agent-a's colour %s", colorOf("agent-a"))
+	// Hosts by name: agent-a the palette's first colour, fio-a its second.
+	if colour := seriesColours(t, c.Option); colour["agent-a reader p50"] != palette[0] || colour["fio-a reader p99"] != palette[1] {
+		t.Errorf("hosts' colours %q, want agent-a %s and fio-a %s", colour, palette[0], palette[1])
 	}
 	b.Host = "agent-a"
 	plain := qosRun(5)

@@ -134,17 +134,71 @@ func (l *layout) env(r *runView) []string {
 }
 
 // colorKey is the value a series' colour follows: its series axis'
-// value (the engine, the scheduler), else, comparing runs, its run's
-// fleet host (a group's run), kernel or the run, so that one value has
-// one colour everywhere.
+// value (the engine, the scheduler); else, comparing runs, its run's
+// fleet host (a group's run), kernel or the run; else the value of the
+// run's first other swept axis (numjobs), so that one value has one
+// colour everywhere. Comparing runs, a Load axis (rate_iops) is not the
+// colour's: it is the QoS chart's x, whose curves take their host's.
 func (l *layout) colorKey(r *runView, group []string) string {
-	if l.series != "" && len(group) > 0 && group[0] != "" {
+	if l.byValue() && len(group) > 0 && group[0] != "" {
 		return group[0]
 	}
 	if l.compare {
 		return cmp.Or(r.host, r.run.Kernel, r.label)
 	}
+	if len(group) > 0 {
+		return group[0]
+	}
 	return ""
+}
+
+// byValue: the series axis' values colour the series, not the runs.
+func (l *layout) byValue() bool {
+	if l.series == "" {
+		return !l.compare
+	}
+	spec, ok := sweep.LookupAxis(l.series)
+	return !l.compare || !ok || !spec.Load
+}
+
+// colours are the colours of the values colorKey can give, in a stable
+// order: those of the first group axis as the runs' plans sweep them, or
+// the runs' hosts, kernels or labels by name.
+func (l *layout) colours(runs []*runView) colours {
+	if l.byValue() && len(l.group) > 0 {
+		return axisColours(runs, l.group[0])
+	}
+	var values []string
+	for _, r := range runs {
+		values = append(values, cmp.Or(r.host, r.run.Kernel, r.label))
+	}
+	slices.Sort(values)
+	return colourSet(values)
+}
+
+// axisColours are the colours of a's values, in the order the runs'
+// plans sweep them (then the runs' fixed values): the same set on every
+// chart whose series a defines.
+func axisColours(runs []*runView, a sweep.Axis) colours {
+	var values []string
+	add := func(v string) {
+		if v != "" && !slices.Contains(values, v) {
+			values = append(values, v)
+		}
+	}
+	for _, r := range runs {
+		for _, s := range r.plan.Sweeps {
+			if s.Axis == a {
+				for _, v := range s.Values {
+					add(v)
+				}
+			}
+		}
+	}
+	for _, r := range runs {
+		add(r.fixed[a])
+	}
+	return colourSet(values)
 }
 
 // columns is the CSV header of the key: run (when comparing), the job
@@ -207,6 +261,8 @@ type grid struct {
 	// common is what every series shares, left out of their names: the
 	// subtitle says it once.
 	common []string
+	// colours are the colours of the view's series values (layout.colours).
+	colours colours
 	// pickers are the choices of series to draw (pick), for the page.
 	pickers []Picker
 	// empty names the series left out because none of their steps is
@@ -219,7 +275,7 @@ type grid struct {
 // them) and the series (by run, then by the sweeps' order of their
 // values).
 func gridOf(l *layout, runs []*runView) *grid {
-	g := &grid{}
+	g := &grid{colours: l.colours(runs)}
 	type xRank struct {
 		v    string
 		rank int
@@ -231,7 +287,7 @@ func gridOf(l *layout, runs []*runView) *grid {
 			x, group := l.key(r, st.Step.Axes)
 			k := slices.IndexFunc(ss, func(s *series) bool { return slices.Equal(s.group, group) })
 			if k < 0 {
-				s := &series{run: r, runAt: ri, group: group, parts: l.parts(r, group), color: colorOf(l.colorKey(r, group)), cells: map[string]*cell{}}
+				s := &series{run: r, runAt: ri, group: group, parts: l.parts(r, group), color: g.colours.of(l.colorKey(r, group)), cells: map[string]*cell{}}
 				for i, a := range l.group {
 					s.ranks = append(s.ranks, r.rank(a, group[i]))
 				}
@@ -400,8 +456,8 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 				continue
 			}
 			o := PickerOption{Value: v, Label: v, On: slices.ContainsFunc(kept, func(k *series) bool { return k.group[i] == v })}
-			if i == 0 && a == l.series {
-				o.Color = colorOf(v)
+			if i == 0 && l.byValue() {
+				o.Color = g.colours.of(v)
 			}
 			p.Options = append(p.Options, o)
 		}

@@ -85,6 +85,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 	bar.SetGlobalOptions(plotOptions(ch.Title, subtitle(runs, nil, "the highest median over repeats of any step"),
 		"item", xAxisOpts("kernel", "category"), opts.YAxis{Name: "IOPS", Type: "value", SplitLine: splitLine()})...)
 	bar.SetXAxis(cats)
+	colours := axisColours(runs, sweep.AxisEngine) // as the page's other charts colour its engines
 	for _, e := range engines {
 		data := make([]item, len(cats))
 		for i, k := range cats {
@@ -94,7 +95,7 @@ func buildMaxIOPS(q Query, runs []*runView) (*Chart, error) {
 				ch.Rows = append(ch.Rows, []string{k, e, jobOf[k], num(v), bestAt[cell{k, e}]})
 			}
 		}
-		bar.AddSeries(e, nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: colorOf(e)}))
+		bar.AddSeries(e, nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: colours.of(e)}))
 		setData(bar.MultiSeries, data)
 	}
 	var err error

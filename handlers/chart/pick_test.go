@@ -36,10 +36,17 @@ func TestChartSeriesPicked(t *testing.T) {
 	if len(c.Pickers) != 1 || c.Pickers[0].Param != "show" || len(c.Pickers[0].Options) != len(engines)-1 {
 		t.Fatalf("pickers %+v", c.Pickers)
 	}
+	// Each picker option in its series' colour, ten engines in ten.
+	colour := seriesColours(t, c.Option)
+	seen := map[string]string{}
 	for i, o := range c.Pickers[0].Options {
-		if o.On != (i < maxSeries) || o.Color != colorOf(o.Value) {
-			t.Errorf("picker option %+v", o)
+		if o.On != (i < maxSeries) || o.On && o.Color != colour[o.Value] {
+			t.Errorf("picker option %+v, its series in %s", o, colour[o.Value])
 		}
+		if w, ok := seen[o.Color]; ok {
+			t.Errorf("%s and %s both in %s", w, o.Value, o.Color)
+		}
+		seen[o.Color] = o.Value
 	}
 	if !strings.Contains(doc.Title.Subtext, "no step done: io_uring+sqpoll") {
 		t.Errorf("subtitle %q does not name the series with no step done", doc.Title.Subtext)

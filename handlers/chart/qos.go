@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -55,7 +56,7 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 	latencies := map[string]bool{}
 	var sloLines []sloLine
 	all := qosCurves(runs)
-	colors := qosColors(all)
+	colors := qosColors(runs, all)
 	for curveN, rc := range all {
 		r, cv := rc.r, rc.cv
 		name := cv.Name(r.job == "" && r.multiJob())
@@ -63,9 +64,6 @@ func buildQoS(q Query, runs []*runView) (*Chart, error) {
 			name = r.name + " " + name
 		}
 		color := colors[curveN]
-		if r.host != "" {
-			color = colorOf(r.host) // a group's host: its colour in the page's other charts
-		}
 		for k, pc := range qosPercentiles {
 			line.AddSeries(name+" "+pc.name, nil, lineStyle(color, k, curveN, true)...)
 			setData(line.MultiSeries, qosPoints(&cv, pc, k == sloSeries(cv.SLO.Percentile)))
@@ -201,32 +199,27 @@ type runCurve struct {
 }
 
 // qosColors colours each curve as the other charts colour its series:
-// by the value of its first other axis (libaio, bfq), so that an engine
-// has its colour here too and a compared run's curve of it the same one
-// (its points' symbol tells the runs apart). Curves without such a value,
-// or whose values would share a colour, take the palette in order.
-func qosColors(curves []runCurve) []string {
+// by the value of its first other axis (libaio, bfq), from the same
+// colour set (axisColours), so that an engine has its colour here too
+// and a compared run's curve of it the same one (its points' symbol
+// tells the runs apart). Curves without such a value take, comparing
+// runs, their run's colour (a group's host, as layout.colours gives
+// it), else the palette in order.
+func qosColors(runs []*runView, curves []runCurve) []string {
 	out := make([]string, len(curves))
-	byValue := map[string]string{}
-	for i, c := range curves {
-		if len(c.cv.Axes) == 0 {
-			byValue = nil
-			break
+	axes := len(curves) > 0 && !slices.ContainsFunc(curves, func(c runCurve) bool { return len(c.cv.Axes) == 0 })
+	switch {
+	case axes:
+		set := axisColours(runs, curves[0].cv.Axes[0].Axis)
+		for i, c := range curves {
+			out[i] = set.of(c.cv.Axes[0].Value)
 		}
-		v := c.cv.Axes[0].Value
-		out[i] = colorOf(v)
-		for w, col := range byValue {
-			if col == out[i] && w != v {
-				byValue = nil
-				break
-			}
+	case len(runs) > 1 && len(curves) == len(runs):
+		set := (&layout{compare: true}).colours(runs)
+		for i, c := range curves {
+			out[i] = set.of(cmp.Or(c.r.host, c.r.run.Kernel, c.r.label))
 		}
-		if byValue == nil {
-			break
-		}
-		byValue[v] = out[i]
-	}
-	if byValue == nil {
+	default:
 		for i := range out {
 			out[i] = palette[i%len(palette)]
 		}

@@ -130,9 +130,10 @@ func TestQoSLines(t *testing.T) {
 	}
 }
 
-// A curve per engine takes the engine's own colour, as on every other
-// chart, the same in each compared run; curves that have no such value,
-// or whose values would share a colour, take the palette in order.
+// A curve per engine takes the engine's colour, as on every other chart
+// (one colour set: axisColours), the same in each compared run; two
+// values pinned to one colour (none, io_uring) still differ; curves that
+// have no such value take the palette in order.
 func TestQoSColors(t *testing.T) {
 	curve := func(vals ...string) runCurve {
 		var c runCurve
@@ -141,15 +142,20 @@ func TestQoSColors(t *testing.T) {
 		}
 		return c
 	}
+	runs := func(vals ...string) []*runView {
+		plan := testPlan(1, sweepOf(sweep.AxisEngine, vals...))
+		return []*runView{{plan: plan}}
+	}
 	for _, tc := range []struct {
+		runs   []*runView
 		curves []runCurve
 		want   []string
 	}{
-		{[]runCurve{curve("libaio"), curve("io_uring"), curve("libaio"), curve("io_uring")}, []string{colorOf("libaio"), colorOf("io_uring"), colorOf("libaio"), colorOf("io_uring")}},
-		{[]runCurve{curve(), curve()}, palette[:2]},
-		{[]runCurve{curve("none"), curve("io_uring")}, palette[:2]}, // both pinned to the first colour
+		{runs("libaio", "io_uring"), []runCurve{curve("libaio"), curve("io_uring"), curve("libaio"), curve("io_uring")}, []string{colorOf("libaio"), colorOf("io_uring"), colorOf("libaio"), colorOf("io_uring")}},
+		{runs("libaio", "io_uring"), []runCurve{curve(), curve()}, palette[:2]},
+		{runs("none", "io_uring"), []runCurve{curve("none"), curve("io_uring")}, palette[:2]}, // both pinned to the first colour
 	} {
-		if got := qosColors(tc.curves); !slices.Equal(got, tc.want) {
+		if got := qosColors(tc.runs, tc.curves); !slices.Equal(got, tc.want) {
 			t.Errorf("colours %q, want %q", got, tc.want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
@@ -37,6 +38,52 @@ func colorOf(value string) string {
 	h := fnv.New32a()
 	h.Write([]byte(value))
 	return palette[h.Sum32()%uint32(len(palette))]
+}
+
+// colours are the colours of one view's series-defining values (its
+// engines, its numjobs, its hosts): every chart of a run, compare or
+// group page takes them from one colourSet of the same values, so a
+// value has one colour on all of them.
+type colours map[string]string
+
+// colourSet gives each of values its colour: a pinned value (an engine,
+// a scheduler) keeps its own; the others, in the order given (their
+// place in the plan's sweep, hosts by name), take the palette's first
+// colour no other value of the set has, so that no two share one while
+// the palette lasts (ten values). Beyond, colours repeat in order.
+func colourSet(values []string) colours {
+	c := colours{}
+	var used []string
+	for _, v := range values {
+		if i, ok := pinned[v]; ok && !slices.Contains(used, palette[i]) {
+			c[v] = palette[i]
+			used = append(used, palette[i])
+		}
+	}
+	next := 0
+	for _, v := range values {
+		if _, ok := c[v]; ok {
+			continue
+		}
+		for next < len(palette) && slices.Contains(used, palette[next]) {
+			next++
+		}
+		if next < len(palette) {
+			c[v] = palette[next]
+			used = append(used, palette[next])
+			continue
+		}
+		c[v] = palette[len(c)%len(palette)]
+	}
+	return c
+}
+
+// of is v's colour: its colour in the set, else its own (colorOf).
+func (c colours) of(v string) string {
+	if col, ok := c[v]; ok {
+		return col
+	}
+	return colorOf(v)
 }
 
 // dashes tell apart the lines of one colour: percentiles, iodepths, and
