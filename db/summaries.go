@@ -11,11 +11,12 @@ import (
 )
 
 // summaryLoad is what a step's summary is made from: what the dashboard's
-// pages draw of it — the clat histograms (the intended-start latencies
+// pages draw of it — the slat, clat and lat histograms (the charts'
+// latency kinds; the intended-start latencies
 // come with the results), every sample, and the IOPS logs the timeline
 // draws — and not the options each job ran with (its step's config has
 // them), as the pages have always read it.
-var summaryLoad = StepLoad{Hists: ClatHist, Samples: EverySample, Logs: []bench.LogKind{bench.LogIOPS}}
+var summaryLoad = StepLoad{Hists: AllHists, Samples: EverySample, Logs: []bench.LogKind{bench.LogIOPS}}
 
 // Summaries reads a run's steps in order as summaries (summary.StepView):
 // what the dashboard's run page, charts and CSVs draw of them. A step's
@@ -120,7 +121,8 @@ func summarySize(st *summary.StepView) int64 {
 			j := &g.Jobs[k]
 			n += 2048 + int64(len(j.Name)+len(j.Error))
 			for d := range j.Dirs {
-				n += 16 * int64(len(j.Dirs[d].Clat.Hist)+len(j.Dirs[d].Intended.Hist))
+				dr := &j.Dirs[d]
+				n += 16 * int64(len(dr.Slat.Hist)+len(dr.Clat.Hist)+len(dr.Lat.Hist)+len(dr.Intended.Hist))
 			}
 			for _, sm := range j.Samples {
 				n += 48

@@ -94,8 +94,8 @@ type VerifyView struct {
 	Stopped            bool
 }
 
-// DirView is a JobView's bench.DirResult: the histograms of Clat and Intended
-// alone are kept; Slat's and Lat's are empty.
+// DirView is a JobView's bench.DirResult, each histogram as its non-empty
+// buckets: the charts draw any latency kind (slat, clat, lat).
 type DirView struct {
 	IOs, Bytes                uint64
 	Slat, Clat, Lat, Intended LatView
@@ -203,8 +203,9 @@ func JobViewOf(r *bench.JobResult) JobView {
 	for d := range r.Dirs {
 		src, dst := &r.Dirs[d], &j.Dirs[d]
 		dst.IOs, dst.Bytes = src.IOs, src.Bytes
-		dst.Slat.Stat, dst.Lat.Stat = src.Slat.Stat, src.Lat.Stat
+		dst.Slat = LatView{Stat: src.Slat.Stat, Hist: BinsOf(&src.Slat.Hist)}
 		dst.Clat = LatView{Stat: src.Clat.Stat, Hist: BinsOf(&src.Clat.Hist)}
+		dst.Lat = LatView{Stat: src.Lat.Stat, Hist: BinsOf(&src.Lat.Hist)}
 		dst.Intended = LatView{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
 	}
 	return j

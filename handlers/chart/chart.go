@@ -46,6 +46,9 @@ type KindSpec struct {
 	x sweep.Axis
 	// xParam is what a query's x= does for the kind.
 	xParam xParam
+	// lat: the kind draws the latency Query.Lat picks (lat= is left out
+	// of the others' URLs).
+	lat bool
 	// available reports whether runs, of which at least one has steps,
 	// can draw the kind; nil: any can.
 	available func(runs []*runView) bool
@@ -69,7 +72,7 @@ const (
 // always reads (db.StepLoad): the rest of a large run would take far
 // longer to read.
 type Needs struct {
-	Clat    bool // the clat histograms
+	Lat     bool // the slat, clat and lat histograms (Query.Lat picks one)
 	Samples bool // the samples of the query's step (Query.Step)
 	Logs    bool // with the samples, the IOPS logs kept with them (write_iops_log)
 }
@@ -86,15 +89,15 @@ const (
 // kindTable lists the kinds in the order pages show them.
 var kindTable = []KindSpec{
 	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
-	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildLatency},
-	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, x: sweep.AxisIODepth, build: buildDistribution},
+	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, build: buildLatency},
+	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, build: buildDistribution},
 	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true, Logs: true}, PerJob: true, build: buildTimeline},
 	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildLatencyTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
-	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, available: fairnessAvailable, build: buildFairness},
+	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
-	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Clat: true}, PerJob: true, available: qosAvailable, build: buildQoS},
+	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, available: qosAvailable, build: buildQoS},
 }
 
 // Kinds lists every kind, in the order pages show them.
@@ -385,8 +388,8 @@ func Available(runs []LoadedRun, page Page) []KindSpec {
 func Load(step int, kinds ...KindSpec) db.StepLoad {
 	var load db.StepLoad
 	for _, k := range kinds {
-		if k.Needs.Clat {
-			load.Hists |= db.ClatHist
+		if k.Needs.Lat {
+			load.Hists |= db.AllHists
 		}
 		if k.Needs.Samples {
 			load.Samples = func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }

@@ -144,9 +144,9 @@ func TestLoad(t *testing.T) {
 		samples []int // the seqs whose samples are read, of 0 to 4
 	}{
 		{"iops", Load(0, spec(IOPS)), 0, nil},
-		{"latency", Load(0, spec(Latency)), db.ClatHist, nil},
+		{"latency", Load(0, spec(Latency)), db.AllHists, nil},
 		{"timeline step 3", Load(3, spec(Timeline)), 0, []int{2}},
-		{"the compare page", Load(0, On(ComparePage)...), db.ClatHist, nil},
+		{"the compare page", Load(0, On(ComparePage)...), db.AllHists, nil},
 		{"nothing", Load(0), 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

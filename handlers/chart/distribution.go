@@ -11,8 +11,8 @@ import (
 	"iolab/bench/hist"
 )
 
-// Distribution is the clat distribution at chosen iodepths, overlaid; x
-// log (µs), y % of I/Os.
+// Distribution is the latency distribution (of the query's LatKind) at
+// chosen iodepths, overlaid; x log (µs), y % of I/Os.
 const Distribution Kind = "distribution"
 
 // binShift merges 2^3 of fio's histogram buckets into one bin: 8 bins per
@@ -72,7 +72,7 @@ func spread(vals []string, n int) []string {
 	return out
 }
 
-// buildDistribution overlays the clat distributions at the chosen
+// buildDistribution overlays the latency distributions at the chosen
 // iodepths: each curve one group at one iodepth, its done repeats'
 // histograms merged.
 func buildDistribution(q Query, runs []*runView) (*Chart, error) {
@@ -96,28 +96,29 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	}
 	g.pick(q, l, runs, maxSeries/max(1, len(qds)))
 	_, dirTitle := dirPrefix(q)
+	lk := latKind(q, runs)
 	qdPicker := Picker{Param: "qd", Label: string(l.x)}
 	for _, x := range g.xs {
 		qdPicker.Options = append(qdPicker.Options, PickerOption{Value: x, Label: x, On: slices.Contains(qds, x)})
 	}
-	c := &Chart{Title: dirTitle + "Completion latency distribution", Pickers: append([]Picker{qdPicker}, g.pickers...),
+	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk), qdPicker}, g.pickers...),
 		Format: Format{Tooltip: "dist", X: "us", Y: "pct", XName: string(l.x)}}
-	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", "clat_us", "ios", "percent_ios")
+	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.column()+"_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
-	how := string(l.x) + " " + strings.Join(qds, ", ") + " · clat histograms of all repeats merged, 8 bins per doubling"
+	how := string(l.x) + " " + strings.Join(qds, ", ") + " · " + lk.Title() + " histograms of all repeats merged, 8 bins per doubling"
 	if len(g.series) > 1 && len(qds) > 1 {
 		how += "; line style: " + string(l.x)
 	}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
-		"item", xAxisOpts(dirTitle+"clat (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value", SplitLine: splitLine()})...)
+		"item", xAxisOpts(dirTitle+lk.column()+" (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value", SplitLine: splitLine()})...)
 	for si, s := range g.series {
 		for k, qd := range qds {
 			cell := s.cells[qd]
 			if cell == nil {
 				continue
 			}
-			h, done, failed := clatOf(cell.steps, q.dirIndex())
+			h, done, failed := latOf(cell.steps, q.dirIndex(), lk)
 			prefix := append(l.row(s.run, qd, s.group, false), qd, strconv.Itoa(done), strconv.Itoa(failed))
 			bins := distributionOf(h)
 			if len(bins) == 0 {

@@ -17,7 +17,8 @@ import (
 	"iolab/bench/units"
 )
 
-// Fairness is each job's clat p50, p99 and bandwidth per scheduler.
+// Fairness is each job's latency p50, p99 (of the query's LatKind) and
+// bandwidth per scheduler.
 const Fairness Kind = "fairness"
 
 // fairnessAvailable: every run sweeps schedulers and runs more than one
@@ -26,22 +27,22 @@ func fairnessAvailable(runs []*runView) bool {
 	return every(runs, func(r *runView) bool { return r.sweeps(sweep.AxisScheduler) && len(r.src.Jobs()) > 1 })
 }
 
-// jobClat is the p50 and p99 clat (µs) of job in each done step, its
-// clones' histograms merged, in direction d (both when d < 0).
-func jobClat(steps []summary.StepView, job string, d int) (p50, p99 []float64) {
+// jobLat is the p50 and p99 latency of kind k (µs) of job in each done
+// step, its clones' histograms merged, in direction d (both when d < 0).
+func jobLat(steps []summary.StepView, job string, d int, k LatKind) (p50, p99 []float64) {
 	for i := range steps {
 		if !done(&steps[i]) {
 			continue
 		}
 		h := new(hist.Histogram)
 		for _, g := range steps[i].Result.Groups {
-			for k := range g.Jobs {
-				if g.Jobs[k].Name != job {
+			for j := range g.Jobs {
+				if g.Jobs[j].Name != job {
 					continue
 				}
 				for dd := range 2 {
 					if d < 0 || d == dd {
-						g.Jobs[k].Dirs[dd].Clat.Hist.AddTo(h)
+						k.of(&g.Jobs[j].Dirs[dd]).Hist.AddTo(h)
 					}
 				}
 			}
@@ -74,7 +75,7 @@ func jobBW(steps []summary.StepView, job string) []float64 {
 }
 
 // buildFairness draws, per scheduler (per combination of the swept axes),
-// each job's clat p50 and p99 above and its bandwidth below, medians with
+// each job's latency p50 and p99 (q.Lat's kind) above and its bandwidth below, medians with
 // whiskers min–max over repeats, each labelled with its change from the
 // first scheduler: the fairness write-up, where a background writer and
 // a foreground reader share a disk. Both plots are logarithmic, so a 4 KiB
@@ -83,21 +84,24 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	l := newLayout(q, runs, "")
 	g := gridOf(l, runs)
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth", Format: Format{Tooltip: "bars"}}
+	q.Lat = latKind(q, runs)
+	lc := col + q.Lat.column()
+	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth", Format: Format{Tooltip: "bars"},
+		Pickers: []Picker{latPicker(q.Lat)}}
 	if l.series == sweep.AxisScheduler {
 		c.Title += " per scheduler"
 	}
 	c.Columns = append(l.columns(false), "job", "repeats", "failed",
-		col+"clat_p50_min_us", col+"clat_p50_median_us", col+"clat_p50_max_us",
-		col+"clat_p99_min_us", col+"clat_p99_median_us", col+"clat_p99_max_us",
+		lc+"_p50_min_us", lc+"_p50_median_us", lc+"_p50_max_us",
+		lc+"_p99_min_us", lc+"_p99_median_us", lc+"_p99_max_us",
 		col+"lat_mean_min_us", col+"lat_mean_median_us", col+"lat_mean_max_us",
 		col+"bw_min_mib_s", col+"bw_median_mib_s", col+"bw_max_mib_s",
-		col+"clat_p99_change_pct", col+"bw_change_pct")
+		lc+"_p99_change_pct", col+"bw_change_pct")
 	f := fairnessRows(q, l, g, c)
 	f.addChanges(c, l, g)
 
 	catName := ""
-	how := "medians, whiskers min–max over repeats"
+	how := q.Lat.Title() + " · medians, whiskers min–max over repeats"
 	if len(f.cats) > 1 {
 		how += "; labels: change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
 	}
@@ -112,7 +116,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 			opts.Grid{Top: "58%", Bottom: "64", Left: "24", Right: "40", ContainLabel: opts.Bool(true)},
 		),
 		echarts.WithXAxisOpts(opts.XAxis{Type: "category", GridIndex: 0}),
-		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + "clat p50, p99 (µs)", Type: "log", GridIndex: 0, SplitLine: splitLine()}),
+		echarts.WithYAxisOpts(opts.YAxis{Name: dirTitle + q.Lat.column() + " p50, p99 (µs)", Type: "log", GridIndex: 0, SplitLine: splitLine()}),
 	)...)
 	bar.ExtendXAxis(opts.XAxis{Type: "category", GridIndex: 1, Data: f.cats, Name: catName, NameLocation: "middle", NameGap: 30})
 	bar.ExtendYAxis(opts.YAxis{Name: dirTitle + "bandwidth (" + bw.name + ")", Type: "log", GridIndex: 1, SplitLine: splitLine()})
@@ -171,7 +175,7 @@ func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
 				c.Rows = append(c.Rows, append(row, make([]string, 14)...))
 				continue
 			}
-			p50, p99 := jobClat(steps, js.Job, q.dirIndex())
+			p50, p99 := jobLat(steps, js.Job, q.dirIndex(), q.Lat)
 			bws := jobBW(dirSteps(steps, q.dirIndex()), js.Job)
 			ff := fairnessFigures{ok: true, n: js.Repeats, p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99), bw: js.BW.Scale(1.0 / mib),
 				p50s: p50, p99s: p99, bws: bws}

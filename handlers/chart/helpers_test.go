@@ -21,7 +21,9 @@ import (
 type testLoad struct {
 	ios uint64
 	bs  uint64
-	lat time.Duration
+	lat time.Duration // each I/O's clat
+	// slat is each I/O's slat: its lat is slat + clat, as fio's are.
+	slat time.Duration
 }
 
 func testJob(name string, runtime time.Duration, read, write testLoad) bench.JobResult {
@@ -30,8 +32,9 @@ func testJob(name string, runtime time.Duration, read, write testLoad) bench.Job
 		r.Dirs[d].IOs = l.ios
 		r.Dirs[d].Bytes = l.ios * l.bs
 		for range l.ios {
+			r.Dirs[d].Slat.Add(uint64(l.slat))
 			r.Dirs[d].Clat.Add(uint64(l.lat))
-			r.Dirs[d].Lat.Add(uint64(l.lat))
+			r.Dirs[d].Lat.Add(uint64(l.slat + l.lat))
 		}
 	}
 	return r

@@ -10,39 +10,11 @@ import (
 
 	"iolab/bench/hist"
 	"iolab/bench/stats"
-	"iolab/bench/summary"
-	"iolab/bench/sweep"
 )
 
-// Latency is clat percentiles vs iodepth (or the query's x), log y axis,
-// one line per series × percentile.
+// Latency is latency percentiles (of the query's LatKind) vs iodepth (or
+// the query's x), log y axis, one line per series × percentile.
 const Latency Kind = "latency"
-
-// clatOf merges the clat histograms of the done steps' jobs in direction
-// d (both when d < 0), the way fio's group_reporting merges a group.
-func clatOf(steps []summary.StepView, d int) (h *hist.Histogram, done, failed int) {
-	h = new(hist.Histogram)
-	for i := range steps {
-		switch summary.StatusOf(&steps[i]) {
-		case sweep.StepFailed:
-			failed++
-			continue
-		case sweep.StepCancelled:
-			continue
-		}
-		done++
-		for _, g := range steps[i].Result.Groups {
-			for k := range g.Jobs {
-				for dd := range 2 {
-					if d < 0 || d == dd {
-						g.Jobs[k].Dirs[dd].Clat.Hist.AddTo(h)
-					}
-				}
-			}
-		}
-	}
-	return h, done, failed
-}
 
 func percentileName(p float64) string { return "p" + num(p) }
 
@@ -82,20 +54,21 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	}
 	g.pick(q, l, runs, maxSeries/len(ps))
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: fmt.Sprintf("%sCompletion latency percentiles vs %s", dirTitle, l.x),
-		Pickers: append([]Picker{percentilePicker(ps)}, g.pickers...),
+	lk := latKind(q, runs)
+	c := &Chart{Title: fmt.Sprintf("%sLatency percentiles vs %s", dirTitle, l.x),
+		Pickers: append([]Picker{latPicker(lk), percentilePicker(ps)}, g.pickers...),
 		Format:  Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
-		c.Columns = append(c.Columns, col+"clat_"+percentileName(p)+"_us", col+"clat_"+percentileName(p)+"_reliable")
+		c.Columns = append(c.Columns, col+lk.column()+"_"+percentileName(p)+"_us", col+lk.column()+"_"+percentileName(p)+"_reliable")
 	}
 
 	// The tooltip is per point, so that it can say when one is not worth
 	// reading.
 	line := echarts.NewLine()
-	how := "clat histograms of all repeats merged; line style: percentile; hollow: too few I/Os"
+	how := lk.Title() + " histograms of all repeats merged; line style: percentile; hollow: too few I/Os"
 	if l.compare {
-		how = "clat histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
+		how = lk.Title() + " histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
 	}
 	if len(g.series) > 1 && g.series[0].name != "" {
 		how += "; tooltips: change from " + g.series[0].name + " (" + string(stats.PooledRatio) + ")"
@@ -108,7 +81,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	}
 	base := map[string]basePoint{}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
-		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "clat (µs)", Type: "log", SplitLine: splitLine()})...)
+		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + lk.column() + " (µs)", Type: "log", SplitLine: splitLine()})...)
 	line.SetXAxis(g.xs)
 	for si, s := range g.series {
 		data := make([][]item, len(ps))
@@ -123,7 +96,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			if cell == nil {
 				continue
 			}
-			h, done, failed := clatOf(cell.steps, q.dirIndex())
+			h, done, failed := latOf(cell.steps, q.dirIndex(), lk)
 			n := h.N()
 			if si == 0 && n > 0 {
 				base[x] = basePoint{done: done}

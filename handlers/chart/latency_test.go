@@ -46,9 +46,10 @@ func TestBuildChartLatency(t *testing.T) {
 
 	c := mustBuild(t, Query{Kind: Latency, Percentiles: []float64{50, 90, 99.9}}, run)
 	us := func(d time.Duration) string { return csvNum(usBucket(d)) }
-	// 200 I/Os vouch for p50 and p90 (20 and 100 needed), not p99.9.
+	// 200 I/Os vouch for p50 and p90 (20 and 100 needed), not p99.9. The
+	// series are engines: lat by default (here slat is 0, lat = clat).
 	checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "ios",
-		"clat_p50_us", "clat_p50_reliable", "clat_p90_us", "clat_p90_reliable", "clat_p99.9_us", "clat_p99.9_reliable"}, [][]string{
+		"lat_p50_us", "lat_p50_reliable", "lat_p90_us", "lat_p90_reliable", "lat_p99.9_us", "lat_p99.9_reliable"}, [][]string{
 		{"r", "1", "libaio", "2", "0", "200", us(50 * time.Microsecond), "true", us(time.Millisecond), "true", us(time.Millisecond), "false"},
 		{"r", "4", "libaio", "2", "0", "200", us(200 * time.Microsecond), "true", us(4 * time.Millisecond), "true", us(4 * time.Millisecond), "false"},
 		{"r", "1", "io_uring", "2", "0", "200", us(25 * time.Microsecond), "true", us(500 * time.Microsecond), "true", us(500 * time.Microsecond), "false"},
@@ -82,7 +83,7 @@ func TestBuildChartLatency(t *testing.T) {
 	// than maxSeries lines are drawn; the write direction has no I/O:
 	// nothing plotted.
 	w := mustBuild(t, Query{Kind: Latency, Dir: "write"}, run)
-	if len(w.Columns) != 6+2*2 || w.Columns[6] != "write_clat_p50_us" || w.Columns[8] != "write_clat_p99_us" {
+	if len(w.Columns) != 6+2*2 || w.Columns[6] != "write_lat_p50_us" || w.Columns[8] != "write_lat_p99_us" {
 		t.Errorf("columns = %q", w.Columns)
 	}
 	if got := w.Rows[0]; !slices.Equal(got, []string{"r", "1", "libaio", "2", "0", "0", "", "", "", ""}) {

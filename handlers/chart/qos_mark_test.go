@@ -133,7 +133,7 @@ func TestLoadX(t *testing.T) {
 		xs    []string
 	}{
 		{Query{Kind: IOPS}, qosRun(1), "IOPS vs rate_iops", []string{"max", "20%", "40%", "60%", "80%"}},
-		{Query{Kind: Latency}, qosRun(1), "Completion latency percentiles vs rate_iops", []string{"max", "20%", "40%", "60%", "80%"}},
+		{Query{Kind: Latency}, qosRun(1), "Latency percentiles vs rate_iops", []string{"max", "20%", "40%", "60%", "80%"}},
 		{Query{Kind: IOPS, X: sweep.AxisBS}, qosRun(1), "IOPS vs bs", nil},
 		{Query{Kind: IOPS}, testRun(2, testPlan(1, sweepOf(sweep.AxisRateIOPS, "max", "50%"), sweepOf(sweep.AxisIODepth, "1", "4")), nil), "IOPS vs iodepth", nil},
 	} {

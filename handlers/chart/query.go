@@ -52,6 +52,10 @@ type Query struct {
 	Dir         string     // ?dir=read|write|all (default all)
 	Percentiles []float64  // ?p=50&p=99 … for latency (default 50, 90, 99, 99.9, 99.99)
 	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
+	// Lat is ?lat=total|clat|slat: the latency the latency charts draw
+	// (KindSpec.lat); default lat (total) when the runs compare engines
+	// or hosts, else clat (latKind).
+	Lat LatKind
 	// Job is ?job=NAME: the job the kinds that draw one job draw
 	// (KindSpec.PerJob); default each run's measured job
 	// (sweep.Plan.MeasuredJob), else its first.
@@ -166,6 +170,10 @@ func ParseQuery(v url.Values) (Query, error) {
 			q.IODepths = append(q.IODepths, n)
 		}
 	}
+	if s, err = single("lat"); err != nil {
+		return Query{}, err
+	}
+	q.Lat = LatKind(s)
 	for _, s := range list("show") {
 		if !slices.Contains(q.Show, s) {
 			q.Show = append(q.Show, s)
@@ -191,6 +199,9 @@ func (q Query) canonical() Query {
 	}
 	if spec, ok := LookupKind(q.kind()); ok && !spec.PerJob {
 		q.Job = ""
+	}
+	if spec, ok := LookupKind(q.kind()); ok && !spec.lat {
+		q.Lat = ""
 	}
 	return q
 }
@@ -226,6 +237,9 @@ func (q Query) Values() url.Values {
 	}
 	if q.Job != "" {
 		v.Set("job", q.Job)
+	}
+	if q.Lat != "" {
+		v.Set("lat", string(q.Lat))
 	}
 	for _, s := range q.Show {
 		v.Add("show", s)
@@ -323,6 +337,9 @@ func (q Query) check() error {
 		if d < 1 {
 			return queryError("qd", "%d is not an iodepth: want a whole number, 1 or more", d)
 		}
+	}
+	if q.Lat != "" && !slices.Contains(latKinds, q.Lat) {
+		return queryError("lat", "%.40q is not a latency; use total (fio's lat, from submission), clat or slat", q.Lat)
 	}
 	if len(q.Show) > maxShow {
 		return queryError("show", "%d values; at most %d", len(q.Show), maxShow)
