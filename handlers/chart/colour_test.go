@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ func seriesLooks(t *testing.T, raw json.RawMessage) (names []string, looks map[s
 		if _, ok := looks[s.Name]; ok {
 			continue // a line over bars of the same name (scaling's ideal)
 		}
-		l := look{colour: strings.ToLower(cmpOr(s.ItemStyle.Color, s.LineStyle.Color)), dash: s.LineStyle.Type, symbol: s.Symbol}
+		l := look{colour: strings.ToLower(cmp.Or(s.ItemStyle.Color, s.LineStyle.Color)), dash: s.LineStyle.Type, symbol: s.Symbol}
 		if s.Type == "boxplot" && len(s.Data) > 0 {
 			var d struct {
 				ItemStyle struct {
@@ -63,13 +64,6 @@ func seriesLooks(t *testing.T, raw json.RawMessage) (names []string, looks map[s
 		looks[s.Name] = l
 	}
 	return names, looks
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // seriesColours are a chart's series' colours by name.

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strconv"
@@ -83,7 +84,7 @@ func TestLatencyKinds(t *testing.T) {
 func TestDistributionKinds(t *testing.T) {
 	run := submitRun(t)
 	for _, k := range []LatKind{"", LatTotal, LatClat, LatSlat} {
-		want := cmpOr(k, LatTotal)
+		want := cmp.Or(k, LatTotal)
 		c := mustBuild(t, Query{Kind: Distribution, Lat: k}, run)
 		col := slices.Index(c.Columns, want.column()+"_us")
 		if col < 0 {
@@ -115,13 +116,6 @@ func TestDistributionKinds(t *testing.T) {
 			t.Errorf("lat=%s: subtitle %q, x axis %q", k, doc.Title.Subtext, doc.XAxis[0].Name)
 		}
 	}
-}
-
-func cmpOr(k, def LatKind) LatKind {
-	if k == "" {
-		return def
-	}
-	return k
 }
 
 // The fairness chart compares schedulers, not engines: clat by default,
