@@ -57,35 +57,3 @@ func (j *Job) LogParams() *joblog.Options {
 		LogOffset: o.LogOffset, LogPrio: o.LogPrio, PerJobLogs: o.PerJobLogs, LogUnixEpoch: o.LogUnixEpoch,
 		DisableLat: j.DisableLat, DisableClat: j.DisableClat, DisableSlat: j.DisableSlat, DisableBW: j.DisableBW, GtodReduce: j.GtodReduce}
 }
-
-// The logs as a result keeps them (bench/joblog), under the names db, the
-// charts and bench/fio know them by.
-type (
-	JobLog  = joblog.Log
-	LogKind = joblog.Kind
-)
-
-// The log kinds (joblog.Kind).
-const (
-	LogBW       = joblog.BW
-	LogIOPS     = joblog.IOPS
-	LogSlat     = joblog.Slat
-	LogClat     = joblog.Clat
-	LogLat      = joblog.Lat
-	LogClatHist = joblog.ClatHist
-)
-
-// How much of a job's logs a result keeps (joblog.StoredMax,
-// joblog.StoredJobMax).
-const (
-	StoredLogMax  = joblog.StoredMax
-	StoredLogsMax = joblog.StoredJobMax
-)
-
-// ParseLogKind is joblog.ParseKind.
-func ParseLogKind(s string) (LogKind, bool) { return joblog.ParseKind(s) }
-
-// LogFileName is joblog.FileName: fio's name for a job's log file.
-func LogFileName(prefix string, k LogKind, thread int, perJob bool) string {
-	return joblog.FileName(prefix, k, thread, perJob)
-}

@@ -65,7 +65,7 @@ func TestJobLogPrioClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range logs {
-		if l.Kind != LogLat {
+		if l.Kind != joblog.Lat {
 			continue
 		}
 		want := "0, 9, 0, 4096, 1\n0, 9, 0, 4096, 0\n0, 9, 0, 4096, 0\n0, 9, 0, 4096, 0\n"

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"iolab/bench/hist"
+	"iolab/bench/joblog"
 	"iolab/bench/system"
 )
 
@@ -103,8 +104,8 @@ type JobResult struct {
 	EngineSetup string `json:"engine_setup,omitempty"`
 
 	// Logs are the job's log files (write_bw_log, …), each's first
-	// StoredLogMax bytes; the store keeps them apart from the result.
-	Logs []JobLog `json:"-"`
+	// joblog.StoredMax bytes; the store keeps them apart from the result.
+	Logs []joblog.Log `json:"-"`
 
 	// ClockReads is how often the job's loop read the clock: the tests
 	// keep it near one per I/O.
@@ -268,7 +269,7 @@ func MergeJobs(jobs []JobResult) JobResult {
 	for i := range merged.Samples {
 		merged.Samples[i].Lat = merged.Samples[i].Lat.clone()
 	}
-	merged.Logs = append([]JobLog(nil), merged.Logs...)
+	merged.Logs = append([]joblog.Log(nil), merged.Logs...)
 	for i := 1; i < len(jobs); i++ {
 		merged.Merge(&jobs[i])
 	}

@@ -7,17 +7,18 @@ import (
 	"fmt"
 
 	"iolab/bench"
+	"iolab/bench/joblog"
 )
 
-// fio's log files kept with a job result (bench.JobLog): the first
-// bench.StoredLogMax bytes of each, a job's up to bench.StoredLogsMax, a
+// fio's log files kept with a job result (joblog.Log): the first
+// joblog.StoredMax bytes of each, a job's up to joblog.StoredJobMax, a
 // step's up to stepLogsMax; what does not fit is counted but not kept.
 
 // stepLogsMax bounds the log text one step stores, over all its jobs.
 const stepLogsMax = 32 << 20
 
 // insertLogs stores a result's logs, drawing on the step's budget.
-func insertLogs(ctx context.Context, tx *sql.Tx, resultID int64, logs []bench.JobLog, budget *int) error {
+func insertLogs(ctx context.Context, tx *sql.Tx, resultID int64, logs []joblog.Log, budget *int) error {
 	for i, l := range logs {
 		data, truncated := l.Data, l.Truncated
 		if len(data) > *budget {
@@ -37,7 +38,7 @@ func insertLogs(ctx context.Context, tx *sql.Tx, resultID int64, logs []bench.Jo
 
 // readLogs reads the logs of the kinds asked for of a run's job results
 // into jobs, as readSamples reads their samples.
-func readLogs(ctx context.Context, tx *sql.Tx, kinds []bench.LogKind, runID, after, last int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
+func readLogs(ctx context.Context, tx *sql.Tx, kinds []joblog.Kind, runID, after, last int64, only []int64, jobs []bench.JobResult, byID map[int64]int) error {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.String()
@@ -62,7 +63,7 @@ func readLogs(ctx context.Context, tx *sql.Tx, kinds []bench.LogKind, runID, aft
 	for rows.Next() {
 		var id int64
 		var kind string
-		var l bench.JobLog
+		var l joblog.Log
 		if err := rows.Scan(&id, &kind, &l.File, &l.Lines, &l.Truncated, &l.Data); err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func readLogs(ctx context.Context, tx *sql.Tx, kinds []bench.LogKind, runID, aft
 		if !ok {
 			return fmt.Errorf("logs of unknown result %d", id)
 		}
-		if l.Kind, ok = bench.ParseLogKind(kind); !ok {
+		if l.Kind, ok = joblog.ParseKind(kind); !ok {
 			return fmt.Errorf("result %d: log %s of unknown kind %q", id, l.File, kind)
 		}
 		jobs[i].Logs = append(jobs[i].Logs, l)
@@ -79,17 +80,17 @@ func readLogs(ctx context.Context, tx *sql.Tx, kinds []bench.LogKind, runID, aft
 }
 
 // AllLogKinds reads every log kept, as Steps does.
-var AllLogKinds = []bench.LogKind{bench.LogBW, bench.LogIOPS, bench.LogSlat, bench.LogClat, bench.LogLat, bench.LogClatHist}
+var AllLogKinds = []joblog.Kind{joblog.BW, joblog.IOPS, joblog.Slat, joblog.Clat, joblog.Lat, joblog.ClatHist}
 
 // LogFile is one of fio's log files a step's jobs kept: the lines of
 // every job that wrote under its name (per_job_logs=0 shares one file),
 // how many there were and whether the store holds them all.
 type LogFile struct {
-	Step      int           `json:"step"` // the step's Seq
-	File      string        `json:"file"`
-	Kind      bench.LogKind `json:"kind"`
-	Lines     int64         `json:"lines"`
-	Truncated bool          `json:"truncated,omitempty"`
+	Step      int         `json:"step"` // the step's Seq
+	File      string      `json:"file"`
+	Kind      joblog.Kind `json:"kind"`
+	Lines     int64       `json:"lines"`
+	Truncated bool        `json:"truncated,omitempty"`
 }
 
 // RunLogFiles lists the log files a run's steps kept, step by step, each
@@ -111,7 +112,7 @@ func (s *Store) RunLogFiles(ctx context.Context, runID int64) ([]LogFile, error)
 			return nil, fmt.Errorf("db: run %d log files: %w", runID, err)
 		}
 		var ok bool
-		if l.Kind, ok = bench.ParseLogKind(kind); !ok {
+		if l.Kind, ok = joblog.ParseKind(kind); !ok {
 			return nil, fmt.Errorf("db: run %d: log %s of unknown kind %q", runID, l.File, kind)
 		}
 		key := LogFile{Step: l.Step, File: l.File}
@@ -152,7 +153,7 @@ func (s *Store) RunLogFile(ctx context.Context, runID int64, seq int, file strin
 		if err := rows.Scan(&kind, &lines, &truncated, &d); err != nil {
 			return LogFile{}, nil, fmt.Errorf("db: run %d step %d log %s: %w", runID, seq, file, err)
 		}
-		lf.Kind, _ = bench.ParseLogKind(kind)
+		lf.Kind, _ = joblog.ParseKind(kind)
 		lf.Lines += lines
 		lf.Truncated = lf.Truncated || truncated
 		data = append(data, d...)

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/sweep"
 )
 
@@ -23,16 +23,16 @@ func TestResultLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iops := bench.JobLog{Kind: bench.LogIOPS, File: "j_iops.1.log", Data: []byte("1, 1, 0, 4096, 0\n2, 1, 1, 4096, 0\n"), Lines: 2}
-	clat := bench.JobLog{Kind: bench.LogClat, File: "j_clat.1.log", Data: []byte("1, 5000, 0, 4096, 0\n"), Lines: 9, Truncated: true}
+	iops := joblog.Log{Kind: joblog.IOPS, File: "j_iops.1.log", Data: []byte("1, 1, 0, 4096, 0\n2, 1, 1, 4096, 0\n"), Lines: 2}
+	clat := joblog.Log{Kind: joblog.Clat, File: "j_clat.1.log", Data: []byte("1, 5000, 0, 4096, 0\n"), Lines: 9, Truncated: true}
 	st := testStep(rng, 0, 50, 3, true)
-	st.Result.Groups[0].Jobs[0].Logs = []bench.JobLog{iops, clat}
+	st.Result.Groups[0].Jobs[0].Logs = []joblog.Log{iops, clat}
 	// The step's budget: a second job's log that does not fit is kept
 	// without its text.
-	big := bench.JobLog{Kind: bench.LogBW, File: "j_bw.2.log", Data: bytes.Repeat([]byte("1, 2, 0, 4096, 0\n"), stepLogsMax/2/17+1), Lines: stepLogsMax/2/17 + 1}
+	big := joblog.Log{Kind: joblog.BW, File: "j_bw.2.log", Data: bytes.Repeat([]byte("1, 2, 0, 4096, 0\n"), stepLogsMax/2/17+1), Lines: stepLogsMax/2/17 + 1}
 	big2 := big
 	big2.File = "j_bw.3.log"
-	st.Result.Groups[1].Jobs[0].Logs = []bench.JobLog{big, big2}
+	st.Result.Groups[1].Jobs[0].Logs = []joblog.Log{big, big2}
 	if err := s.SaveStep(ctx, id, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestResultLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := steps[0].Result.Groups[0].Jobs[0].Logs; !reflect.DeepEqual(got, []bench.JobLog{iops, clat}) {
+	if got := steps[0].Result.Groups[0].Jobs[0].Logs; !reflect.DeepEqual(got, []joblog.Log{iops, clat}) {
 		t.Errorf("read back %+v", got)
 	}
 	got := steps[0].Result.Groups[1].Jobs[0].Logs
@@ -58,11 +58,11 @@ func TestResultLogs(t *testing.T) {
 	}
 
 	// The timeline's load: IOPS logs of the step whose samples it reads.
-	steps, err = s.StepsFor(ctx, id, StepLoad{Samples: func(st *sweep.StepResult) bool { return st.Step.Seq == 0 }, Logs: []bench.LogKind{bench.LogIOPS}})
+	steps, err = s.StepsFor(ctx, id, StepLoad{Samples: func(st *sweep.StepResult) bool { return st.Step.Seq == 0 }, Logs: []joblog.Kind{joblog.IOPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := steps[0].Result.Groups[0].Jobs[0].Logs; !reflect.DeepEqual(got, []bench.JobLog{iops}) {
+	if got := steps[0].Result.Groups[0].Jobs[0].Logs; !reflect.DeepEqual(got, []joblog.Log{iops}) {
 		t.Errorf("IOPS logs only: read %+v", got)
 	}
 	if steps, err = s.StepsFor(ctx, id, StepLoad{}); err != nil || steps[0].Result.Groups[0].Jobs[0].Logs != nil {
@@ -81,13 +81,13 @@ func TestRunLogFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := bench.JobLog{Kind: bench.LogBW, File: "p_bw.log", Data: []byte("1, 10, 0, 4096, 0\n"), Lines: 1}
-	b := bench.JobLog{Kind: bench.LogBW, File: "p_bw.log", Data: []byte("2, 20, 0, 4096, 0\n3, 30, 0, 4096, 0\n"), Lines: 5, Truncated: true}
-	lat := bench.JobLog{Kind: bench.LogLat, File: "p_lat.1.log", Data: []byte("1, 900, 0, 4096, 0\n"), Lines: 1}
+	a := joblog.Log{Kind: joblog.BW, File: "p_bw.log", Data: []byte("1, 10, 0, 4096, 0\n"), Lines: 1}
+	b := joblog.Log{Kind: joblog.BW, File: "p_bw.log", Data: []byte("2, 20, 0, 4096, 0\n3, 30, 0, 4096, 0\n"), Lines: 5, Truncated: true}
+	lat := joblog.Log{Kind: joblog.Lat, File: "p_lat.1.log", Data: []byte("1, 900, 0, 4096, 0\n"), Lines: 1}
 	for seq := range 2 {
 		st := testStep(rng, seq, 50, 3, true)
-		st.Result.Groups[0].Jobs[0].Logs = []bench.JobLog{a, lat}
-		st.Result.Groups[1].Jobs[0].Logs = []bench.JobLog{b}
+		st.Result.Groups[0].Jobs[0].Logs = []joblog.Log{a, lat}
+		st.Result.Groups[1].Jobs[0].Logs = []joblog.Log{b}
 		if err := s.SaveStep(ctx, id, &st); err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +98,8 @@ func TestRunLogFiles(t *testing.T) {
 	}
 	var want []LogFile
 	for seq := range 2 {
-		want = append(want, LogFile{Step: seq, File: "p_bw.log", Kind: bench.LogBW, Lines: 6, Truncated: true},
-			LogFile{Step: seq, File: "p_lat.1.log", Kind: bench.LogLat, Lines: 1})
+		want = append(want, LogFile{Step: seq, File: "p_bw.log", Kind: joblog.BW, Lines: 6, Truncated: true},
+			LogFile{Step: seq, File: "p_lat.1.log", Kind: joblog.Lat, Lines: 1})
 	}
 	if !reflect.DeepEqual(files, want) {
 		t.Errorf("files:\n got %+v\nwant %+v", files, want)

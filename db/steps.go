@@ -15,6 +15,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/joblog"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
@@ -436,7 +437,7 @@ type StepLoad struct {
 	Jobs bool
 	// Logs are the kinds of fio log files to read of the results whose
 	// samples are read (logs.go); nil reads none.
-	Logs []bench.LogKind
+	Logs []joblog.Kind
 }
 
 // Hists is a set of the latency histograms of a job result's directions.

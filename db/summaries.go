@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/summary"
 )
 
@@ -16,7 +16,7 @@ import (
 // come with the results), every sample, and the IOPS logs the timeline
 // draws — and not the options each job ran with (its step's config has
 // them), as the pages have always read it.
-var summaryLoad = StepLoad{Hists: AllHists, Samples: EverySample, Logs: []bench.LogKind{bench.LogIOPS}}
+var summaryLoad = StepLoad{Hists: AllHists, Samples: EverySample, Logs: []joblog.Kind{joblog.IOPS}}
 
 // Summaries reads a run's steps in order as summaries (summary.StepView):
 // what the dashboard's run page, charts and CSVs draw of them. A step's

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/summary"
 )
 
@@ -49,9 +49,9 @@ func TestSummariesNeverStale(t *testing.T) {
 	// Stored again with fio logs: the timeline draws the IOPS log, and
 	// nothing reads the others.
 	st := testStep(rand.New(rand.NewPCG(7, 8)), 8, 500, 5, false)
-	st.Result.Groups[0].Jobs[0].Logs = []bench.JobLog{
-		{Kind: bench.LogBW, File: "t_bw.1.log", Data: []byte("1000, 4096, 0, 4096, 0\n"), Lines: 1},
-		{Kind: bench.LogIOPS, File: "t_iops.1.log", Data: []byte("1000, 1, 0, 4096, 0\n"), Lines: 1}}
+	st.Result.Groups[0].Jobs[0].Logs = []joblog.Log{
+		{Kind: joblog.BW, File: "t_bw.1.log", Data: []byte("1000, 4096, 0, 4096, 0\n"), Lines: 1},
+		{Kind: joblog.IOPS, File: "t_iops.1.log", Data: []byte("1000, 1, 0, 4096, 0\n"), Lines: 1}}
 	if err := s.SaveStep(ctx, id, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSummariesNeverStale(t *testing.T) {
 	if reflect.DeepEqual(got[8].Result.Groups[0].Jobs[0].Dirs, first[8].Result.Groups[0].Jobs[0].Dirs) {
 		t.Fatal("step 8's summary is what it was before it was stored again")
 	}
-	if logs := got[8].Result.Groups[0].Jobs[0].Logs; len(logs) != 1 || logs[0].Kind != bench.LogIOPS {
+	if logs := got[8].Result.Groups[0].Jobs[0].Logs; len(logs) != 1 || logs[0].Kind != joblog.IOPS {
 		t.Fatalf("step 8's logs: %+v, want its IOPS log alone", logs)
 	}
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/db"
 )
 
@@ -28,7 +28,7 @@ type logStep struct {
 }
 
 // logFileLink is one log file: its name, its lines, and whether the
-// store cut it short (each file keeps its first bench.StoredLogMax bytes).
+// store cut it short (each file keeps its first joblog.StoredMax bytes).
 type logFileLink struct {
 	File, URL string
 	Lines     int64
@@ -81,7 +81,7 @@ func (s *Server) runLog(c echo.Context) error {
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(file)}))
 	if lf.Truncated {
 		// The text is the file's first lines: say so to a script too.
-		h.Set("X-Iolab-Log-Truncated", fmt.Sprintf("the first %d bytes of each job's log are kept, of %d lines", bench.StoredLogMax, lf.Lines))
+		h.Set("X-Iolab-Log-Truncated", fmt.Sprintf("the first %d bytes of each job's log are kept, of %d lines", joblog.StoredMax, lf.Lines))
 	}
 	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", data)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"iolab/bench"
+	"iolab/bench/joblog"
 )
 
 // The log family's effect probes: each option changes which log files a
@@ -15,7 +16,7 @@ import (
 
 // jobLog is the log of kind k kept with r's first job, as lines of
 // columns; it fails the test if there is none.
-func jobLog(t *testing.T, r *bench.Result, k bench.LogKind) [][]string {
+func jobLog(t *testing.T, r *bench.Result, k joblog.Kind) [][]string {
 	t.Helper()
 	for _, l := range job(r).Logs {
 		if l.Kind == k {
@@ -41,7 +42,7 @@ func timedLogsJob(t *testing.T, extra ...string) []string {
 }
 
 func init() {
-	perIO := func(opt string, kinds ...bench.LogKind) effect {
+	perIO := func(opt string, kinds ...joblog.Kind) effect {
 		return func(t *testing.T) {
 			dir := t.TempDir()
 			r := runLogs(t, logsJob(t, "--"+opt+"="+filepath.Join(dir, "x"))...)
@@ -49,13 +50,13 @@ func init() {
 				t.Fatalf("%s kept %d logs, want %d", opt, len(job(r).Logs), len(kinds))
 			}
 			for _, k := range kinds {
-				name := bench.LogFileName(filepath.Join(dir, "x"), k, 1, true)
+				name := joblog.FileName(filepath.Join(dir, "x"), k, 1, true)
 				b, err := os.ReadFile(name)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want := int(ios(r))
-				if k == bench.LogSlat {
+				if k == joblog.Slat {
 					want = 0 // psync: no slat, as in fio
 				}
 				if n := strings.Count(string(b), "\n"); n != want {
@@ -64,13 +65,13 @@ func init() {
 			}
 		}
 	}
-	effects["write_bw_log"] = perIO("write_bw_log", bench.LogBW)
-	effects["write_iops_log"] = perIO("write_iops_log", bench.LogIOPS)
-	effects["write_lat_log"] = perIO("write_lat_log", bench.LogLat, bench.LogSlat, bench.LogClat)
+	effects["write_bw_log"] = perIO("write_bw_log", joblog.BW)
+	effects["write_iops_log"] = perIO("write_iops_log", joblog.IOPS)
+	effects["write_lat_log"] = perIO("write_lat_log", joblog.Lat, joblog.Slat, joblog.Clat)
 	effects["write_hist_log"] = func(t *testing.T) {
 		dir := t.TempDir()
 		r := runLogs(t, timedLogsJob(t, "--write_hist_log="+filepath.Join(dir, "h"), "--log_hist_msec=50")...)
-		if l := jobLog(t, r, bench.LogClatHist); len(l) < 2 || len(l[0]) != 3+1856 {
+		if l := jobLog(t, r, joblog.ClatHist); len(l) < 2 || len(l[0]) != 3+1856 {
 			t.Errorf("%d histogram lines of %d columns, want a few of 1859", len(l), len(l[0]))
 		}
 		if _, err := os.Stat(filepath.Join(dir, "h_clat_hist.1.log")); err != nil {
@@ -79,22 +80,22 @@ func init() {
 	}
 	effects["log_hist_msec"] = func(t *testing.T) {
 		// Without it fio writes no histogram line at all.
-		if l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h")...), bench.LogClatHist); len(l) != 0 {
+		if l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h")...), joblog.ClatHist); len(l) != 0 {
 			t.Errorf("%d histogram lines without log_hist_msec", len(l))
 		}
-		if l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h", "--log_hist_msec=100")...), bench.LogClatHist); len(l) < 1 || len(l) > 3 {
+		if l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h", "--log_hist_msec=100")...), joblog.ClatHist); len(l) < 1 || len(l) > 3 {
 			t.Errorf("%d histogram lines in 300 ms every 100 ms", len(l))
 		}
 	}
 	effects["log_hist_coarseness"] = func(t *testing.T) {
-		l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h", "--log_hist_msec=50", "--log_hist_coarseness=3")...), bench.LogClatHist)
+		l := jobLog(t, run(t, timedLogsJob(t, "--write_hist_log=h", "--log_hist_msec=50", "--log_hist_coarseness=3")...), joblog.ClatHist)
 		if len(l) == 0 || len(l[0]) != 3+1856/8 {
 			t.Errorf("histogram lines of %d columns, want %d", len(l[0]), 3+1856/8)
 		}
 	}
 	effects["log_avg_msec"] = func(t *testing.T) {
 		r := run(t, timedLogsJob(t, "--write_iops_log=x", "--log_avg_msec=100")...)
-		l := jobLog(t, r, bench.LogIOPS)
+		l := jobLog(t, r, joblog.IOPS)
 		if len(l) < 2 || len(l) > 4 || ios(r) < 100 {
 			t.Fatalf("%d lines for %d I/Os in 300 ms averaged over 100 ms", len(l), ios(r))
 		}
@@ -113,7 +114,7 @@ func init() {
 		// stay below it.
 		top := func(r *bench.Result) uint64 {
 			var m uint64
-			for _, e := range jobLog(t, r, bench.LogClat) {
+			for _, e := range jobLog(t, r, joblog.Clat) {
 				v, _ := strconv.ParseUint(e[1], 10, 64)
 				m = max(m, v)
 			}
@@ -129,13 +130,13 @@ func init() {
 		}
 	}
 	effects["log_offset"] = func(t *testing.T) {
-		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_offset=1", "--rw=read")...), bench.LogIOPS)
+		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_offset=1", "--rw=read")...), joblog.IOPS)
 		if len(l[0]) != 6 || l[1][4] != "4096" {
 			t.Errorf("line %q, %q: want the offset as a fifth column", l[0], l[1])
 		}
 	}
 	effects["log_prio"] = func(t *testing.T) {
-		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_prio=1")...), bench.LogIOPS)
+		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_prio=1")...), joblog.IOPS)
 		if l[0][4] != "0x0000" {
 			t.Errorf("line %q: want the priority as 0x0000", l[0])
 		}
@@ -157,7 +158,7 @@ func init() {
 		}
 	}
 	effects["log_unix_epoch"] = func(t *testing.T) {
-		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_unix_epoch=1")...), bench.LogIOPS)
+		l := jobLog(t, run(t, logsJob(t, "--write_iops_log=x", "--log_unix_epoch=1")...), joblog.IOPS)
 		if at, _ := strconv.ParseInt(l[0][0], 10, 64); at < 1_600_000_000_000 {
 			t.Errorf("time %d: want Unix ms", at)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/hist"
+	"iolab/bench/joblog"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/bench/verify"
@@ -80,7 +81,7 @@ type JobView struct {
 	Samples      []bench.Sample
 	Steady       *bench.SteadyResult
 	LatencyDepth int
-	Logs         []bench.JobLog
+	Logs         []joblog.Log
 	// Verify is what the job's verification read back; nil without it.
 	Verify *VerifyView
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
@@ -395,7 +396,7 @@ func Load(step int, kinds ...KindSpec) db.StepLoad {
 			load.Samples = func(st *sweep.StepResult) bool { return step == 0 || st.Step.Seq == step-1 }
 		}
 		if k.Needs.Logs {
-			load.Logs = []bench.LogKind{bench.LogIOPS}
+			load.Logs = []joblog.Kind{joblog.IOPS}
 		}
 	}
 	return load

@@ -6,23 +6,23 @@ import (
 	"strconv"
 	"time"
 
-	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/summary"
 )
 
 // A step whose jobs all kept an IOPS log (write_iops_log) is drawn from
 // the logs: finer than the samples, as fio's users plot them. An averaged
 // log (log_avg_msec) gives a point per window; a per-I/O log is counted
-// in logBucket steps. A log cut short for the store (JobLog.Truncated)
+// in logBucket steps. A log cut short for the store (joblog.Log.Truncated)
 // would end the line early: the step is drawn from its samples instead.
 
 // logBucket is how per-I/O log entries are counted into IOPS.
 const logBucket = 100 * time.Millisecond
 
 // iopsLog is a job's IOPS log when it can be drawn.
-func iopsLog(r *summary.JobView) (*bench.JobLog, bool) {
+func iopsLog(r *summary.JobView) (*joblog.Log, bool) {
 	for i := range r.Logs {
-		if l := &r.Logs[i]; l.Kind == bench.LogIOPS {
+		if l := &r.Logs[i]; l.Kind == joblog.IOPS {
 			return l, !l.Truncated && l.Lines > 0 && int64(bytes.Count(l.Data, []byte("\n"))) == l.Lines
 		}
 	}
@@ -68,7 +68,7 @@ type iopsEntries struct {
 	avg   bool
 }
 
-func parseIOPSLog(l *bench.JobLog) iopsEntries {
+func parseIOPSLog(l *joblog.Log) iopsEntries {
 	var e iopsEntries
 	for line := range bytes.SplitSeq(bytes.TrimSuffix(l.Data, []byte("\n")), []byte("\n")) {
 		f := bytes.SplitN(line, []byte(", "), 5)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -23,7 +24,7 @@ func TestTimelineFromIOPSLogs(t *testing.T) {
 				n++
 			}
 		}
-		j.Logs = []bench.JobLog{{Kind: bench.LogIOPS, File: "a_iops.1.log", Data: []byte(data), Lines: n, Truncated: truncated}}
+		j.Logs = []joblog.Log{{Kind: joblog.IOPS, File: "a_iops.1.log", Data: []byte(data), Lines: n, Truncated: truncated}}
 		return j
 	}
 	for _, c := range []struct {
