@@ -152,12 +152,13 @@ func (r *LoadedRun) StepSummaries() []summary.StepView { return r.summaries() }
 // stepCount is how many steps the run has.
 func (r *LoadedRun) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
 
-// hasResult reports whether a step of the run has a result: I/O done.
-func (r *LoadedRun) hasResult() bool {
+// anyDone reports whether a step of the run counts in the numbers
+// (summary.StepStatus): finished, not failed or cancelled.
+func (r *LoadedRun) anyDone() bool {
 	if r.Summary != nil {
-		return slices.ContainsFunc(r.Summary, func(s summary.StepView) bool { return s.Result != nil })
+		return slices.ContainsFunc(r.Summary, func(s summary.StepView) bool { return done(&s) })
 	}
-	return slices.ContainsFunc(r.Steps, func(s sweep.StepResult) bool { return s.Result != nil })
+	return slices.ContainsFunc(r.Steps, func(s sweep.StepResult) bool { return summary.StepStatus(&s) == sweep.StepDone })
 }
 
 // stepConfig is the config of the run's step i (i < stepCount).
@@ -374,9 +375,10 @@ func build(q Query, runs []LoadedRun) (*Chart, error) {
 // Available lists the kinds page draws that runs can draw: none until a
 // run has steps; then those whose test passes.
 func Available(runs []LoadedRun, page Page) []KindSpec {
-	// A run cancelled or failed before any step's I/O has steps but
-	// nothing to draw: no chart, not a frame of each kind.
-	if !slices.ContainsFunc(runs, func(r LoadedRun) bool { return r.hasResult() }) {
+	// A run cancelled or failed before any step finished has steps but
+	// nothing to draw (the numbers leave those steps out): no chart, not
+	// an empty frame of each kind.
+	if !slices.ContainsFunc(runs, func(r LoadedRun) bool { return r.anyDone() }) {
 		return nil
 	}
 	vs := views(runs)

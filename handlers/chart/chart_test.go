@@ -97,7 +97,14 @@ func TestAvailable(t *testing.T) {
 	}
 	nj := numjobsRun(1, nil)
 	failed := testRun(3, sched, sweeptest.Steps(sched, func(sweep.Step) sweep.StepResult { return sweeptest.Failed("boom") }))
-	cancelled := testRun(4, sched, sweeptest.Steps(sched, func(sweep.Step) sweep.StepResult {
+	// The first step cancelled halfway, with what it had done; the others
+	// never started.
+	cancelled := testRun(4, sched, sweeptest.Steps(sched, func(st sweep.Step) sweep.StepResult {
+		if st.Seq == 0 {
+			r := sweeptest.Done(testWrites(1))
+			r.Status = sweep.StepCancelled
+			return r
+		}
 		return sweep.StepResult{Status: sweep.StepCancelled}
 	}))
 	oneDone := testRun(5, sched, sweeptest.Steps(sched, func(st sweep.Step) sweep.StepResult {
