@@ -31,8 +31,23 @@ var runListColumns = []RunColumn{
 	{Name: "workload", Filter: "workload", Value: Workload},
 	{Name: "engines", Filter: "engine", Value: func(r Run) string { return strings.Join(r.Engines, ", ") }},
 	{Name: "schedulers", Filter: "scheduler", Value: func(r Run) string { return strings.Join(r.Schedulers, ", ") }},
-	{Name: "steps", Value: func(r Run) string { return strconv.Itoa(r.Steps) }},
+	{Name: "steps", Value: StepsText},
 	{Name: "when", Value: func(r Run) string { return FormatTime(r.Created) }},
+}
+
+// StepsText is a run's stored steps against those its plan makes: "20 of
+// 72"; with --repeat auto, "20 of 24…60" (the first rounds to the cap);
+// the stored count alone when the plan says nothing (or less).
+func StepsText(r Run) string {
+	n := strconv.Itoa(r.Steps)
+	lo, hi := r.Plan.Planned()
+	switch {
+	case hi < max(r.Steps, 1):
+		return n
+	case lo == hi:
+		return n + " of " + strconv.Itoa(hi)
+	}
+	return n + " of " + strconv.Itoa(lo) + "…" + strconv.Itoa(hi)
 }
 
 // RunColumns returns the runs list's columns.

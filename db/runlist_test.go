@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	"iolab/bench"
@@ -69,5 +70,28 @@ func TestListRunsDerivedFilters(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The runs list's steps column: the stored steps against the plan's,
+// a range with --repeat auto, the count alone when the plan has none.
+func TestStepsText(t *testing.T) {
+	depths := sweep.Sweep{Axis: sweep.AxisIODepth, Values: []string{"1", "2", "4", "8", "16", "32"}}
+	engines := sweep.Sweep{Axis: sweep.AxisEngine, Values: []string{"libaio", "io_uring", "io_uring+sqpoll"}}
+	for _, tt := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Steps: 20, Plan: sweep.Plan{Repeat: 4, Sweeps: []sweep.Sweep{depths, engines}}}, "20 of 72"},
+		{Run{Steps: 72, Plan: sweep.Plan{Repeat: 4, Sweeps: []sweep.Sweep{depths, engines}}}, "72 of 72"},
+		{Run{Steps: 1, Plan: sweep.Plan{}}, "1 of 1"},
+		{Run{Steps: 0, Plan: sweep.Plan{Repeat: 3, Sweeps: []sweep.Sweep{depths}}}, "0 of 18"},
+		{Run{Steps: 40, Plan: sweep.Plan{AutoRepeat: &sweep.AutoRepeat{Within: 0.05, Max: 10}, Sweeps: []sweep.Sweep{depths}}},
+			"40 of " + strconv.Itoa(6*sweep.MinAutoRepeat) + "…60"},
+		{Run{Steps: 3, Plan: sweep.Plan{Sweeps: []sweep.Sweep{{Axis: sweep.AxisIODepth}}}}, "3"},
+	} {
+		if got := StepsText(tt.run); got != tt.want {
+			t.Errorf("%d steps of %+v: %q, want %q", tt.run.Steps, tt.run.Plan.Sweeps, got, tt.want)
+		}
 	}
 }

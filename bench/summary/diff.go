@@ -133,22 +133,37 @@ func (r *DiffRow) Verdict() string {
 // IOPS, or less latency. Meaningless unless the row is significant.
 func (r *DiffRow) Better() bool { return (r.Cmp.Rel > 0) != r.Metric.Lower }
 
-// TooFewText says why a row cannot tell and what would: "3 vs 3 cannot
-// reach 95 %: needs 4 repeats on each side (5 against 3)"; "" when the
-// row can tell.
+// TooFewText says why a row cannot tell and what would. The exact test
+// can give no p below 2/C(m+n, m) (0.1 for 3 vs 3), reached only when no
+// repeat of one side reaches the other, so when the sides are apart it
+// says how many repeats a side would make a difference this clear
+// significant: "n=3 vs 3 cannot reach 95 %; the sides do not overlap:
+// with 4 a side (or 5 against 3) a difference this clear would be
+// significant"; when they overlap, that this is the least and more are
+// needed. "" when the row can tell.
 func (r *DiffRow) TooFewText() string {
 	na, nb := len(r.A.Values), len(r.B.Values)
 	if r.Cmp.Verdict != stats.TooFew || na == 0 || nb == 0 {
 		return ""
 	}
 	each := stats.RepeatsEach(r.Cmp.Conf)
-	text := fmt.Sprintf("%d vs %d repeats cannot reach %g %%: needs %d on each side", na, nb, 100*r.Cmp.Conf, each)
+	need := fmt.Sprintf("%d a side", each)
 	if small := min(na, nb); small < each {
 		if n := stats.RepeatsNeeded(small, r.Cmp.Conf); n > 0 {
-			text += fmt.Sprintf(" (or %d against %d)", n, small)
+			need += fmt.Sprintf(" (or %d against %d)", n, small)
 		}
 	}
-	return text
+	text := fmt.Sprintf("n=%d vs %d cannot reach %g %%", na, nb, 100*r.Cmp.Conf)
+	if apart(r.A.Values, r.B.Values) {
+		return text + "; the sides do not overlap: with " + need + " a difference this clear would be significant"
+	}
+	return text + "; the sides overlap: " + need + " at the least, more the more they overlap"
+}
+
+// apart reports whether every value of one set lies below every value of
+// the other.
+func apart(a, b []float64) bool {
+	return slices.Max(a) < slices.Min(b) || slices.Max(b) < slices.Min(a)
 }
 
 // Flags are what the row must be read with: noisy repeats, percentiles

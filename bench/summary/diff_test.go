@@ -127,8 +127,22 @@ func TestDiffTooFew(t *testing.T) {
 	if r.Verdict() != "too few repeats to tell" {
 		t.Fatalf("verdict %q", r.Verdict())
 	}
-	if got := r.TooFewText(); got != "3 vs 3 repeats cannot reach 95 %: needs 4 on each side (or 5 against 3)" {
+	if got := r.TooFewText(); got != "n=3 vs 3 cannot reach 95 %; the sides do not overlap: with 4 a side (or 5 against 3) a difference this clear would be significant" {
 		t.Errorf("TooFewText %q", got)
+	}
+	// What it promises holds: 4 a side, still apart, are significant.
+	if c := stats.Compare([]float64{1000, 1010, 990, 1005}, []float64{3000, 3010, 2990, 3005}, DiffConf); c.Verdict != stats.Significant {
+		t.Errorf("4 a side apart: %s", c)
+	}
+	// Overlapping sides: 4 a side is the least, not a promise.
+	steps = fairnessSteps(plan, map[string][]uint64{"none": {1000, 1010, 990}, "bfq": {1005, 1020, 995}}, []uint64{500, 500, 500})
+	diffs, err = DiffAxis(plan, steps, sweep.AxisScheduler, "none", DiffConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = rowOf(t, diffs[0], "fg-reader", "IOPS")
+	if got := r.TooFewText(); got != "n=3 vs 3 cannot reach 95 %; the sides overlap: 4 a side (or 5 against 3) at the least, more the more they overlap" {
+		t.Errorf("TooFewText, overlapping %q", got)
 	}
 	if s := diffs[0].Summary(); s != "too few repeats to tell anything apart" {
 		t.Errorf("summary %q", s)

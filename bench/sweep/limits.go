@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"iolab/bench"
 	"iolab/bench/units"
@@ -57,6 +58,29 @@ func (p *Plan) countSteps(r int) (int, bool) {
 		return 0, false
 	}
 	return n * r, true
+}
+
+// Planned is how many steps a run of p makes: every combination of its
+// sweeps' values the check before the run did not leave out (Skipped),
+// Repeat times; with AutoRepeat, lo from the first rounds and hi at the
+// cap. 0, 0 when the count does not fit in an int.
+func (p *Plan) Planned() (lo, hi int) {
+	combos, ok := p.countSteps(1)
+	if !ok {
+		return 0, 0
+	}
+	var left []Skip
+	for _, s := range p.Skipped {
+		if !slices.ContainsFunc(left, func(l Skip) bool { return sameAxes(l.Axes, s.Axes) }) {
+			left = append(left, s)
+		}
+	}
+	// Fewer combinations than countSteps checked: the products fit.
+	if _, ok := p.countSteps(p.MaxRepeats()); !ok {
+		return 0, 0
+	}
+	combos = max(combos-len(left), 0)
+	return combos * p.rounds(), combos * p.MaxRepeats()
 }
 
 // MaxRepeats is the most repeats a run of p can make of one combination:

@@ -47,7 +47,7 @@ func Presets() []Preset {
 	return []Preset{
 		{
 			Name:        "sched-mixed",
-			Description: "I/O schedulers on a 70/30 4 KiB random read/write at iodepth 8 (libaio, O_DIRECT, 30 s), caches dropped, 3 repeats per scheduler",
+			Description: "I/O schedulers on a 70/30 4 KiB random read/write at iodepth 8 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--rw=randrw", "--rwmixread=70", "--bs=4k", "--iodepth=8",
@@ -55,12 +55,12 @@ func Presets() []Preset {
 			},
 			Jobs:       [][]string{{"--name=randrw-70-30"}},
 			Sweeps:     schedulers(),
-			Repeat:     3,
+			Repeat:     5,
 			DropCaches: true,
 		},
 		{
 			Name:        "sched-seqwrite",
-			Description: "I/O schedulers on a 1 MiB sequential write at iodepth 4 (libaio, O_DIRECT, 30 s), caches dropped, 3 repeats per scheduler",
+			Description: "I/O schedulers on a 1 MiB sequential write at iodepth 4 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--rw=write", "--bs=1m", "--iodepth=4",
@@ -68,14 +68,14 @@ func Presets() []Preset {
 			},
 			Jobs:       [][]string{{"--name=seqwrite"}},
 			Sweeps:     schedulers(),
-			Repeat:     3,
+			Repeat:     5,
 			DropCaches: true,
 		},
 		{
 			// The write-up's finding: bfq keeps the reader's latency about
 			// 4× lower than the others, at ~20 % of the writer's throughput.
 			Name:        "sched-fairness",
-			Description: "I/O scheduler fairness: a background 1 MiB sequential writer (iodepth 16) and a foreground 4 KiB random reader (iodepth 1) at the same time (libaio, O_DIRECT, 30 s), caches dropped, 3 repeats per scheduler",
+			Description: "I/O scheduler fairness: a background 1 MiB sequential writer (iodepth 16) and a foreground 4 KiB random reader (iodepth 1) at the same time (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--runtime=30", "--time_based",
@@ -85,7 +85,7 @@ func Presets() []Preset {
 				{"--name=fg-reader", "--rw=randread", "--bs=4k", "--iodepth=1"},
 			},
 			Sweeps:     schedulers(),
-			Repeat:     3,
+			Repeat:     5,
 			DropCaches: true,
 			Measured:   "fg-reader",
 		},
@@ -93,7 +93,7 @@ func Presets() []Preset {
 			// The base job holds the first value of each axis, so that it
 			// is a valid run by itself; each step sets both.
 			Name:        "engines-randwrite",
-			Description: "libaio vs io_uring variants on 4 KiB random writes, iodepth 1…256 (O_DIRECT, 10 s ramp + 60 s), blkdiscard before each step, 3 repeats",
+			Description: "libaio vs io_uring variants on 4 KiB random writes, iodepth 1…256 (O_DIRECT, 10 s ramp + 60 s), blkdiscard before each step, 5 repeats",
 			Global: []string{
 				"--ioengine=io_uring", "--direct=1",
 				"--rw=randwrite", "--bs=4k", "--iodepth=1",
@@ -104,14 +104,14 @@ func Presets() []Preset {
 				{Axis: AxisIODepth, Values: []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}},
 				{Axis: AxisEngine, Values: []string{"io_uring", "io_uring+hipri", "io_uring+sqpoll", "io_uring+sqpoll+hipri", "libaio"}},
 			},
-			Repeat:  3,
+			Repeat:  5,
 			Discard: true,
 		},
 		{
 			// group_reporting: the scaling table wants the aggregate of the
 			// clones, as the write-up's "parallel clients" were.
 			Name:        "numjobs-scaling",
-			Description: "aggregate throughput as parallel jobs grow 1→32: 4 KiB random reads, io_uring at iodepth 8 per job (O_DIRECT, 30 s), 3 repeats",
+			Description: "aggregate throughput as parallel jobs grow 1→32: 4 KiB random reads, io_uring at iodepth 8 per job (O_DIRECT, 30 s), 5 repeats",
 			Global: []string{
 				"--ioengine=io_uring", "--direct=1",
 				"--rw=randread", "--bs=4k", "--iodepth=8",
@@ -122,7 +122,7 @@ func Presets() []Preset {
 			Sweeps: []Sweep{
 				{Axis: AxisNumJobs, Values: []string{"1", "2", "4", "8", "16", "32"}},
 			},
-			Repeat: 3,
+			Repeat: 5,
 		},
 		{
 			// Issue 13: latency against achieved IOPS, open loop. The

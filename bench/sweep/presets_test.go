@@ -9,6 +9,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/stats"
 )
 
 func TestPresetsParse(t *testing.T) {
@@ -122,7 +123,7 @@ func TestPresetContents(t *testing.T) {
 	if j.RW != "randrw" || j.RWMixRead != 70 || j.BS != 4096 || j.IODepth != 8 || j.IOEngine != "libaio" {
 		t.Errorf("sched-mixed job: rw %s rwmixread %d bs %d iodepth %d %s", j.RW, j.RWMixRead, j.BS, j.IODepth, j.IOEngine)
 	}
-	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 3 || !p.DropCaches || p.Discard {
+	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 5 || !p.DropCaches || p.Discard {
 		t.Errorf("sched-mixed plan: %+v", p)
 	}
 
@@ -131,7 +132,7 @@ func TestPresetContents(t *testing.T) {
 	if j.RW != "write" || j.BS != 1<<20 || j.IODepth != 4 {
 		t.Errorf("sched-seqwrite job: rw %s bs %d iodepth %d", j.RW, j.BS, j.IODepth)
 	}
-	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 3 || !p.DropCaches {
+	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 5 || !p.DropCaches {
 		t.Errorf("sched-seqwrite plan: %+v", p)
 	}
 
@@ -147,7 +148,7 @@ func TestPresetContents(t *testing.T) {
 	if r.Name != "fg-reader" || r.RW != "randread" || r.BS != 4096 || r.IODepth != 1 {
 		t.Errorf("sched-fairness reader: %s rw %s bs %d iodepth %d", r.Name, r.RW, r.BS, r.IODepth)
 	}
-	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 3 || !p.DropCaches {
+	if !slices.EqualFunc(p.Sweeps, schedulers, sweepEqual) || p.Repeat != 5 || !p.DropCaches {
 		t.Errorf("sched-fairness plan: %+v", p)
 	}
 	// The write-up measures the reader; the writer is the load.
@@ -164,7 +165,7 @@ func TestPresetContents(t *testing.T) {
 		{Axis: AxisIODepth, Values: []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}},
 		{Axis: AxisEngine, Values: []string{"io_uring", "io_uring+hipri", "io_uring+sqpoll", "io_uring+sqpoll+hipri", "libaio"}},
 	}
-	if !slices.EqualFunc(p.Sweeps, want, sweepEqual) || p.Repeat != 3 || !p.Discard {
+	if !slices.EqualFunc(p.Sweeps, want, sweepEqual) || p.Repeat != 5 || !p.Discard {
 		t.Errorf("engines-randwrite plan: %+v", p)
 	}
 
@@ -340,5 +341,44 @@ func TestPlanMeasuredJob(t *testing.T) {
 		if got := tc.plan.MeasuredJob(); got != tc.want {
 			t.Errorf("%s: MeasuredJob = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestPresetsCanTell: a preset that compares its sweep's values runs
+// enough repeats for the diff to reach a verdict on them. Mann–Whitney's
+// exact test gives at best p = 2/C(2n, n): 0.1 at 3 a side (never below
+// 0.05: "too few repeats to tell", even for io_uring+sqpoll's −88 % with
+// ranges apart), 0.029 at 4 (only when no repeat of one side crosses the
+// other), 0.0079 at 5, where one repeat crossing the other side (U = 1,
+// p = 0.016) or two pairs (U = 2, p = 0.032) still read as significant.
+// So each such preset must tell a clear change apart with one repeat out
+// of place. The presets of one repeat answer no diff of theirs: the QoS
+// curve (its knee) and the preconditioning (its steady state).
+func TestPresetsCanTell(t *testing.T) {
+	for _, p := range Presets() {
+		if p.Repeat == 1 {
+			if p.SLO == "" && !p.Sequential {
+				t.Errorf("%s: 1 repeat, and it compares its sweep's values", p.Name)
+			}
+			continue
+		}
+		if p.Repeat < stats.RepeatsEach(0.95) {
+			t.Errorf("%s: %d repeats a side cannot reach 95 %% (needs %d)", p.Name, p.Repeat, stats.RepeatsEach(0.95))
+		}
+		a := make([]float64, p.Repeat)
+		b := make([]float64, p.Repeat)
+		for i := range a {
+			a[i] = 1000 + float64(i)
+			b[i] = 0.12 * a[i] // −88 %, the ranges apart
+		}
+		if c := stats.Compare(a, b, 0.95); c.Verdict != stats.Significant {
+			t.Errorf("%s: −88 %% with %d repeats apart: %s", p.Name, p.Repeat, c)
+		}
+		b[len(b)-1] = a[0] + 0.5 // one repeat of B above one of A: U = 1
+		c := stats.Compare(a, b, 0.95)
+		if c.Verdict != stats.Significant {
+			t.Errorf("%s: one repeat out of place in %d: %s, want significant", p.Name, p.Repeat, c)
+		}
+		t.Logf("%s: %d repeats, one out of place: p = %.3g", p.Name, p.Repeat, c.P)
 	}
 }

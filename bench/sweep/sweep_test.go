@@ -175,3 +175,48 @@ func TestJoinValues(t *testing.T) {
 		}
 	}
 }
+
+// Planned counts the steps Steps makes, without making them: every
+// combination the check did not leave out (a skip recorded twice counts
+// once), Repeat times; with AutoRepeat, from the first rounds to the cap.
+func TestPlanPlanned(t *testing.T) {
+	cfg, err := fio.ParseArgs([]string{"--name=a", "--filename=/dev/null", "--rw=randread", "--ioengine=libaio", "--runtime=10", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines := Sweep{Axis: AxisEngine, Values: []string{"libaio", "io_uring", "io_uring+hipri"}}
+	depths := Sweep{Axis: AxisIODepth, Values: []string{"1", "8", "64"}}
+	hipri := func(d string) Skip {
+		return Skip{Axes: []AxisValue{{AxisEngine, "io_uring+hipri"}, {AxisIODepth, d}}, Reason: "no poll queues"}
+	}
+	for _, c := range []struct {
+		name   string
+		plan   Plan
+		lo, hi int
+	}{
+		{"one step", Plan{Base: *cfg}, 1, 1},
+		{"3 × 3 × 4", Plan{Base: *cfg, Repeat: 4, Sweeps: []Sweep{engines, depths}}, 36, 36},
+		{"hipri left out", Plan{Base: *cfg, Repeat: 2, Sweeps: []Sweep{engines, depths},
+			Skipped: []Skip{hipri("1"), hipri("8"), hipri("64"), hipri("8")}}, 12, 12},
+		{"auto", Plan{Base: *cfg, AutoRepeat: &AutoRepeat{Within: 0.05, Max: 10}, Sweeps: []Sweep{depths}}, 3 * MinAutoRepeat, 30},
+	} {
+		lo, hi := c.plan.Planned()
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("%s: Planned %d, %d; want %d, %d", c.name, lo, hi, c.lo, c.hi)
+		}
+		if steps, err := c.plan.Steps(); err != nil || len(steps) != lo {
+			t.Errorf("%s: Steps made %d (%v), Planned says %d", c.name, len(steps), err, lo)
+		}
+	}
+	for _, p := range Presets() {
+		cfg, err := fio.ParseArgs(p.Args("/dev/null", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := Plan{Base: *cfg, Repeat: p.Repeat, Sweeps: p.Sweeps}
+		steps, err := plan.Steps()
+		if lo, hi := plan.Planned(); err != nil || lo != len(steps) || hi != lo {
+			t.Errorf("%s: Planned %d, %d; Steps made %d (%v)", p.Name, lo, hi, len(steps), err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package system
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The types of the machine, disk and target readers, on every platform, so
 // results recorded on Linux load, store and show anywhere; the readers
@@ -265,6 +268,29 @@ type IOMMUInfo struct {
 	Groups int `json:"groups"`
 	// GroupTypes counts groups by default domain type (iommu_groups/N/type).
 	GroupTypes map[string]int `json:"group_types,omitempty"`
+}
+
+// NoScheduler says, for a disk with no I/O scheduler to choose, what it
+// has and why: "none (zram has no I/O scheduler)" for a bio-based device
+// (a queue directory read, its block sizes there, but no scheduler file:
+// zram, dm, md) or one whose scheduler file offers a bare "none"; "" for
+// a disk with a choice, a target without a disk, and a disk whose queue
+// was not read (an import, an older run: its scheduler is unknown).
+func (t Target) NoScheduler() string {
+	bare := len(t.Schedulers) == 1 && t.Schedulers[0] == "none"
+	missing := t.Scheduler == "" && len(t.Schedulers) == 0 && t.LogicalBlockSize > 0
+	if t.Disk == "" || !bare && !missing {
+		return ""
+	}
+	kind := t.Driver
+	if kind == "" {
+		kind = strings.TrimRight(t.Disk, "0123456789")
+		kind = strings.TrimSuffix(kind, "-") // dm-0: dm
+	}
+	if kind == "" {
+		kind = t.Disk
+	}
+	return "none (" + kind + " has no I/O scheduler)"
 }
 
 // Target is a job's file or block device, resolved, with what the

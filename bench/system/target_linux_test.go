@@ -593,3 +593,28 @@ func TestLoopSwapLive(t *testing.T) {
 		t.Errorf("active swap: %v", err)
 	}
 }
+
+// A disk with no scheduler to choose says what it has and why, read from
+// sysfs as a run records it: zram without a scheduler file, dm and md
+// with a bare "none"; the others, and a disk never read, say nothing.
+func TestNoSchedulerFixture(t *testing.T) {
+	s := sysFixture("server")
+	for disk, want := range map[string]string{
+		"sda": "", "nvme0n1": "", "loop0": "", "vda": "",
+		"zram0": "none (zram has no I/O scheduler)",
+		"dm-0":  "none (device-mapper has no I/O scheduler)",
+		"md127": "none (md has no I/O scheduler)",
+	} {
+		got := Target{Disk: disk, NUMANode: -1}
+		s.diskAttrs(&got)
+		if n := got.NoScheduler(); n != want {
+			t.Errorf("%s: NoScheduler %q, want %q", disk, n, want)
+		}
+	}
+	if n := (Target{Disk: "zram0"}).NoScheduler(); n != "" {
+		t.Errorf("a disk never read: %q, want none said", n)
+	}
+	if n := (Target{Disk: "zram1", LogicalBlockSize: 4096}).NoScheduler(); n != "none (zram has no I/O scheduler)" {
+		t.Errorf("no driver recorded: %q", n)
+	}
+}

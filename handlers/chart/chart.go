@@ -156,6 +156,15 @@ func (r *LoadedRun) StepSummaries() []summary.StepView { return r.summaries() }
 // stepCount is how many steps the run has.
 func (r *LoadedRun) stepCount() int { return max(len(r.Summary), len(r.Steps)) }
 
+// anyDone reports whether a step of the run counts in the numbers
+// (summary.StepStatus): finished, not failed or cancelled.
+func (r *LoadedRun) anyDone() bool {
+	if r.Summary != nil {
+		return slices.ContainsFunc(r.Summary, func(s summary.StepView) bool { return done(&s) })
+	}
+	return slices.ContainsFunc(r.Steps, func(s sweep.StepResult) bool { return summary.StepStatus(&s) == sweep.StepDone })
+}
+
 // stepConfig is the config of the run's step i (i < stepCount).
 func (r *LoadedRun) stepConfig(i int) *bench.Config {
 	if r.Summary != nil {
@@ -370,7 +379,10 @@ func build(q Query, runs []LoadedRun) (*Chart, error) {
 // Available lists the kinds page draws that runs can draw: none until a
 // run has steps; then those whose test passes.
 func Available(runs []LoadedRun, page Page) []KindSpec {
-	if !slices.ContainsFunc(runs, func(r LoadedRun) bool { return r.stepCount() > 0 }) {
+	// A run cancelled or failed before any step finished has steps but
+	// nothing to draw (the numbers leave those steps out): no chart, not
+	// an empty frame of each kind.
+	if !slices.ContainsFunc(runs, func(r LoadedRun) bool { return r.anyDone() }) {
 		return nil
 	}
 	vs := views(runs)

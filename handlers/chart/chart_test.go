@@ -97,6 +97,22 @@ func TestAvailable(t *testing.T) {
 	}
 	nj := numjobsRun(1, nil)
 	failed := testRun(3, sched, sweeptest.Steps(sched, func(sweep.Step) sweep.StepResult { return sweeptest.Failed("boom") }))
+	// The first step cancelled halfway, with what it had done; the others
+	// never started.
+	cancelled := testRun(4, sched, sweeptest.Steps(sched, func(st sweep.Step) sweep.StepResult {
+		if st.Seq == 0 {
+			r := sweeptest.Done(testWrites(1))
+			r.Status = sweep.StepCancelled
+			return r
+		}
+		return sweep.StepResult{Status: sweep.StepCancelled}
+	}))
+	oneDone := testRun(5, sched, sweeptest.Steps(sched, func(st sweep.Step) sweep.StepResult {
+		if st.Seq == 0 {
+			return sweeptest.Done(testWrites(1))
+		}
+		return sweeptest.Failed("boom")
+	}))
 	onCompare := []Kind{IOPS, Latency, Distribution}
 	with := func(kinds []Kind, more ...Kind) []Kind { return append(slices.Clone(kinds), more...) }
 	for _, tc := range []struct {
@@ -113,8 +129,11 @@ func TestAvailable(t *testing.T) {
 		{"schedulers, one job", []LoadedRun{testRun(1, schedOneJob, done(schedOneJob))}, perStep, with(onCompare, MaxIOPS)},
 		{"one of two runs has steps", []LoadedRun{testRun(1, sched, nil), testRun(2, sched, done(sched))},
 			with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
-		// No step is done: no kernel has a best IOPS.
-		{"every step failed", []LoadedRun{failed}, with(perStep, Fairness), with(onCompare, Fairness)},
+		// No step did any I/O: nothing to draw, no frame of each kind.
+		{"every step failed", []LoadedRun{failed}, nil, nil},
+		{"cancelled before a step finished", []LoadedRun{cancelled}, nil, nil},
+		// One step did: it is drawn, the failed ones counted beside it.
+		{"one step done of the failed", []LoadedRun{oneDone}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := kindsOf(Available(tc.runs, RunPage)); !slices.Equal(got, tc.run) {

@@ -145,6 +145,9 @@ func targetText(t *system.Target, steps []sweep.StepResult) string {
 		return text
 	}
 	used := usedSchedulers(t, steps)
+	if none := t.NoScheduler(); none != "" && (len(used) == 0 || len(used) == 1 && used[0] == "none") {
+		return text + ", scheduler " + none + ", io_poll " + onOff(t.IOPoll)
+	}
 	switch len(used) {
 	case 0:
 		text += ", scheduler " + system.Unknown
@@ -156,11 +159,14 @@ func targetText(t *system.Target, steps []sweep.StepResult) string {
 	if len(t.Schedulers) > 0 {
 		text += " (offered: " + strings.Join(t.Schedulers, " ") + ")"
 	}
-	poll := "off"
-	if t.IOPoll {
-		poll = "on"
+	return text + ", io_poll " + onOff(t.IOPoll)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
 	}
-	return text + ", io_poll " + poll
+	return "off"
 }
 
 // usedSchedulers are the schedulers t's disk ran the steps under, in the

@@ -78,7 +78,7 @@ func stepRowOf(f stepFigures) StepRow {
 	if f.HasDisk {
 		d := f.Disk
 		r.RPS, r.WPS = units.Number(d.ReadsPerSec), units.Number(d.WritesPerSec)
-		r.RAwait, r.WAwait = units.Number(d.ReadAwait), units.Number(d.WriteAwait)
+		r.RAwait, r.WAwait = awaitText(d.ReadsPerSec, d.ReadAwait), awaitText(d.WritesPerSec, d.WriteAwait)
 		r.AQU, r.Util = units.Number(d.AvgQueueSize), units.Number(d.Util)
 	}
 	return r
@@ -97,6 +97,16 @@ func jobRowOf(j *summary.JobFigures) JobRow {
 		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
 	}
 	return r
+}
+
+// awaitText writes iostat's r_await or w_await (ms per I/O) as a latency
+// in its own unit, as iolab show does: "1.55 µs", not "0.00155" ms; "–"
+// when there was no such I/O.
+func awaitText(perSec, ms float64) string {
+	if perSec == 0 {
+		return "–"
+	}
+	return fmtLatency(time.Duration(ms * 1e6))
 }
 
 // fmtLatency shows a duration with three significant digits in the
