@@ -23,7 +23,11 @@ func TestNewPlanPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Name != "sched-mixed" || plan.Preset != "sched-mixed" || plan.Repeat != 3 || !plan.DropCaches {
+	preset, err := sweep.PresetByName("sched-mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Name != "sched-mixed" || plan.Preset != "sched-mixed" || plan.Repeat != preset.Repeat || plan.Repeat < 5 || !plan.DropCaches {
 		t.Errorf("plan %q preset %q repeat %d drop caches %v: want the preset's", plan.Name, plan.Preset, plan.Repeat, plan.DropCaches)
 	}
 	if len(plan.Sweeps) != 1 || !slices.Equal(plan.Sweeps[0].Values, []string{"none", "bfq"}) {
