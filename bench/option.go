@@ -59,55 +59,22 @@ type OptionSpec struct {
 
 // IntField sets an int field from a whole number in [lo, hi].
 func IntField(lo, hi int, field func(*Job) *int) func(*Job, string) error {
-	return func(j *Job, v string) error {
-		n, err := units.ParseInt(v, lo, hi)
-		if err == nil {
-			*field(j) = n
-		}
-		return err
-	}
+	return units.SetInt(lo, hi, field)
 }
 
 // SizeField sets a byte count from a size (4k, 1m, …).
 func SizeField(field func(*Job) *int64) func(*Job, string) error {
-	return func(j *Job, v string) error {
-		n, err := units.ParseSize(v)
-		if err == nil {
-			*field(j) = n
-		}
-		return err
-	}
+	return units.Setter(units.ParseSize, field)
 }
 
 // DurationField sets a time from fio's seconds-unless-a-unit-follows.
 func DurationField(field func(*Job) *time.Duration) func(*Job, string) error {
-	return func(j *Job, v string) error {
-		d, err := units.ParseDuration(v)
-		if err == nil {
-			*field(j) = d
-		}
-		return err
-	}
+	return units.Setter(units.ParseDuration, field)
 }
 
 // BoolField serves both fio's bool options (value required, checked by
 // the parser) and its flags (value optional).
-func BoolField(field func(*Job) *bool) func(*Job, string) error {
-	return func(j *Job, v string) error {
-		b, err := units.ParseFlag(v)
-		if err == nil {
-			*field(j) = b
-		}
-		return err
-	}
-}
+func BoolField(field func(*Job) *bool) func(*Job, string) error { return units.SetBool(field) }
 
 // GetBool reads a bool field back as fio writes it: "1" or "0".
-func GetBool(field func(*Job) *bool) func(*Job) string {
-	return func(j *Job) string {
-		if *field(j) {
-			return "1"
-		}
-		return "0"
-	}
-}
+func GetBool(field func(*Job) *bool) func(*Job) string { return units.GetBool(field) }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"iolab/bench/tsc"
+	"iolab/bench/units"
 )
 
 // Linux AIO ABI, from include/uapi/linux/aio_abi.h.
@@ -70,7 +71,7 @@ var libaioEngine = Engine{
 	Options: []Option{
 		{Name: "userspace_reap", Flag: true, Unit: "bool", Default: "0",
 			Help: "reap from the aio ring in user space instead of io_getevents, when not waiting (iodepth_batch_complete_min=0)",
-			Set:  setBool(func(p *Params) *bool { return &p.UserspaceReap }), Get: getBool(func(p *Params) *bool { return &p.UserspaceReap })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.UserspaceReap }), Get: units.GetBool(func(p *Params) *bool { return &p.UserspaceReap })},
 	},
 	open: func(st *Setup) (IO, Info, error) {
 		a, err := newAIO(st)

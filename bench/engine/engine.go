@@ -15,9 +15,6 @@ package engine
 
 import (
 	"slices"
-	"strconv"
-
-	"iolab/bench/units"
 )
 
 // Engine is one ioengine, the way fio's struct ioengine_ops describes one:
@@ -138,39 +135,6 @@ type Params struct {
 
 // MaxCPU is Linux's largest CONFIG_NR_CPUS (bench.MaxCPU).
 const MaxCPU = 8192
-
-func setBool(field func(*Params) *bool) func(*Params, string) error {
-	return func(p *Params, v string) error {
-		b, err := units.ParseFlag(v)
-		if err == nil {
-			*field(p) = b
-		}
-		return err
-	}
-}
-
-func getBool(field func(*Params) *bool) func(*Params) string {
-	return func(p *Params) string {
-		if *field(p) {
-			return "1"
-		}
-		return "0"
-	}
-}
-
-func setInt(lo, hi int, field func(*Params) *int) func(*Params, string) error {
-	return func(p *Params, v string) error {
-		n, err := units.ParseInt(v, lo, hi)
-		if err == nil {
-			*field(p) = n
-		}
-		return err
-	}
-}
-
-func getInt(field func(*Params) *int) func(*Params) string {
-	return func(p *Params) string { return strconv.Itoa(*field(p)) }
-}
 
 // Lookup returns the engine called name.
 func Lookup(name string) (*Engine, bool) {

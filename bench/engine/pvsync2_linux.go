@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"iolab/bench/units"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -14,14 +16,14 @@ var pvsync2Engine = Engine{
 	Options: []Option{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled I/O: RWF_HIPRI on hipri_percentage of the I/Os (the kernel polls only where the device has poll queues)",
-			Set:  setBool(func(p *Params) *bool { return &p.Hipri }), Get: getBool(func(p *Params) *bool { return &p.Hipri })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.Hipri }), Get: units.GetBool(func(p *Params) *bool { return &p.Hipri })},
 		{Name: "hipri_percentage", Example: "50", Unit: "%", Default: "100",
 			Help: "the share of I/Os hipri flags RWF_HIPRI",
-			Set:  setInt(0, 100, func(p *Params) *int { return &p.HipriPercentage }),
-			Get:  getInt(func(p *Params) *int { return &p.HipriPercentage })},
+			Set:  units.SetInt(0, 100, func(p *Params) *int { return &p.HipriPercentage }),
+			Get:  units.GetInt(func(p *Params) *int { return &p.HipriPercentage })},
 		{Name: "nowait", Example: "1", Unit: "bool", Default: "0",
 			Help: "RWF_NOWAIT: an I/O that would block (data not cached, device busy) fails with EAGAIN instead, which ends the job, as in fio",
-			Set:  setBool(func(p *Params) *bool { return &p.NoWait }), Get: getBool(func(p *Params) *bool { return &p.NoWait })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.NoWait }), Get: units.GetBool(func(p *Params) *bool { return &p.NoWait })},
 	},
 	Modes: []Mode{{"hipri", "hipri"}},
 	open: func(st *Setup) (IO, Info, error) {

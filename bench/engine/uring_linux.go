@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"iolab/bench/tsc"
+	"iolab/bench/units"
 )
 
 // io_uring ABI, from the kernel's include/uapi/linux/io_uring.h (the same
@@ -129,13 +130,13 @@ var ioURingEngine = Engine{
 	Options: []Option{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",
-			Set:  setBool(func(p *Params) *bool { return &p.Hipri }), Get: getBool(func(p *Params) *bool { return &p.Hipri })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.Hipri }), Get: units.GetBool(func(p *Params) *bool { return &p.Hipri })},
 		{Name: "sqthread_poll", Flag: true, Unit: "bool", Default: "0",
 			Help: "a kernel thread polls the submission ring (IORING_SETUP_SQPOLL)",
-			Set:  setBool(func(p *Params) *bool { return &p.SQThreadPoll }), Get: getBool(func(p *Params) *bool { return &p.SQThreadPoll })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.SQThreadPoll }), Get: units.GetBool(func(p *Params) *bool { return &p.SQThreadPoll })},
 		{Name: "sqthread_poll_cpu", Example: "3", Unit: "int",
 			Help: "the CPU the SQPOLL thread runs on (IORING_SETUP_SQ_AFF)",
-			Set:  setInt(0, MaxCPU-1, func(p *Params) *int { return &p.SQThreadPollCPU }),
+			Set:  units.SetInt(0, MaxCPU-1, func(p *Params) *int { return &p.SQThreadPollCPU }),
 			Get: func(p *Params) string {
 				if p.SQThreadPollCPU < 0 {
 					return ""
@@ -144,10 +145,10 @@ var ioURingEngine = Engine{
 			}},
 		{Name: "fixedbufs", Flag: true, Unit: "bool", Default: "0",
 			Help: "registered buffers, READ_FIXED/WRITE_FIXED",
-			Set:  setBool(func(p *Params) *bool { return &p.FixedBufs }), Get: getBool(func(p *Params) *bool { return &p.FixedBufs })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.FixedBufs }), Get: units.GetBool(func(p *Params) *bool { return &p.FixedBufs })},
 		{Name: "registerfiles", Flag: true, Unit: "bool", Default: "0",
 			Help: "a registered file (IOSQE_FIXED_FILE)",
-			Set:  setBool(func(p *Params) *bool { return &p.RegisterFiles }), Get: getBool(func(p *Params) *bool { return &p.RegisterFiles })},
+			Set:  units.SetBool(func(p *Params) *bool { return &p.RegisterFiles }), Get: units.GetBool(func(p *Params) *bool { return &p.RegisterFiles })},
 	},
 	Modes: []Mode{{"sqpoll", "sqthread_poll"}, {"hipri", "hipri"}, {"fixedbufs", "fixedbufs"}, {"registerfiles", "registerfiles"}},
 	open: func(st *Setup) (IO, Info, error) {
