@@ -47,6 +47,9 @@ type KindSpec struct {
 	x sweep.Axis
 	// xParam is what a query's x= does for the kind.
 	xParam xParam
+	// answers is the swept axis the kind is the chart of: pages put it
+	// first for runs that sweep that axis (sweptFirst).
+	answers sweep.Axis
 	// lat: the kind draws the latency Query.Lat picks (lat= is left out
 	// of the others' URLs).
 	lat bool
@@ -89,16 +92,16 @@ const (
 
 // kindTable lists the kinds in the order pages show them.
 var kindTable = []KindSpec{
-	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, build: buildIOPS},
+	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, answers: sweep.AxisIODepth, build: buildIOPS},
 	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, build: buildLatency},
 	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, build: buildDistribution},
 	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true, Logs: true}, PerJob: true, build: buildTimeline},
 	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildLatencyTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
-	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
-	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, available: fairnessAvailable, build: buildFairness},
+	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, answers: sweep.AxisNumJobs, available: scalingAvailable, build: buildScaling},
+	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
-	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, available: qosAvailable, build: buildQoS},
+	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
 }
 
 // Kinds lists every kind, in the order pages show them.
@@ -377,7 +380,8 @@ func build(q Query, runs []LoadedRun) (*Chart, error) {
 }
 
 // Available lists the kinds page draws that runs can draw: none until a
-// run has steps; then those whose test passes.
+// run has steps; then those whose test passes, the chart of what the
+// runs sweep first (sweptFirst).
 func Available(runs []LoadedRun, page Page) []KindSpec {
 	// A run cancelled or failed before any step finished has steps but
 	// nothing to draw (the numbers leave those steps out): no chart, not
@@ -392,7 +396,7 @@ func Available(runs []LoadedRun, page Page) []KindSpec {
 			out = append(out, k)
 		}
 	}
-	return qosFirst(out, vs)
+	return sweptFirst(out, vs)
 }
 
 // Load is what drawing kinds reads of each run's steps (db.StepsFor):

@@ -54,8 +54,10 @@ func TestBuildChartEveryKind(t *testing.T) {
 		return sweeptest.Done(w, r)
 	}))
 	all := kindsOf(Kinds())
-	if got := kindsOf(Available([]LoadedRun{run}, RunPage|ComparePage)); !slices.Equal(got, all) {
-		t.Fatalf("Available = %q, want every kind %q", got, all)
+	// The charts of the swept axes first, in the plan's order of them.
+	want := append([]Kind{Fairness, Scaling, IOPS}, slices.DeleteFunc(slices.Clone(all), func(k Kind) bool { return k == Fairness || k == Scaling || k == IOPS })...)
+	if got := kindsOf(Available([]LoadedRun{run}, RunPage|ComparePage)); !slices.Equal(got, want) {
+		t.Fatalf("Available = %q, want every kind, swept axes' first: %q", got, want)
 	}
 	for _, k := range all {
 		t.Run(string(k), func(t *testing.T) {
@@ -115,6 +117,8 @@ func TestAvailable(t *testing.T) {
 	}))
 	onCompare := []Kind{IOPS, Latency, Distribution}
 	with := func(kinds []Kind, more ...Kind) []Kind { return append(slices.Clone(kinds), more...) }
+	// The chart of the swept axis comes first (sweptFirst).
+	first := func(k Kind, kinds []Kind) []Kind { return append([]Kind{k}, kinds...) }
 	for _, tc := range []struct {
 		name         string
 		runs         []LoadedRun
@@ -123,17 +127,17 @@ func TestAvailable(t *testing.T) {
 		{"no runs", nil, nil, nil},
 		{"no steps yet", []LoadedRun{testRun(1, sched, nil)}, nil, nil},
 		{"iodepth × engine", []LoadedRun{iodepthEngineRun(1, engineIOPS, [3]string{})}, with(perStep, QoS), with(onCompare, MaxIOPS, QoS)},
-		{"numjobs", []LoadedRun{nj}, with(perStep, Scaling), with(onCompare, Scaling, MaxIOPS)},
+		{"numjobs", []LoadedRun{nj}, first(Scaling, perStep), first(Scaling, with(onCompare, MaxIOPS))},
 		{"numjobs compared with iodepth", []LoadedRun{nj, iodepthEngineRun(2, engineIOPS, [3]string{})}, perStep, with(onCompare, MaxIOPS)},
-		{"schedulers, two jobs", []LoadedRun{testRun(1, sched, done(sched))}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
+		{"schedulers, two jobs", []LoadedRun{testRun(1, sched, done(sched))}, first(Fairness, perStep), first(Fairness, with(onCompare, MaxIOPS))},
 		{"schedulers, one job", []LoadedRun{testRun(1, schedOneJob, done(schedOneJob))}, perStep, with(onCompare, MaxIOPS)},
 		{"one of two runs has steps", []LoadedRun{testRun(1, sched, nil), testRun(2, sched, done(sched))},
-			with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
+			first(Fairness, perStep), first(Fairness, with(onCompare, MaxIOPS))},
 		// No step did any I/O: nothing to draw, no frame of each kind.
 		{"every step failed", []LoadedRun{failed}, nil, nil},
 		{"cancelled before a step finished", []LoadedRun{cancelled}, nil, nil},
 		// One step did: it is drawn, the failed ones counted beside it.
-		{"one step done of the failed", []LoadedRun{oneDone}, with(perStep, Fairness), with(onCompare, Fairness, MaxIOPS)},
+		{"one step done of the failed", []LoadedRun{oneDone}, first(Fairness, perStep), first(Fairness, with(onCompare, MaxIOPS))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := kindsOf(Available(tc.runs, RunPage)); !slices.Equal(got, tc.run) {
@@ -219,7 +223,8 @@ func TestRunJobValue(t *testing.T) {
 	plan.Base.Jobs[0].NumJobs = 1
 	r = testRun(1, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	c := mustBuild(t, Query{Kind: IOPS, X: sweep.AxisBS}, r)
-	if doc := checkOption(t, c); !slices.Equal(doc.XAxis[0].Data, []string{"1g"}) {
-		t.Errorf("x categories = %q, want 1g", doc.XAxis[0].Data)
+	// One x value: the series side by side, named at bs 1g (oneX).
+	if doc := checkOption(t, c); !slices.Equal(seriesNames(doc), []string{"bs 1g"}) || c.Title != "IOPS at bs 1g" {
+		t.Errorf("series %q, title %q, want the one x value bs 1g", seriesNames(doc), c.Title)
 	}
 }

@@ -27,10 +27,20 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 		Format: Format{Tooltip: "box", Y: "iops", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy")
 
+	// One x value: the series side by side as bars with whiskers, one
+	// box each on a category axis of their names (oneX), not a box per
+	// series squeezed into one category.
+	one := g.oneX(l)
+	xName, xs := string(l.x), g.xs
+	if one != nil {
+		c.Title = one.title(dirTitle + "IOPS")
+		c.Format.XName, xName, xs = one.name, one.name, one.categories
+	}
 	box := echarts.NewBoxPlot()
 	box.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; thick outline: noisy (CV > 10%)"),
-		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
-	box.SetXAxis(g.xs)
+		"item", xAxisOpts(xName, "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
+	box.SetXAxis(xs)
+	var boxes []item // one x: each series' box
 	for _, s := range g.series {
 		data := make([]item, len(g.xs))
 		for i, x := range g.xs {
@@ -61,8 +71,20 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 			}
 			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy())))
 		}
+		if one != nil {
+			data[0].Name = one.categories[len(boxes)]
+			if data[0].ItemStyle == nil {
+				data[0].ItemStyle = boxStyle(s)
+			}
+			boxes = append(boxes, data[0])
+			continue
+		}
 		box.AddSeries(cmp.Or(s.name, s.run.label), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color, BorderColor: s.color}))
 		setData(box.MultiSeries, data)
+	}
+	if one != nil {
+		box.AddSeries(cmp.Or(one.at, dirTitle+"IOPS"), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: one.color, BorderColor: one.color}))
+		setData(box.MultiSeries, boxes)
 	}
 	var err error
 	c.Option, err = optionJSON(box)

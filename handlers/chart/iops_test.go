@@ -146,7 +146,8 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 		{"mixed", "8", "bfq", "3", "0", csvNum(b[0]), csvNum(b[1]), csvNum(b[2]), csvNum(cv(5000, 5600, 5200)), "false"},
 	})
 	doc := checkOption(t, c)
-	if !slices.Equal(seriesNames(doc), []string{"none", "bfq"}) || !slices.Equal(doc.XAxis[0].Data, []string{"8"}) {
+	// One x value: the schedulers side by side, at iodepth 8 (oneX).
+	if !slices.Equal(seriesNames(doc), []string{"iodepth 8"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
 		t.Errorf("series %q, categories %q", seriesNames(doc), doc.XAxis[0].Data)
 	}
 	if !strings.HasPrefix(c.Title, "Read IOPS") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -80,9 +81,19 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 		done int
 	}
 	base := map[string]basePoint{}
+	// One x value: bars, the series side by side and a bar per
+	// percentile, not a lone dot per line (oneX).
+	one := g.oneX(l)
+	xName, xs := string(l.x), g.xs
+	if one != nil {
+		c.Title = one.title(dirTitle + "Latency percentiles")
+		c.Format.XName, xName, xs = one.name, one.name, one.categories
+		how = strings.Replace(how, "line style: percentile", "shade: percentile", 1)
+	}
+	bars := make([][]item, len(ps)) // one x: [percentile][series]
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
-		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + lk.column() + " (µs)", Type: "log", SplitLine: splitLine()})...)
-	line.SetXAxis(g.xs)
+		"item", xAxisOpts(xName, "category"), opts.YAxis{Name: dirTitle + lk.column() + " (µs)", Type: "log", SplitLine: splitLine()})...)
+	line.SetXAxis(xs)
 	for si, s := range g.series {
 		data := make([][]item, len(ps))
 		for k := range data {
@@ -129,6 +140,18 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			}
 			c.Rows = append(c.Rows, row)
 		}
+		if one != nil {
+			for k := range ps {
+				d := data[k][0]
+				d.Name, d.Symbol = one.categories[si], ""
+				d.ItemStyle = &itemStyle{Color: s.color, Opacity: percentileShade(k, len(ps))}
+				if d.Note != "" { // unreliable: hollow, as the lines draw it
+					d.ItemStyle = &itemStyle{Color: s.color + "22", BorderColor: s.color, BorderWidth: 1.5, BorderType: "dashed"}
+				}
+				bars[k] = append(bars[k], d)
+			}
+			continue
+		}
 		for k, p := range ps {
 			name := percentileName(p)
 			if s.name != "" {
@@ -139,7 +162,29 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 			c.Format.Groups = append(c.Format.Groups, si)
 		}
 	}
+	if one != nil {
+		// Each percentile a bar series over the categories, its bars in
+		// their series' colours, lighter for the lower percentiles; the
+		// legend's swatch a grey as light.
+		for k, p := range ps {
+			line.AddSeries(percentileName(p), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: percentileGrey(k, len(ps))}),
+				echarts.WithLabelOpts(opts.Label{Show: opts.Bool(len(ps) > 1), Position: "top", Formatter: "{a}", FontSize: 10}))
+			line.MultiSeries[len(line.MultiSeries)-1].Type = "bar"
+			setData(line.MultiSeries, bars[k])
+		}
+	}
 	var err error
 	c.Option, err = optionJSON(line)
 	return c, err
+}
+
+// percentileShade is the opacity of the k-th of n percentiles' bars:
+// the highest (the last) solid, the lower ones lighter.
+func percentileShade(k, n int) float32 { return float32(0.3 + 0.7*float64(k+1)/float64(n)) }
+
+// percentileGrey is the legend's swatch of the k-th of n percentiles'
+// bars: a grey as light as their shade.
+func percentileGrey(k, n int) string {
+	v := int(255 - 200*percentileShade(k, n))
+	return fmt.Sprintf("#%02x%02x%02x", v, v, v)
 }

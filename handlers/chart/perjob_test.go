@@ -48,8 +48,8 @@ func TestChartsDrawOneJob(t *testing.T) {
 		{"fg-reader", "1", "bfq", "3", "0", "250", "260", "270", csvNum(cv(250, 260, 270)), "false"},
 	})
 	doc := checkOption(t, c)
-	if !slices.Equal(doc.XAxis[0].Data, []string{"1"}) {
-		t.Errorf("x categories = %q, want the reader's iodepth 1", doc.XAxis[0].Data)
+	if !slices.Equal(seriesNames(doc), []string{"iodepth 1"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
+		t.Errorf("series %q, x categories = %q, want the schedulers at the reader's iodepth 1", seriesNames(doc), doc.XAxis[0].Data)
 	}
 	if !strings.Contains(string(c.Option), "job fg-reader") {
 		t.Errorf("the chart does not say which job it draws: %s", c.Option)
@@ -147,7 +147,8 @@ func TestChartsFlagNoiseAndUnreliablePercentiles(t *testing.T) {
 	if err := json.Unmarshal(c.Option, &doc); err != nil {
 		t.Fatal(err)
 	}
-	none, bfq := doc.Series[0].Data[0], doc.Series[1].Data[0]
+	// One x value: one box per scheduler, side by side (oneX).
+	none, bfq := doc.Series[0].Data[0], doc.Series[0].Data[1]
 	if none.ItemStyle == nil || none.ItemStyle.BorderWidth > 2 || none.Note != "" || none.N == 0 {
 		t.Errorf("none's box is marked: %+v", none)
 	}
@@ -164,8 +165,11 @@ func TestChartsFlagNoiseAndUnreliablePercentiles(t *testing.T) {
 		Series []struct {
 			Name string `json:"name"`
 			Data []struct {
-				Note   string `json:"note"`
-				Symbol string `json:"symbol"`
+				Note      string `json:"note"`
+				Symbol    string `json:"symbol"`
+				ItemStyle struct {
+					BorderType string `json:"borderType"`
+				} `json:"itemStyle"`
 			} `json:"data"`
 		} `json:"series"`
 	}
@@ -173,10 +177,12 @@ func TestChartsFlagNoiseAndUnreliablePercentiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	p99, p9999 := line.Series[0].Data[0], line.Series[1].Data[0]
-	if p99.Symbol != "" || strings.Contains(p99.Note, "unreliable") {
+	// One x value: bars, a percentile's hollow and dashed when unreliable
+	// (oneX), as a line's point is hollow.
+	if p99.ItemStyle.BorderType != "" || strings.Contains(p99.Note, "unreliable") {
 		t.Errorf("p99 of 30,000 I/Os is marked: %+v", p99)
 	}
-	if !strings.HasPrefix(p9999.Symbol, "empty") || !strings.Contains(p9999.Note, "unreliable") || !strings.Contains(p9999.Note, "100000") {
+	if p9999.ItemStyle.BorderType != "dashed" || !strings.Contains(p9999.Note, "unreliable") || !strings.Contains(p9999.Note, "100000") {
 		t.Errorf("p99.99 of 30,000 I/Os is not marked unreliable: %+v (series %q)", p9999, line.Series[1].Name)
 	}
 }
@@ -186,8 +192,9 @@ func TestChartsFlagNoiseAndUnreliablePercentiles(t *testing.T) {
 func TestChartsOneValueSweep(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisScheduler, "none", "bfq"), sweepOf(sweep.AxisNumJobs, "1"))
 	run := testRun(1, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(100)) }))
-	if got := seriesNames(checkOption(t, mustBuild(t, Query{Kind: IOPS}, run))); !slices.Equal(got, []string{"none", "bfq"}) {
-		t.Errorf("series = %q, want no numjobs=1 in them", got)
+	// One x value: the series are the categories (oneX).
+	if got := checkOption(t, mustBuild(t, Query{Kind: IOPS}, run)).XAxis[0].Data; !slices.Equal(got, []string{"none", "bfq"}) {
+		t.Errorf("categories = %q, want no numjobs=1 in them", got)
 	}
 	if slices.Contains(kindsOf(Available([]LoadedRun{run}, RunPage)), Scaling) {
 		t.Error("a one-value numjobs sweep offers the scaling chart")

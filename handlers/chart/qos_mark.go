@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -71,30 +70,4 @@ func latencyOf(l string) string {
 		return "latency from the intended start"
 	}
 	return l
-}
-
-// qosFirst puts the QoS chart first for runs that sweep rate_iops: it is
-// what such a run is for, and the charts by iodepth have one point each.
-func qosFirst(kinds []KindSpec, runs []*runView) []KindSpec {
-	i := slices.IndexFunc(kinds, func(k KindSpec) bool { return k.Name == QoS })
-	if i <= 0 || !every(runs, func(r *runView) bool { return r.plan.SweepsAxis(sweep.AxisRateIOPS) }) {
-		return kinds
-	}
-	return append([]KindSpec{kinds[i]}, slices.Delete(slices.Clone(kinds), i, i+1)...)
-}
-
-// loadX is the x axis of a chart whose query may choose it and did not,
-// for runs that sweep rate_iops and not iodepth: rate_iops. By iodepth,
-// such runs have one point each, every rate a series of its own (and
-// past maxSeries, the highest rates not drawn by default).
-func loadX(spec KindSpec, x sweep.Axis, runs []*runView) sweep.Axis {
-	if spec.xParam != xChosen || x != sweep.AxisIODepth || len(runs) == 0 {
-		return x
-	}
-	if every(runs, func(r *runView) bool {
-		return r.plan.SweepsAxis(sweep.AxisRateIOPS) && !r.plan.SweepsAxis(sweep.AxisIODepth)
-	}) {
-		return sweep.AxisRateIOPS
-	}
-	return x
 }

@@ -134,7 +134,8 @@ func TestLoadX(t *testing.T) {
 	}{
 		{Query{Kind: IOPS}, qosRun(1), "IOPS vs rate_iops", []string{"max", "20%", "40%", "60%", "80%"}},
 		{Query{Kind: Latency}, qosRun(1), "Latency percentiles vs rate_iops", []string{"max", "20%", "40%", "60%", "80%"}},
-		{Query{Kind: IOPS, X: sweep.AxisBS}, qosRun(1), "IOPS vs bs", nil},
+		// x=bs kept: one bs (none set), so the rates side by side (oneX).
+		{Query{Kind: IOPS, X: sweep.AxisBS}, qosRun(1), "IOPS by rate_iops", []string{"rate_iops=max", "rate_iops=20%", "rate_iops=40%", "rate_iops=60%", "rate_iops=80%"}},
 		{Query{Kind: IOPS}, testRun(2, testPlan(1, sweepOf(sweep.AxisRateIOPS, "max", "50%"), sweepOf(sweep.AxisIODepth, "1", "4")), nil), "IOPS vs iodepth", nil},
 	} {
 		ch := mustBuild(t, tc.q, tc.run)
