@@ -23,7 +23,7 @@ func chartViewOf(q chart.Query, runs []chart.LoadedRun) chartView {
 
 // withChart fills a view with what a built chart shows.
 func withChart(v chartView, ch *chart.Chart) chartView {
-	v.Title, v.Option, v.Pickers, v.File = ch.Title, string(ch.Option), ch.Pickers, ch.File
+	v.Title, v.Option, v.Pickers, v.Hidden, v.File = ch.Title, string(ch.Option), ch.Pickers, ch.Hidden, ch.File
 	if b, err := json.Marshal(ch.Format); err == nil {
 		v.Format = string(b)
 	}

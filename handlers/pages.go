@@ -186,6 +186,7 @@ type chartView struct {
 	Format  string // chart.Format as JSON: how tooltips write numbers
 	File    string // the downloads' name, without extension
 	Pickers []chart.Picker
+	Hidden  string // the series left out to stay readable, and how to draw them
 	URL     string // the standalone chart page
 	CSV     string
 	Error   string

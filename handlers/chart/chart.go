@@ -322,6 +322,10 @@ type Chart struct {
 	// Pickers choose what the chart draws: the series, percentiles,
 	// iodepths or step it leaves out by default are there.
 	Pickers []Picker `json:"pickers,omitempty"`
+	// Hidden names the series the chart leaves out to stay readable (at
+	// most 8 lines) and the pickers that draw them; "" when it draws all
+	// it was asked for.
+	Hidden string `json:"hidden,omitempty"`
 	// File names the chart's downloads, without extension.
 	File string `json:"file"`
 }

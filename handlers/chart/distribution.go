@@ -101,7 +101,7 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	for _, x := range g.xs {
 		qdPicker.Options = append(qdPicker.Options, PickerOption{Value: x, Label: x, On: slices.Contains(qds, x)})
 	}
-	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk), qdPicker}, g.pickers...),
+	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk), qdPicker}, g.pickers...), Hidden: g.hiddenNote(len(qds), string(l.x)+" values"),
 		Format: Format{Tooltip: "dist", X: "us", Y: "pct", XName: string(l.x)}}
 	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.column()+"_us", "ios", "percent_ios")
 

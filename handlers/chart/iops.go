@@ -23,7 +23,7 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	g.pick(q, l, runs, maxSeries)
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: fmt.Sprintf("%sIOPS vs %s", dirTitle, l.x), Pickers: g.pickers,
+	c := &Chart{Title: fmt.Sprintf("%sIOPS vs %s", dirTitle, l.x), Pickers: g.pickers, Hidden: g.hiddenNote(1, ""),
 		Format: Format{Tooltip: "box", Y: "iops", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy")
 

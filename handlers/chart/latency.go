@@ -57,8 +57,8 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	col, dirTitle := dirPrefix(q)
 	lk := latKind(q, runs)
 	c := &Chart{Title: fmt.Sprintf("%sLatency percentiles vs %s", dirTitle, l.x),
-		Pickers: append([]Picker{latPicker(lk), percentilePicker(ps)}, g.pickers...),
-		Format:  Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
+		Pickers: append([]Picker{latPicker(lk), percentilePicker(ps)}, g.pickers...), Hidden: g.hiddenNote(len(ps), "percentiles"),
+		Format: Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
 		c.Columns = append(c.Columns, col+lk.column()+"_"+percentileName(p)+"_us", col+lk.column()+"_"+percentileName(p)+"_reliable")

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -268,6 +269,11 @@ type grid struct {
 	// empty names the series left out because none of their steps is
 	// done (pick).
 	empty []string
+	// hidden names the series the budget left out (pick): the chart says
+	// so, and which picker draws them (Chart.Hidden).
+	hidden []string
+	// budget is how many series pick kept at most.
+	budget int
 }
 
 // gridOf groups every run's steps by the layout's key and orders the x
@@ -415,11 +421,13 @@ func (g *grid) shown(q Query, l *layout) int {
 	return n
 }
 
-// pick keeps the series the query shows (shows). A query that names none
-// keeps the first series, budget at most. A series none of whose steps
-// is done (an engine the device cannot run) has nothing to draw: the
-// subtitle names it instead. pick records a picker per group axis, and
-// one of the runs when comparing, so the page reaches every series.
+// pick keeps the series the query shows (shows), budget at most: the
+// first, by default; the first budget of those a picker ticked. The rest
+// are hidden, and the chart names them (Chart.Hidden), never left out
+// unsaid. A series none of whose steps is done (an engine the device
+// cannot run) has nothing to draw: the subtitle names it instead. pick
+// records a picker per group axis, and one of the runs when comparing,
+// so the page reaches every series.
 func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 	budget = max(budget, 1)
 	g.series = slices.DeleteFunc(g.series, func(s *series) bool {
@@ -435,7 +443,13 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 			kept = append(kept, s)
 		}
 	}
-	if len(q.Show) == 0 && len(q.ShowRuns) == 0 && len(kept) > budget {
+	g.budget = budget
+	if len(kept) > budget {
+		// Named as among all the series, as the pickers name them.
+		g.name()
+		for _, s := range kept[budget:] {
+			g.hidden = append(g.hidden, cmp.Or(s.name, s.run.label))
+		}
 		kept = kept[:budget]
 	}
 
@@ -467,4 +481,37 @@ func (g *grid) pick(q Query, l *layout, runs []*runView, budget int) {
 	}
 	g.series = kept
 	g.name()
+}
+
+// hiddenNote says which series the chart leaves out past its budget and
+// which pickers draw them: "" when it draws every series it was asked
+// for. lines is how many lines or boxes each series draws (a latency
+// chart's percentiles), fewer the picker whose values make them
+// ("percentiles"), if any.
+func (g *grid) hiddenNote(lines int, fewer string) string {
+	if len(g.hidden) == 0 {
+		return ""
+	}
+	var where []string
+	for _, p := range g.pickers {
+		if p.Param == "show" || p.Param == "showrun" {
+			where = append(where, p.Label)
+		}
+	}
+	at := fmt.Sprintf("%d series at most", g.budget)
+	if lines > 1 {
+		at = fmt.Sprintf("%d series of %d lines at most, %d in all", g.budget, lines, g.budget*lines)
+	}
+	names := g.hidden
+	if len(names) > 12 {
+		names = append(slices.Clone(names[:12]), fmt.Sprintf("and %d more", len(names)-12))
+	}
+	note := fmt.Sprintf("Not drawn (%s): %s.", at, strings.Join(names, ", "))
+	if len(where) > 0 {
+		note += " Tick them under " + strings.Join(where, " and ") + " (and untick others) to draw them."
+	}
+	if lines > 1 && fewer != "" {
+		note += " Fewer " + fewer + " leave room for more series."
+	}
+	return note
 }

@@ -56,7 +56,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	points := scalingPoints(q, l, g, runs)
 	g.pick(q, l, runs, maxSeries/2)
-	c.Pickers = g.pickers
+	c.Pickers, c.Hidden = g.pickers, g.hiddenNote(2, "")
 	c.Format = Format{Tooltip: "bars", Y: "iops", XName: string(l.x)}
 	bar := echarts.NewBar()
 	bar.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; label: growth from the previous "+string(l.x)+", efficiency against linear scaling (dashed)"),
