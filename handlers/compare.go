@@ -48,7 +48,7 @@ func compareIDs(v url.Values) ([]int64, error) {
 // series and runs shown, and job for those that draw one).
 func compareQuery(v url.Values, ids []int64) url.Values {
 	out := url.Values{}
-	for _, k := range []string{"dir", "p", "qd", "series", "job", "show", "showrun"} {
+	for _, k := range []string{"dir", "p", "qd", "series", "job", "lat", "show", "showrun"} {
 		if vs, ok := v[k]; ok {
 			out[k] = vs
 		}
@@ -155,7 +155,7 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 	for _, k := range chart.Available(runs, chart.ComparePage) {
 		q := base
 		q.Kind = k.Name
-		data.Charts = append(data.Charts, chartViewOf(q, runs))
+		data.Charts = append(data.Charts, keepState(chartViewOf(q, runs), v))
 	}
 	if data.MaxIOPS, err = chart.Build(chart.Query{Kind: chart.MaxIOPS}, runs); err != nil {
 		return nil, err

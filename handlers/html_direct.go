@@ -109,7 +109,7 @@ func (d *runPageData) StepRowsHTML() template.HTML {
 			b.WriteString(`">`)
 			if i == 0 {
 				td("", strconv.Itoa(s.Seq))
-				td("", s.Label)
+				td("axes", s.Label)
 				b.WriteString(`<td rowspan="`)
 				b.WriteString(n)
 				b.WriteString(`">`)

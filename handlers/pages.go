@@ -187,9 +187,13 @@ type chartView struct {
 	File    string // the downloads' name, without extension
 	Pickers []chart.Picker
 	Hidden  string // the series left out to stay readable, and how to draw them
-	URL     string // the standalone chart page
-	CSV     string
-	Error   string
+	// Keep is the page's view state the pickers' form carries along
+	// (hidden inputs), so that submitting it without a script keeps the
+	// rest of the view.
+	Keep  []urlParam
+	URL   string // the standalone chart page
+	CSV   string
+	Error string
 }
 
 func (s *Server) runPage(c echo.Context) error {
@@ -300,7 +304,7 @@ func chartViews(runs []chart.LoadedRun, state chart.Query) []chartView {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
 		cq := chart.Query{Kind: k.Name, Runs: ids, Job: state.Job, Dir: state.Dir, Percentiles: state.Percentiles,
-			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns}
+			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns, Lat: state.Lat}
 		if k.Needs.Samples {
 			cq.Step = state.Step
 		}
@@ -309,7 +313,7 @@ func chartViews(runs []chart.LoadedRun, state chart.Query) []chartView {
 			out = append(out, chartView{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
 			continue
 		}
-		out = append(out, chartViewOf(q, runs))
+		out = append(out, keepState(chartViewOf(q, runs), state.Values()))
 	}
 	return out
 }
@@ -397,7 +401,7 @@ func (s *Server) chartPage(c echo.Context) error {
 	}
 	enc := q.Values().Encode()
 	data := chartPageData{pageBase: s.base(c, ch.Title), Runs: runs, Table: ch,
-		Charts: []chartView{withChart(chartView{Kind: string(ch.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}, ch)}}
+		Charts: []chartView{keepState(withChart(chartView{Kind: string(ch.Kind), URL: "/charts?" + enc, CSV: "/charts/export.csv?" + enc}, ch), q.Values())}}
 	for _, k := range chart.Available(runs, chart.RunPage) {
 		data.Kinds = append(data.Kinds, chartLink{Kind: string(k.Name), URL: "/charts?" + chart.Query{Kind: k.Name, Runs: q.Runs, Job: q.Job}.Values().Encode(), Current: k.Name == q.Kind})
 	}

@@ -190,7 +190,11 @@
   }
 
   // pickers write what a chart draws into the page's URL, so every view
-  // stays a URL a colleague can open.
+  // stays a URL a colleague can open, and draw it without a reload: the
+  // page at the new URL is fetched and its charts that changed (a
+  // picker's parameter may apply to every chart) are put in place of
+  // these, the page kept where the reader scrolled it. Without a script
+  // the form submits, its hidden inputs keeping the rest of the view.
   function pickers(root) {
     root.querySelectorAll("form.pickers").forEach(function (form) {
       form.addEventListener("submit", function (e) { e.preventDefault(); });
@@ -204,9 +208,52 @@
         } else {
           form.querySelectorAll('input[name="' + param + '"]:checked').forEach(function (i) { u.searchParams.append(param, i.value); });
         }
-        location.assign(u.toString());
+        history.replaceState(history.state, "", u.toString());
+        redraw(u.toString(), form.closest("figure"));
       });
     });
+  }
+
+  // sources are the charts' figures as the server wrote them, before
+  // echarts drew into them: what a redraw compares the fresh ones with.
+  var sources = new WeakMap();
+  function remember(root) {
+    root.querySelectorAll("figure.chart-box[data-kind]").forEach(function (f) { sources.set(f, f.outerHTML); });
+  }
+
+  // redraw fetches the page at href and swaps in the charts that differ
+  // (and the chart page's table, the job links); the figure the reader
+  // picked in stays where it was on screen. A later pick wins over an
+  // earlier one still loading; a failed fetch loads the page whole.
+  var redrawSeq = 0;
+  function redraw(href, anchor) {
+    var seq = ++redrawSeq;
+    if (anchor) anchor.classList.add("redrawing");
+    fetch(href, { headers: { Accept: "text/html" }, credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      return r.text();
+    }).then(function (html) {
+      if (seq !== redrawSeq) return;
+      var top = anchor ? anchor.getBoundingClientRect().top : 0, kind = anchor && anchor.dataset.kind;
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      document.querySelectorAll("figure.chart-box[data-kind]").forEach(function (mine) {
+        var fresh = doc.querySelector('figure.chart-box[data-kind="' + mine.dataset.kind + '"]');
+        if (!fresh) return;
+        if (fresh.outerHTML === sources.get(mine)) { mine.classList.remove("redrawing"); return; }
+        disposeCharts(mine);
+        mine.replaceWith(fresh);
+        remember(fresh.parentNode);
+        initCharts(fresh);
+        downloads(fresh);
+        pickers(fresh);
+      });
+      ["chart-jobs", "chart-table"].forEach(function (id) {
+        var mine = document.getElementById(id), fresh = doc.getElementById(id);
+        if (mine && fresh) mine.replaceWith(fresh);
+      });
+      var now = kind && document.querySelector('figure.chart-box[data-kind="' + kind + '"]');
+      if (now) window.scrollBy(0, now.getBoundingClientRect().top - top);
+    }).catch(function () { if (seq === redrawSeq) location.assign(href); });
   }
 
   function fmtSeconds(s) {
@@ -243,6 +290,7 @@
         if (!mine || !fresh) return;
         disposeCharts(mine);
         mine.replaceWith(fresh);
+        remember(fresh);
         initChartsLazily(fresh);
         downloads(fresh);
         pickers(fresh);
@@ -448,6 +496,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     group();
     filters();
+    remember(document);
     initCharts(document);
     downloads(document);
     pickers(document);
