@@ -123,6 +123,18 @@ func setupOf(rd *chart.LoadedRun) runSetup {
 	}
 	s.engines = strings.Join(variants, ", ")
 	if len(steps) > 0 {
+		// An engine the run left out (skipped as impossible, or every
+		// step of it failed) is not one it compares: the table says so
+		// rather than list it with those that ran.
+		var out []string
+		for _, v := range variants {
+			if !slices.Contains(ran, v) {
+				out = append(out, v)
+			}
+		}
+		if len(out) > 0 {
+			s.engines = strings.TrimPrefix(strings.Join(ran, ", ")+"; no step done: "+strings.Join(out, ", "), "; ")
+		}
 		variants = ran // "" when no step is done: nothing ran to compare
 	}
 	var opts []string
