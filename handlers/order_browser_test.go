@@ -167,5 +167,16 @@ func TestBrowserStepsTableFits(t *testing.T) {
 		}
 		t.Logf("%s: widths %s", tc.name, eval(`JSON.stringify([...document.querySelector(`+strconv.Quote(tc.box)+`).querySelectorAll("thead th")].map(th => th.textContent + ":" + Math.round(th.getBoundingClientRect().width)))`))
 		writeArtifact(t, art, "fit-1600-"+tc.name+".png", screenshotOf(t, ctx, tc.box))
+		if !strings.HasSuffix(tc.name, "steps") {
+			continue
+		}
+		// The first charts, to look at: the swept axis' chart, then IOPS
+		// and latency (side by side by scheduler on the fairness run).
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.iolabCharts && window.iolabCharts.iops && window.iolabCharts.latency)`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			t.Fatalf("%s: charts not drawn: %v", tc.name, err)
+		}
+		for _, k := range []string{"iops", "latency"} {
+			writeArtifact(t, art, "order-"+tc.name+"-"+k+".png", screenshotOf(t, ctx, `figure[data-kind=`+k+`]`))
+		}
 	}
 }

@@ -224,7 +224,7 @@ func TestRunJobValue(t *testing.T) {
 	r = testRun(1, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	c := mustBuild(t, Query{Kind: IOPS, X: sweep.AxisBS}, r)
 	// One x value: the series side by side, named at bs 1g (oneX).
-	if doc := checkOption(t, c); !slices.Equal(seriesNames(doc), []string{"bs 1g"}) || c.Title != "IOPS at bs 1g" {
-		t.Errorf("series %q, title %q, want the one x value bs 1g", seriesNames(doc), c.Title)
+	if doc := checkOption(t, c); !slices.Equal(plottedNames(doc), []string{"bs 1g"}) || c.Title != "IOPS at bs 1g" {
+		t.Errorf("series %q, title %q, want the one x value bs 1g", plottedNames(doc), c.Title)
 	}
 }

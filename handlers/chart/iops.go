@@ -27,14 +27,14 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 		Format: Format{Tooltip: "box", Y: "iops", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy")
 
-	// One x value: the series side by side as bars with whiskers, one
-	// box each on a category axis of their names (oneX), not a box per
-	// series squeezed into one category.
+	// One x value: the series side by side on a category axis of their
+	// names (oneX), each a bar to its median with whiskers min–max, not a
+	// box per series squeezed into one category.
 	one := g.oneX(l)
 	xName, xs := string(l.x), g.xs
 	if one != nil {
 		c.Title = one.title(dirTitle + "IOPS")
-		c.Format.XName, xName, xs = one.name, one.name, one.categories
+		c.Format.Tooltip, c.Format.XName, xName, xs = "bars", one.name, one.name, one.categories
 	}
 	box := echarts.NewBoxPlot()
 	box.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; thick outline: noisy (CV > 10%)"),
@@ -82,12 +82,32 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 		box.AddSeries(cmp.Or(s.name, s.run.label), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color, BorderColor: s.color}))
 		setData(box.MultiSeries, data)
 	}
+	var whiskers [][]any
 	if one != nil {
-		box.AddSeries(cmp.Or(one.at, dirTitle+"IOPS"), nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: one.color, BorderColor: one.color}))
+		name := cmp.Or(one.at, dirTitle+"IOPS")
+		for i := range boxes {
+			v, ok := boxes[i].Value.([]float64)
+			if !ok {
+				boxes[i].Value = missing
+				continue
+			}
+			boxes[i].Value = v[2]
+			boxes[i].Extra = append([][3]any{{"min", v[0], "iops"}, {"max", v[4], "iops"}}, boxes[i].Extra...)
+			whiskers = append(whiskers, []any{i, v[0], v[4], 0, 1})
+		}
+		box.AddSeries(name, nil, echarts.WithItemStyleOpts(opts.ItemStyle{Color: one.color, BorderColor: one.color}))
+		s := &box.MultiSeries[len(box.MultiSeries)-1]
+		s.Type, s.BarGap, s.BarCategoryGap = "bar", barGap, barCategoryGap
 		setData(box.MultiSeries, boxes)
 	}
-	var err error
-	c.Option, err = optionJSON(box)
+	opt, err := optionJSON(box)
+	if err != nil {
+		return nil, err
+	}
+	if one != nil {
+		opt, err = addSeries(opt, []map[string]any{errorBars(cmp.Or(one.at, dirTitle+"IOPS"), whiskers)})
+	}
+	c.Option = opt
 	return c, err
 }
 

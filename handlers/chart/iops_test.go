@@ -147,8 +147,8 @@ func TestBuildChartIOPSDirection(t *testing.T) {
 	})
 	doc := checkOption(t, c)
 	// One x value: the schedulers side by side, at iodepth 8 (oneX).
-	if !slices.Equal(seriesNames(doc), []string{"iodepth 8"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
-		t.Errorf("series %q, categories %q", seriesNames(doc), doc.XAxis[0].Data)
+	if !slices.Equal(plottedNames(doc), []string{"iodepth 8"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
+		t.Errorf("series %q, categories %q", plottedNames(doc), doc.XAxis[0].Data)
 	}
 	if !strings.HasPrefix(c.Title, "Read IOPS") {
 		t.Errorf("title %q", c.Title)

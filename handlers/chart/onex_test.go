@@ -25,7 +25,7 @@ func TestOneX(t *testing.T) {
 		series     []string
 		typ        string
 	}{
-		{"fairness IOPS", Query{Kind: IOPS}, fair, "IOPS at iodepth 1", "scheduler", []string{"none", "bfq"}, []string{"iodepth 1"}, "boxplot"},
+		{"fairness IOPS", Query{Kind: IOPS}, fair, "IOPS at iodepth 1", "scheduler", []string{"none", "bfq"}, []string{"iodepth 1"}, "bar"},
 		{"fairness latency", Query{Kind: Latency}, fair, "Latency percentiles at iodepth 1", "scheduler", []string{"none", "bfq"}, []string{"p50", "p99"}, "bar"},
 		{"one series", Query{Kind: Latency, Show: []string{"bfq"}}, fair, "Latency percentiles at iodepth 1", "", []string{"bfq"}, []string{"p50", "p90", "p99", "p99.9", "p99.99"}, "bar"},
 		{"numjobs IOPS", Query{Kind: IOPS}, numjobsRun(2, nil), "IOPS vs numjobs", "numjobs", []string{"1", "2", "4"}, []string{"run 2"}, "boxplot"},
@@ -40,16 +40,26 @@ func TestOneX(t *testing.T) {
 			if doc.XAxis[0].Name != tc.xName || !slices.Equal(doc.XAxis[0].Data, tc.categories) {
 				t.Errorf("x axis %q %q, want %q %q", doc.XAxis[0].Name, doc.XAxis[0].Data, tc.xName, tc.categories)
 			}
-			if got := seriesNames(doc); !slices.Equal(got, tc.series) {
+			if got := plottedNames(doc); !slices.Equal(got, tc.series) {
 				t.Errorf("series %q, want %q", got, tc.series)
 			}
+			whiskers := 0
 			for _, s := range doc.Series {
+				if s.Type == "custom" {
+					whiskers++
+					continue
+				}
 				if s.Type != tc.typ {
 					t.Errorf("series %q is a %s, want a %s", s.Name, s.Type, tc.typ)
 				}
 				if len(s.Data) != len(tc.categories) {
 					t.Errorf("series %q has %d points, want one per category (%d)", s.Name, len(s.Data), len(tc.categories))
 				}
+			}
+			// IOPS bars have whiskers min–max; latency bars are merged
+			// percentiles, with none.
+			if want := tc.typ == "bar" && tc.q.Kind == IOPS; want != (whiskers == 1) {
+				t.Errorf("%d series of whiskers", whiskers)
 			}
 			// The table keeps its x column: the CSV is what was measured.
 			if !slices.Contains(c.Columns, "iodepth") && tc.xName != "numjobs" {
@@ -90,4 +100,16 @@ func TestSweptFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// plottedNames are the names of a chart's plotted series: not those of
+// the error bars drawn over them, which share their bars' names.
+func plottedNames(doc *optionDoc) []string {
+	var names []string
+	for _, s := range doc.Series {
+		if s.Type != "custom" {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }

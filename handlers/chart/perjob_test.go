@@ -48,8 +48,8 @@ func TestChartsDrawOneJob(t *testing.T) {
 		{"fg-reader", "1", "bfq", "3", "0", "250", "260", "270", csvNum(cv(250, 260, 270)), "false"},
 	})
 	doc := checkOption(t, c)
-	if !slices.Equal(seriesNames(doc), []string{"iodepth 1"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
-		t.Errorf("series %q, x categories = %q, want the schedulers at the reader's iodepth 1", seriesNames(doc), doc.XAxis[0].Data)
+	if !slices.Equal(plottedNames(doc), []string{"iodepth 1"}) || !slices.Equal(doc.XAxis[0].Data, []string{"none", "bfq"}) {
+		t.Errorf("series %q, x categories = %q, want the schedulers at the reader's iodepth 1", plottedNames(doc), doc.XAxis[0].Data)
 	}
 	if !strings.Contains(string(c.Option), "job fg-reader") {
 		t.Errorf("the chart does not say which job it draws: %s", c.Option)
@@ -134,21 +134,26 @@ func TestChartsFlagNoiseAndUnreliablePercentiles(t *testing.T) {
 	}
 	var doc struct {
 		Series []struct {
-			Data []struct {
-				Note      string `json:"note"`
-				N         int    `json:"n"`
-				ItemStyle *struct {
-					BorderWidth float64 `json:"borderWidth"`
-				} `json:"itemStyle"`
-			} `json:"data"`
+			Data json.RawMessage `json:"data"`
 		} `json:"series"`
+	}
+	var bars []struct {
+		Note      string `json:"note"`
+		N         int    `json:"n"`
+		ItemStyle *struct {
+			BorderWidth float64 `json:"borderWidth"`
+		} `json:"itemStyle"`
 	}
 	checkOption(t, c)
 	if err := json.Unmarshal(c.Option, &doc); err != nil {
 		t.Fatal(err)
 	}
-	// One x value: one box per scheduler, side by side (oneX).
-	none, bfq := doc.Series[0].Data[0], doc.Series[0].Data[1]
+	// One x value: a bar per scheduler, side by side (oneX); their
+	// whiskers follow.
+	if err := json.Unmarshal(doc.Series[0].Data, &bars); err != nil || len(bars) != 2 {
+		t.Fatalf("bars %s: %v", doc.Series[0].Data, err)
+	}
+	none, bfq := bars[0], bars[1]
 	if none.ItemStyle == nil || none.ItemStyle.BorderWidth > 2 || none.Note != "" || none.N == 0 {
 		t.Errorf("none's box is marked: %+v", none)
 	}
