@@ -123,6 +123,7 @@ func TestBrowserStepsTableFits(t *testing.T) {
 	host := system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUModel: "Lab CPU", CPUCount: 16}
 	engines := seedEnginesLab(t, ts.store, "libaio vs io_uring", host, 1)
 	fairness := seedFairnessLab(t, ts.store, host)
+	scaling := seedScalingLab(t, ts.store, host)
 	hs := httptest.NewServer(ts.e)
 	defer hs.Close()
 	art := artifactsDir(t)
@@ -141,6 +142,7 @@ func TestBrowserStepsTableFits(t *testing.T) {
 	}{
 		{"engines-steps", fmt.Sprintf("/runs/%d", engines.ID), "#run-steps .scroll"},
 		{"fairness-steps", fmt.Sprintf("/runs/%d", fairness.ID), "#run-steps .scroll"},
+		{"scaling-steps", fmt.Sprintf("/runs/%d", scaling.ID), "#run-steps .scroll"},
 		{"runs", "/runs", "main"},
 	} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+tc.url), chromedp.WaitReady("body")); err != nil {
