@@ -18,7 +18,9 @@ type oneXAxis struct {
 	// at is the one x value, as the title and legend write it:
 	// "iodepth 1"; "" when no run has one.
 	at string
-	// color is the legend's swatch: the first series' colour.
+	// color is the legend's swatch: the lone series' colour, else a
+	// grey (the bars take each their series' colour; no one of them
+	// speaks for all).
 	color string
 }
 
@@ -29,6 +31,9 @@ func (g *grid) oneX(l *layout) *oneXAxis {
 		return nil
 	}
 	one := &oneXAxis{color: g.series[0].color}
+	if len(g.series) > 1 {
+		one.color = "#777777"
+	}
 	if g.xs[0] != "" { // "": no run sets it (a job without iodepth, built by hand)
 		one.at = string(l.x) + " " + g.xs[0]
 	}
