@@ -167,7 +167,6 @@ func TestBrowserStepsTableFits(t *testing.T) {
 		if strings.HasSuffix(tc.name, "steps") && got.Columns != 18 {
 			t.Errorf("%s: %d columns, want all 18", tc.name, got.Columns)
 		}
-		t.Logf("%s: widths %s", tc.name, eval(`JSON.stringify([...document.querySelector(`+strconv.Quote(tc.box)+`).querySelectorAll("thead th")].map(th => th.textContent + ":" + Math.round(th.getBoundingClientRect().width)))`))
 		writeArtifact(t, art, "fit-1600-"+tc.name+".png", screenshotOf(t, ctx, tc.box))
 		if !strings.HasSuffix(tc.name, "steps") {
 			continue
@@ -176,6 +175,16 @@ func TestBrowserStepsTableFits(t *testing.T) {
 		// and latency (side by side by scheduler on the fairness run).
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.iolabCharts && window.iolabCharts.iops && window.iolabCharts.latency)`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 			t.Fatalf("%s: charts not drawn: %v", tc.name, err)
+		}
+		if tc.name == "fairness-steps" {
+			// A bar's tooltip: the one x value and the bar's scheduler,
+			// its median, min and max, and its repeats.
+			tip := eval(tooltip("iops", 0, 2))
+			for _, want := range []string{"iodepth 1 · scheduler bfq", " IOPS", "min ", "max ", "3 repeats"} {
+				if !strings.Contains(tip, want) {
+					t.Errorf("IOPS bar tooltip %q lacks %q", tip, want)
+				}
+			}
 		}
 		for _, k := range []string{"iops", "latency"} {
 			writeArtifact(t, art, "order-"+tc.name+"-"+k+".png", screenshotOf(t, ctx, `figure[data-kind=`+k+`]`))

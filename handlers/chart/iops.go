@@ -72,7 +72,9 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 			c.Rows = append(c.Rows, append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy())))
 		}
 		if one != nil {
-			data[0].Name = one.categories[len(boxes)]
+			// Unnamed, the bar's tooltip heads with its series (the x
+			// value) and category: "iodepth 1 · scheduler none".
+			data[0].Name = ""
 			if data[0].ItemStyle == nil {
 				data[0].ItemStyle = boxStyle(s)
 			}
