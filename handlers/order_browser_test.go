@@ -124,6 +124,9 @@ func TestBrowserStepsTableFits(t *testing.T) {
 	engines := seedEnginesLab(t, ts.store, "libaio vs io_uring", host, 1)
 	fairness := seedFairnessLab(t, ts.store, host)
 	scaling := seedScalingLab(t, ts.store, host)
+	hostB := host
+	hostB.KernelRelease = "6.1.0-lab"
+	older := seedEnginesLab(t, ts.store, "libaio vs io_uring, 6.1", hostB, 0.8)
 	hs := httptest.NewServer(ts.e)
 	defer hs.Close()
 	art := artifactsDir(t)
@@ -189,5 +192,24 @@ func TestBrowserStepsTableFits(t *testing.T) {
 		for _, k := range []string{"iops", "latency"} {
 			writeArtifact(t, art, "order-"+tc.name+"-"+k+".png", screenshotOf(t, ctx, `figure[data-kind=`+k+`]`))
 		}
+	}
+	// Every table of the compare pages (differences, statistical diff,
+	// max IOPS, the scheduler tables) and of a chart's own page.
+	for _, tc := range []struct{ name, url, shoot string }{
+		{"compare-engines", fmt.Sprintf("/compare?run=%d&run=%d", engines.ID, older.ID), "#diffs"},
+		{"compare-fairness", fmt.Sprintf("/compare?run=%d", fairness.ID), "table.sched-jobs"},
+		{"chart-latency", fmt.Sprintf("/charts?kind=latency&run=%d", engines.ID), "#chart-table thead"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+tc.url), chromedp.WaitReady("body")); err != nil {
+			t.Fatal(err)
+		}
+		wide := eval(`JSON.stringify([...document.querySelectorAll(".scroll")].filter(b => b.scrollWidth > b.clientWidth).map(b => (b.querySelector("table").id || b.querySelector("table").className) + ": " + b.scrollWidth + " in " + b.clientWidth))`)
+		if n := eval(`String(document.querySelectorAll(".scroll table").length)`); n == "0" {
+			t.Errorf("%s: no table", tc.name)
+		}
+		if wide != "[]" {
+			t.Errorf("%s: tables that scroll sideways at 1600 px: %s", tc.name, wide)
+		}
+		writeArtifact(t, art, "fit-1600-"+tc.name+".png", screenshotOf(t, ctx, tc.shoot))
 	}
 }
