@@ -111,10 +111,12 @@ String(window.scrollY)`)
 	}
 }
 
-// TestBrowserStepsTableFits: at 1600 px the run page's steps table and
-// the runs list need no sideways scrolling (the table's scrollWidth
-// within its box's clientWidth), every column still there.
-func TestBrowserStepsTableFits(t *testing.T) {
+// TestBrowserTablesFit: at 1600 px no table scrolls sideways (its box's
+// scrollWidth within its clientWidth), every column still there: the run
+// pages' steps tables, the runs list, the compare pages' tables and a
+// chart page's. It leaves fit-1600-*.png, and order-*.png of each run's
+// first charts.
+func TestBrowserTablesFit(t *testing.T) {
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("chromium is not installed; .ci/test installs it")
