@@ -305,3 +305,35 @@ func TestScalingColoursAwayFromNumjobs(t *testing.T) {
 		})
 	}
 }
+
+// Where the page's other charts draw a series per engine, the scaling
+// chart's series are the engines too, in the same colours.
+func TestScalingColoursAreThePages(t *testing.T) {
+	engines := []string{"psync", "libaio", "io_uring"}
+	plan := testPlan(1, sweepOf(sweep.AxisEngine, engines...), sweepOf(sweep.AxisNumJobs, "1", "2", "4"))
+	run := testRun(10, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(uint64(1000 + 10*s.Seq))) }))
+	// The IOPS chart's series: an engine and a numjobs value each.
+	iops := map[string]string{}
+	for name, c := range seriesColours(t, mustBuild(t, Query{Kind: IOPS}, run).Option) {
+		e := valueOf(name, engines)
+		if was, ok := iops[e]; ok && was != c {
+			t.Fatalf("IOPS chart: %s in %s and %s", e, was, c)
+		}
+		iops[e] = c
+	}
+	doc := parseScaling(t, mustBuild(t, Query{Kind: Scaling}, run))
+	n := 0
+	for _, s := range doc.Series {
+		e := strings.TrimSuffix(s.Name, " efficiency")
+		if !slices.Contains(engines, e) || s.Type != "line" {
+			continue
+		}
+		n++
+		if want := iops[e]; want == "" || !strings.EqualFold(s.ItemStyle.Color, want) || !strings.EqualFold(s.LineStyle.Color, want) {
+			t.Errorf("scaling %q in %s/%s, %s on the IOPS chart", s.Name, s.ItemStyle.Color, s.LineStyle.Color, want)
+		}
+	}
+	if n != 2*len(engines) {
+		t.Errorf("scaling series %q: want each engine's IOPS and efficiency", doc.names())
+	}
+}
