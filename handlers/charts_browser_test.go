@@ -307,6 +307,14 @@ func TestBrowserChartsReadable(t *testing.T) {
 	if fill := (ext.Hi - ext.Lo) / (ext.IOPS[1] - ext.IOPS[0]); ext.X != "log" || fill < 0.2 || ext.IOPS[1] > 2*ext.Hi || ext.Eff != [2]float64{0, 100} {
 		t.Errorf("scaling chart: x %s, IOPS %v–%v on an axis %v (%.0f %%), efficiency axis %v", ext.X, ext.Lo, ext.Hi, ext.IOPS, 100*fill, ext.Eff)
 	}
+	// Tooltips: a point's IOPS with its growth and efficiency; an
+	// efficiency point in %, not in IOPS.
+	if tip := eval(tooltip("scaling", 0, 2)); !strings.Contains(tip, "numjobs 4") || !strings.Contains(tip, "IOPS") || !strings.Contains(tip, "reader · numjobs 4") || !strings.Contains(tip, "growth ") || !strings.Contains(tip, "efficiency") {
+		t.Errorf("scaling IOPS tooltip %q: want numjobs, IOPS, growth, efficiency", tip)
+	}
+	if tip := eval(tooltip("scaling", 2, 2)); !regexp.MustCompile(`\d %`).MatchString(tip) || !strings.Contains(tip, "linear") {
+		t.Errorf("scaling efficiency tooltip %q: want a percentage and linear scaling's IOPS", tip)
+	}
 	eval(`(window.iolabCharts["scaling"].dispatchAction({type: "legendSelect", name: "linear scaling"}), "")`)
 	json.Unmarshal([]byte(eval(extents)), &ext)
 	if ext.IOPS[1] < 20*ext.Lo {
