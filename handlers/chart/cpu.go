@@ -95,20 +95,23 @@ type cpuPart struct {
 }
 
 // cpuParts are the parts stacked, bottom up; steal, the last, only on
-// machines that have it (VMs).
+// machines that have it (VMs). Their colours are a ramp of slate, darker
+// for more work, none of the palette's: on a page whose other charts
+// draw libaio in the palette's vermilion, a vermilion "busy" would read
+// as libaio's.
 var cpuParts = []cpuPart{
-	{"busy (us+sy)", "busy_pct", "#d55e00", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
-	{"irq (hi+si)", "irq_pct", "#e69f00", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
-	{"iowait", "iowait_pct", "#56b4e9", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
-	{"idle", "idle_pct", "#d9dee5", func(c *system.CPUBreakdown) float64 { return c.Idle }},
-	{"steal", "steal_pct", "#7f7f7f", func(c *system.CPUBreakdown) float64 { return c.Steal }},
+	{"busy (us+sy)", "busy_pct", "#2f3b4c", func(c *system.CPUBreakdown) float64 { return c.User + c.System }},
+	{"irq (hi+si)", "irq_pct", "#5f7187", func(c *system.CPUBreakdown) float64 { return c.IRQ + c.SoftIRQ }},
+	{"iowait", "iowait_pct", "#9aabbf", func(c *system.CPUBreakdown) float64 { return c.IOWait }},
+	{"idle", "idle_pct", "#e1e6ec", func(c *system.CPUBreakdown) float64 { return c.Idle }},
+	{"steal", "steal_pct", "#8a7a66", func(c *system.CPUBreakdown) float64 { return c.Steal }},
 }
 
 // cpuOther is the top of every stack: what the other parts' medians
 // leave of 100 %. Each step's parts add up to 100 % (system.CPUDelta),
 // their medians over repeats need not (one repeat's idle, another's
 // iowait), and a stack short of 100 % reads as CPU time unaccounted for.
-var cpuOther = cpuPart{"other", "other_pct", "#c9b99a", nil}
+var cpuOther = cpuPart{"other", "other_pct", "#d4c4a0", nil}
 
 // cpuMedians are the medians over done of each of parts, the last
 // (other) what the others leave of 100 %; where the medians add up to

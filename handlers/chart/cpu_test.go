@@ -150,3 +150,19 @@ func TestCPULabelsWrap(t *testing.T) {
 		t.Errorf("CSV row %q", c.Rows[0])
 	}
 }
+
+// The parts' colours are none of the palette's, which colours the
+// values of the page's other charts (engines, schedulers, numjobs), and
+// no two parts share one.
+func TestCPUColoursAreNoValues(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range append(cpuParts, cpuOther) {
+		if slices.Contains(palette, p.color) {
+			t.Errorf("%s in %s, a colour of the palette", p.name, p.color)
+		}
+		if w, ok := seen[p.color]; ok {
+			t.Errorf("%s and %s both in %s", w, p.name, p.color)
+		}
+		seen[p.color] = p.name
+	}
+}

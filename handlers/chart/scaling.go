@@ -77,7 +77,7 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 			line(name+" efficiency", 1, sl.eff, "dashed", "triangle"), ideal)
 	}
 	how := "median, whiskers min–max over repeats (solid, left); efficiency (dashed, right) = IOPS(n) ÷ (n × IOPS(" + cmp.Or(base, "1") +
-		")), each job's IOPS against one job alone; linear scaling (dotted) off: click it in the legend"
+		")), each job's IOPS against one job alone; linear scaling (dotted) starts off: its legend entry draws it"
 	line := echarts.NewLine()
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how), "item",
 		xAxisOpts(string(l.x), "log"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)

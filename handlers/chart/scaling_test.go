@@ -159,7 +159,7 @@ func TestBuildChartScaling(t *testing.T) {
 		doc.Series[0].ItemStyle.Color != doc.Series[2].ItemStyle.Color {
 		t.Errorf("line styles %+v", doc.Series)
 	}
-	for _, w := range []string{"IOPS(n) ÷ (n × IOPS(1))", "each job", "linear scaling (dotted) off"} {
+	for _, w := range []string{"IOPS(n) ÷ (n × IOPS(1))", "each job", "linear scaling (dotted) starts off"} {
 		if !strings.Contains(doc.Title.Subtext, w) {
 			t.Errorf("subtitle %q does not say %q", doc.Title.Subtext, w)
 		}
