@@ -67,14 +67,18 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 		hidden = append(hidden, linear)
 		effMax = max(effMax, sl.effMax)
 		base = cmp.Or(base, sl.base)
-		line := func(name string, axis int, data []item, dash, symbol string) map[string]any {
-			return map[string]any{"type": "line", "name": name, "yAxisIndex": axis, "data": data, "symbol": symbol, "symbolSize": 7,
+		// A dash per line of a series (IOPS solid, efficiency dashed,
+		// linear dotted), a symbol per series of one colour (compared
+		// runs of one host, an iodepth each).
+		symbol := symbols[ofColour(g.series[:si], s)%len(symbols)]
+		line := func(name string, axis int, data []item, dash string, size int) map[string]any {
+			return map[string]any{"type": "line", "name": name, "yAxisIndex": axis, "data": data, "symbol": symbol, "symbolSize": size,
 				"lineStyle": map[string]any{"type": dash, "width": 2, "color": s.color}, "itemStyle": map[string]any{"color": s.color}}
 		}
-		ideal := line(linear, 0, sl.ideal, "dotted", "none")
+		ideal := line(linear, 0, sl.ideal, "dotted", 4)
 		ideal["tooltip"] = map[string]any{"show": false}
-		series = append(series, line(name, 0, sl.iops, "solid", "circle"), whiskers(name, s.color, sl.whiskers),
-			line(name+" efficiency", 1, sl.eff, "dashed", "triangle"), ideal)
+		series = append(series, line(name, 0, sl.iops, "solid", 7), whiskers(name, s.color, sl.whiskers),
+			line(name+" efficiency", 1, sl.eff, "dashed", 7), ideal)
 	}
 	how := "median, whiskers min–max over repeats (solid, left); efficiency (dashed, right) = IOPS(n) ÷ (n × IOPS(" + cmp.Or(base, "1") +
 		")), each job's IOPS against one job alone; linear scaling (dotted) starts off: its legend entry draws it"

@@ -337,3 +337,27 @@ func TestScalingColoursAreThePages(t *testing.T) {
 		t.Errorf("scaling series %q: want each engine's IOPS and efficiency", doc.names())
 	}
 }
+
+// Two runs of one kernel compared: their series share its colour and
+// are told apart by symbol, their lines by dash; no two series look
+// alike, the lines linear scaling starts off with included.
+func TestScalingComparedRunsApart(t *testing.T) {
+	a := numjobsRun(11, map[string][2]uint64{"1": {100, 120}, "2": {200, 220}, "4": {300, 340}})
+	b := numjobsRun(12, map[string][2]uint64{"1": {90, 100}, "2": {150, 170}, "4": {200, 220}})
+	a.Run.Kernel, b.Run.Kernel = "6.12.0", "6.12.0"
+	c := mustBuild(t, Query{Kind: Scaling, Runs: []int64{11, 12}}, a, b)
+	names, looks := seriesLooks(t, c.Option)
+	if len(names) != 6 {
+		t.Fatalf("series %q, want each run's IOPS, efficiency and linear scaling", names)
+	}
+	seen := map[look]string{}
+	for _, n := range names {
+		if w, ok := seen[looks[n]]; ok {
+			t.Errorf("%q and %q both %+v", w, n, looks[n])
+		}
+		seen[looks[n]] = n
+	}
+	if looks[names[0]].colour != looks[names[3]].colour || looks[names[0]].symbol == looks[names[3]].symbol {
+		t.Errorf("runs %q and %q: %+v, %+v: want one colour, two symbols", names[0], names[3], looks[names[0]], looks[names[3]])
+	}
+}
