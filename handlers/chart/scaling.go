@@ -138,6 +138,9 @@ func whiskers(name, color string, data [][]any) map[string]any {
 		"encode": map[string]any{"x": 0, "y": []int{1, 2}}, "itemStyle": map[string]any{"color": color}, "tooltip": map[string]any{"show": false}}
 }
 
+// grey is the palette's grey.
+const grey = "#7f7f7f"
+
 // scalingColours colours the scaling chart's series so that no colour
 // means two things on one page. Where the page's other charts (x
 // iodepth) draw a series per numjobs value, numjobs has the page's
@@ -150,29 +153,34 @@ func scalingColours(q Query, l *layout, g *grid, runs []*runView) {
 	if !other.byValue() || len(other.group) == 0 || other.group[0] != sweep.AxisNumJobs {
 		return
 	}
-	var values []string
-	for _, r := range runs {
-		for _, s := range r.plan.Sweeps {
-			if s.Axis == sweep.AxisNumJobs {
-				for _, v := range s.Values {
-					if !slices.Contains(values, "numjobs="+v) {
-						values = append(values, "numjobs="+v)
-					}
-				}
-			}
+	var taken []string
+	for _, c := range axisColours(runs, sweep.AxisNumJobs) {
+		taken = append(taken, c)
+	}
+	// The palette's colours numjobs leaves, grey last: a grey line beside
+	// the legend's greyed-out entries reads as one turned off.
+	var free []string
+	for _, c := range palette {
+		if !slices.Contains(taken, c) && c != grey {
+			free = append(free, c)
 		}
 	}
-	own := make([]string, len(g.series))
-	for i, s := range g.series {
-		own[i] = "series=" + l.colorKey(s.run, s.group)
-		if !slices.Contains(values, own[i]) {
-			values = append(values, own[i])
-		}
+	if !slices.Contains(taken, grey) {
+		free = append(free, grey)
 	}
-	set := colourSet(values)
 	g.colours = colours{}
-	for i, s := range g.series {
-		s.color = set[own[i]]
+	var keys []string
+	for _, s := range g.series {
+		k := l.colorKey(s.run, s.group)
+		i := slices.Index(keys, k)
+		if i < 0 {
+			keys = append(keys, k)
+			i = len(keys) - 1
+		}
+		s.color = palette[i%len(palette)] // beyond what numjobs leaves: colours repeat
+		if i < len(free) {
+			s.color = free[i]
+		}
 		if len(s.group) > 0 {
 			g.colours[s.group[0]] = s.color
 		}

@@ -261,9 +261,10 @@ func TestScalingEfficiencyAxis(t *testing.T) {
 // The scaling chart of a numjobs × iodepth run draws a series per
 // iodepth, on a page whose other charts draw one per numjobs value: its
 // colours are none of numjobs', and its lone series on a numjobs-only
-// run is not numjobs=1's blue.
+// run is not numjobs=1's blue, nor grey (the write-up's 1…32 takes six
+// colours, and grey is the next).
 func TestScalingColoursAwayFromNumjobs(t *testing.T) {
-	numjobs := []string{"1", "2", "4", "8"}
+	numjobs := []string{"1", "2", "4", "8", "16", "32"}
 	for _, tc := range []struct {
 		name   string
 		sweeps []sweep.Sweep
@@ -296,6 +297,9 @@ func TestScalingColoursAwayFromNumjobs(t *testing.T) {
 				}
 				if seen[c] {
 					t.Errorf("two scaling series in %s", c)
+				}
+				if c == grey {
+					t.Errorf("scaling series %q in grey", s.Name)
 				}
 				seen[c] = true
 			}
