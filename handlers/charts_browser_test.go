@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"net/http/httptest"
@@ -287,6 +288,39 @@ func TestBrowserChartsReadable(t *testing.T) {
 	// Scaling, fairness.
 	open(fmt.Sprintf("/runs/%d", scaling.ID), "scaling")
 	shoot("run-scaling.png")
+	// The scaling chart as drawn: numjobs on a log2 axis, the measured
+	// IOPS spanning most of their axis, which linear scaling sets only
+	// once its legend entry is clicked.
+	extents := `(() => {
+  const c = window.iolabCharts["scaling"], m = c.getModel(), line = c.getOption().series[0].data.map(d => d.value[1]);
+  const ext = i => m.getComponent("yAxis", i).axis.scale.getExtent();
+  return JSON.stringify({x: m.getComponent("xAxis", 0).axis.type, iops: ext(0), eff: ext(1), lo: Math.min(...line), hi: Math.max(...line)});
+})()`
+	var ext struct {
+		X         string
+		IOPS, Eff [2]float64
+		Lo, Hi    float64
+	}
+	if err := json.Unmarshal([]byte(eval(extents)), &ext); err != nil {
+		t.Fatal(err)
+	}
+	if fill := (ext.Hi - ext.Lo) / (ext.IOPS[1] - ext.IOPS[0]); ext.X != "log" || fill < 0.2 || ext.IOPS[1] > 2*ext.Hi || ext.Eff != [2]float64{0, 100} {
+		t.Errorf("scaling chart: x %s, IOPS %v–%v on an axis %v (%.0f %%), efficiency axis %v", ext.X, ext.Lo, ext.Hi, ext.IOPS, 100*fill, ext.Eff)
+	}
+	// Tooltips: a point's IOPS with its growth and efficiency; an
+	// efficiency point in %, not in IOPS.
+	if tip := eval(tooltip("scaling", 0, 2)); !strings.Contains(tip, "numjobs 4") || !strings.Contains(tip, "IOPS") || !strings.Contains(tip, "reader · numjobs 4") || !strings.Contains(tip, "growth ") || !strings.Contains(tip, "efficiency") {
+		t.Errorf("scaling IOPS tooltip %q: want numjobs, IOPS, growth, efficiency", tip)
+	}
+	if tip := eval(tooltip("scaling", 2, 2)); !regexp.MustCompile(`\d %`).MatchString(tip) || !strings.Contains(tip, "linear") {
+		t.Errorf("scaling efficiency tooltip %q: want a percentage and linear scaling's IOPS", tip)
+	}
+	eval(`(window.iolabCharts["scaling"].dispatchAction({type: "legendSelect", name: "linear scaling"}), "")`)
+	json.Unmarshal([]byte(eval(extents)), &ext)
+	if ext.IOPS[1] < 20*ext.Lo {
+		t.Errorf("linear scaling clicked on: the IOPS axis still ends at %v", ext.IOPS[1])
+	}
+	writeArtifact(t, art, "scaling-linear.png", screenshotOf(t, ctx, `figure[data-kind=scaling]`))
 	writeArtifact(t, art, "scaling.png", exportPNG(t, ctx, "scaling"))
 	open(fmt.Sprintf("/runs/%d", fairness.ID), "fairness")
 	shoot("run-fairness-4-schedulers.png")

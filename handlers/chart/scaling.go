@@ -2,10 +2,11 @@ package chart
 
 import (
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -15,8 +16,9 @@ import (
 	"iolab/bench/units"
 )
 
-// Scaling is aggregate IOPS vs numjobs: whiskers over repeats, growth %
-// and efficiency against linear scaling.
+// Scaling is aggregate IOPS and per-job efficiency vs numjobs, on a
+// log2 x axis: whiskers over repeats, and the line of linear scaling as
+// a toggle.
 const Scaling Kind = "scaling"
 
 // scalingAvailable: every run sweeps numjobs.
@@ -24,22 +26,14 @@ func scalingAvailable(runs []*runView) bool {
 	return every(runs, func(r *runView) bool { return r.sweeps(sweep.AxisNumJobs) })
 }
 
-// growthLabel is a bar's growth label: +85%, +3.2%.
-func growthLabel(g float64) string {
-	digits := 0
-	if math.Abs(g) < 10 {
-		digits = 1
-	}
-	s := strconv.FormatFloat(g, 'f', digits, 64)
-	if g >= 0 {
-		s = "+" + s
-	}
-	return s + "%"
-}
-
-// buildScaling draws the median aggregate IOPS at each numjobs value,
-// labelled with its growth from the previous one, from
-// summary.SummarizeScaling.
+// buildScaling draws, from summary.SummarizeScaling, two lines per
+// series against numjobs on a log2 axis (1, 2, 4 … 32 evenly spaced):
+// the median aggregate IOPS with whiskers (left axis, from the measured
+// data alone), and the efficiency, what each job does against one job
+// alone: IOPS(n) / (n × IOPS(1)) (right axis, 0 to 100 % or more).
+// Linear scaling, n × IOPS(1), grows 32-fold over the sweep and would
+// squash the measured line into the bottom of the axis: it is drawn on
+// the IOPS axis but off until its legend entry is clicked.
 func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	for _, r := range runs {
 		if !r.sweeps(q.X) {
@@ -48,43 +42,149 @@ func buildScaling(q Query, runs []*runView) (*Chart, error) {
 	}
 	l := newLayout(q, runs, q.X)
 	col, dirTitle := dirPrefix(q)
-	c := &Chart{Title: dirTitle + "Aggregate IOPS vs " + string(l.x)}
+	c := &Chart{Title: dirTitle + "Aggregate IOPS and efficiency vs " + string(l.x)}
 	c.Columns = append(l.columns(true), "repeats", "failed", col+"iops_min", col+"iops_median", col+"iops_max", col+"iops_cv", "noisy", "growth_pct", "efficiency_pct")
 
 	// The x values and series in the order gridOf gives them; the numbers
 	// from SummarizeScaling, keyed the same way.
 	g := gridOf(l, runs)
 	points := scalingPoints(q, l, g, runs)
+	scalingColours(q, l, g, runs)
 	g.pick(q, l, runs, maxSeries/2)
 	c.Pickers, c.Hidden = g.pickers, g.hiddenNote(2, "")
 	c.Format = Format{Tooltip: "bars", Y: "iops", XName: string(l.x)}
-	bar := echarts.NewBar()
-	bar.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; label: growth from the previous "+string(l.x)+", efficiency against linear scaling (dashed)"),
-		"item", xAxisOpts(string(l.x), "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
-	bar.SetXAxis(g.xs)
-	var extra []map[string]any
+
+	var series []map[string]any
+	var hidden []string
+	effMax, base := 100.0, ""
 	for si, s := range g.series {
-		data, ideal, whiskers := scalingBars(c, l, g, si, points[s])
+		sl := scalingLines(c, l, g, si, points[s])
 		name := cmp.Or(s.name, s.run.job, s.run.label)
 		linear := name + " linear"
 		if len(g.series) == 1 {
 			linear = "linear scaling"
 		}
-		bar.AddSeries(name, nil, echarts.WithBarChartOpts(opts.BarChart{BarGap: barGap, BarCategoryGap: barCategoryGap}),
-			echarts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
-		setData(bar.MultiSeries, data)
-		extra = append(extra, errorBars(name, whiskers), map[string]any{
-			"type": "line", "name": linear, "data": ideal, "symbol": "none", "z": 3,
-			"lineStyle": map[string]any{"type": "dashed", "width": 1.2, "color": s.color}, "itemStyle": map[string]any{"color": s.color},
-			"tooltip": map[string]any{"show": false},
-		})
+		hidden = append(hidden, linear)
+		effMax = max(effMax, sl.effMax)
+		base = cmp.Or(base, sl.base)
+		// A dash per line of a series (IOPS solid, efficiency dashed,
+		// linear dotted), a symbol per series of one colour (compared
+		// runs of one host, an iodepth each).
+		symbol := symbols[ofColour(g.series[:si], s)%len(symbols)]
+		line := func(name string, axis int, data []item, dash string, size int) map[string]any {
+			return map[string]any{"type": "line", "name": name, "yAxisIndex": axis, "data": data, "symbol": symbol, "symbolSize": size,
+				"lineStyle": map[string]any{"type": dash, "width": 2, "color": s.color}, "itemStyle": map[string]any{"color": s.color}}
+		}
+		ideal := line(linear, 0, sl.ideal, "dotted", 4)
+		ideal["tooltip"] = map[string]any{"show": false}
+		series = append(series, line(name, 0, sl.iops, "solid", 7), whiskers(name, s.color, sl.whiskers),
+			line(name+" efficiency", 1, sl.eff, "dashed", 7), ideal)
 	}
-	raw, err := optionJSON(bar)
+	how := "median, whiskers min–max over repeats (solid, left); efficiency (dashed, right) = IOPS(n) ÷ (n × IOPS(" + cmp.Or(base, "1") +
+		")), each job's IOPS against one job alone; linear scaling (dotted) starts off: its legend entry draws it"
+	line := echarts.NewLine()
+	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how), "item",
+		xAxisOpts(string(l.x), "log"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
+	raw, err := optionJSON(line)
 	if err != nil {
 		return nil, err
 	}
-	c.Option, err = addSeries(raw, extra)
+	c.Option, err = scalingOption(raw, series, hidden, effMax)
 	return c, err
+}
+
+// scalingOption adds to raw what go-echarts cannot say: the x axis' base
+// 2, the efficiency axis on the right (0 to effMax rounded up to 20 %),
+// the series, and the lines the legend starts with off.
+func scalingOption(raw json.RawMessage, series []map[string]any, hidden []string, effMax float64) (json.RawMessage, error) {
+	var opt map[string]any
+	if err := json.Unmarshal(raw, &opt); err != nil {
+		return nil, fmt.Errorf("chart: option: %w", err)
+	}
+	if xs, ok := opt["xAxis"].([]any); ok && len(xs) > 0 {
+		x := xs[0].(map[string]any)
+		x["logBase"] = 2
+		delete(x, "data")
+	}
+	ys, _ := opt["yAxis"].([]any)
+	opt["yAxis"] = append(ys, map[string]any{"name": "efficiency, % of linear", "type": "value", "position": "right",
+		"nameTextStyle": map[string]any{"align": "right"}, // inside the chart, under its right edge
+		"min":           0, "max": 20 * math.Ceil(effMax/20), "interval": 20, "splitLine": map[string]any{"show": false}})
+	selected := map[string]bool{}
+	for _, h := range hidden {
+		selected[h] = false
+	}
+	legend, _ := opt["legend"].(map[string]any)
+	if legend == nil {
+		legend = map[string]any{}
+		opt["legend"] = legend
+	}
+	legend["selected"] = selected
+	all := make([]any, len(series))
+	for i, s := range series {
+		all[i] = s
+	}
+	opt["series"] = all
+	return json.Marshal(opt)
+}
+
+// whiskers is a series the page draws as a whisker at each point of the
+// line called name (renderItem "whisker", chartprep.js): each datum is
+// [x, low, high, the series' place, how many series], so that the
+// whiskers of two series at one x sit side by side. Sharing the line's
+// name, the legend toggles both.
+func whiskers(name, color string, data [][]any) map[string]any {
+	return map[string]any{"type": "custom", "name": name, "renderItem": "whisker", "data": data, "z": 5, "yAxisIndex": 0,
+		"encode": map[string]any{"x": 0, "y": []int{1, 2}}, "itemStyle": map[string]any{"color": color}, "tooltip": map[string]any{"show": false}}
+}
+
+// grey is the palette's grey.
+const grey = "#7f7f7f"
+
+// scalingColours colours the scaling chart's series so that no colour
+// means two things on one page. Where the page's other charts (x
+// iodepth) draw a series per numjobs value, numjobs has the page's
+// colours, and this chart, whose x is numjobs, draws another axis'
+// values (iodepth) or a single line: those take the colours after
+// numjobs' own, not its blue for numjobs=1. Elsewhere (engines, hosts)
+// the series are what the other charts' are, in their colours.
+func scalingColours(q Query, l *layout, g *grid, runs []*runView) {
+	other := newLayout(Query{Series: q.Series}, runs, sweep.AxisIODepth)
+	if !other.byValue() || len(other.group) == 0 || other.group[0] != sweep.AxisNumJobs {
+		return
+	}
+	var taken []string
+	for _, c := range axisColours(runs, sweep.AxisNumJobs) {
+		taken = append(taken, c)
+	}
+	// The palette's colours numjobs leaves, grey last: a grey line beside
+	// the legend's greyed-out entries reads as one turned off.
+	var free []string
+	for _, c := range palette {
+		if !slices.Contains(taken, c) && c != grey {
+			free = append(free, c)
+		}
+	}
+	if !slices.Contains(taken, grey) {
+		free = append(free, grey)
+	}
+	g.colours = colours{}
+	var keys []string
+	for _, s := range g.series {
+		k := l.colorKey(s.run, s.group)
+		i := slices.Index(keys, k)
+		if i < 0 {
+			keys = append(keys, k)
+			i = len(keys) - 1
+		}
+		s.color = palette[i%len(palette)] // beyond what numjobs leaves: colours repeat
+		if i < len(free) {
+			s.color = free[i]
+		}
+		if len(s.group) > 0 {
+			g.colours[s.group[0]] = s.color
+		}
+	}
 }
 
 // scalingPoint is one bar's figures, from SummarizeScaling.
@@ -116,18 +216,27 @@ func scalingPoints(q Query, l *layout, g *grid, runs []*runView) map[*series]map
 	return points
 }
 
-// scalingBars are series si's bars at each x value of g, labelled with
-// their growth and efficiency, the linear scaling they are measured
-// against (ideal) and their whiskers; it adds their rows to c.
-func scalingBars(c *Chart, l *layout, g *grid, si int, points map[string]scalingPoint) (data, ideal []item, whiskers [][]any) {
+// scalingLine is one series' lines: its IOPS, efficiency and linear
+// scaling points, its whiskers, its largest efficiency and the numjobs
+// its efficiency is measured from.
+type scalingLine struct {
+	iops, eff, ideal []item
+	whiskers         [][]any
+	effMax           float64
+	base             string
+}
+
+// scalingLines are series si's points at each x value of g that has a
+// median: its IOPS with their growth, its efficiency against linear
+// scaling from its first point, that scaling (ideal) and its whiskers;
+// it adds their rows to c.
+func scalingLines(c *Chart, l *layout, g *grid, si int, points map[string]scalingPoint) scalingLine {
 	s := g.series[si]
-	data = make([]item, len(g.xs))
-	ideal = make([]item, len(g.xs))
+	var out scalingLine
 	// Linear scaling from the first point with a median: n times the
 	// IOPS of its numjobs, per job.
 	var base, baseN float64
-	for i, x := range g.xs {
-		data[i], ideal[i] = item{Value: missing}, item{Value: missing}
+	for _, x := range g.xs {
 		p, ok := points[x]
 		if !ok {
 			continue
@@ -138,40 +247,36 @@ func scalingBars(c *Chart, l *layout, g *grid, si int, points map[string]scaling
 			continue
 		}
 		sp := p.step.IOPS
-		n, _ := strconv.ParseFloat(x, 64)
-		if base == 0 && n > 0 {
-			base, baseN = sp.Median, n
+		n, err := strconv.ParseFloat(x, 64)
+		if err != nil || n <= 0 {
+			continue // numjobs is a whole number above 0
 		}
-		eff := math.NaN()
-		if base > 0 && n > 0 {
-			want := base * n / baseN
-			eff = 100 * sp.Median / want
-			ideal[i] = item{Value: want, Name: x}
+		if base == 0 {
+			base, baseN, out.base = sp.Median, n, x
 		}
 		row = append(row, num(sp.Min), num(sp.Median), num(sp.Max), num(sp.CV), strconv.FormatBool(sp.Noisy()), "", "")
-		data[i] = item{Value: sp.Median, Name: x, N: p.step.Repeats,
+		d := item{Value: []float64{n, sp.Median}, Name: x, N: p.step.Repeats,
 			Extra: [][3]any{{"min", sp.Min, "iops"}, {"max", sp.Max, "iops"}}}
-		var label []string
 		if p.step.Growth != nil {
 			row[len(row)-2] = num(*p.step.Growth)
-			label = append(label, growthLabel(*p.step.Growth))
-			data[i].Extra = append(data[i].Extra, [3]any{"growth", *p.step.Growth, "pct"})
+			d.Extra = append(d.Extra, [3]any{"growth", *p.step.Growth, "pct"})
 		}
-		if !math.IsNaN(eff) {
+		if base > 0 {
+			want := base * n / baseN
+			eff := 100 * sp.Median / want
 			row[len(row)-1] = num(eff)
-			if n != baseN {
-				label = append(label, units.Significant(eff, 3)+"% eff.")
-			}
-			data[i].Extra = append(data[i].Extra, [3]any{"efficiency", eff, "pct"})
+			d.Extra = append(d.Extra, [3]any{"efficiency", eff, "pct"})
+			out.effMax = max(out.effMax, eff)
+			out.ideal = append(out.ideal, item{Value: []float64{n, want}, Name: x})
+			out.eff = append(out.eff, item{Value: []float64{n, eff}, Name: x, N: p.step.Repeats, Unit: "pct",
+				Extra: [][3]any{{"IOPS", sp.Median, "iops"}, {"linear", want, "iops"}}})
 		}
 		if sp.Noisy() {
-			data[i].Note = "noisy: CV " + units.Percent(100*sp.CV, false)
+			d.Note = "noisy: CV " + units.Percent(100*sp.CV, false)
 		}
-		if len(label) > 0 {
-			data[i].Label = &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: strings.Join(label, "\n"), Color: "#333"}
-		}
-		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, si, len(g.series)})
+		out.iops = append(out.iops, d)
+		out.whiskers = append(out.whiskers, []any{n, sp.Min, sp.Max, si, len(g.series)})
 		c.Rows = append(c.Rows, row)
 	}
-	return data, ideal, whiskers
+	return out
 }

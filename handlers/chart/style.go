@@ -164,6 +164,7 @@ type item struct {
 	ItemStyle *itemStyle  `json:"itemStyle,omitempty"`
 	Label     *opts.Label `json:"label,omitempty"`
 	N         int         `json:"n,omitempty"`    // repeats behind the point
+	Unit      string      `json:"unit,omitempty"` // the point's unit, where not the chart's (Format.Y)
 	Note      string      `json:"note,omitempty"` // "noisy: CV 14%", "unreliable: …"
 	// Extra are numbers the tooltip lists under the value: [label, value, unit].
 	Extra [][3]any `json:"extra,omitempty"`

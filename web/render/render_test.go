@@ -126,8 +126,8 @@ func TestSVGTimeout(t *testing.T) {
 	}
 }
 
-// The fairness and scaling charts' whiskers are a custom series whose
-// renderer the option names ("errorbar"): drawn as the page draws them,
+// The fairness chart's whiskers are a custom series whose renderer the
+// option names ("errorbar"): drawn as the page draws them,
 // three lines a bar; value axes get the page's tick labels (1k, not
 // 1000).
 func TestSVGPreparedAsThePage(t *testing.T) {
@@ -144,5 +144,21 @@ func TestSVGPreparedAsThePage(t *testing.T) {
 	}
 	if n := bytes.Count(doc, []byte(`stroke="#222"`)); n != 6 {
 		t.Errorf("%d whisker lines stroked #222, want 6 (3 per bar): %v", n, elems)
+	}
+}
+
+// The scaling chart's whiskers ("whisker") stand on the points of a line
+// on a log2 axis, in their series' colour: three lines a point.
+func TestSVGWhiskersOnALogAxis(t *testing.T) {
+	opt := `{"xAxis":{"type":"log","logBase":2},"yAxis":{"type":"value"},
+"series":[{"name":"reader","type":"line","data":[[1,1000],[2,1900],[4,3500]],"itemStyle":{"color":"#009e73"}},
+{"name":"reader","type":"custom","renderItem":"whisker","itemStyle":{"color":"#009e73"},"encode":{"x":0,"y":[1,2]},"data":[[1,900,1100,0,1],[2,1800,2000,0,1],[4,3300,3700,0,1]]}]}`
+	doc, err := SVG([]byte(opt), 600, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(doc, []byte(`stroke="#009e73" stroke-width="1.3"`)); n != 9 {
+		elems, _ := svgSummary(t, doc)
+		t.Errorf("%d whisker lines in the series' colour, want 9 (3 per point): %v", n, elems)
 	}
 }

@@ -82,9 +82,9 @@
           return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + "</div><div>clat ≈ <b>" + withUnit(dv[0], "us") +
             "</b>: " + withUnit(dv[1], "pct") + " of I/Os</div>" + extras(d) + "</div>";
       }
-      var unit = fmt.y || (d.extra && d.extra[0] && d.extra[0][2]) || "";
+      var unit = d.unit || fmt.y || (d.extra && d.extra[0] && d.extra[0][2]) || "";
       var val2 = Array.isArray(d.value) ? d.value[1] : (d.value !== undefined ? d.value : p.value);
-      return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(d.name || p.seriesName) + (fmt.x_name ? " · " + head(fmt, p.name) : " · " + esc(p.name)) +
+      return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(d.name && d.name !== p.name ? d.name : p.seriesName) + (fmt.x_name ? " · " + head(fmt, p.name) : " · " + esc(p.name)) +
         "</div><div><b>" + withUnit(val2, unit) + "</b></div>" + extras(d) + "</div>";
     };
   }

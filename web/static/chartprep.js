@@ -41,6 +41,21 @@
     ] };
   }
 
+  // whisker draws the min–max whisker of a point of a line on value or
+  // log axes (series with renderItem "whisker"): [x, low, high, the
+  // series' place, how many series], the series' whiskers at one x a few
+  // pixels apart, in the series' colour.
+  function whisker(params, api) {
+    var x = api.value(0), k = api.value(3), n = api.value(4);
+    var lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
+    var cx = lo[0] + (k - (n - 1) / 2) * 5, cap = 4, style = { stroke: api.visual("color"), lineWidth: 1.3 };
+    return { type: "group", children: [
+      { type: "line", shape: { x1: cx, y1: lo[1], x2: cx, y2: hi[1] }, style: style },
+      { type: "line", shape: { x1: cx - cap, y1: lo[1], x2: cx + cap, y2: lo[1] }, style: style },
+      { type: "line", shape: { x1: cx - cap, y1: hi[1], x2: cx + cap, y2: hi[1] }, style: style }
+    ] };
+  }
+
   // fitLegend lays the legend out in as many rows as its names need at
   // width (no paging: a figure shows every name) and moves the plot up.
   function fitLegend(option, width) {
@@ -93,6 +108,7 @@
     option.textStyle = { fontFamily: "system-ui, -apple-system, 'Segoe UI', sans-serif" };
     (option.series || []).forEach(function (s) {
       if (s.type === "custom" && s.renderItem === "errorbar") s.renderItem = errorBar;
+      if (s.type === "custom" && s.renderItem === "whisker") s.renderItem = whisker;
       // The dashes echarts has no name for (chart.dashes).
       var dash = { dashDot: [8, 3, 2, 3], longDash: [12, 4] }[(s.lineStyle || {}).type];
       if (dash) s.lineStyle.type = dash;
