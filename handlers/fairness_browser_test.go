@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http/httptest"
 	"os/exec"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"iolab/bench/sweep"
 	"iolab/bench/system"
 )
 
@@ -42,7 +44,21 @@ func TestBrowserFairnessReadable(t *testing.T) {
 		t.Skip("chromium is not installed; .ci/test installs it")
 	}
 	ts := newTestServer(t, Config{})
-	run := seedFairnessLab(t, ts.store, system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUCount: 16})
+	host := system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUCount: 16}
+	run := seedFairnessLab(t, ts.store, host)
+	// The same sweep with each interval's latency kept, for the latency
+	// timeline.
+	preset, err := sweep.PresetByName("sched-fairness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := labPlan(t, "sched-fairness", preset.Args("/dev/nvme1n1", nil), 3,
+		sweep.Sweep{Axis: sweep.AxisScheduler, Values: []string{"none", "mq-deadline", "bfq", "kyber"}})
+	plan.Preset = preset.Name
+	withLat := seedLab(t, ts.store, plan, host, func(st sweep.Step, job int, rng *rand.Rand) labStep {
+		lat := map[string]float64{"none": 4000, "mq-deadline": 3400, "bfq": 950, "kyber": 2100}[st.Scheduler] * (1 + 0.1*rng.NormFloat64())
+		return labStep{iops: 1e6 / lat, median: time.Duration(lat * 1e3), spread: 0.35, intervals: true}
+	})
 	hs := httptest.NewServer(ts.e)
 	defer hs.Close()
 	art := artifactsDir(t)
@@ -80,4 +96,18 @@ func TestBrowserFairnessReadable(t *testing.T) {
 	}
 	open(fmt.Sprintf("/runs/%d", run.ID), "fairness")
 	writeArtifact(t, art, "fairness-run.png", screenshotOf(t, ctx, `figure[data-kind=fairness]`))
+
+	// The timelines: each step's measured window labelled with its
+	// scheduler and repeat, its discard and ramp shaded apart.
+	for _, kind := range []string{"timeline", "lattime"} {
+		open(fmt.Sprintf("/charts?kind=%s&run=%d", kind, withLat.ID), kind)
+		writeArtifact(t, art, "fairness-"+kind+".png", screenshotOf(t, ctx, `figure[data-kind=`+kind+`]`))
+		labels, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.iolabCharts[`+strconv.Quote(kind)+`].getOption().series[0].markLine.data.map(d => d.label.formatter)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(labels) != 12 || labels[0] != "scheduler=none" || labels[11] != "scheduler=kyber #3" {
+			t.Errorf("%s: steps labelled %q", kind, labels)
+		}
+	}
 }

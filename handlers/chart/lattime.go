@@ -46,8 +46,9 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 	if len(t.areas) > 0 && t.areas[0].from < 0 {
 		x.Min = math.Floor(t.areas[0].from*10) / 10
 	}
-	t.line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, nil, t.how()), "axis",
-		x, opts.YAxis{Name: "latency (µs)", Type: "log", SplitLine: splitLine()})...)
+	t.line.SetGlobalOptions(append(plotOptions(c.Title, subtitle(runs, nil, t.how()), "axis",
+		x, opts.YAxis{Name: "latency (µs)", Type: "log", SplitLine: splitLine()}),
+		echarts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Data: t.legend}))...)
 	raw, err := optionJSON(t.line)
 	if err != nil {
 		return nil, err
@@ -67,6 +68,7 @@ type latencyDrawing struct {
 	latencies map[string]bool
 	clones    bool
 	areas     []phase
+	legend    []string // the series' names in the legend's order
 }
 
 // drawRun draws the p50, p99 and max of run r's (the i-th's) steps, one
@@ -102,16 +104,35 @@ func (t *latencyDrawing) drawRun(i int, r *runView) error {
 			}
 		}
 	}
-	for k, name := range []string{"p50", "p99", "max"} {
+	// max first, p50 and then p99 over it: an interval of few I/Os has
+	// its p99 at its max, and the line the legend lists must show.
+	for _, k := range []int{2, 0, 1} {
+		name := latLines[k]
 		if t.multi {
 			name = r.name + " " + name
 		}
 		color := palette[(3*i+k)%len(palette)]
-		t.line.AddSeries(name, nil, lineStyle(color, 0, 0, len(data[k]) <= 40)...)
+		style := lineStyle(color, 0, 0, len(data[k]) <= 40)
+		if k == 2 {
+			style = append(style, echarts.WithLineStyleOpts(opts.LineStyle{Color: color, Type: "dashed", Width: 1.2, Opacity: opts.Float(0.8)}))
+		} else if k == 1 {
+			style = append(style, echarts.WithLineStyleOpts(opts.LineStyle{Color: color, Width: 2.4}))
+		}
+		t.line.AddSeries(name, nil, style...)
 		setData(t.line.MultiSeries, data[k])
+	}
+	for k := range latLines {
+		name := latLines[k]
+		if t.multi {
+			name = r.name + " " + name
+		}
+		t.legend = append(t.legend, name)
 	}
 	return nil
 }
+
+// latLines are the lines of a latency timeline, in the legend's order.
+var latLines = []string{"p50", "p99", "max"}
 
 // addStep adds to data (p50, p99, max) and the rows the samples of
 // step st of run r that hold latencies, its job jr's, the measurement
