@@ -34,6 +34,10 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 			return nil, err
 		}
 	}
+	if err := t.checkKind(); err != nil {
+		return nil, err
+	}
+	c.Pickers = []Picker{t.picker()}
 	c.File = fileName(LatencyTimeline, runs)
 	if q.Step > 0 {
 		c.File += "-step" + strconv.Itoa(q.Step)
@@ -185,6 +189,52 @@ func (t *latencyDrawing) how() string {
 		how += " · the job's first clone (numjobs): intervals' percentiles do not add up"
 	}
 	return how
+}
+
+// The latency kinds of a latency timeline: each interval keeps one
+// histogram, of the job's headline latency (bench.IntervalLat: clat, or
+// the latency from the intended start for a paced direction), so that is
+// what the timeline draws. lat and slat are kept for the whole step (the
+// latency and distribution charts draw them) and, when the job kept
+// fio's lat logs (write_lat_log), per I/O in the logs the run page lists:
+// the picker says so, and asking for them is refused rather than
+// answered with clat under their name.
+
+// keeps reports whether the intervals drawn keep latency kind k.
+func (t *latencyDrawing) keeps(k LatKind) bool {
+	return k == LatClat && !t.latencies[bench.LatIntended]
+}
+
+// checkKind refuses a latency kind the intervals drawn do not keep.
+func (t *latencyDrawing) checkKind() error {
+	if t.q.Lat == "" || t.keeps(t.q.Lat) {
+		return nil
+	}
+	kept := "clat"
+	if t.latencies[bench.LatIntended] {
+		kept = "the latency from the intended start (the job is paced)"
+	}
+	return queryError("lat", "each interval keeps a histogram of %s alone, so the latency timeline cannot draw %s; "+
+		"the latency chart draws it for each step, and fio's lat logs (write_lat_log), when the job kept them, are listed on the run's page",
+		kept, t.q.Lat.Title())
+}
+
+// picker offers the latency kinds, saying which the intervals do not
+// keep; with a paced job, what they keep comes first.
+func (t *latencyDrawing) picker() Picker {
+	p := Picker{Param: "lat", Label: "latency", Single: true}
+	if t.latencies[bench.LatIntended] {
+		p.Options = append(p.Options, PickerOption{Value: "", Label: "from the intended start (kept per interval)", On: true})
+	}
+	for _, k := range latKinds {
+		o := PickerOption{Value: string(k), Label: k.Title(), On: t.keeps(k) && (t.q.Lat == "" || t.q.Lat == k)}
+		if !t.keeps(k) {
+			o.Label += " — not kept per interval"
+			o.Disabled = true
+		}
+		p.Options = append(p.Options, o)
+	}
+	return p
 }
 
 // steps0 is when the first of steps started.

@@ -2,6 +2,8 @@ package chart
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -62,5 +64,68 @@ func TestBuildLatencyTimeline(t *testing.T) {
 	}
 	if !strings.Contains(string(c.Option), "intended start") {
 		t.Errorf("the chart does not say which latency it shows")
+	}
+}
+
+// The latency timeline draws the latency each interval keeps (clat, or
+// from the intended start for a paced job) and nothing under another
+// name: its picker offers lat and slat disabled, saying they are not kept
+// per interval, and lat= naming one is refused.
+func TestLatencyTimelineKinds(t *testing.T) {
+	steps := func(paced bool) LoadedRun {
+		plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
+		return testRun(3, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+			r := testJob("reader", time.Second, testLoad{ios: 1000, bs: 4096, slat: 3 * time.Microsecond, lat: 100 * time.Microsecond}, testLoad{})
+			if paced {
+				r.Dirs[bench.Read].Intended.Add(100000)
+			}
+			r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}}}
+			return sweeptest.Done(r)
+		}))
+	}
+	type option struct {
+		value, label string
+		on, disabled bool
+	}
+	options := func(c *Chart) []option {
+		if len(c.Pickers) != 1 || c.Pickers[0].Param != "lat" || !c.Pickers[0].Single {
+			t.Fatalf("pickers %+v", c.Pickers)
+		}
+		var out []option
+		for _, o := range c.Pickers[0].Options {
+			out = append(out, option{o.Value, o.Label, o.On, o.Disabled})
+		}
+		return out
+	}
+	unpaced := steps(false)
+	want := []option{{"total", "lat (from submission) — not kept per interval", false, true}, {"clat", "clat", true, false},
+		{"slat", "slat — not kept per interval", false, true}}
+	def := mustBuild(t, Query{Kind: LatencyTimeline}, unpaced)
+	if got := options(def); !reflect.DeepEqual(got, want) {
+		t.Errorf("options %+v\nwant    %+v", got, want)
+	}
+	if c := mustBuild(t, Query{Kind: LatencyTimeline, Lat: LatClat}, unpaced); !reflect.DeepEqual(c.Rows, def.Rows) || len(c.Rows) != 2 {
+		t.Errorf("lat=clat: rows %q, want the default's %q", c.Rows, def.Rows)
+	}
+	for _, k := range []LatKind{LatTotal, LatSlat} {
+		_, err := Build(Query{Kind: LatencyTimeline, Lat: k}, []LoadedRun{unpaced})
+		var qe *QueryError
+		if !errors.As(err, &qe) || qe.Field != "lat" || !strings.Contains(qe.Msg, "keeps a histogram of clat alone") || !strings.Contains(qe.Msg, k.Title()) {
+			t.Errorf("lat=%s: %v, want it refused", k, err)
+		}
+	}
+	// Paced: what the intervals keep is no kind of fio's; clat is refused
+	// too.
+	paced := steps(true)
+	got := options(mustBuild(t, Query{Kind: LatencyTimeline}, paced))
+	if len(got) != 4 || got[0] != (option{"", "from the intended start (kept per interval)", true, false}) || !got[2].disabled || got[2].on {
+		t.Errorf("paced: options %+v", got)
+	}
+	if _, err := Build(Query{Kind: LatencyTimeline, Lat: LatClat}, []LoadedRun{paced}); err == nil || !strings.Contains(err.Error(), "intended start") {
+		t.Errorf("paced, lat=clat: %v, want it refused", err)
+	}
+	// lat= round-trips in the latency timeline's URL.
+	if q, err := ParseQuery(Query{Kind: LatencyTimeline, Lat: LatClat}.Values()); err != nil || q.Lat != LatClat {
+		t.Errorf("lat=clat does not round-trip: %+v %v", q, err)
 	}
 }
