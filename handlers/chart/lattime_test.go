@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/joblog"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -127,5 +128,42 @@ func TestLatencyTimelineKinds(t *testing.T) {
 	// lat= round-trips in the latency timeline's URL.
 	if q, err := ParseQuery(Query{Kind: LatencyTimeline, Lat: LatClat}.Values()); err != nil || q.Lat != LatClat {
 		t.Errorf("lat=clat does not round-trip: %+v %v", q, err)
+	}
+}
+
+// lat=total draws each sample interval's I/Os of the job's per-I/O lat
+// log: their count, p50 and p99 (of their histogram) and max; a log
+// averaged over log_avg_msec windows is refused, naming the option.
+func TestLatencyTimelineFromLog(t *testing.T) {
+	build := func(avgMsec int) (*Chart, error) {
+		plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1"))
+		steps := sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+			r := testJob("reader", 2*time.Second, testLoad{ios: 5, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
+			r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{3, 0}}, {At: 2 * time.Second, IOs: [2]uint64{5, 0}}}
+			// time ms, lat ns, direction, bs, priority; a write outside
+			// any interval.
+			data := "100, 5000, 0, 4096, 0\n500, 5000, 0, 4096, 0\n1000, 9000, 0, 4096, 0\n1500, 80000, 0, 4096, 0\n2000, 80000, 0, 4096, 0\n2500, 1, 1, 4096, 0\n"
+			r.Logs = []joblog.Log{{Kind: joblog.Lat, File: "reader_lat.1.log", Data: []byte(data), Lines: 6}}
+			return sweeptest.Done(r)
+		})
+		steps[0].Step.Config.Groups = []bench.Group{{Jobs: []bench.Job{{Name: "reader", LogOptions: bench.LogOptions{WriteLatLog: true, LogAvgMsec: avgMsec}}}}}
+		return Build(Query{Kind: LatencyTimeline, Lat: LatTotal}, []LoadedRun{testRun(6, plan, steps)})
+	}
+	c, err := build(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := func(ns int) string { return csvNum(usBucket(time.Duration(ns))) }
+	checkTable(t, c, []string{"step", "job", "time_s", "run_time_s", "latency", "ios", "p50_us", "p99_us", "max_us"}, [][]string{
+		{"1", "reader", "1", "1", "lat", "3", us(5000), us(9000), "9"},
+		{"1", "reader", "2", "2", "lat", "2", us(80000), us(80000), "80"},
+	})
+	if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, "lat (from submission) of each interval's I/Os, from the job's lat log") {
+		t.Errorf("subtitle %q", doc.Title.Subtext)
+	}
+	_, err = build(500)
+	var qe *QueryError
+	if !errors.As(err, &qe) || qe.Field != "lat" || !strings.Contains(qe.Msg, "log_avg_msec") {
+		t.Errorf("averaged log: %v, want it refused", err)
 	}
 }
