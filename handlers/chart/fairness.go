@@ -2,6 +2,7 @@ package chart
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -83,7 +84,8 @@ func jobBW(steps []summary.StepView, job string) []float64 {
 // buildFairness draws, per scheduler (per combination of the swept axes),
 // each job's latency (q.Lat's kind: p50, mean and p99) above and its
 // bandwidth below, medians with whiskers min–max over repeats, each bar
-// labelled with its value: the fairness write-up, where a background
+// labelled with its value, p99's and bandwidth's change from the first
+// scheduler under each other one: the fairness write-up, where a background
 // writer and a foreground reader share a disk. Each job has its own
 // grids, on linear axes from 0: a 4 KiB reader's 1 MiB/s is a bar as tall
 // as its axis beside a 1 MiB writer's 500 MiB/s, not a sliver of the
@@ -108,35 +110,65 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	f := fairnessRows(q, l, g, c)
 	f.addChanges(c, l, g)
 
-	catName := ""
+	under := "each group of bars"
+	if l.series == sweep.AxisScheduler {
+		under = "each scheduler"
+	}
 	how := q.Lat.Title() + " · each job on its own linear axes · medians, whiskers min–max over repeats"
 	if len(f.cats) > 1 {
-		how += "; p99 and bandwidth labels: change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
-	}
-	if l.series == sweep.AxisScheduler {
-		catName = string(sweep.AxisScheduler)
+		how += "; under " + under + ", p99's and bandwidth's change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
 	}
 	bar := echarts.NewBar()
 	bar.SetGlobalOptions(append(globalOptions(c.Title, subtitle(runs, g, how), "item"), echarts.WithGridOpts(f.grids()...))...)
 	if len(f.jobs) > 0 {
 		bar.XAxisList, bar.YAxisList = nil, nil
 	}
+	first := f.cats
 	for ji, job := range f.jobs {
 		bw := f.bwUnit(job)
+		lat := f.catLabels(job, fairnessPicks[2], "p99 ")
+		if ji == 0 {
+			first = lat
+		}
 		bar.XAxisList = append(bar.XAxisList,
-			opts.XAxis{Type: "category", GridIndex: 2 * ji, Data: f.cats},
-			opts.XAxis{Type: "category", GridIndex: 2*ji + 1, Data: f.cats, Name: catName, NameLocation: "middle", NameGap: 30})
+			opts.XAxis{Type: "category", GridIndex: 2 * ji, Data: lat},
+			opts.XAxis{Type: "category", GridIndex: 2*ji + 1, Data: f.catLabels(job, fairnessPicks[3], "")})
 		bar.YAxisList = append(bar.YAxisList,
 			opts.YAxis{Name: job + " · " + dirTitle + q.Lat.column() + " (µs)", Type: "value", GridIndex: 2 * ji, SplitLine: splitLine()},
 			opts.YAxis{Name: job + " · " + strings.ToLower(dirTitle) + "bandwidth (" + bw.name + ")", Type: "value", GridIndex: 2*ji + 1, SplitLine: splitLine()})
 	}
-	bar.SetXAxis(f.cats)
+	bar.SetXAxis(first) // Validate sets the first axis's data to it
 	raw, err := optionJSON(bar)
 	if err != nil {
 		return nil, err
 	}
-	c.Option, err = addSeries(raw, f.series())
+	if raw, err = addSeries(raw, f.series()); err != nil {
+		return nil, err
+	}
+	c.Option, err = twoLineCategories(raw)
 	return c, err
+}
+
+// twoLineCategories gives the x axes' labels, a category and its change,
+// a line height (a number, which go-echarts' string cannot carry): without
+// one, echarts draws the two lines over each other.
+func twoLineCategories(raw json.RawMessage) (json.RawMessage, error) {
+	var opt map[string]any
+	if err := json.Unmarshal(raw, &opt); err != nil {
+		return nil, fmt.Errorf("chart: fairness option: %w", err)
+	}
+	xs, _ := opt["xAxis"].([]any)
+	for _, x := range xs {
+		if x, ok := x.(map[string]any); ok {
+			label, _ := x["axisLabel"].(map[string]any)
+			if label == nil {
+				label = map[string]any{}
+			}
+			label["lineHeight"] = 15
+			x["axisLabel"] = label
+		}
+	}
+	return json.Marshal(opt)
 }
 
 // fairnessFigures are one job's p50, p99 and bandwidth in one category.
@@ -254,8 +286,8 @@ func (f *fairnessData) grids() []opts.Grid {
 		left := fmt.Sprintf("%.1f%%", 1+float64(ji)*width)
 		w := fmt.Sprintf("%.1f%%", width-3)
 		out = append(out,
-			opts.Grid{Top: "72", Height: "34%", Left: left, Width: w, ContainLabel: opts.Bool(true)},
-			opts.Grid{Top: "58%", Bottom: "64", Left: left, Width: w, ContainLabel: opts.Bool(true)})
+			opts.Grid{Top: "72", Bottom: "47%", Left: left, Width: w, ContainLabel: opts.Bool(true)},
+			opts.Grid{Top: "61%", Bottom: "36", Left: left, Width: w, ContainLabel: opts.Bool(true)})
 	}
 	return out
 }
@@ -270,8 +302,6 @@ type fairnessPick struct {
 	// bandwidth: the pick is drawn below, in the job's bandwidth unit;
 	// else above, in µs.
 	bandwidth bool
-	// changed: its label gives its change from the first category.
-	changed bool
 }
 
 // fairnessPicks are what a fairness chart draws of each job: p50, mean
@@ -279,10 +309,10 @@ type fairnessPick struct {
 // the schedulers are the categories, so the colours name the figure),
 // and the bandwidth.
 var fairnessPicks = []fairnessPick{
-	{"p50", "#a6bddb", func(f fairnessFigures) stats.Spread { return f.p50 }, func(f fairnessFigures) []float64 { return f.p50s }, false, false},
-	{"mean", "#3690c0", func(f fairnessFigures) stats.Spread { return f.mean }, func(f fairnessFigures) []float64 { return f.means }, false, false},
-	{"p99", "#034e7b", func(f fairnessFigures) stats.Spread { return f.p99 }, func(f fairnessFigures) []float64 { return f.p99s }, false, true},
-	{"bandwidth", "#8a8a8a", func(f fairnessFigures) stats.Spread { return f.bw }, func(f fairnessFigures) []float64 { return f.bws }, true, true},
+	{"p50", "#a6bddb", func(f fairnessFigures) stats.Spread { return f.p50 }, func(f fairnessFigures) []float64 { return f.p50s }, false},
+	{"mean", "#3690c0", func(f fairnessFigures) stats.Spread { return f.mean }, func(f fairnessFigures) []float64 { return f.means }, false},
+	{"p99", "#034e7b", func(f fairnessFigures) stats.Spread { return f.p99 }, func(f fairnessFigures) []float64 { return f.p99s }, false},
+	{"bandwidth", "#8a8a8a", func(f fairnessFigures) stats.Spread { return f.bw }, func(f fairnessFigures) []float64 { return f.bws }, true},
 }
 
 // series are the chart's bars and their whiskers: per job, p50, mean and
@@ -328,6 +358,19 @@ func barSeries(name, color string, grid int, data []item) map[string]any {
 			"distance": 6, "fontSize": 11, "color": "#1a1a1a", "textBorderColor": "#fff", "textBorderWidth": 2.5}}
 }
 
+// catLabels are the categories of job's plots, each after the first
+// with the change of job's pick from the first ("bfq\np99 −77.6 %"):
+// across a bar's label, it would run out of a short bar.
+func (f *fairnessData) catLabels(job string, pick fairnessPick, prefix string) []string {
+	out := slices.Clone(f.cats)
+	for i := range out {
+		if ch := f.change(job, pick, i); !math.IsNaN(ch.Rel) {
+			out[i] += "\n" + prefix + ch.Text()
+		}
+	}
+	return out
+}
+
 // change is job's change of pick in category i from the first category
 // (stats.ChangeOf); NaN for the first or a side without values.
 func (f *fairnessData) change(job string, pick fairnessPick, i int) stats.Change {
@@ -339,9 +382,9 @@ func (f *fairnessData) change(job string, pick fairnessPick, i int) stats.Change
 }
 
 // bars are job's bars of pick in each category, each labelled with its
-// value as the tables write it (4.12ms, 1.12MiB/s) and, for p99 and the
-// bandwidth, the change from the first category, and their whiskers,
-// each at place of count bars in its category.
+// value as the tables write it (4.12ms, 1.12MiB/s), its tooltip with the
+// change from the first category, and their whiskers, each at place of
+// count bars in its category.
 func (f *fairnessData) bars(job string, pick fairnessPick, bw bandwidthUnit, place, count int) ([]item, [][]any) {
 	data := make([]item, len(f.cats))
 	var whiskers [][]any
@@ -358,9 +401,6 @@ func (f *fairnessData) bars(job string, pick fairnessPick, bw bandwidthUnit, pla
 			Extra: [][3]any{{"min", sp.Min, unit}, {"max", sp.Max, unit}}}
 		if ch := f.change(job, pick, i); !math.IsNaN(ch.Rel) {
 			data[i].Extra = append(data[i].Extra, [3]any{"vs " + f.cats[0] + " (" + ch.Label() + ")", ch.Text(), ""})
-			if pick.changed {
-				text += " · " + ch.Text()
-			}
 		}
 		data[i].Label = &opts.Label{Formatter: text}
 		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count})

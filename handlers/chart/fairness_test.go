@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,8 @@ func TestBuildChartFairness(t *testing.T) {
 	for i, y := range doc.YAxis {
 		job := []string{"bg-writer", "fg-reader"}[i/2]
 		unit := []string{"clat (µs)", "bandwidth (MiB/s)"}[i%2]
-		if y.Type != "value" || y.Name != job+" · "+unit || !slices.Equal(doc.XAxis[i].Data, []string{"none", "bfq"}) {
+		if y.Type != "value" || y.Name != job+" · "+unit || len(doc.XAxis[i].Data) != 2 || doc.XAxis[i].Data[0] != "none" ||
+			!strings.HasPrefix(doc.XAxis[i].Data[1], "bfq\n") {
 			t.Errorf("axes %d: %+v %+v, want %s · %s on a linear axis", i, y, doc.XAxis[i], job, unit)
 		}
 	}
@@ -82,24 +84,29 @@ func TestBuildChartFairness(t *testing.T) {
 			t.Errorf("series %d (%s) on axes %d, %d, want %d", i, s.Name, s.XAxisIndex, s.YAxisIndex, grid)
 		}
 	}
-	// The reader's p99: its value, then its change from none as the
-	// statistical diff gives it: the ratio of the medians over the
-	// repeats, named, with n.
+	// The reader's p99: labelled with its value; its change from none,
+	// as the statistical diff gives it (the ratio of the medians over the
+	// repeats, named, with n), under bfq and in the tooltip.
 	p := readerP("bfq")
 	want := stats.PercentText(p[1]/readerP("none")[1] - 1)
 	if got := seriesValues(doc, 6); !reflect.DeepEqual(got, []any{readerP("none")[1], p[1]}) {
 		t.Errorf("reader p99 = %v", got)
 	}
-	if f := doc.Series[6].Data[1].Label.Formatter; f != units.Nanos(p[1]*1000)+" · "+want {
-		t.Errorf("reader p99 label under bfq %q, want %q", f, units.Nanos(p[1]*1000)+" · "+want)
+	for k, sched := range []string{"none", "bfq"} {
+		if f := doc.Series[6].Data[k].Label.Formatter; f != units.Nanos(readerP(sched)[1]*1000) {
+			t.Errorf("reader p99 label under %s %q, want its value", sched, f)
+		}
 	}
-	if f := doc.Series[6].Data[0].Label.Formatter; f != units.Nanos(readerP("none")[1]*1000) {
-		t.Errorf("reader p99 label under none %q, want its value alone", f)
+	if got := doc.XAxis[2].Data[1]; got != "bfq\np99 "+want {
+		t.Errorf("reader's latency plot: bfq reads %q, want bfq, p99 %s", got, want)
+	}
+	if got, ch := doc.XAxis[1].Data[1], bwChange("bfq"); got != "bfq\n"+stats.PercentText(mustFloat(t, ch)/100) {
+		t.Errorf("writer's bandwidth plot: bfq reads %q, want its change %s %%", got, ch)
 	}
 	if tip := `["vs none (median ratio, n=3 vs 3)","` + want + `",""]`; !strings.Contains(string(c.Option), tip) {
 		t.Errorf("no tooltip %s", tip)
 	}
-	if !strings.Contains(string(c.Option), "labels: change from none (median ratio)") {
+	if !strings.Contains(string(c.Option), "under each scheduler, p99's and bandwidth's change from none (median ratio)") {
 		t.Error("the subtitle does not name the change's statistic")
 	}
 	// The reader's mean, the mean clat of each repeat.
@@ -194,4 +201,13 @@ func TestFairnessEveryBarReadable(t *testing.T) {
 			t.Errorf("%s labelled %q, want %s", name, got, want)
 		}
 	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
