@@ -169,8 +169,8 @@ func TestOneChange(t *testing.T) {
 		if !strings.Contains(body, tooltip) {
 			t.Errorf("fairness chart: no tooltip %s", tooltip)
 		}
-		if !strings.Contains(body, `p99\n`+want) {
-			t.Errorf("fairness chart: no bar labelled %q", "p99 "+want)
+		if !strings.Contains(body, `"bfq\np99 `+want+`"`) {
+			t.Errorf("fairness chart: bfq is not labelled with the p99's change %q", want)
 		}
 		if !strings.Contains(body, "change from none (median ratio)") {
 			t.Error("fairness chart: the subtitle does not name the statistic")

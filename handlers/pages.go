@@ -386,7 +386,17 @@ func (s *Server) queryChart(c echo.Context) (chart.Query, []chart.LoadedRun, *ch
 	if err != nil {
 		return q, nil, nil, err
 	}
-	runs, err := s.loadSummaries(c.Request().Context(), q.Runs)
+	var runs []chart.LoadedRun
+	if logs := q.LatLogs(); logs != nil {
+		// The latency timeline's lat or slat, from the jobs' logs, which
+		// summaries leave out: the steps it draws, with those logs.
+		spec, _ := chart.LookupKind(q.Kind)
+		load := chart.Load(q.Step, spec)
+		load.Logs = append(load.Logs, logs...)
+		runs, err = s.loadRuns(c.Request().Context(), q.Runs, load)
+	} else {
+		runs, err = s.loadSummaries(c.Request().Context(), q.Runs)
+	}
 	if err != nil {
 		return q, nil, nil, err
 	}

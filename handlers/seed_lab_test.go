@@ -62,6 +62,9 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 		var jobs []bench.JobResult
 		var load float64
 		for ji, job := range st.Config.Groups[0].Jobs {
+			// The ramp in the step's config too, as a run stores it (the
+			// dashboard's timelines read it there).
+			st.Config.Groups[0].Jobs[ji].RampTime = ramp
 			job.RampTime, job.Runtime = ramp, runtime
 			f := figures(st, ji, rng)
 			jr := bench.JobResult{Name: job.Name, Job: job, Start: measure, Runtime: runtime, Jobs: 1, Interval: every}

@@ -96,7 +96,7 @@ var kindTable = []KindSpec{
 	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, build: buildLatency},
 	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, build: buildDistribution},
 	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true, Logs: true}, PerJob: true, build: buildTimeline},
-	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, build: buildLatencyTimeline},
+	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, lat: true, build: buildLatencyTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, answers: sweep.AxisNumJobs, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},

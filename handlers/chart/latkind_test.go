@@ -142,7 +142,7 @@ func TestFairnessKinds(t *testing.T) {
 				t.Errorf("lat=%s: reader's p50 %s, want %s", tc.q, r[col], csvNum(usBucket(tc.reader)))
 			}
 		}
-		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, tc.want.Title()) || !strings.HasPrefix(doc.YAxis[0].Name, tc.want.column()+" p50") {
+		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, tc.want.Title()) || doc.YAxis[0].Name != "bg-writer · "+tc.want.column()+" (µs)" {
 			t.Errorf("lat=%s: subtitle %q, y axis %q", tc.q, doc.Title.Subtext, doc.YAxis[0].Name)
 		}
 	}

@@ -81,10 +81,10 @@ func TestChartsDrawOneJob(t *testing.T) {
 		t.Errorf("distribution has %d non-empty bins over 2 schedulers, want one each:\n%s", peaks, fmtRows(c.Rows))
 	}
 
-	// The fairness chart still draws both.
+	// The fairness chart still draws both, a column of axes each.
 	c = mustBuild(t, Query{Kind: Fairness, Job: "bg-writer"}, run)
-	if got := seriesNames(checkOption(t, c)); !slices.Equal(got[:6], []string{"bg-writer", "bg-writer", "bg-writer", "fg-reader", "fg-reader", "fg-reader"}) {
-		t.Errorf("fairness series = %q", got)
+	if doc := checkOption(t, c); len(doc.YAxis) != 4 || !strings.HasPrefix(doc.YAxis[0].Name, "bg-writer ") || !strings.HasPrefix(doc.YAxis[2].Name, "fg-reader ") {
+		t.Errorf("fairness y axes = %+v", doc.YAxis)
 	}
 
 	// A job the run does not have.

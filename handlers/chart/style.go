@@ -138,6 +138,9 @@ type PickerOption struct {
 	Label string `json:"label"`
 	On    bool   `json:"on"`
 	Color string `json:"color,omitempty"` // the series' colour, when the value has one
+	// Disabled options are offered to say they exist but cannot be
+	// drawn (a latency kind the intervals do not keep).
+	Disabled bool `json:"disabled,omitempty"`
 }
 
 // Format tells the page how to write a chart's numbers: what its

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
@@ -107,15 +108,25 @@ func stepDoes(res *summary.ResultView, d int) bool {
 type phase struct {
 	name     string
 	from, to float64 // seconds on the chart's time axis
+	// label names the step of a measured window by its swept values
+	// (scheduler=bfq, numjobs=8 #2 for its second repeat).
+	label string
 }
 
 // stepTimes places one step on a time axis starting at t0: where its
 // measured window starts (its samples' 0) and its phases. A step stored
 // without times (imported, or built by hand) starts where the one before
-// it ended, at next.
+// it ended, at next. The ramp is the step's config's ramp_time (the
+// dashboard reads results without their jobs' options), else its
+// results'.
 func stepTimes(st *summary.StepView, t0 time.Time, next float64, discard bool) (measure float64, phases []phase) {
 	var start time.Time
 	var ramp, runtime time.Duration
+	for _, g := range st.Step.Config.Groups {
+		for _, j := range g.Jobs {
+			ramp = max(ramp, j.RampTime)
+		}
+	}
 	if st.Result != nil {
 		for _, g := range st.Result.Groups {
 			for k := range g.Jobs {
@@ -139,14 +150,28 @@ func stepTimes(st *summary.StepView, t0 time.Time, next float64, discard bool) (
 	}
 	if !st.Start.IsZero() && !t0.IsZero() {
 		if from := st.Start.Sub(t0).Seconds(); from < rampAt {
-			phases = append(phases, phase{prep, from, rampAt})
+			phases = append(phases, phase{name: prep, from: from, to: rampAt})
 		}
 	}
 	if ramp > 0 {
-		phases = append(phases, phase{"ramp", rampAt, measure})
+		phases = append(phases, phase{name: "ramp", from: rampAt, to: measure})
 	}
-	phases = append(phases, phase{"measure", measure, measure + runtime.Seconds()})
+	phases = append(phases, phase{name: "measure", from: measure, to: measure + runtime.Seconds(), label: stepLabel(st)})
 	return measure, phases
+}
+
+// stepLabel names a step on a timeline by its swept values, and its
+// repeat after the first: "scheduler=bfq", "numjobs=8 #2"; "step 3" when
+// it sweeps nothing.
+func stepLabel(st *summary.StepView) string {
+	label := axesText(st.Step.Axes)
+	if label == "" {
+		label = "step " + strconv.Itoa(st.Step.Seq+1)
+	}
+	if st.Step.Repeat > 0 {
+		label += " #" + strconv.Itoa(st.Step.Repeat+1)
+	}
+	return label
 }
 
 // placeStep is stepTimes, with the step's measurement at 0 when it is
@@ -471,10 +496,16 @@ func stepInterval(res *summary.ResultView) time.Duration {
 }
 
 // withPhases adds the phases to a timeline's option as shaded areas
-// behind the first series, named when there are few enough to read.
+// behind the first series, named when there are few enough to read, and
+// each measured window's step as a line where it begins, labelled along
+// it (stepMarks).
 func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessage, error) {
 	if len(phases) == 0 {
 		return raw, nil
+	}
+	lo, hi := phases[0].from, phases[0].to
+	for _, p := range phases {
+		lo, hi = min(lo, p.from), max(hi, p.to)
 	}
 	var data []any
 	for _, p := range phases {
@@ -483,26 +514,56 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 		}
 		from := map[string]any{"xAxis": p.from, "itemStyle": map[string]any{"color": phaseColors[p.name]}}
 		if named {
-			from["name"] = p.name
+			// Across the area where it fits, else along it, else (a
+			// sliver) left to the subtitle's account of the colours.
+			switch w := (p.to - p.from) / (hi - lo) * plotWidth; {
+			case w >= 7*float64(len(p.name))+8:
+				from["name"] = p.name
+			case w >= 13:
+				from["name"] = p.name
+				from["label"] = map[string]any{"rotate": 90, "align": "left", "verticalAlign": "middle", "position": "insideBottom", "distance": 4}
+			}
 		}
 		data = append(data, []any{from, map[string]any{"xAxis": p.to}})
 	}
 	area, err := json.Marshal(map[string]any{"silent": true, "data": data,
-		"label": map[string]any{"position": "insideTop", "color": "#666", "fontSize": 11}})
+		"label": map[string]any{"position": "insideBottom", "color": "#555", "fontSize": 11}})
 	if err != nil {
 		return nil, err
 	}
+	add := []struct {
+		key string
+		val json.RawMessage
+	}{{"markArea", area}}
+	if marks := stepMarks(phases); len(marks) > 0 {
+		line, err := json.Marshal(map[string]any{"silent": true, "symbol": []string{"none", "none"}, "data": marks,
+			"lineStyle": map[string]any{"color": "#9aa3ad", "type": "dotted", "width": 1},
+			"label":     map[string]any{"position": "insideEndBottom", "color": "#333", "fontSize": 11}})
+		if err != nil {
+			return nil, err
+		}
+		add = append(add, struct {
+			key string
+			val json.RawMessage
+		}{"markLine", line})
+	}
 	// The option is a whole run's samples (megabytes on a long run): the
-	// markArea goes in as the first series' first member, without decoding
+	// marks go in as the first series' first members, without decoding
 	// the rest. A quote cannot stand unescaped inside a JSON string, so
-	// "series":[{ found once is the option's series, and with no
-	// markArea in the option there is none to clash with.
-	if i := bytes.Index(raw, seriesStart); i >= 0 && bytes.Count(raw, seriesStart) == 1 && !bytes.Contains(raw, []byte(`"markArea"`)) {
+	// "series":[{ found once is the option's series, and with no marks
+	// in the option there are none to clash with.
+	if i := bytes.Index(raw, seriesStart); i >= 0 && bytes.Count(raw, seriesStart) == 1 && !bytes.Contains(raw, []byte(`"markArea"`)) &&
+		!bytes.Contains(raw, []byte(`"markLine"`)) {
 		at := i + len(seriesStart)
-		out := make([]byte, 0, len(raw)+len(area)+16)
+		out := make([]byte, 0, len(raw)+len(area)+4096)
 		out = append(out, raw[:at]...)
-		out = append(out, `"markArea":`...)
-		out = append(out, area...)
+		for k, m := range add {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `"`+m.key+`":`...)
+			out = append(out, m.val...)
+		}
 		if raw[at] != '}' {
 			out = append(out, ',')
 		}
@@ -526,7 +587,9 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 	if err := json.Unmarshal(series[0], &first); err != nil {
 		return nil, fmt.Errorf("chart: timeline phases: %w", err)
 	}
-	first["markArea"] = area
+	for _, m := range add {
+		first[m.key] = m.val
+	}
 	if series[0], err = json.Marshal(first); err != nil {
 		return nil, err
 	}
@@ -534,6 +597,40 @@ func withPhases(raw json.RawMessage, phases []phase, named bool) (json.RawMessag
 		return nil, err
 	}
 	return json.Marshal(opt)
+}
+
+// plotWidth is about how wide a timeline's plot is drawn (px): a page's
+// chart is 1000–1300 px wide, a report's figure 960.
+const plotWidth = 1000
+
+// mostStepLabels is how many steps a timeline labels each: beyond, a
+// step is labelled only where the swept values change (its first
+// repeat), so that the labels stay apart.
+const mostStepLabels = 24
+
+// stepMarks are the markLine data of the labelled measured windows among
+// phases: a vertical line where each begins, its step's label along it.
+func stepMarks(phases []phase) []any {
+	n := 0
+	for _, p := range phases {
+		if p.label != "" {
+			n++
+		}
+	}
+	var marks []any
+	last := ""
+	for _, p := range phases {
+		if p.label == "" {
+			continue
+		}
+		values, _, _ := strings.Cut(p.label, " #")
+		if n > mostStepLabels && values == last {
+			continue
+		}
+		last = values
+		marks = append(marks, map[string]any{"xAxis": p.from, "label": map[string]any{"formatter": p.label}})
+	}
+	return marks
 }
 
 var seriesStart = []byte(`"series":[{`)

@@ -59,7 +59,7 @@ func markSteady(s *bench.SteadyResult, measure float64) steadyMark {
 	if n == 0 {
 		return m
 	}
-	m.area = phase{"steady", at(0) - 1, last}
+	m.area = phase{name: "steady", from: at(0) - 1, to: last}
 	m.text = summary.SteadyText(s)
 	if !s.Full {
 		return m // never judged
