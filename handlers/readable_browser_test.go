@@ -134,7 +134,10 @@ const checkReadable = `((values) => {
     if (!c) { out.violations.push(where + ": not drawn"); return; }
     out.kinds.push(el.dataset.kind);
     const model = c.getModel();
-    const visible = model.getSeries();
+    // eachSeries leaves out the series the legend hides (getSeries
+    // does not).
+    const visible = [];
+    model.eachSeries(sm => visible.push(sm));
     // Series: at most 8, none alike.
     const names = [], looks = {};
     visible.forEach(sm => {
