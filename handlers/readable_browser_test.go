@@ -172,7 +172,11 @@ const checkReadable = `((values) => {
       colourOf[v] = colourOf[v] || {colour: col, where: where};
       valueOf[col] = valueOf[col] || {value: v, where: where};
     });
-    // Texts: no two boxes overlap.
+    // Texts: no two boxes overlap. Each line of a text is a tspan; its
+    // box is as wide as measured and a font size high around the line's
+    // middle: zrender's own height is the width of a CJK glyph, which a
+    // machine without CJK fonts measures at half the font size. The
+    // lines of one label are not two labels.
     const texts = [];
     c.getZr().storage.getDisplayList(true).forEach(d => {
       const s = d.style || {};
@@ -181,9 +185,17 @@ const checkReadable = `((values) => {
       const r = d.getBoundingRect().clone();
       if (d.transform) r.applyTransform(d.transform);
       if (r.width <= 0 || r.height <= 0) return;
-      texts.push({text: s.text, r: r});
+      const px = /(\d+(?:\.\d+)?)px/.exec(s.font || "");
+      const rotated = d.transform && Math.abs(d.transform[1]) > 1e-9;
+      if (px && !rotated) {
+        const fs = Number(px[1]), mid = r.y + r.height / 2;
+        r.y = mid - fs / 2;
+        r.height = fs;
+      }
+      texts.push({text: s.text, r: r, label: d.parent || d});
     });
     for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      if (texts[i].label === texts[j].label) continue;
       const a = texts[i].r, b = texts[j].r;
       const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
       const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
@@ -346,5 +358,91 @@ func TestBrowserReadable(t *testing.T) {
 	}
 	if len(all) > 0 {
 		t.Errorf("%d readability violations:\n%s", len(all), strings.Join(all, "\n"))
+	}
+}
+
+// badCharts draws, on a page that loaded echarts, charts each unreadable
+// in one way, and one readable chart.
+const badCharts = `(() => {
+  document.querySelectorAll(".chart[data-kind]").forEach(e => e.remove());
+  const add = (kind, option) => {
+    const el = document.createElement("div");
+    el.className = "chart";
+    el.dataset.kind = kind;
+    el.style.cssText = "width: 800px; height: 400px";
+    document.body.appendChild(el);
+    const c = echarts.init(el);
+    c.setOption(Object.assign({animation: false, legend: {top: 360}, grid: {top: 40, bottom: 60}}, option));
+  };
+  const palette = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#f0e442", "#000000", "#999999"];
+  const x = {type: "category", data: ["1", "2", "4"]};
+  add("nine", {xAxis: x, yAxis: {type: "value"}, series: palette.map((c, i) => ({name: "s" + i, type: "line", color: c, data: [i, i + 1, i + 2]}))});
+  add("alike", {xAxis: x, yAxis: {type: "value"}, series: [
+    {name: "io_uring", type: "line", color: "#0072b2", data: [1, 2, 3]},
+    {name: "other", type: "line", color: "#0072b2", data: [2, 3, 4]}]});
+  add("texts", {title: [{text: "one title", left: 10, top: 5}, {text: "another title", left: 30, top: 14}],
+    xAxis: x, yAxis: {type: "value"}, series: [{name: "libaio", type: "line", color: "#d55e00", data: [1, 2, 3]}]});
+  add("squashed", {xAxis: x, yAxis: {type: "value", max: 1000}, series: [{name: "psync", type: "line", color: "#009e73", data: [500, 505, 510]}]});
+  add("logsquashed", {xAxis: x, yAxis: {type: "log", min: 1, max: 1e6}, series: [{name: "sync", type: "line", color: "#cc79a7", data: [100, 105, 110]}]});
+  add("recoloured", {xAxis: x, yAxis: {type: "value"}, series: [
+    {name: "io_uring p99", type: "line", color: "#e69f00", data: [1, 2, 3]},
+    {name: "libaio p99", type: "line", color: "#0072b2", data: [3, 2, 1]}]});
+  add("readable", {xAxis: x, yAxis: [{type: "log", min: 1, max: 1e6}], series: [
+    {name: "psync p50", type: "line", color: "#009e73", data: [{value: 10, label: {show: true, position: "right", formatter: "one label\nof two lines"}}, 1000, 1e5]},
+    {name: "psync p99", type: "line", color: "#009e73", lineStyle: {type: "dashed"}, data: [20, 2000, 2e5]},
+    {name: "hidden", type: "line", color: "#56b4e9", data: [1, 1, 1]},
+    {name: "linear scaling", type: "line", color: "#009e73", data: [1e5, 2e5, 4e5]}],
+    legend: {top: 360, selected: {hidden: false}}});
+  return true;
+})()`
+
+// TestBrowserReadableCatches draws charts each unreadable in one way and
+// wants checkReadable to name each fault, and nothing of a readable
+// chart: too many series, two alike, texts over each other (titles a
+// line apart, which boxes of zrender's own height would miss), an axis
+// the data leave empty (linear and log), a value in two colours and a
+// colour for two values; not a series the legend hides, a guide line
+// or the lines of one label.
+func TestBrowserReadableCatches(t *testing.T) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed; .ci/test installs it")
+	}
+	ts := newTestServer(t, Config{})
+	run := seedScalingLab(t, ts.store, system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab"})
+	hs := httptest.NewServer(ts.e)
+	defer hs.Close()
+	ctx, cancel := browser(t, path)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/runs/%d", hs.URL, run.ID)), chromedp.WaitReady(`body`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](badCharts)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[readable](checkReadable+`(["io_uring", "libaio", "psync"])`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(got.Violations, "\n")
+	t.Logf("violations found:\n%s", all)
+	for _, want := range []string{
+		"nine: 9 visible series, more than 8",
+		`alike: series "io_uring" and "other" look alike (#0072b2 solid emptyCircle)`,
+		`texts: text "one title" at`,
+		`squashed: yAxis "": data 500…510 occupy 1 % of 0…1000`,
+		`logsquashed: yAxis "" (log): data 100…110 occupy 1 % of 1…1000000`,
+		"recoloured: io_uring in #e69f00, in #0072b2 on alike",
+		"recoloured: libaio in #0072b2, the colour of io_uring on alike",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no violation %q in:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "readable") {
+		t.Errorf("the readable chart has violations:\n%s", all)
+	}
+	if !slices.Contains(got.Charts, `readable: 2 series ["psync p50","psync p99"]`) {
+		t.Errorf("the readable chart's series: %q", got.Charts)
 	}
 }
