@@ -27,6 +27,10 @@ type labStep struct {
 	intervals     bool
 	latencyTarget time.Duration
 	latencyDepth  int
+	// rate: the job ran paced at rate_iops=rate (a rate_iops sweep's N%
+	// resolved from its probe), its latency from each I/O's intended
+	// start the clat drawn here.
+	rate int64
 }
 
 // seedLab stores a run of plan whose steps look like a real device's: a
@@ -67,6 +71,10 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 			st.Config.Groups[0].Jobs[ji].RampTime = ramp
 			job.RampTime, job.Runtime = ramp, runtime
 			f := figures(st, ji, rng)
+			if f.rate > 0 {
+				job.RateIOPS = [2]int64{f.rate, 0}
+				st.Config.Groups[0].Jobs[ji].RateIOPS = job.RateIOPS
+			}
 			jr := bench.JobResult{Name: job.Name, Job: job, Start: measure, Runtime: runtime, Jobs: 1, Interval: every}
 			d := bench.Read
 			if job.RW == "randwrite" || job.RW == "write" {
@@ -90,6 +98,9 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 				for range times {
 					dr.Clat.Add(c)
 					dr.Lat.Add(c + 2000)
+					if f.rate > 0 {
+						dr.Intended.Add(c + 2000)
+					}
 				}
 			}
 			dr.IOs, dr.Bytes = n, n*uint64(job.BS)

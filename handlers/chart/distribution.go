@@ -135,10 +135,13 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 			}
 			// One group of one run: a colour per iodepth. Else the
 			// series' colour (a compared run's: its host's, as on the
-			// page's other charts), a dash per line of that colour.
+			// page's other charts), a dash per line of that colour; past
+			// the dashes (six rates of one engine), the dashes again
+			// with a marker on each bin, a marker of their own.
 			style := lineStyle(palette[k%len(palette)], 0, 0, false)
 			if len(g.series) > 1 || l.compare {
-				style = lineStyle(s.color, ofColour(g.series[:si], s)*len(qds)+k, s.runAt, false)
+				j := ofColour(g.series[:si], s)*len(qds) + k
+				style = lineStyle(s.color, j, s.runAt+j/len(dashes), j >= len(dashes))
 			}
 			line.AddSeries(name, nil, style...)
 			setData(line.MultiSeries, data)

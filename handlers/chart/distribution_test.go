@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"encoding/json"
 	"math/bits"
 	"reflect"
 	"slices"
@@ -86,5 +87,49 @@ func TestBuildChartDistribution(t *testing.T) {
 	r8 := testRun(2, p8, sweeptest.Steps(p8, func(sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(10)) }))
 	if got := seriesNames(checkOption(t, mustBuild(t, Query{Kind: Distribution}, r8))); !slices.Equal(got, []string{"iodepth=8", "iodepth=64"}) {
 		t.Errorf("series = %q", got)
+	}
+}
+
+// More lines of one colour than there are dashes (six rates of one
+// engine): the dashes again, each bin marked, so that no two lines look
+// alike where they are drawn.
+func TestDistributionLinesApart(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisEngine, "io_uring", "libaio"), sweepOf(sweep.AxisRateIOPS, "max", "20%", "40%", "60%", "80%", "90%"))
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		return sweeptest.Done(testJob("r", time.Second, testLoad{ios: 40 + uint64(s.Seq), bs: 4096, lat: time.Duration(10+s.Seq) * time.Microsecond}, testLoad{}))
+	}))
+	c := mustBuild(t, Query{Kind: Distribution}, run)
+	var doc struct {
+		Series []struct {
+			Name       string `json:"name"`
+			Symbol     string `json:"symbol"`
+			ShowSymbol *bool  `json:"showSymbol"`
+			LineStyle  struct {
+				Color string `json:"color"`
+				Type  string `json:"type"`
+			} `json:"lineStyle"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(c.Option, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	uring := 0
+	for _, s := range doc.Series {
+		marker := "none"
+		if s.ShowSymbol == nil || *s.ShowSymbol {
+			marker = s.Symbol
+		}
+		look := s.LineStyle.Color + " " + s.LineStyle.Type + " " + marker
+		if w, ok := seen[look]; ok {
+			t.Errorf("%q and %q both %s", w, s.Name, look)
+		}
+		seen[look] = s.Name
+		if strings.HasPrefix(s.Name, "io_uring ") {
+			uring++
+		}
+	}
+	if uring != 6 {
+		t.Errorf("%d io_uring lines drawn, want its six rates: %d series", uring, len(doc.Series))
 	}
 }

@@ -79,15 +79,20 @@
   // narrower, so it would not break a line that runs off a report's
   // 960 px figure) and moves the plots down by the lines it takes, and a
   // little more: in that layout, one line ends where the y axis's name
-  // begins.
+  // begins. Lines the server broke count too.
   function fitSubtitle(option, width) {
     var t = option.title;
     if (!t || Array.isArray(t) || !t.subtext || !width) return;
-    var most = Math.max(20, Math.floor((width - 30) / 7)), lines = [], line = "";
-    t.subtext.split(" ").forEach(function (w) {
-      if (line && line.length + 1 + w.length > most) { lines.push(line); line = w; } else line = line ? line + " " + w : w;
+    // A line break the server wrote stays one: each of its lines is
+    // broken in turn.
+    var most = Math.max(20, Math.floor((width - 30) / 7)), lines = [];
+    t.subtext.split("\n").forEach(function (para) {
+      var line = "";
+      para.split(" ").forEach(function (w) {
+        if (line && line.length + 1 + w.length > most) { lines.push(line); line = w; } else line = line ? line + " " + w : w;
+      });
+      lines.push(line);
     });
-    lines.push(line);
     t.subtext = lines.join("\n");
     t.subtextStyle = Object.assign({}, t.subtextStyle, { lineHeight: 15 });
     var shift = 14 + 15 * (lines.length - 1);
