@@ -106,7 +106,10 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.column()+"_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
-	how := string(l.x) + " " + strings.Join(qds, ", ") + " · " + lk.Title() + " histograms of all repeats merged, 8 bins per doubling"
+	how := lk.Title() + " histograms of all repeats merged, 8 bins per doubling"
+	if len(qds) > 1 || len(qds) == 1 && qds[0] != "" {
+		how = string(l.x) + " " + strings.Join(qds, ", ") + " · " + how
+	}
 	if len(g.series) > 1 && len(qds) > 1 {
 		how += "; line style: " + string(l.x)
 	}
@@ -129,9 +132,11 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 				data[i] = item{Value: []float64{b.mid, b.percent}, N: done}
 				c.Rows = append(c.Rows, append(slices.Clone(prefix), num(b.mid), strconv.FormatUint(b.ios, 10), num(b.percent)))
 			}
-			name := string(l.x) + "=" + qd
-			if s.name != "" {
-				name = s.name + " " + name
+			// A run that does not set the x axis (iodepth in no step's
+			// options) has one x value, "": its series are named alone.
+			name := s.name
+			if qd != "" {
+				name = strings.TrimSpace(s.name + " " + string(l.x) + "=" + qd)
 			}
 			// One group of one run: a colour per iodepth. Else the
 			// series' colour (a compared run's: its host's, as on the

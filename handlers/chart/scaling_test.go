@@ -269,19 +269,25 @@ func TestScalingColoursAwayFromNumjobs(t *testing.T) {
 		name   string
 		sweeps []sweep.Sweep
 		lines  int
+		other  Kind // the page's chart that draws a series per numjobs value
 	}{
-		{"numjobs × iodepth", []sweep.Sweep{sweepOf(sweep.AxisIODepth, "1", "8"), sweepOf(sweep.AxisNumJobs, numjobs...)}, 2},
-		{"numjobs alone", []sweep.Sweep{sweepOf(sweep.AxisNumJobs, numjobs...)}, 1},
+		{"numjobs × iodepth", []sweep.Sweep{sweepOf(sweep.AxisIODepth, "1", "8"), sweepOf(sweep.AxisNumJobs, numjobs...)}, 2, IOPS},
+		// numjobs alone: the IOPS chart draws numjobs along x, the
+		// distribution a curve per numjobs value.
+		{"numjobs alone", []sweep.Sweep{sweepOf(sweep.AxisNumJobs, numjobs...)}, 1, Distribution},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := testPlan(1, tc.sweeps...)
 			run := testRun(9, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult { return sweeptest.Done(testWrites(uint64(1000 + 10*s.Seq))) }))
-			iops := seriesColours(t, mustBuild(t, Query{Kind: IOPS}, run).Option)
+			iops := seriesColours(t, mustBuild(t, Query{Kind: tc.other}, run).Option)
 			taken := map[string]string{}
 			for _, v := range numjobs {
 				c, ok := iops["numjobs="+v]
 				if !ok {
-					t.Fatalf("IOPS chart series %v: no numjobs=%s", iops, v)
+					c, ok = iops["numjobs="+v+" iodepth=1"]
+				}
+				if !ok {
+					t.Fatalf("%s chart series %v: no numjobs=%s", tc.other, iops, v)
 				}
 				taken[c] = v
 			}
