@@ -98,7 +98,7 @@ var kindTable = []KindSpec{
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
-	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, available: qosAvailable, build: buildQoS},
+	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, lat: true, available: qosAvailable, build: buildQoS},
 }
 
 // Kinds lists every kind, in the order pages show them.
