@@ -417,6 +417,13 @@ func withSLOLines(raw json.RawMessage, lines []sloLine, top int) (json.RawMessag
 	if grids, ok := opt["grid"].([]any); ok && len(grids) > 0 {
 		grids[0].(map[string]any)["top"] = strconv.Itoa(top)
 	}
+	// The subtitle's lines one under the other (echarts sets them on one
+	// another without a line height).
+	if title, ok := opt["title"].(map[string]any); ok {
+		if st, ok := title["subtextStyle"].(map[string]any); ok {
+			st["lineHeight"] = qosSubtitleLine
+		}
+	}
 	series, _ := opt["series"].([]any)
 	for _, l := range lines {
 		if l.series >= len(series) {

@@ -24,7 +24,7 @@ var qosWidths = []float64{560, 900, 1500}
 // the x axis's labels and name.
 const (
 	qosHeight       = 460
-	qosTitleHeight  = 40 // the title, and room below the subtitle
+	qosTitleHeight  = 58 // the title, and room below the subtitle for the y axis's name
 	qosSubtitleLine = 16 // a line of the 12 px subtitle
 	qosPlotLeft     = 24 + 56
 	qosPlotRight    = 40
