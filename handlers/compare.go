@@ -82,6 +82,10 @@ type comparePageData struct {
 	StatErr   string
 	StatCSV   string
 	StatAxes  []chartLink
+	// StatLat switch the latency kind the diff compares; Lat is the
+	// page's lat= ("" for each table's and chart's default).
+	StatLat []chartLink
+	Lat     summary.LatKind
 	// Report is the link that downloads the page as a write-up.
 	Report string
 }
@@ -106,7 +110,7 @@ func (s *Server) compareView(c echo.Context) error {
 // request's query.
 func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, error) {
 	load := chart.Load(0, chart.On(chart.ComparePage)...)
-	load.Hists |= db.ClatHist // the statistical diff's percentiles
+	load.Hists |= db.AllHists // the statistical diff's percentiles, of any latency kind
 	runs, err := s.loadRuns(c.Request().Context(), ids, load)
 	if err != nil {
 		return nil, err
@@ -116,23 +120,45 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 	if err != nil {
 		return nil, err
 	}
+	// lat= is the page's: the latency charts' and the statistical
+	// diff's (ParseQuery keeps it for a latency kind only).
+	pageLat, err := summary.ParseLatKind(strings.TrimSpace(c.QueryParam("lat")))
+	if err != nil {
+		return nil, &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
+	}
+	base.Lat = chart.LatKind(pageLat)
 	canon := base.Values()
 	canon.Del("kind")
 	data := comparePageData{pageBase: s.base(c, "Compare runs"), Runs: runs, Warnings: report.CompareWarnings(runs),
-		Diffs: report.EnvDiffs(runs), Canonical: "/compare?" + canon.Encode()}
+		Diffs: report.EnvDiffs(runs), Canonical: "/compare?" + canon.Encode(), Lat: pageLat}
 	tv := url.Values{}
 	for _, id := range ids {
 		tv.Add("run", strconv.FormatInt(id, 10))
 	}
 	axis, baseValue := c.QueryParam("axis"), c.QueryParam("base")
-	if diffs, err := report.StatDiffs(runs, axis, baseValue); err != nil {
+	lat := pageLat
+	if diffs, err := report.StatDiffs(runs, axis, baseValue, lat); err != nil {
 		data.StatErr = err.Error()
 	} else {
 		data.StatDiffs = report.StatDiffViews(diffs)
 	}
 	data.StatAxes = statDiffAxisLinks(runs, axis)
+	if len(data.StatDiffs) > 0 {
+		for _, k := range summary.LatKinds {
+			lv := c.QueryParams()
+			lv.Set("lat", string(k))
+			data.StatLat = append(data.StatLat, chartLink{Kind: k.Title(), URL: "/compare?" + lv.Encode() + "#stat-diff",
+				Current: k == data.StatDiffs[0].LatKind})
+		}
+	}
 	data.Report = "/report?" + tv.Encode()
+	if pageLat != "" {
+		data.Report += "&lat=" + string(pageLat)
+	}
 	sv := url.Values{"run": tv["run"], "table": {"stats"}}
+	if lat != "" {
+		sv.Set("lat", string(lat))
+	}
 	if axis != "" {
 		sv.Set("axis", axis)
 	}
@@ -173,7 +199,7 @@ func (s *Server) compareCSV(c echo.Context) error {
 	t := c.QueryParam("table")
 	load := db.StepLoad{}
 	if t == "stats" {
-		load.Hists = db.ClatHist
+		load.Hists = db.AllHists
 	}
 	runs, err := s.loadRuns(c.Request().Context(), ids, load)
 	if err != nil {
@@ -182,7 +208,11 @@ func (s *Server) compareCSV(c echo.Context) error {
 	var ch *chart.Chart
 	switch t {
 	case "stats":
-		diffs, err := report.StatDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"))
+		lat, err := summary.ParseLatKind(strings.TrimSpace(c.QueryParam("lat")))
+		if err != nil {
+			return &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
+		}
+		diffs, err := report.StatDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"), lat)
 		if err != nil {
 			return &ValidationError{Field: "run", Msg: err.Error()}
 		}

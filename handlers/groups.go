@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"iolab/bench/launch"
+	"iolab/bench/summary"
 	"iolab/db"
 	"iolab/handlers/fleet"
 	"iolab/handlers/report"
@@ -317,7 +319,7 @@ func (s *Server) groupPage(c echo.Context) error {
 		}
 		data.comparePageData = *cd
 		data.Warnings = report.GroupWarnings(cd.Runs)
-		data.Stats = hostDiffs(cd.Runs, v.Members)
+		data.Stats = hostDiffs(cd.Runs, v.Members, cmp.Or(cd.Lat, summary.LatTotal))
 	}
 	name := v.Name
 	if name == "" {

@@ -148,6 +148,12 @@ type runPageData struct {
 	// and the share of a core that flags a job's thread as saturated.
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
+	// Lat is the latency the step table shows (report.StepLat: the
+	// page's lat=, else lat for a run that compares engines, else clat);
+	// LatLinks switch it, StepsCSV is the table's CSV in it.
+	Lat      summary.LatKind
+	LatLinks []jobLink
+	StepsCSV string
 	// LogSteps are the fio log files the steps kept, to download.
 	LogSteps []logStep
 	// Report downloads the run's write-up (handlers/report.go); StatDiff
@@ -212,6 +218,13 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// lat= is the page's: the latency charts' and the step table's
+	// (ParseQuery keeps it for a latency kind only).
+	lat, err := summary.ParseLatKind(strings.TrimSpace(c.QueryParam("lat")))
+	if err != nil {
+		return &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
+	}
+	state.Lat = chart.LatKind(lat)
 	steps, err := s.store.Summaries(ctx, id)
 	if err != nil {
 		return err
@@ -224,7 +237,14 @@ func (s *Server) runPage(c echo.Context) error {
 	if uid, m, err := s.store.FleetRunOf(ctx, id); err == nil {
 		data.Group, data.GroupHost = groupURL(uid), m.HostName
 	}
-	data.Steps = report.SummaryRows(steps)
+	data.Lat = report.StepLat(summary.LatKind(state.Lat), run, steps)
+	data.Steps = report.SummaryRows(steps, data.Lat)
+	data.StepsCSV = fmt.Sprintf("/runs/%d/steps.csv?lat=%s", run.ID, data.Lat)
+	for _, k := range summary.LatKinds {
+		v := c.QueryParams()
+		v.Set("lat", string(k))
+		data.LatLinks = append(data.LatLinks, jobLink{Name: k.Title(), URL: fmt.Sprintf("/runs/%d?%s#run-steps", run.ID, v.Encode()), Current: k == data.Lat})
+	}
 	files, err := s.store.RunLogFiles(ctx, id)
 	if err != nil {
 		return err
@@ -235,6 +255,9 @@ func (s *Server) runPage(c echo.Context) error {
 	data.ReliableP50, data.ReliableP99 = hist.ReliableN(report.StepPercentiles[0]), hist.ReliableN(report.StepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
 	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
+	if lat != "" {
+		data.Report += "&lat=" + string(lat)
+	}
 	if axes := summary.DiffAxes(&run.Plan); len(axes) > 0 && len(steps) > 0 {
 		data.StatDiff, data.StatDiffAxis = fmt.Sprintf("/compare?run=%d#stat-diff", run.ID), string(axes[0])
 	}
@@ -453,7 +476,12 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.getRun(ctx, id); err != nil {
+	k, err := summary.ParseLatKind(strings.TrimSpace(c.QueryParam("lat")))
+	if err != nil {
+		return &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
+	}
+	run, err := s.getRun(ctx, id)
+	if err != nil {
 		return err
 	}
 	// The summaries are a few MB of a run of any length; the rows go out
@@ -462,11 +490,12 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	k = report.StepLat(k, run, steps)
 	startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
-	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns)
+	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns(k))
 	err = cw.Header()
 	for i := 0; err == nil && i < len(steps); i++ {
-		for _, row := range report.SummaryTableRows(&steps[i]) {
+		for _, row := range report.SummaryTableRows(&steps[i], k) {
 			if err = cw.Row(row); err != nil {
 				break
 			}

@@ -8,6 +8,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
@@ -133,8 +134,10 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := report.SummaryRows(page[0].Summary), report.StepRows(runs[0].Steps); !reflect.DeepEqual(got, want) {
-			t.Errorf("runs %v: step table differs:\n got %+v\nwant %+v", ids(runs), got, want)
+		for _, k := range summary.LatKinds {
+			if got, want := report.SummaryRows(page[0].Summary, k), report.StepRows(runs[0].Steps, k); !reflect.DeepEqual(got, want) {
+				t.Errorf("runs %v %s: step table differs:\n got %+v\nwant %+v", ids(runs), k, got, want)
+			}
 		}
 		want := chartViews(runs, chart.Query{})
 		if len(want) != len(chart.On(chart.RunPage)) {
@@ -209,7 +212,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		t.Fatalf("steps.csv: %d steps, want %d", len(steps), len(runs[0].Steps))
 	}
 	for i := range steps {
-		if got, want := report.SummaryTableRows(&steps[i]), report.StepsTableRows(&runs[0].Steps[i]); !reflect.DeepEqual(got, want) {
+		if got, want := report.SummaryTableRows(&steps[i], summary.LatClat), report.StepsTableRows(&runs[0].Steps[i], summary.LatClat); !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
 		}
 	}

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 
+	"iolab/bench/summary"
 	"iolab/handlers/report"
 
 	"github.com/labstack/echo/v4"
 )
 
 // reportDownload is the one-click write-up of the run or compare page:
-// GET /report?run=ID… (and axis=, base= for one run) downloads the
+// GET /report?run=ID… (and axis=, base= for one run; lat=, the
+// latency its tables and charts show) downloads the
 // self-contained HTML report.
 func (s *Server) reportDownload(c echo.Context) error {
 	ids, err := compareIDs(c.QueryParams())
@@ -26,7 +29,11 @@ func (s *Server) reportDownload(c echo.Context) error {
 			return err
 		}
 	}
-	rep, err := report.Build(c.Request().Context(), s.store, ids, report.Options{Axis: c.QueryParam("axis"), Base: c.QueryParam("base")})
+	lat, err := summary.ParseLatKind(strings.TrimSpace(c.QueryParam("lat")))
+	if err != nil {
+		return &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
+	}
+	rep, err := report.Build(c.Request().Context(), s.store, ids, report.Options{Axis: c.QueryParam("axis"), Base: c.QueryParam("base"), Lat: lat})
 	if err != nil {
 		return err
 	}

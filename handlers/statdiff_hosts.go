@@ -15,9 +15,11 @@ import (
 // every step of the plan (its axes, repeats apart) and every job, each
 // host's repeats against the first host's, by stats.Compare (the change
 // as the ratio of the medians, its interval and Mann–Whitney's test at
-// 95 %), for IOPS and clat p99.
+// 95 %), for IOPS and p99 of latency kind Lat (lat, from submission,
+// unless the page asks another: hosts are compared).
 type hostStats struct {
 	Base string // the host the others are compared with
+	Lat  summary.LatKind
 	Rows []hostStatRow
 	// TooFew: some comparison had too few repeats to tell either way.
 	TooFew bool
@@ -41,7 +43,7 @@ type repeats struct {
 	jobs  map[string][]string
 }
 
-func repeatsOf(r *chart.LoadedRun) *repeats {
+func repeatsOf(r *chart.LoadedRun, lat summary.LatKind) *repeats {
 	out := &repeats{iops: map[string]map[string][]float64{}, p99: map[string]map[string][]float64{}, jobs: map[string][]string{}}
 	for i := range r.Steps {
 		st := &r.Steps[i]
@@ -53,7 +55,7 @@ func repeatsOf(r *chart.LoadedRun) *repeats {
 			out.order = append(out.order, key)
 			out.iops[key], out.p99[key] = map[string][]float64{}, map[string][]float64{}
 		}
-		for _, j := range summary.FiguresOf(st).Jobs {
+		for _, j := range summary.FiguresOf(st).As(lat).Jobs {
 			if j.Total {
 				continue
 			}
@@ -71,7 +73,7 @@ func repeatsOf(r *chart.LoadedRun) *repeats {
 
 // hostDiffs compares each host's runs with the first host's; nil for
 // fewer than two runs.
-func hostDiffs(runs []chart.LoadedRun, members []groupMemberView) *hostStats {
+func hostDiffs(runs []chart.LoadedRun, members []groupMemberView, lat summary.LatKind) *hostStats {
 	if len(runs) < 2 {
 		return nil
 	}
@@ -81,10 +83,10 @@ func hostDiffs(runs []chart.LoadedRun, members []groupMemberView) *hostStats {
 		}
 		return fmt.Sprintf("run %d", runs[i].Run.ID)
 	}
-	out := &hostStats{Base: name(0), MinRepeats: minRepeats(0.95)}
-	base := repeatsOf(&runs[0])
+	out := &hostStats{Base: name(0), Lat: lat, MinRepeats: minRepeats(0.95)}
+	base := repeatsOf(&runs[0], lat)
 	for i := 1; i < len(runs); i++ {
-		other := repeatsOf(&runs[i])
+		other := repeatsOf(&runs[i], lat)
 		for _, key := range base.order {
 			for _, job := range base.jobs[key] {
 				b, o := base.iops[key][job], other.iops[key][job]

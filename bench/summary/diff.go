@@ -18,7 +18,7 @@ import (
 // DiffMetric is one figure the statistical diff compares, per point and
 // job, over the repeats.
 type DiffMetric struct {
-	Name string // "IOPS", "bandwidth", "clat p50", "clat p99"
+	Name string // "IOPS", "bandwidth", "clat p50", "lat p99"
 	// Unit is what CSV columns of the figure are in: "IOPS", "MiB/s", "µs".
 	Unit string
 	// Lower: a lower value is better (latency).
@@ -30,10 +30,11 @@ type DiffMetric struct {
 }
 
 // DiffMetrics are the figures the diff compares: each repeat's IOPS and
-// bandwidth, and its clat p50 and p99 from that repeat's own histogram
-// (so a percentile's spread over repeats is the spread of the repeats,
-// not of one merged histogram).
-func DiffMetrics() []DiffMetric {
+// bandwidth, and its p50 and p99 of latency kind k (clat for "") from
+// that repeat's own histogram (so a percentile's spread over repeats is
+// the spread of the repeats, not of one merged histogram).
+func DiffMetrics(k LatKind) []DiffMetric {
+	name := cmp.Or(k, LatClat).Name()
 	us := func(p float64) func(*JobFigures) float64 {
 		return func(j *JobFigures) float64 {
 			if p == 50 {
@@ -45,8 +46,8 @@ func DiffMetrics() []DiffMetric {
 	return []DiffMetric{
 		{Name: "IOPS", Unit: "IOPS", value: func(j *JobFigures) float64 { return j.IOPS }},
 		{Name: "bandwidth", Unit: "MiB/s", value: func(j *JobFigures) float64 { return j.BWMiB }},
-		{Name: "clat p50", Unit: "µs", Lower: true, P: 50, value: us(50)},
-		{Name: "clat p99", Unit: "µs", Lower: true, P: 99, value: us(99)},
+		{Name: name + " p50", Unit: "µs", Lower: true, P: 50, value: us(50)},
+		{Name: name + " p99", Unit: "µs", Lower: true, P: 99, value: us(99)},
 	}
 }
 
@@ -62,6 +63,13 @@ type DiffSide struct {
 	// Summary are the steps as summaries, in place of Steps (a long
 	// run's steps whole are hundreds of MB).
 	Summary []StepView
+	// Host is the machine the side ran on ("" when it does not matter):
+	// sides of different hosts are compared on lat.
+	Host string
+	// Lat is the latency the diff compares (the first side's counts); ""
+	// leaves it to LatKindOf: lat when the sides compare engines or
+	// hosts, clat otherwise.
+	Lat LatKind
 }
 
 // summaries are the side's steps as summaries.
@@ -209,6 +217,8 @@ type Diff struct {
 	// sweeps, less the one compared within a run.
 	Axes []sweep.Axis
 	Conf float64
+	// Lat is the latency kind of the latency rows.
+	Lat  LatKind
 	Rows []DiffRow
 	// OnlyA and OnlyB are the points (and jobs) one side has and the
 	// other does not, as "iodepth=4 job=reader".
@@ -297,6 +307,13 @@ func DiffAxis(plan *sweep.Plan, steps []sweep.StepResult, axis sweep.Axis, base 
 
 // DiffAxisOf is DiffAxis of summaries.
 func DiffAxisOf(plan *sweep.Plan, steps []StepView, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
+	return diffAxisOf(DiffSide{Plan: plan, Summary: steps}, axis, base, conf)
+}
+
+// diffAxisOf is DiffAxisOf of one side's steps, compared on the side's
+// latency kind.
+func diffAxisOf(one DiffSide, axis sweep.Axis, base string, conf float64) ([]*Diff, error) {
+	plan, steps := one.Plan, one.summaries()
 	i := slices.IndexFunc(plan.Swept(), func(s sweep.Sweep) bool { return s.Axis == axis })
 	if i < 0 {
 		return nil, fmt.Errorf("the run does not sweep %s", axis)
@@ -312,7 +329,7 @@ func DiffAxisOf(plan *sweep.Plan, steps []StepView, axis sweep.Axis, base string
 		}
 	}
 	side := func(v string) DiffSide {
-		s := DiffSide{Label: axisLabel(axis, v), Plan: plan}
+		s := DiffSide{Label: axisLabel(axis, v), Plan: plan, Host: one.Host, Lat: one.Lat}
 		for k := range steps {
 			if steps[k].Step.Value(axis) == v {
 				s.Summary = append(s.Summary, steps[k])
@@ -353,11 +370,13 @@ type diffPoint struct {
 }
 
 func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
-	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf}
 	steps := [2][]StepView{a.summaries(), b.summaries()}
+	lat := LatKindOf(a.Lat, []*sweep.Plan{a.Plan, b.Plan}, steps[:], a.Host, b.Host)
+	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf, Lat: lat}
 	c := &diffPoints{
 		axes:    axes,
-		metrics: DiffMetrics(),
+		lat:     lat,
+		metrics: DiffMetrics(lat),
 		ranks:   sweepRanks(diffSweeps(a.Plan, b.Plan, axes), slices.Concat(steps[0], steps[1])),
 		single:  oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1]),
 		points:  map[string]*diffPoint{},
@@ -406,6 +425,7 @@ func diffSweeps(a, b *sweep.Plan, axes []sweep.Axis) []sweep.Sweep {
 // are one, whatever their names.
 type diffPoints struct {
 	axes     []sweep.Axis
+	lat      LatKind
 	metrics  []DiffMetric
 	ranks    valueRanks
 	single   bool
@@ -420,7 +440,7 @@ func (c *diffPoints) addStep(si int, plan *sweep.Plan, st *StepView) {
 	disturbed := status == sweep.StepDone && st.Disturbed() != ""
 	var figs map[string]*JobFigures
 	if status == sweep.StepDone {
-		f := FiguresOfStep(st)
+		f := FiguresOfStep(st).As(c.lat)
 		figs = map[string]*JobFigures{}
 		for i := range f.Jobs {
 			if !f.Jobs[i].Total {
@@ -665,7 +685,7 @@ func CompareSides(sides []DiffSide, axis sweep.Axis, base string, conf float64) 
 			}
 		}
 	}
-	diffs, err := DiffAxisOf(one.Plan, one.summaries(), axis, base, conf)
+	diffs, err := diffAxisOf(one, axis, base, conf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", one.Label, err)
 	}

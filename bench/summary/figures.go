@@ -48,10 +48,14 @@ type JobFigures struct {
 	// Threads counts the job threads the figures add up.
 	Threads     int
 	IOPS, BWMiB float64
-	// IOs are the completions the clat percentiles come from: a
-	// percentile is worth reading only with enough of them (Reliable).
+	// Lat is the latency P50 and P99 are of: clat, unless As chose
+	// another. IOs are the I/Os they come from: a percentile is worth
+	// reading only with enough of them (Reliable).
+	Lat      LatKind
 	IOs      uint64
 	P50, P99 time.Duration
+	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index).
+	kinds [3]latFigures
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -61,6 +65,31 @@ type JobFigures struct {
 	// latency_target options, a line each (outcomes.go); none on a
 	// total.
 	Outcomes []string
+}
+
+// latFigures are one latency kind's I/Os and percentiles.
+type latFigures struct {
+	ios      uint64
+	p50, p99 time.Duration
+}
+
+// As is the figures with IOs, P50 and P99 of kind k ("" keeps them).
+func (f JobFigures) As(k LatKind) JobFigures {
+	if k == "" {
+		return f
+	}
+	l := f.kinds[k.index()]
+	f.Lat, f.IOs, f.P50, f.P99 = k, l.ios, l.p50, l.p99
+	return f
+}
+
+// As is the step's figures with each job's latency of kind k.
+func (f StepFigures) As(k LatKind) StepFigures {
+	f.Jobs = slices.Clone(f.Jobs)
+	for i := range f.Jobs {
+		f.Jobs[i] = f.Jobs[i].As(k)
+	}
+	return f
 }
 
 // Options writes what the job ran as "randread 4k iodepth 1", and "×4"
@@ -170,23 +199,28 @@ func figuresOf(s *StepView) StepFigures {
 	return f
 }
 
-// jobFigures adds up results: their rates, their clat histograms merged
-// for the percentiles, their busiest thread.
+// jobFigures adds up results: their rates, their histograms of each
+// latency kind merged for the percentiles (clat's shown), their busiest
+// thread.
 func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
-	var clat hist.Histogram
+	var lats [3]hist.Histogram
 	for _, r := range results {
 		for d := range 2 {
-			r.Dirs[d].Clat.Hist.AddTo(&clat)
+			for _, k := range LatKinds {
+				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
+			}
 		}
 		f.Threads += max(r.Jobs, 1)
 		f.CPU = max(f.CPU, r.CPUShare())
 		f.Saturated = f.Saturated || r.Saturated()
 	}
-	if f.IOs = clat.N(); f.IOs > 0 {
-		p := clat.Percentiles([]float64{50, 99})
-		f.P50, f.P99 = time.Duration(p[0]), time.Duration(p[1])
+	for i := range lats {
+		if n := lats[i].N(); n > 0 {
+			p := lats[i].Percentiles([]float64{50, 99})
+			f.kinds[i] = latFigures{ios: n, p50: time.Duration(p[0]), p99: time.Duration(p[1])}
+		}
 	}
-	return f
+	return f.As(LatClat)
 }

@@ -39,8 +39,9 @@ type QoSPoint struct {
 	IOPS  stats.Spread `json:"iops"`
 	Asked float64      `json:"asked_iops,omitempty"`
 	// Latency says which latency the percentiles are of: bench.LatIntended
-	// (paced) or fio's "clat" (unpaced, closed loop). From the histogram of
-	// every repeat's I/Os, both directions.
+	// (paced), else the kind QoSCurvesAs was given: fio's "clat", "lat"
+	// or "slat" (unpaced, closed loop). From the histogram of every
+	// repeat's I/Os, both directions.
 	Latency string `json:"latency"`
 	IOs     uint64 `json:"ios"`
 	P50     uint64 `json:"p50_ns"`
@@ -129,6 +130,13 @@ func QoSCurves(plan *sweep.Plan, results []sweep.StepResult) []QoSCurve {
 
 // QoSCurvesOf is QoSCurves of StepViews.
 func QoSCurvesOf(plan *sweep.Plan, results []StepView) []QoSCurve {
+	return QoSCurvesAs(plan, results, LatClat)
+}
+
+// QoSCurvesAs is QoSCurvesOf with the unpaced points' latency of kind k
+// (lat when engines are compared): a paced point's latency is from each
+// I/O's intended start whatever k is, since that is what pacing measures.
+func QoSCurvesAs(plan *sweep.Plan, results []StepView, k LatKind) []QoSCurve {
 	load := QoSLoadAxis(plan)
 	if load == "" {
 		return nil
@@ -180,7 +188,7 @@ func QoSCurvesOf(plan *sweep.Plan, results []StepView) []QoSCurve {
 						if r.Dirs[d].IOs == 0 {
 							continue
 						}
-						l, name := loadLat(r, d)
+						l, name := loadLat(r, d, k)
 						l.AddTo(&a.h)
 						if a.lat == "" || a.lat == name {
 							a.lat = name
@@ -223,10 +231,13 @@ func QoSCurvesOf(plan *sweep.Plan, results []StepView) []QoSCurve {
 }
 
 // loadLat is the latency a QoS point is drawn with for direction d: from
-// the intended start when the direction was paced, else fio's clat (as
-// the other latency views).
-func loadLat(r *JobView, d int) (*LatView, string) {
-	return r.HeadlineLat(d)
+// the intended start when the direction was paced, else of kind k (fio's
+// clat, as fio's percentiles, unless engines are compared).
+func loadLat(r *JobView, d int, k LatKind) (*LatView, string) {
+	if r.Paced(d) || k == "" {
+		return r.HeadlineLat(d)
+	}
+	return k.Of(&r.Dirs[d]), k.Name()
 }
 
 // writeQoSTables prints each curve: a row per point by achieved IOPS,

@@ -101,7 +101,7 @@ var kindTable = []KindSpec{
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, answers: sweep.AxisNumJobs, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
-	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
+	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, lat: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
 }
 
 // Kinds lists every kind, in the order pages show them.

@@ -2,11 +2,14 @@ package chart
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/stats"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -162,7 +165,7 @@ func TestQoSColors(t *testing.T) {
 }
 
 // With a curve per engine, the subtitle names each curve's knee, the
-// first one's too.
+// first one's too, the objective once.
 func TestQoSKneesNamed(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisEngine, "libaio", "io_uring"), sweepOf(sweep.AxisRateIOPS, "max", "50%"))
 	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
@@ -175,7 +178,91 @@ func TestQoSKneesNamed(t *testing.T) {
 		return sweeptest.Done(jr)
 	}))
 	doc := checkOption(t, mustBuild(t, Query{Kind: QoS}, run))
-	if sub := doc.Title.Subtext; !strings.Contains(sub, "libaio knee at p99<1ms") || !strings.Contains(sub, "io_uring knee at p99<1ms") {
+	if sub := doc.Title.Subtext; !strings.Contains(sub, "knees at p99<1ms: libaio 2k, io_uring 2k IOPS") {
 		t.Errorf("subtitle %q: want each engine's knee named", sub)
+	}
+}
+
+// An iodepth sweep's points are unpaced: drawn in the latency ?lat=
+// picks, lat when engines are compared (libaio's synchronous submission
+// counts), and the subtitle and CSV say which; paced points keep the
+// latency from the intended start whatever is picked.
+func TestQoSLatKind(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisEngine, "libaio", "io_uring"), sweepOf(sweep.AxisIODepth, "1", "4"))
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		return sweeptest.Done(sweeptest.SubmitJob("r", s.Value(sweep.AxisEngine), 0))
+	}))
+	for _, tc := range []struct {
+		q    LatKind
+		want LatKind
+		how  string
+	}{{"", LatTotal, "y: lat (from submission) (closed loop)"}, {LatClat, LatClat, "y: clat (closed loop)"}, {LatSlat, LatSlat, "y: slat (closed loop)"}} {
+		c := mustBuild(t, Query{Kind: QoS, Lat: tc.q}, run)
+		doc := checkOption(t, c)
+		if !strings.Contains(doc.Title.Subtext, tc.how) {
+			t.Errorf("lat=%q: subtitle %q, want %q", tc.q, doc.Title.Subtext, tc.how)
+		}
+		lat, p50 := slices.Index(c.Columns, "latency"), slices.Index(c.Columns, "p50_us")
+		for _, r := range c.Rows {
+			engine := strings.TrimPrefix(r[slices.Index(c.Columns, "curve")], "r ")
+			ns := float64(sweeptest.SubmitLat(engine, summaryName(tc.want)))
+			got, _ := strconv.ParseFloat(r[p50], 64)
+			if r[lat] != summaryName(tc.want) || got*1e3 < 0.9*ns || got*1e3 > 1.1*ns {
+				t.Errorf("lat=%q %s: %s p50 %vµs, want %s %vns", tc.q, engine, r[lat], got, summaryName(tc.want), ns)
+			}
+		}
+		if !slices.ContainsFunc(c.Pickers, func(p Picker) bool { return p.Param == "lat" }) {
+			t.Errorf("lat=%q: no latency picker", tc.q)
+		}
+	}
+	// Paced: the intended start's, whatever the picker says.
+	for _, k := range []LatKind{"", LatClat, LatTotal} {
+		c := mustBuild(t, Query{Kind: QoS, Lat: k}, qosRun(1))
+		for _, r := range c.Rows {
+			if r[slices.Index(c.Columns, "load")] == "40%" && r[slices.Index(c.Columns, "latency")] != bench.LatIntended {
+				t.Errorf("lat=%q: a paced point is drawn with %s", k, r[slices.Index(c.Columns, "latency")])
+			}
+		}
+		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, "intended start (CO-corrected) for paced points, "+cmpOrKind(k, LatClat).Title()+" for unpaced ones") {
+			t.Errorf("lat=%q: subtitle %q", k, doc.Title.Subtext)
+		}
+	}
+}
+
+// summaryName is a kind as fio's output and the QoS table name it.
+func summaryName(k LatKind) string { return k.column() }
+
+func cmpOrKind(k, or LatKind) LatKind {
+	if k == "" {
+		return or
+	}
+	return k
+}
+
+// The knees of several curves: the objective once, wrapped to lines the
+// narrowest chart holds, the curves without a knee named.
+func TestKneeLines(t *testing.T) {
+	at := func(iops float64) *summary.QoSPoint { return &summary.QoSPoint{IOPS: stats.Spread{Median: iops}} }
+	var knees []qosKnee
+	for i, e := range []string{"libaio none", "libaio bfq", "io_uring none", "io_uring bfq", "psync none", "psync bfq"} {
+		knees = append(knees, qosKnee{name: e, slo: "p99<1ms", at: at(225000 + 3000*float64(i))})
+	}
+	knees = append(knees, qosKnee{name: "pvsync2 none", slo: "p99<1ms"})
+	lines := kneeLines(knees, true)
+	want := []string{
+		"knees at p99<1ms: libaio none 225k, libaio bfq 228k, io_uring none 231k,",
+		"io_uring bfq 234k, psync none 237k, psync bfq 240k IOPS;",
+		"no knee at p99<1ms for pvsync2 none",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines\n%q\nwant\n%q", lines, want)
+	}
+	for _, l := range lines {
+		if len([]rune(l)) > qosLineLen {
+			t.Errorf("%d characters: %q", len([]rune(l)), l)
+		}
+	}
+	if got := kneeLines(knees[:1], false); !slices.Equal(got, []string{"knee at p99<1ms: 225k IOPS"}) {
+		t.Errorf("one curve: %q", got)
 	}
 }

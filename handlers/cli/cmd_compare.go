@@ -16,15 +16,16 @@ import (
 var compareCommand = command{
 	name:    "compare",
 	summary: "the statistical diff of stored runs, or of the values of a run's swept axis",
-	usage:   "[--db FILE] [--csv] ID ID… | ID [--axis AXIS] [--base VALUE]",
+	usage:   "[--db FILE] [--csv] [--lat KIND] ID ID… | ID [--axis AXIS] [--base VALUE]",
 	about: `With two or more runs, each run after the first is compared with the first, point by point (the
-values of the axes either run sweeps) and job by job: the change of IOPS, bandwidth and clat p50 and p99
+values of the axes either run sweeps) and job by job: the change of IOPS, bandwidth and latency p50 and p99
 as the ratio of the medians over the repeats (B's median over A's: the one change every page, report and
 CSV prints), its 95 % confidence interval (Moses's, distribution-free, as a ratio), the Hodges–Lehmann shift
 in a column of its own, and the Mann–Whitney test's p. A change is "significant" only when the repeats could not have given it by chance;
 "no significant difference" is the honest reading of two runs that measure the same thing; "too few
 repeats to tell" when no outcome of so few repeats could reach 95 % (3 against 3 cannot: 4 on each side
-can). Latency percentiles come from each repeat's own histogram.
+can). Latency percentiles come from each repeat's own histogram, of fio's lat (from submission) when the
+runs compare engines or hosts, of clat otherwise; --lat picks (total, clat or slat), and each row names it.
 
 With one run, the values of one of its swept axes are compared with one of them: --axis (default: the
 first it sweeps of ioengine, scheduler, rw and option axes) and --base (default: its first value).
@@ -40,6 +41,7 @@ is when every row of the table is taken together (Holm's correction).
 		csv := fs.Bool("csv", false, "write the rows as CSV, every number whole")
 		axis := fs.String("axis", "", "with one run: the swept `AXIS` whose values are compared")
 		base := fs.String("base", "", "with one run: the `VALUE` of the axis the others are compared with")
+		lat := fs.String("lat", "", "the latency compared: `KIND` total (fio's lat), clat or slat (default: total for engines or hosts, else clat)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				return e.usage()
@@ -48,12 +50,16 @@ is when every row of the table is taken together (Holm's correction).
 			if err != nil {
 				return err
 			}
+			k, err := summary.ParseLatKind(*lat)
+			if err != nil {
+				return usageError{"compare: --lat: " + err.Error()}
+			}
 			store, err := openStoreFlag(ctx, e, *dbPath)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			diffs, err := compareRuns(ctx, store, ids, sweep.Axis(*axis), *base)
+			diffs, err := compareRuns(ctx, store, ids, sweep.Axis(*axis), *base, k)
 			if err != nil {
 				return err
 			}
@@ -86,19 +92,20 @@ func diffRunIDs(cmd string, args []string, max int, axis bool) ([]int64, error) 
 const maxCompareRuns = 8
 
 // compareRuns reads the runs and compares each after the first with it,
-// or, for one run, the values of its axis with base.
-func compareRuns(ctx context.Context, store *db.Store, ids []int64, axis sweep.Axis, base string) ([]*summary.Diff, error) {
+// or, for one run, the values of its axis with base, on latency kind k
+// ("": lat for engines or hosts, else clat).
+func compareRuns(ctx context.Context, store *db.Store, ids []int64, axis sweep.Axis, base string, k summary.LatKind) ([]*summary.Diff, error) {
 	sides := make([]summary.DiffSide, len(ids))
 	for i, id := range ids {
 		r, err := store.GetRun(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("run %d: %w", id, err)
 		}
-		steps, err := store.StepsFor(ctx, id, db.StepLoad{Hists: db.ClatHist})
+		steps, err := store.StepsFor(ctx, id, db.StepLoad{Hists: db.AllHists})
 		if err != nil {
 			return nil, err
 		}
-		sides[i] = summary.DiffSide{Label: "run " + strconv.FormatInt(id, 10), Plan: &r.Plan, Steps: steps}
+		sides[i] = summary.DiffSide{Label: "run " + strconv.FormatInt(id, 10), Plan: &r.Plan, Steps: steps, Host: r.Hostname, Lat: k}
 	}
 	diffs, err := summary.CompareSides(sides, axis, base, summary.DiffConf)
 	if err != nil {

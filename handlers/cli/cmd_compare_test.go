@@ -66,7 +66,7 @@ func compareModelDisks(t *testing.T, fast, slow string) []string {
 		}
 		t.Logf("%s", out.String())
 	}
-	same, err := compareRuns(context.Background(), store, []int64{1}, "bs", "4k")
+	same, err := compareRuns(context.Background(), store, []int64{1}, "bs", "4k", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func compareModelDisks(t *testing.T, fast, slow string) []string {
 	if _, holding := same[0].Significant(); holding > 0 {
 		problems = append(problems, fmt.Sprintf("bs=4096 differs from bs=4k on the fast disk in %d rows that hold over the table", holding))
 	}
-	diffs, err := compareRuns(context.Background(), store, []int64{1, 2}, "", "")
+	diffs, err := compareRuns(context.Background(), store, []int64{1, 2}, "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

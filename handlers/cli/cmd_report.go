@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"iolab/bench/fio"
+	"iolab/bench/summary"
 	"iolab/handlers/report"
 )
 
 var reportCommand = command{
 	name:    "report",
 	summary: "a write-up of stored runs: one offline HTML file, or Markdown, PNGs and CSVs",
-	usage:   "[--db FILE] [--axis AXIS] [--base VALUE] -o DIR|FILE.html ID…",
+	usage:   "[--db FILE] [--axis AXIS] [--base VALUE] [--lat KIND] -o DIR|FILE.html ID…",
 	about: `One run: its charts, steps, errors, environment and plan, and the statistical diff of the values of
 its swept engines, schedulers or other axis (--axis, --base as in iolab compare). Several runs: the compare
 page — what differs besides what is compared, the environment and plan differences, each run against the
@@ -35,6 +36,7 @@ statistical diff as CSV.
 		out := fs.String("o", "", "write to `DIR` (a bundle) or FILE.html (one file)")
 		axis := fs.String("axis", "", "with one run: the swept `AXIS` whose values the statistical diff compares")
 		base := fs.String("base", "", "with one run: the `VALUE` of the axis the others are compared with")
+		lat := fs.String("lat", "", "the latency the tables and charts show: `KIND` total (fio's lat), clat or slat (default: total for engines or hosts, else clat)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 || *out == "" {
 				return e.usage()
@@ -48,7 +50,11 @@ statistical diff as CSV.
 				return err
 			}
 			defer store.Close()
-			rep, err := report.Build(ctx, store, ids, report.Options{Axis: *axis, Base: *base, Version: fio.Version})
+			k, err := summary.ParseLatKind(*lat)
+			if err != nil {
+				return usageError{"report: --lat: " + err.Error()}
+			}
+			rep, err := report.Build(ctx, store, ids, report.Options{Axis: *axis, Base: *base, Version: fio.Version, Lat: k})
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

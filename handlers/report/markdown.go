@@ -179,7 +179,7 @@ func (r *Report) markdownRun(b *strings.Builder, run *RunPart) {
 				rows = append(rows, row)
 			}
 		}
-		mdTable(b, []string{"#", "axes", "status", "job", "IOPS", "BW MiB/s", "clat p50", "clat p99"}, rows)
+		mdTable(b, []string{"#", "axes", "status", "job", "IOPS", "BW MiB/s", run.Lat.Name() + " p50", run.Lat.Name() + " p99"}, rows)
 		// What verify, steady state and latency_target concluded: text
 		// too long for a cell.
 		first := true

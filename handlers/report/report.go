@@ -61,6 +61,8 @@ type RunPart struct {
 	Steps            []StepRow
 	Errors           []summary.ErrorGroup
 	Notes            []summary.Note
+	// Lat is the latency the steps' p50 and p99 are of (StepLat).
+	Lat summary.LatKind
 	// What the step table's legend says (runPageData's fields alike).
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
@@ -89,6 +91,9 @@ const (
 type Options struct {
 	Axis, Base string
 	Version    string
+	// Lat is the latency the tables and charts show: "" for each its
+	// default (lat when engines or hosts are compared, else clat).
+	Lat summary.LatKind
 }
 
 // InputError is a report asked of runs it cannot cover (none, or too
@@ -151,7 +156,8 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 		r := &runs[i].Run
 		rr := RunPart{Run: r, Command: r.Plan.Command(), JobFile: r.Plan.JobFile(), steps: runs[i].Summary}
 		if !rep.Compare {
-			rr.Steps = SummaryRows(runs[i].Summary)
+			rr.Lat = StepLat(opt.Lat, r, runs[i].Summary)
+			rr.Steps = SummaryRows(runs[i].Summary, rr.Lat)
 			rr.Errors = summary.GroupErrorsOf(runs[i].Summary)
 			rr.Notes = summary.NotesOf(runs[i].Summary)
 			rr.ReliableP50, rr.ReliableP99 = hist.ReliableN(StepPercentiles[0]), hist.ReliableN(StepPercentiles[1])
@@ -176,7 +182,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 	} else {
 		rep.Title = fmt.Sprintf("Run %d · %s", runs[0].Run.ID, runs[0].Run.Name)
 	}
-	if rep.diffs, err = StatDiffs(runs, opt.Axis, opt.Base); err != nil {
+	if rep.diffs, err = StatDiffs(runs, opt.Axis, opt.Base, opt.Lat); err != nil {
 		if rep.Compare || opt.Axis != "" || opt.Base != "" {
 			rep.StatErr = err.Error()
 		}
@@ -185,7 +191,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 	}
 	rep.Knees = qosKnees(runs)
 	for _, k := range chart.Available(runs, page) {
-		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids}.Values())
+		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids, Lat: chart.LatKind(opt.Lat)}.Values())
 		if err != nil {
 			rep.Charts = append(rep.Charts, Chart{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
 			continue

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,6 +25,10 @@ type StatDiffView struct {
 	OnlyB   string
 	Holds   bool // some row holds over the table (Holm)
 	Conf    float64
+	// Lat says which latency the latency rows compare, and why;
+	// LatKind is that kind.
+	Lat     string
+	LatKind summary.LatKind
 	// ChangeHeading and ShiftHeading head the change and the
 	// Hodges–Lehmann shift columns (summary's, as the CLI prints them).
 	ChangeHeading, ShiftHeading string
@@ -31,16 +36,24 @@ type StatDiffView struct {
 
 // StatDiffs compares the runs (each after the first against the first)
 // or, for one run, the values of its swept axis against base
-// (summary.CompareSides). The runs' steps must carry clat histograms.
-func StatDiffs(runs []chart.LoadedRun, axis, base string) ([]*summary.Diff, error) {
+// (summary.CompareSides), their latencies of kind lat ("": lat when
+// they compare engines or hosts, else clat). The runs' steps must carry
+// that kind's histograms.
+func StatDiffs(runs []chart.LoadedRun, axis, base string, lat summary.LatKind) ([]*summary.Diff, error) {
 	if len(runs) > MaxStatDiffRuns {
 		return nil, &InputError{Field: "run", Msg: fmt.Sprintf("the statistical diff compares at most %d runs at once", MaxStatDiffRuns)}
 	}
 	sides := make([]summary.DiffSide, len(runs))
 	for i, label := range chart.Names(runs) {
-		sides[i] = summary.DiffSide{Label: label, Plan: &runs[i].Run.Plan, Steps: runs[i].Steps, Summary: runs[i].Summary}
+		sides[i] = summary.DiffSide{Label: label, Plan: &runs[i].Run.Plan, Steps: runs[i].Steps, Summary: runs[i].Summary,
+			Host: cmp.Or(runs[i].Host, runs[i].Run.Hostname), Lat: lat}
 	}
 	return summary.CompareSides(sides, sweep.Axis(axis), base, summary.DiffConf)
+}
+
+// LatText says which latency a table shows, and what the default is.
+func LatText(k summary.LatKind) string {
+	return k.Title() + "; the default is lat (from submission) when engines or hosts are compared, clat otherwise"
 }
 
 // MaxStatDiffRuns bounds the diffs a page computes: each run after the
@@ -52,7 +65,7 @@ func StatDiffViews(diffs []*summary.Diff) []StatDiffView {
 	out := make([]StatDiffView, len(diffs))
 	for i, d := range diffs {
 		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf,
-			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading}
+			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading, Lat: LatText(d.Lat), LatKind: d.Lat}
 		for _, a := range d.Axes {
 			v.Axes = append(v.Axes, string(a))
 		}

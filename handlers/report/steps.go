@@ -11,6 +11,7 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
+	"iolab/db"
 )
 
 // StepRow is one step of the per-step table, formatted: its jobs' rows
@@ -40,17 +41,26 @@ type JobRow struct {
 	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
 }
 
-// StepRows formats the per-step table; the CSV at /runs/:id/steps.csv
-// has the same columns, unformatted.
-func StepRows(steps []sweep.StepResult) []StepRow { return SummaryRows(summary.StepViews(steps)) }
+// StepRows formats the per-step table, its latencies of kind k (StepLat);
+// the CSV at /runs/:id/steps.csv has the same columns, unformatted.
+func StepRows(steps []sweep.StepResult, k summary.LatKind) []StepRow {
+	return SummaryRows(summary.StepViews(steps), k)
+}
 
 // SummaryRows is StepRows of summaries.
-func SummaryRows(steps []summary.StepView) []StepRow {
+func SummaryRows(steps []summary.StepView, k summary.LatKind) []StepRow {
 	rows := make([]StepRow, len(steps))
 	for i := range steps {
-		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]))
+		rows[i] = stepRowOf(summary.FiguresOfStep(&steps[i]).As(k))
 	}
 	return rows
+}
+
+// StepLat is the latency kind a run's step table shows: k when asked
+// (?lat=, --lat), else lat when the run compares engines, clat
+// otherwise (summary.LatKindOf).
+func StepLat(k summary.LatKind, run *db.Run, steps []summary.StepView) summary.LatKind {
+	return summary.LatKindOf(k, []*sweep.Plan{&run.Plan}, [][]summary.StepView{steps})
 }
 
 // stepFigures are a step's numbers as the table and its CSV show them.
@@ -58,7 +68,7 @@ type stepFigures = summary.StepFigures
 
 func stepFiguresOf(s *sweep.StepResult) stepFigures { return summary.FiguresOf(s) }
 
-// StepPercentiles are the clat percentiles the step table shows, in the
+// StepPercentiles are the percentiles the step table shows, in the
 // order of JobFigures.P50 and P99.
 var StepPercentiles = [2]float64{50, 99}
 
@@ -120,18 +130,25 @@ func fmtLatency(d time.Duration) string {
 	return s[:i] + " " + s[i:]
 }
 
-// StepsColumns are the per-step CSV's columns.
-var StepsColumns = []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
-	"clat p50 (µs)", "clat p50 reliable", "clat p99 (µs)", "clat p99 reliable", "job CPU (% of a core)", "saturated",
-	"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
-	"outcomes", "disturbed", "error"}
+// StepsColumns are the per-step CSV's columns, its latencies of kind k
+// ("clat p50 (µs)").
+func StepsColumns(k summary.LatKind) []string {
+	lat := k.Name()
+	return []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+		lat + " p50 (µs)", lat + " p50 reliable", lat + " p99 (µs)", lat + " p99 reliable", "job CPU (% of a core)", "saturated",
+		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
+		"outcomes", "disturbed", "error"}
+}
 
-// StepsTableRows are one step's rows of the per-step CSV.
-func StepsTableRows(st *sweep.StepResult) [][]string { return figuresTableRows(stepFiguresOf(st)) }
+// StepsTableRows are one step's rows of the per-step CSV, its latencies
+// of kind k.
+func StepsTableRows(st *sweep.StepResult, k summary.LatKind) [][]string {
+	return figuresTableRows(stepFiguresOf(st).As(k))
+}
 
 // SummaryTableRows is StepsTableRows of a summary.
-func SummaryTableRows(st *summary.StepView) [][]string {
-	return figuresTableRows(summary.FiguresOfStep(st))
+func SummaryTableRows(st *summary.StepView, k summary.LatKind) [][]string {
+	return figuresTableRows(summary.FiguresOfStep(st).As(k))
 }
 
 // figuresTableRows are the rows of the per-step CSV of a step's figures.

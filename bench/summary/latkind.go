@@ -1,0 +1,126 @@
+package summary
+
+import (
+	"fmt"
+	"slices"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
+)
+
+// LatKind is which of fio's latencies a table or chart shows: lat from
+// submission to completion, slat the submission alone, clat from
+// submission's end to completion. An engine that submits synchronously
+// (libaio's io_submit, psync) spends the I/O's time in slat, so clat
+// alone compares engines unfairly: engines and hosts are compared on lat
+// (LatKindOf).
+type LatKind string
+
+// The latency kinds; "" is a table's default (LatKindOf).
+const (
+	LatTotal LatKind = "total" // fio's lat: from submission to completion
+	LatClat  LatKind = "clat"  // fio's clat: completion latency
+	LatSlat  LatKind = "slat"  // fio's slat: submission latency
+)
+
+// LatKinds are the kinds, in the order pickers and help list them.
+var LatKinds = []LatKind{LatTotal, LatClat, LatSlat}
+
+// ParseLatKind reads a kind as ?lat= and --lat give it; "" is "".
+func ParseLatKind(s string) (LatKind, error) {
+	k := LatKind(s)
+	if s == "lat" {
+		k = LatTotal
+	}
+	if s != "" && !slices.Contains(LatKinds, k) {
+		return "", fmt.Errorf("%.40q is not a latency; use total (fio's lat, from submission), clat or slat", s)
+	}
+	return k, nil
+}
+
+// Name is the kind as fio's output and the tables' headers name it:
+// lat, clat, slat.
+func (k LatKind) Name() string {
+	if k == LatTotal {
+		return "lat"
+	}
+	return string(k)
+}
+
+// Title is how a table's note names the kind: "lat (from submission)".
+func (k LatKind) Title() string {
+	switch k {
+	case LatTotal:
+		return "lat (from submission)"
+	case LatSlat:
+		return "slat (submission)"
+	}
+	return "clat (completion)"
+}
+
+// index is the kind's place in JobFigures.kinds.
+func (k LatKind) index() int {
+	switch k {
+	case LatTotal:
+		return 0
+	case LatSlat:
+		return 2
+	}
+	return 1
+}
+
+// Of is the kind's latency among a direction's.
+func (k LatKind) Of(d *DirView) *LatView {
+	switch k {
+	case LatTotal:
+		return &d.Lat
+	case LatSlat:
+		return &d.Slat
+	}
+	return &d.Clat
+}
+
+// LatKindOf is the kind tables show of the steps of plans (one run, or
+// the runs compared) run on hosts: k when given, else lat when they
+// compare engines — a plan sweeps ioengine, or the steps' jobs ran more
+// than one — or hosts (more than one named), else clat, as fio's
+// percentiles are.
+func LatKindOf(k LatKind, plans []*sweep.Plan, steps [][]StepView, hosts ...string) LatKind {
+	if k != "" {
+		return k
+	}
+	engines := map[string]bool{}
+	for i, p := range plans {
+		if p != nil && p.SweepsAxis(sweep.AxisEngine) {
+			return LatTotal
+		}
+		if i < len(steps) {
+			for s := range steps[i] {
+				for _, sj := range stepJobs(p, &steps[i][s]) {
+					if sj.job != nil {
+						engines[cmpEngine(sj.job)] = true
+					}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if h != "" {
+			seen[h] = true
+		}
+	}
+	if len(engines) > 1 || len(seen) > 1 {
+		return LatTotal
+	}
+	return LatClat
+}
+
+// cmpEngine is a job's engine as the comparison sees it: fio's default
+// when the job names none.
+func cmpEngine(j *bench.Job) string {
+	if j.IOEngine == "" {
+		return "psync"
+	}
+	return j.IOEngine
+}
