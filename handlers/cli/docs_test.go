@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -274,5 +275,67 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	if !slices.Equal(listed, want) {
 		t.Errorf("README.md's table of commands lists %q; commandTable has %q", listed, want)
+	}
+}
+
+// TestDocImages: every image the README, CONTRIBUTING.md and docs/ show
+// is a PNG that decodes, of a size a repository carries (docs/img's are
+// 2× chart screenshots, about 100 KiB); every PNG under docs/img is shown
+// somewhere; and each PNG docs/img/experiments.sh writes is committed.
+func TestDocImages(t *testing.T) {
+	const maxSize = 400 << 10
+	image := regexp.MustCompile(`!\[([^\]]*)\]\(([^)\s]+\.png)\)`)
+	shown := map[string]bool{}
+	for _, path := range docFiles(t) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range image.FindAllStringSubmatch(string(b), -1) {
+			file := filepath.Clean(filepath.Join(filepath.Dir(path), m[2]))
+			shown[file] = true
+			if strings.TrimSpace(m[1]) == "" {
+				t.Errorf("%s: image %s has no alt text", path, m[2])
+			}
+			f, err := os.Open(file)
+			if err != nil {
+				t.Errorf("%s: image %s: %v", path, m[2], err)
+				continue
+			}
+			cfg, err := png.DecodeConfig(f)
+			st, _ := f.Stat()
+			f.Close()
+			switch {
+			case err != nil:
+				t.Errorf("%s: image %s is no PNG: %v", path, m[2], err)
+			case cfg.Width < 600 || cfg.Height < 300:
+				t.Errorf("%s: image %s is %d×%d: too small to read", path, m[2], cfg.Width, cfg.Height)
+			case st.Size() > maxSize:
+				t.Errorf("%s: image %s is %d KiB, over %d KiB", path, m[2], st.Size()>>10, maxSize>>10)
+			}
+		}
+	}
+	img := filepath.Join(repoRoot, "docs", "img")
+	pngs, err := filepath.Glob(filepath.Join(img, "*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pngs {
+		if !shown[filepath.Clean(p)] {
+			t.Errorf("%s: no document shows it", p)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join(img, "experiments.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := regexp.MustCompile(`\bkeep [a-z-]+ [a-z]+ ([a-z0-9-]+\.png)`).FindAllStringSubmatch(string(script), -1)
+	if len(written) < 4 {
+		t.Errorf("experiments.sh keeps %d charts; the three experiments have 4 key charts", len(written))
+	}
+	for _, m := range written {
+		if !shown[filepath.Join(img, m[1])] {
+			t.Errorf("experiments.sh writes docs/img/%s, which no document shows", m[1])
+		}
 	}
 }
