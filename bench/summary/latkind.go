@@ -47,15 +47,13 @@ func (k LatKind) Name() string {
 	return string(k)
 }
 
-// Title is how a table's note names the kind: "lat (from submission)".
+// Title is how a chart's subtitle and axis or a table's note names the
+// kind: "lat (from submission)", "clat", "slat".
 func (k LatKind) Title() string {
-	switch k {
-	case LatTotal:
+	if k == LatTotal {
 		return "lat (from submission)"
-	case LatSlat:
-		return "slat (submission)"
 	}
-	return "clat (completion)"
+	return k.Name()
 }
 
 // index is the kind's place in JobFigures.kinds.
@@ -84,11 +82,40 @@ func (k LatKind) Of(d *DirView) *LatView {
 // the runs compared) run on hosts: k when given, else lat when they
 // compare engines — a plan sweeps ioengine, or the steps' jobs ran more
 // than one — or hosts (more than one named), else clat, as fio's
-// percentiles are.
+// percentiles are. Steps that kept no lat histogram (fio's JSON has clat
+// percentiles alone, and runs stored before iolab kept lat's) are shown
+// in clat, which they have, not as empty lat: see DefaultLat.
 func LatKindOf(k LatKind, plans []*sweep.Plan, steps [][]StepView, hosts ...string) LatKind {
 	if k != "" {
 		return k
 	}
+	return DefaultLat(latKindOf(plans, steps, hosts), steps...)
+}
+
+// DefaultLat is k, the kind that compares what is compared, unless k is
+// lat and no step of steps kept a lat histogram: clat then, which every
+// stored step has. A kind the reader picks is never swapped.
+func DefaultLat(k LatKind, steps ...[]StepView) LatKind {
+	if k != LatTotal {
+		return k
+	}
+	for _, run := range steps {
+		for i := range run {
+			if r := run[i].Result; r != nil {
+				for _, g := range r.Groups {
+					for j := range g.Jobs {
+						if len(g.Jobs[j].Dirs[0].Lat.Hist)+len(g.Jobs[j].Dirs[1].Lat.Hist) > 0 {
+							return k
+						}
+					}
+				}
+			}
+		}
+	}
+	return LatClat
+}
+
+func latKindOf(plans []*sweep.Plan, steps [][]StepView, hosts []string) LatKind {
 	engines := map[string]bool{}
 	for i, p := range plans {
 		if p != nil && p.SweepsAxis(sweep.AxisEngine) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -115,5 +116,36 @@ func TestParseLatKind(t *testing.T) {
 	}
 	if _, err := ParseLatKind("p99"); err == nil {
 		t.Errorf("p99 is taken as a latency kind")
+	}
+}
+
+// Engines compared default to lat, unless no step kept lat's histogram
+// (fio's JSON has clat's alone; runs stored before iolab kept lat's):
+// clat then, which they have, not an empty lat. A kind asked for stays.
+func TestLatKindOfWithoutLatHistograms(t *testing.T) {
+	plan, steps := enginePlan(1)
+	views := func(steps []sweep.StepResult) [][]StepView {
+		v := make([]StepView, len(steps))
+		for i := range steps {
+			v[i] = StepViewOf(&steps[i])
+		}
+		return [][]StepView{v}
+	}
+	plans := []*sweep.Plan{plan}
+	if k := LatKindOf("", plans, views(steps)); k != LatTotal {
+		t.Errorf("engines with lat histograms: %s, want lat", k)
+	}
+	for i := range steps {
+		for j := range steps[i].Result.Groups[0].Jobs {
+			for d := range steps[i].Result.Groups[0].Jobs[j].Dirs {
+				steps[i].Result.Groups[0].Jobs[j].Dirs[d].Lat.Hist = hist.Histogram{} // the stat (mean, max) stays, as fio's JSON has it
+			}
+		}
+	}
+	if k := LatKindOf("", plans, views(steps)); k != LatClat {
+		t.Errorf("engines without lat histograms: %s, want clat", k)
+	}
+	if k := LatKindOf(LatTotal, plans, views(steps)); k != LatTotal {
+		t.Errorf("lat asked for: %s", k)
 	}
 }

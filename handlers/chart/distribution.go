@@ -103,7 +103,7 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	}
 	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk), qdPicker}, g.pickers...), Hidden: g.hiddenNote(len(qds), string(l.x)+" values"),
 		Format: Format{Tooltip: "dist", X: "us", Y: "pct", XName: string(l.x)}}
-	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.column()+"_us", "ios", "percent_ios")
+	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.Name()+"_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
 	how := lk.Title() + " histograms of all repeats merged, 8 bins per doubling"
@@ -114,7 +114,7 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 		how += "; line style: " + string(l.x)
 	}
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
-		"item", xAxisOpts(dirTitle+lk.column()+" (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value", SplitLine: splitLine()})...)
+		"item", xAxisOpts(dirTitle+lk.Name()+" (µs)", "log"), opts.YAxis{Name: "% of I/Os", Type: "value", SplitLine: splitLine()})...)
 	for si, s := range g.series {
 		for k, qd := range qds {
 			cell := s.cells[qd]

@@ -46,7 +46,7 @@ func jobLat(steps []summary.StepView, job string, d int, k LatKind) (mean, p50, 
 				}
 				for dd := range 2 {
 					if d < 0 || d == dd {
-						lv := k.of(&g.Jobs[j].Dirs[dd])
+						lv := k.Of(&g.Jobs[j].Dirs[dd])
 						lv.Hist.AddTo(h)
 						st.Merge(&lv.Stat)
 					}
@@ -95,7 +95,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	g := gridOf(l, runs)
 	col, dirTitle := dirPrefix(q)
 	q.Lat = latKind(q, runs)
-	lc := col + q.Lat.column()
+	lc := col + q.Lat.Name()
 	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth", Format: Format{Tooltip: "bars"},
 		Pickers: []Picker{latPicker(q.Lat)}}
 	if l.series == sweep.AxisScheduler {
@@ -134,7 +134,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 			opts.XAxis{Type: "category", GridIndex: 2 * ji, Data: lat},
 			opts.XAxis{Type: "category", GridIndex: 2*ji + 1, Data: f.catLabels(job, fairnessPicks[3], "")})
 		bar.YAxisList = append(bar.YAxisList,
-			opts.YAxis{Name: job + " · " + dirTitle + q.Lat.column() + " (µs)", Type: "value", GridIndex: 2 * ji, SplitLine: splitLine()},
+			opts.YAxis{Name: job + " · " + dirTitle + q.Lat.Name() + " (µs)", Type: "value", GridIndex: 2 * ji, SplitLine: splitLine()},
 			opts.YAxis{Name: job + " · " + strings.ToLower(dirTitle) + "bandwidth (" + bw.name + ")", Type: "value", GridIndex: 2*ji + 1, SplitLine: splitLine()})
 	}
 	bar.SetXAxis(first) // Validate sets the first axis's data to it

@@ -61,7 +61,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 		Format: Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
-		c.Columns = append(c.Columns, col+lk.column()+"_"+percentileName(p)+"_us", col+lk.column()+"_"+percentileName(p)+"_reliable")
+		c.Columns = append(c.Columns, col+lk.Name()+"_"+percentileName(p)+"_us", col+lk.Name()+"_"+percentileName(p)+"_reliable")
 	}
 
 	// The tooltip is per point, so that it can say when one is not worth
@@ -92,7 +92,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	}
 	bars := make([][]item, len(ps)) // one x: [percentile][series]
 	line.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, how),
-		"item", xAxisOpts(xName, "category"), opts.YAxis{Name: dirTitle + lk.column() + " (µs)", Type: "log", SplitLine: splitLine()})...)
+		"item", xAxisOpts(xName, "category"), opts.YAxis{Name: dirTitle + lk.Name() + " (µs)", Type: "log", SplitLine: splitLine()})...)
 	line.SetXAxis(xs)
 	for si, s := range g.series {
 		data := make([][]item, len(ps))

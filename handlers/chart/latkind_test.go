@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
@@ -54,8 +55,8 @@ func TestLatencyKinds(t *testing.T) {
 		want LatKind
 	}{{"", LatTotal}, {LatTotal, LatTotal}, {LatClat, LatClat}, {LatSlat, LatSlat}} {
 		c := mustBuild(t, Query{Kind: Latency, Lat: tc.q, Percentiles: []float64{50}}, run)
-		col := tc.want.column() + "_p50_us"
-		checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "ios", col, tc.want.column() + "_p50_reliable"}, [][]string{
+		col := tc.want.Name() + "_p50_us"
+		checkTable(t, c, []string{"job", "iodepth", "ioengine", "repeats", "failed", "ios", col, tc.want.Name() + "_p50_reliable"}, [][]string{
 			{"r", "1", "libaio", "1", "0", "100", csvNum(usBucket(engineLat("libaio", tc.want))), "true"},
 			{"r", "1", "io_uring", "1", "0", "100", csvNum(usBucket(engineLat("io_uring", tc.want))), "true"},
 		})
@@ -63,7 +64,7 @@ func TestLatencyKinds(t *testing.T) {
 		if !strings.Contains(doc.Title.Subtext, tc.want.Title()+" histograms") {
 			t.Errorf("lat=%s: subtitle %q does not name %s", tc.q, doc.Title.Subtext, tc.want.Title())
 		}
-		if doc.YAxis[0].Name != tc.want.column()+" (µs)" {
+		if doc.YAxis[0].Name != tc.want.Name()+" (µs)" {
 			t.Errorf("lat=%s: y axis %q", tc.q, doc.YAxis[0].Name)
 		}
 		if !slices.ContainsFunc(c.Pickers, func(p Picker) bool {
@@ -86,7 +87,7 @@ func TestDistributionKinds(t *testing.T) {
 	for _, k := range []LatKind{"", LatTotal, LatClat, LatSlat} {
 		want := cmp.Or(k, LatTotal)
 		c := mustBuild(t, Query{Kind: Distribution, Lat: k}, run)
-		col := slices.Index(c.Columns, want.column()+"_us")
+		col := slices.Index(c.Columns, want.Name()+"_us")
 		if col < 0 {
 			t.Fatalf("lat=%s: columns %q", k, c.Columns)
 		}
@@ -112,7 +113,7 @@ func TestDistributionKinds(t *testing.T) {
 				t.Errorf("lat=%s %s: no bin holds every I/O: %q", k, engine, c.Rows)
 			}
 		}
-		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, want.Title()+" histograms") || doc.XAxis[0].Name != want.column()+" (µs)" {
+		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, want.Title()+" histograms") || doc.XAxis[0].Name != want.Name()+" (µs)" {
 			t.Errorf("lat=%s: subtitle %q, x axis %q", k, doc.Title.Subtext, doc.XAxis[0].Name)
 		}
 	}
@@ -133,8 +134,8 @@ func TestFairnessKinds(t *testing.T) {
 		reader  time.Duration
 	}{{"", LatClat, 100 * time.Microsecond}, {LatTotal, LatTotal, 102 * time.Microsecond}, {LatSlat, LatSlat, 2 * time.Microsecond}} {
 		c := mustBuild(t, Query{Kind: Fairness, Lat: tc.q}, run)
-		col := slices.Index(c.Columns, tc.want.column()+"_p50_median_us")
-		if col < 0 || !slices.Contains(c.Columns, tc.want.column()+"_p99_change_pct") {
+		col := slices.Index(c.Columns, tc.want.Name()+"_p50_median_us")
+		if col < 0 || !slices.Contains(c.Columns, tc.want.Name()+"_p99_change_pct") {
 			t.Fatalf("lat=%s: columns %q", tc.q, c.Columns)
 		}
 		for _, r := range c.Rows {
@@ -142,7 +143,7 @@ func TestFairnessKinds(t *testing.T) {
 				t.Errorf("lat=%s: reader's p50 %s, want %s", tc.q, r[col], csvNum(usBucket(tc.reader)))
 			}
 		}
-		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, tc.want.Title()) || doc.YAxis[0].Name != "bg-writer · "+tc.want.column()+" (µs)" {
+		if doc := checkOption(t, c); !strings.Contains(doc.Title.Subtext, tc.want.Title()) || doc.YAxis[0].Name != "bg-writer · "+tc.want.Name()+" (µs)" {
 			t.Errorf("lat=%s: subtitle %q, y axis %q", tc.q, doc.Title.Subtext, doc.YAxis[0].Name)
 		}
 	}
@@ -186,7 +187,7 @@ func TestLatKindDefault(t *testing.T) {
 // lat= round-trips through a chart's URL for the latency kinds, is left
 // out of the others' and refuses what is not a kind.
 func TestQueryLat(t *testing.T) {
-	for _, k := range latKinds {
+	for _, k := range summary.LatKinds {
 		q, err := ParseQuery(url.Values{"kind": {"latency"}, "lat": {string(k)}})
 		if err != nil || q.Lat != k {
 			t.Fatalf("lat=%s: %+v %v", k, q, err)

@@ -168,10 +168,10 @@ func (t *latencyDrawing) addStep(data [][]item, r *runView, st *summary.StepView
 			return // refused (checkKind)
 		}
 		var found, cut bool
-		lats, found, cut = logIntervalLats(jr, k.logKind(), t.q.dirIndex())
+		lats, found, cut = logIntervalLats(jr, logKind(k), t.q.dirIndex())
 		t.unread = t.unread || !found
 		t.truncated = t.truncated || cut
-		lat = k.column()
+		lat = k.Name()
 	}
 	for i, s := range jr.Samples {
 		il := lats[i]
@@ -204,7 +204,7 @@ func (t *latencyDrawing) addStep(data [][]item, r *runView, st *summary.StepView
 func (t *latencyDrawing) how() string {
 	how := "from each interval's own histogram"
 	if k := t.q.Lat; k == LatTotal || k == LatSlat {
-		how = k.Title() + " of each interval's I/Os, from the job's " + k.column() + " log (write_lat_log)"
+		how = k.Title() + " of each interval's I/Os, from the job's " + k.Name() + " log (write_lat_log)"
 		if t.truncated {
 			how += ", which the store kept the start of: the line ends early"
 		}
@@ -247,16 +247,16 @@ func (t *latencyDrawing) checkKind() error {
 	case k == "" || t.keeps(k) && !t.unread:
 		return nil
 	case t.keeps(k):
-		return fmt.Errorf("chart: latency timeline: the %s logs were not read with the steps", k.column())
+		return fmt.Errorf("chart: latency timeline: the %s logs were not read with the steps", k.Name())
 	case k == LatClat:
 		return queryError("lat", "each interval of a paced job keeps the latency from its intended start, not clat; "+
 			"the latency chart draws clat for each step")
 	case t.logs[k] == logAveraged:
 		return queryError("lat", "the job's %s log holds a mean per log_avg_msec window, not each I/O, so the latency timeline cannot draw "+
-			"%s percentiles; run with log_avg_msec=0, or see the latency chart for each step", k.column(), k.Title())
+			"%s percentiles; run with log_avg_msec=0, or see the latency chart for each step", k.Name(), k.Title())
 	}
 	return queryError("lat", "each interval keeps a histogram of clat alone and the job kept no %s log (write_lat_log), so the "+
-		"latency timeline cannot draw %s; the latency chart draws it for each step", k.column(), k.Title())
+		"latency timeline cannot draw %s; the latency chart draws it for each step", k.Name(), k.Title())
 }
 
 // picker offers the latency kinds, saying which the steps drawn do not
@@ -267,11 +267,11 @@ func (t *latencyDrawing) picker() Picker {
 	if paced {
 		p.Options = append(p.Options, PickerOption{Value: "", Label: "from the intended start (kept per interval)", On: t.q.Lat == ""})
 	}
-	for _, k := range latKinds {
+	for _, k := range summary.LatKinds {
 		o := PickerOption{Value: string(k), Label: k.Title(), On: t.q.Lat == k || t.q.Lat == "" && k == LatClat && !paced}
 		switch {
 		case k != LatClat && t.keeps(k):
-			o.Label += ", from the job's " + k.column() + " log"
+			o.Label += ", from the job's " + k.Name() + " log"
 		case k != LatClat && t.logs[k] == logAveraged:
 			o.Label += " — logged as log_avg_msec means, not per I/O"
 			o.Disabled = true

@@ -31,7 +31,7 @@ const (
 )
 
 // logKind is the joblog kind of a latency kind.
-func (k LatKind) logKind() joblog.Kind {
+func logKind(k LatKind) joblog.Kind {
 	switch k {
 	case LatTotal:
 		return joblog.Lat
@@ -48,7 +48,7 @@ func (q Query) LatLogs() []joblog.Kind {
 	if q.kind() != LatencyTimeline || q.Lat == "" || q.Lat == LatClat {
 		return nil
 	}
-	return []joblog.Kind{q.Lat.logKind()}
+	return []joblog.Kind{logKind(q.Lat)}
 }
 
 // stepLogs is what step st's job called job (its first, when none is)

@@ -230,7 +230,7 @@ func TestQoSLatKind(t *testing.T) {
 }
 
 // summaryName is a kind as fio's output and the QoS table name it.
-func summaryName(k LatKind) string { return k.column() }
+func summaryName(k LatKind) string { return k.Name() }
 
 func cmpOrKind(k, or LatKind) LatKind {
 	if k == "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"iolab/bench"
+	"iolab/bench/summary"
 	"iolab/bench/sweep"
 )
 
@@ -338,7 +339,7 @@ func (q Query) check() error {
 			return queryError("qd", "%d is not an iodepth: want a whole number, 1 or more", d)
 		}
 	}
-	if q.Lat != "" && !slices.Contains(latKinds, q.Lat) {
+	if q.Lat != "" && !slices.Contains(summary.LatKinds, q.Lat) {
 		return queryError("lat", "%.40q is not a latency; use total (fio's lat, from submission), clat or slat", q.Lat)
 	}
 	if len(q.Show) > maxShow {

@@ -171,7 +171,7 @@ func TestOperands(t *testing.T) {
 	}{
 		{[]string{"version", "extra"}, "usage: iolab version"},
 		{[]string{"presets", "extra"}, "usage: iolab presets"},
-		{[]string{"show"}, "usage: iolab show [--db FILE] ID"},
+		{[]string{"show"}, "usage: iolab show [--db FILE] [--lat KIND] ID"},
 		{[]string{"show", "seven"}, `iolab show: "seven" is not a run id`},
 		{[]string{"push", "1"}, "usage: iolab push [--db FILE] [--token TOKEN] ID URL"},
 		{[]string{"help", "run", "show"}, "usage: iolab help [COMMAND]"},

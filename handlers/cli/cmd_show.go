@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -22,16 +23,28 @@ import (
 var showCommand = command{
 	name:    "show",
 	summary: "a stored run: its environment, each step's figures and the summary tables",
-	usage:   "[--db FILE] ID",
+	usage:   "[--db FILE] [--lat KIND] ID",
 	about: `The numbers are rounded for reading (three significant digits); iolab export and the dashboard's CSVs
-keep them whole.`,
-	flags: storedRunFlags(showRun),
+keep them whole. Latency percentiles are of fio's lat (from submission) when the run compares engines, of
+clat otherwise; --lat picks (total, clat or slat), and the table's heading names it.`,
+	flags: func(fs *flag.FlagSet) runFunc {
+		lat := fs.String("lat", "", "the latency shown: `KIND` total (fio's lat), clat or slat (default: total when the run compares engines, else clat)")
+		run := storedRunFlags(func(ctx context.Context, e *env, store *db.Store, id int64) error {
+			k, err := summary.ParseLatKind(*lat)
+			if err != nil {
+				return usageError{"show: --lat: " + err.Error()}
+			}
+			return showRun(ctx, e, store, id, k)
+		})(fs)
+		return run
+	},
 }
 
 // showWidth is the terminal width `iolab show` keeps to.
 const showWidth = 120
 
-func showRun(ctx context.Context, e *env, store *db.Store, id int64) error {
+// showRun prints run id with the latency of kind k ("": LatKindOf's).
+func showRun(ctx context.Context, e *env, store *db.Store, id int64, k summary.LatKind) error {
 	r, err := store.GetRun(ctx, id)
 	if err != nil {
 		return err
@@ -40,13 +53,14 @@ func showRun(ctx context.Context, e *env, store *db.Store, id int64) error {
 	if err != nil {
 		return err
 	}
-	return writeShow(e.stdout, r, steps)
+	return writeShow(e.stdout, r, steps, k)
 }
 
 // writeShow prints a run: what and where it ran, a table of each job's
-// performance per step, one of each step's CPU and disk figures, what
-// went wrong, and the summary tables.
-func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult) error {
+// performance per step (its latency of kind k, "" for LatKindOf's), one
+// of each step's CPU and disk figures, what went wrong, and the summary
+// tables.
+func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult, k summary.LatKind) error {
 	// Names, hosts and errors may come from other machines (imports,
 	// pushes): nothing of theirs reaches the terminal unescaped.
 	var b strings.Builder
@@ -71,7 +85,12 @@ func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult) error {
 	para := func(text string) { b.WriteString(wrap(text, showWidth, "") + "\n") }
 	if len(steps) > 0 {
 		b.WriteString("\n")
-		writePerformance(&b, &r.Plan, steps)
+		views := make([]summary.StepView, len(steps))
+		for i := range steps {
+			views[i] = summary.StepViewOf(&steps[i])
+		}
+		k = summary.LatKindOf(k, []*sweep.Plan{&r.Plan}, [][]summary.StepView{views})
+		writePerformance(&b, &r.Plan, steps, k)
 		b.WriteString("\n")
 		writeCPUDisk(&b, &r.Plan, steps)
 		b.WriteString("\n")
@@ -246,10 +265,10 @@ func (k stepKey) omitted() []string {
 }
 
 // writePerformance prints a row per job of each step: its IOPS,
-// bandwidth and clat p50 and p99, and what to read them with. The job
-// column is left out when it says the same on every row; the title says
-// it then.
-func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepResult) {
+// bandwidth and p50 and p99 of the latency of kind k, and what to read
+// them with. The job column is left out when it says the same on every
+// row; the title says it then.
+func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepResult, k summary.LatKind) {
 	key := newStepKey(plan, steps)
 	type jobRow struct {
 		lead      []string
@@ -258,7 +277,7 @@ func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepRe
 	}
 	var rows []jobRow
 	for i := range steps {
-		f := summary.FiguresOf(&steps[i])
+		f := summary.FiguresOf(&steps[i]).As(k)
 		lead := key.cells(&steps[i].Step, true)
 		if !f.HasResult {
 			// A step that did not finish has no figures to show.
@@ -292,7 +311,11 @@ func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepRe
 	for _, r := range rows {
 		sameJob = sameJob && (r.name == "-" || r.name == rows[0].name && r.ran == rows[0].ran)
 	}
-	title := "Per step: IOPS, bandwidth and completion latency (clat) percentiles"
+	title := "Per step: IOPS, bandwidth and " + map[summary.LatKind]string{
+		summary.LatTotal: "latency from submission (lat)",
+		summary.LatClat:  "completion latency (clat)",
+		summary.LatSlat:  "submission latency (slat)",
+	}[k] + " percentiles"
 	switch {
 	case !sameJob:
 		title += " of each job"
@@ -306,7 +329,7 @@ func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepRe
 	if !sameJob {
 		t.column("job", false)
 	}
-	for _, h := range []string{"IOPS", "BW", "clat p50 ", "clat p99 "} {
+	for _, h := range []string{"IOPS", "BW", k.Name() + " p50 ", k.Name() + " p99 "} {
 		t.column(h, true)
 	}
 	t.column("", false)
