@@ -2,11 +2,16 @@ package handlers
 
 import (
 	"context"
+	"html/template"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/db"
 
 	"iolab/handlers/report"
@@ -129,4 +134,49 @@ func splitCells(line string) []string {
 		}
 	}
 	return append(cells, cur.String())
+}
+
+// A report's chart that leaves series out to stay readable says which,
+// as the dashboard's does: a numjobs × iodepth run's IOPS chart has a
+// series per numjobs value, nine for a chart of 8. The HTML and the
+// bundle's README both carry the note.
+func TestReportSaysWhatAChartHides(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	plan := labPlan(t, "numjobs × iodepth", []string{"--name=reader", "--filename=/dev/nvme1n1", "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=io_uring"}, 1,
+		sweep.Sweep{Axis: sweep.AxisIODepth, Values: []string{"1", "8"}},
+		sweep.Sweep{Axis: sweep.AxisNumJobs, Values: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}})
+	run := seedLab(t, ts.store, plan, system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab"}, func(st sweep.Step, _ int, rng *rand.Rand) labStep {
+		return labStep{iops: 50e3, median: 100 * time.Microsecond, spread: 0.2}
+	})
+	rep, err := report.Build(context.Background(), ts.store, []int64{run.ID}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden string
+	for _, c := range rep.Charts {
+		if c.Kind == "iops" {
+			hidden = c.Hidden
+		}
+	}
+	if !strings.HasPrefix(hidden, "Not drawn (") || !strings.Contains(hidden, "numjobs=9") {
+		t.Fatalf("the IOPS chart's note: %q, want it to name numjobs=9", hidden)
+	}
+	var html strings.Builder
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `<p class="chart-hidden" role="note">`+template.HTMLEscapeString(hidden)+`</p>`) {
+		t.Errorf("the report's HTML lacks the note %q", hidden)
+	}
+	dir := t.TempDir()
+	if _, err := rep.WriteBundle(context.Background(), dir, report.BundleOptions{Chromium: "no-such-chromium"}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Not drawn (") {
+		t.Errorf("the bundle's README lacks the note:\n%s", md)
+	}
 }

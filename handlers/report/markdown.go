@@ -144,6 +144,9 @@ func (r *Report) markdownCharts(b *strings.Builder, names []string, png bool) {
 			img = names[i] + ".png"
 		}
 		fmt.Fprintf(b, "![%s](%s)\n\n[CSV](%s.csv) · [SVG](%s.svg)\n", mdText(c.Title), img, names[i], names[i])
+		if c.Hidden != "" {
+			fmt.Fprintf(b, "\n%s\n", mdText(c.Hidden))
+		}
 	}
 }
 

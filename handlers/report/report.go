@@ -74,6 +74,9 @@ type Chart struct {
 	Kind, Title string
 	SVG         template.HTML
 	Error       string
+	// Hidden names the series the chart leaves out to stay readable, as
+	// the dashboard's note under the chart does (chart.Chart.Hidden).
+	Hidden string
 	chart       *chart.Chart
 	file        string
 }
@@ -209,7 +212,7 @@ func drawReportChart(q chart.Query, runs []chart.LoadedRun) Chart {
 		rc.Error = err.Error()
 		return rc
 	}
-	rc.Title, rc.chart = ch.Title, ch
+	rc.Title, rc.Hidden, rc.chart = ch.Title, ch.Hidden, ch
 	if ch.File != "" {
 		rc.file = ch.File
 	}
