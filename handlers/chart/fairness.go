@@ -381,6 +381,10 @@ func (f *fairnessData) change(job string, pick fairnessPick, i int) stats.Change
 	return stats.ChangeOf(pick.values(base), pick.values(ff), summary.DiffConf)
 }
 
+// whiskerAside is how far right of its bar's middle a fairness whisker
+// stands, in bar widths (chartprep.js errorBar's sixth value).
+const whiskerAside = 0.3
+
 // bars are job's bars of pick in each category, each labelled with its
 // value as the tables write it (4.12ms, 1.12MiB/s), its tooltip with the
 // change from the first category, and their whiskers, each at place of
@@ -403,7 +407,9 @@ func (f *fairnessData) bars(job string, pick fairnessPick, bw bandwidthUnit, pla
 			data[i].Extra = append(data[i].Extra, [3]any{"vs " + f.cats[0] + " (" + ch.Label() + ")", ch.Text(), ""})
 		}
 		data[i].Label = &opts.Label{Formatter: text}
-		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count})
+		// The whisker stands by the bar's right edge, clear of the
+		// label along its middle.
+		whiskers = append(whiskers, []any{i, sp.Min, sp.Max, place, count, whiskerAside})
 	}
 	return data, whiskers
 }

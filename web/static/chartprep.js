@@ -26,14 +26,16 @@
 
   // errorBar draws the whiskers of one bar (series with renderItem
   // "errorbar"): [category, low, high, the bar's place, bars per
-  // category], with the bars' gaps the server sets (barGap 20 %,
+  // category, and optionally how far right of the bar's middle, in bar
+  // widths (beside a label along the bar)], with the bars' gaps the server sets (barGap 20 %,
   // barCategoryGap 30 %).
   function errorBar(params, api) {
     var x = api.value(0), lo = api.value(1), hi = api.value(2), k = api.value(3), n = api.value(4);
     var band = api.size([1, 0])[0], catW = band * 0.7, w = catW / (n + (n - 1) * 0.2);
     var base = api.coord([x, hi]);
-    var cx = base[0] - catW / 2 + k * w * 1.2 + w / 2, yhi = base[1], ylo = api.coord([x, lo])[1];
-    var cap = Math.min(w * 0.5, 12), style = { stroke: "#222", lineWidth: 1.3 };
+    var aside = api.value(5) || 0;
+    var cx = base[0] - catW / 2 + k * w * 1.2 + w / 2 + aside * w, yhi = base[1], ylo = api.coord([x, lo])[1];
+    var cap = Math.min(w * (aside ? 0.3 : 0.5), 12), style = { stroke: "#222", lineWidth: 1.3 };
     return { type: "group", children: [
       { type: "line", shape: { x1: cx, y1: ylo, x2: cx, y2: yhi }, style: style },
       { type: "line", shape: { x1: cx - cap / 2, y1: ylo, x2: cx + cap / 2, y2: ylo }, style: style },
