@@ -77,8 +77,8 @@ type Chart struct {
 	// Hidden names the series the chart leaves out to stay readable, as
 	// the dashboard's note under the chart does (chart.Chart.Hidden).
 	Hidden string
-	chart       *chart.Chart
-	file        string
+	chart  *chart.Chart
+	file   string
 }
 
 // Report limits: a report draws what a page would, for at most a few runs.
