@@ -133,7 +133,7 @@ func TestBrowserColourIsTheValue(t *testing.T) {
 			byColour[c] = v
 		}
 		t.Logf("%s: %d series on %v, colours %v", tc.name, len(looks), charts, colour)
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func TestBrowserPickersKeepPlace(t *testing.T) {
 	waitFor := func(js, what string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-			shot, _ := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+			shot, _ := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			writeArtifact(t, art, "picker-failed.png", shot)
 			t.Fatalf("%s: %v", what, err)
 		}

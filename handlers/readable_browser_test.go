@@ -338,7 +338,7 @@ func TestBrowserReadable(t *testing.T) {
 		for _, v := range got.Violations {
 			all = append(all, p.name+" "+v)
 		}
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}
