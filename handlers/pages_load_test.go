@@ -17,8 +17,9 @@ import (
 )
 
 // seedFullRun stores a finished run with everything a step can hold —
-// slat, clat and lat histograms in both directions, several samples,
-// disks, CPU — over a sweep that every chart applies to (schedulers with
+// slat, clat and lat histograms in both directions, several samples
+// (each with its interval's latency), disks, CPU — over a sweep that
+// every chart applies to (schedulers with
 // two jobs for fairness, numjobs for scaling). The steps in firstFailed
 // come first and failed; step 5 was cancelled.
 func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *db.Run {
@@ -80,6 +81,8 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 					var sm bench.Sample
 					sm.At = time.Duration(s+1) * 250 * time.Millisecond
 					sm.IOs[d], sm.Bytes[d] = n*(s+1)/4-s*uint64(ji), (n*(s+1)/4-s*uint64(ji))*4096
+					base := 10_000 * uint64(job.IODepth)
+					sm.Lat = &bench.IntervalLat{N: n / 4, P50: base + 100*s, P99: base + 4_000 + 100*s, Max: base + 5_000*uint64(i+1)}
 					jr.Samples = append(jr.Samples, sm)
 				}
 				gr.Jobs = append(gr.Jobs, jr)

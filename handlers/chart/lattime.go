@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -37,6 +38,10 @@ func buildLatencyTimeline(q Query, runs []*runView) (*Chart, error) {
 	}
 	if err := t.checkKind(); err != nil {
 		return nil, err
+	}
+	if k := q.Lat; len(t.latencies) == 0 && k != LatTotal && k != LatSlat {
+		// Nothing to draw: a frame of shading alone says nothing.
+		return nil, errNoIntervalLatency
 	}
 	c.Pickers = []Picker{t.picker()}
 	c.File = fileName(LatencyTimeline, runs)
@@ -199,6 +204,10 @@ func (t *latencyDrawing) addStep(data [][]item, r *runView, st *summary.StepView
 	}
 }
 
+// errNoIntervalLatency is why a run's latency timeline is not drawn: no
+// step kept latency per interval.
+var errNoIntervalLatency = errors.New("no step kept its latency per interval (runs stored before iolab kept it, or imported from fio, whose JSON has none): the latency percentiles and distribution charts have each step's latency")
+
 // how says which latency the lines are, from what, and that a job with
 // clones is drawn by its first.
 func (t *latencyDrawing) how() string {
@@ -211,8 +220,6 @@ func (t *latencyDrawing) how() string {
 		return how
 	}
 	switch {
-	case len(t.latencies) == 0:
-		how = "no per-interval latency recorded (runs before iolab kept it, or latencies off)"
 	case len(t.latencies) == 1 && t.latencies[bench.LatIntended]:
 		how = "latency from each I/O's intended start (coordinated omission corrected), " + how
 	case len(t.latencies) == 1:

@@ -167,3 +167,22 @@ func TestLatencyTimelineFromLog(t *testing.T) {
 		t.Errorf("averaged log: %v, want it refused", err)
 	}
 }
+
+// A run none of whose intervals kept a latency (stored before iolab kept
+// it, or imported from fio) has no latency timeline to draw: the chart
+// says why instead of an empty frame of shading, and names the charts
+// that have its latency.
+func TestLatencyTimelineNothingKept(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "8"))
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		r := testJob("reader", 2*time.Second, testLoad{ios: 2000, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
+		r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{1000, 0}}, {At: 2 * time.Second, IOs: [2]uint64{2000, 0}}}
+		return sweeptest.Done(r)
+	}))
+	_, err := Build(Query{Kind: LatencyTimeline}, []LoadedRun{run})
+	if !errors.Is(err, errNoIntervalLatency) || !strings.Contains(err.Error(), "latency percentiles and distribution charts") {
+		t.Fatalf("latency timeline of a run that kept no interval latency: %v", err)
+	}
+	// The IOPS timeline of the same run draws.
+	mustBuild(t, Query{Kind: Timeline}, run)
+}
