@@ -468,15 +468,15 @@ func (p *diffPoint) somePaced() bool {
 	return false
 }
 
-// LatText says which latency the latency rows compare: "clat", or, with
-// paced points, "lat from intended start (paced steps, as the QoS curve
-// plots them)", and the kind of the others.
+// LatText says which latency the latency rows compare: "clat"; with
+// paced steps, "lat from intended start (the steps were paced: …)", or
+// where only some points were paced, which and the kind of the others.
 func (d *Diff) LatText() string {
 	text := d.Lat.Title()
 	if d.Intended > 0 {
 		text = LatIntended.Title() + " (the steps were paced: as the QoS curve plots them)"
 		if rest := d.points() - d.Intended; rest > 0 {
-			text = fmt.Sprintf("%s at the %d points whose steps were paced on both sides (as the QoS curve plots them), %s at the %d others", LatIntended.Title(), d.Intended, d.Lat.Title(), rest)
+			text = fmt.Sprintf("%s where both sides' steps were paced, as the QoS curve plots them (%d of %d points and jobs), %s elsewhere", LatIntended.Title(), d.Intended, d.Intended+rest, d.Lat.Title())
 		}
 	}
 	if len(d.Mixed) > 0 {
