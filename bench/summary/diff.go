@@ -485,6 +485,16 @@ func (d *Diff) LatText() string {
 	return text
 }
 
+// Kind is the latency kind of every latency row: LatIntended when each
+// point compared the latency from the intended start, else Lat (which
+// the rows of unpaced points compare).
+func (d *Diff) Kind() LatKind {
+	if d.Intended > 0 && d.Intended == d.points() {
+		return LatIntended
+	}
+	return d.Lat
+}
+
 // points counts the points (and jobs) of the rows.
 func (d *Diff) points() int {
 	n := 0

@@ -61,6 +61,9 @@ func TestDiffPacedIntendedStart(t *testing.T) {
 	if r.Cmp.Verdict != stats.Significant || r.Better() || r.Cmp.Rel < 10 {
 		t.Errorf("from intended start p99 %v → %v: %+v; want significantly worse, more than 10×", r.A.Values, r.B.Values, r.Cmp)
 	}
+	if d.Kind() != LatIntended {
+		t.Errorf("Kind = %s, want intended", d.Kind())
+	}
 	if got := d.LatText(); !strings.HasPrefix(got, "lat from intended start (the steps were paced") {
 		t.Errorf("LatText = %q", got)
 	}

@@ -72,7 +72,7 @@ func StatDiffViews(diffs []*summary.Diff) []StatDiffView {
 	out := make([]StatDiffView, len(diffs))
 	for i, d := range diffs {
 		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf,
-			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading, Lat: diffLatText(d), LatKind: d.Lat}
+			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading, Lat: diffLatText(d), LatKind: d.Kind()}
 		for _, a := range d.Axes {
 			v.Axes = append(v.Axes, string(a))
 		}
