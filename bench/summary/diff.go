@@ -25,7 +25,11 @@ type DiffMetric struct {
 	Lower bool
 	// P is the percentile for a latency metric, 0 for a rate.
 	P float64
-	// value is the figure of one job in one repeat (JobFigures), in Unit.
+	// Lat is the latency kind of a latency metric: the diff's, or
+	// LatIntended on the rows of paced steps.
+	Lat LatKind
+	// value is the figure of one job in one repeat (JobFigures, as Lat),
+	// in Unit.
 	value func(*JobFigures) float64
 }
 
@@ -34,7 +38,8 @@ type DiffMetric struct {
 // that repeat's own histogram (so a percentile's spread over repeats is
 // the spread of the repeats, not of one merged histogram).
 func DiffMetrics(k LatKind) []DiffMetric {
-	name := cmp.Or(k, LatClat).Name()
+	k = cmp.Or(k, LatClat)
+	name := k.Name()
 	us := func(p float64) func(*JobFigures) float64 {
 		return func(j *JobFigures) float64 {
 			if p == 50 {
@@ -46,10 +51,14 @@ func DiffMetrics(k LatKind) []DiffMetric {
 	return []DiffMetric{
 		{Name: "IOPS", Unit: "IOPS", value: func(j *JobFigures) float64 { return j.IOPS }},
 		{Name: "bandwidth", Unit: "MiB/s", value: func(j *JobFigures) float64 { return j.BWMiB }},
-		{Name: name + " p50", Unit: "µs", Lower: true, P: 50, value: us(50)},
-		{Name: name + " p99", Unit: "µs", Lower: true, P: 99, value: us(99)},
+		{Name: name + " p50", Unit: "µs", Lower: true, P: 50, Lat: k, value: us(50)},
+		{Name: name + " p99", Unit: "µs", Lower: true, P: 99, Lat: k, value: us(99)},
 	}
 }
+
+// intendedMetrics are DiffMetrics' latency rows from the intended start,
+// which the rows of paced steps compare in place of the diff's kind.
+func intendedMetrics() []DiffMetric { return DiffMetrics(LatIntended)[2:] }
 
 // DiffConf is the confidence level of the diff's intervals and tests.
 const DiffConf = 0.95
@@ -67,8 +76,10 @@ type DiffSide struct {
 	// sides of different hosts are compared on lat.
 	Host string
 	// Lat is the latency the diff compares (the first side's counts); ""
-	// leaves it to LatKindOf: lat when the sides compare engines or
-	// hosts, clat otherwise.
+	// leaves it to LatKindOf — lat when the sides compare engines or
+	// hosts, clat otherwise — except at the points whose steps were all
+	// paced, which compare the latency from the intended start, as the
+	// QoS curve plots them (Diff.Intended).
 	Lat LatKind
 }
 
@@ -217,9 +228,16 @@ type Diff struct {
 	// sweeps, less the one compared within a run.
 	Axes []sweep.Axis
 	Conf float64
-	// Lat is the latency kind of the latency rows.
-	Lat  LatKind
-	Rows []DiffRow
+	// Lat is the latency kind of the latency rows, but for the Intended
+	// points'.
+	Lat LatKind
+	// Intended counts the points (and jobs) whose latency rows compare
+	// the latency from the intended start: with no kind asked for, those
+	// whose repeats were all paced (rate, rate_iops) on both sides.
+	// Mixed are those where some were and some were not, compared on Lat.
+	Intended int
+	Mixed    []string
+	Rows     []DiffRow
 	// OnlyA and OnlyB are the points (and jobs) one side has and the
 	// other does not, as "iodepth=4 job=reader".
 	OnlyA, OnlyB []string
@@ -373,10 +391,14 @@ func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	steps := [2][]StepView{a.summaries(), b.summaries()}
 	lat := LatKindOf(a.Lat, []*sweep.Plan{a.Plan, b.Plan}, steps[:], a.Host, b.Host)
 	d := &Diff{A: a.Label, B: b.Label, Axes: axes, Conf: conf, Lat: lat}
+	metrics := DiffMetrics(lat)
+	if a.Lat == "" {
+		metrics = append(metrics, intendedMetrics()...)
+	}
 	c := &diffPoints{
 		axes:    axes,
 		lat:     lat,
-		metrics: DiffMetrics(lat),
+		metrics: metrics,
 		ranks:   sweepRanks(diffSweeps(a.Plan, b.Plan, axes), slices.Concat(steps[0], steps[1])),
 		single:  oneJobPerStep(a.Plan, steps[0]) && oneJobPerStep(b.Plan, steps[1]),
 		points:  map[string]*diffPoint{},
@@ -396,7 +418,15 @@ func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 			}
 			continue
 		}
-		for m, metric := range c.metrics {
+		ms := pointMetrics(p, len(c.metrics) > len(DiffMetrics(lat)))
+		switch {
+		case ms[2] >= 4:
+			d.Intended++
+		case p.somePaced():
+			d.Mixed = append(d.Mixed, pointName(p.point, p.job))
+		}
+		for _, m := range ms {
+			metric := c.metrics[m]
 			row := DiffRow{Point: p.point, Job: p.job, ALabel: a.Label, BLabel: b.Label, Metric: metric, A: *p.side[0][m], B: *p.side[1][m]}
 			row.Cmp = stats.Compare(row.A.Values, row.B.Values, conf)
 			d.Rows = append(d.Rows, row)
@@ -404,6 +434,76 @@ func diffSides(a, b DiffSide, axes []sweep.Axis, conf float64) *Diff {
 	}
 	d.holm()
 	return d
+}
+
+// pointMetrics are the indexes in diffPoints.metrics of the rows point p
+// shows: IOPS, bandwidth, then the latency from the intended start when
+// intended was gathered and every repeat of both sides has it (each was
+// paced), else the diff's kind.
+func pointMetrics(p *diffPoint, intended bool) []int {
+	if intended && p.allPaced() {
+		return []int{0, 1, 4, 5}
+	}
+	return []int{0, 1, 2, 3}
+}
+
+// allPaced reports whether every repeat with latency figures, on both
+// sides, has them from the intended start too.
+func (p *diffPoint) allPaced() bool {
+	for s := range p.side {
+		if len(p.side[s]) < 6 || len(p.side[s][4].Values) == 0 || len(p.side[s][4].Values) != len(p.side[s][2].Values) {
+			return false
+		}
+	}
+	return true
+}
+
+// somePaced reports whether some repeat of either side was paced.
+func (p *diffPoint) somePaced() bool {
+	for s := range p.side {
+		if len(p.side[s]) >= 6 && len(p.side[s][4].Values) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// LatText says which latency the latency rows compare: "clat"; with
+// paced steps, "lat from intended start (the steps were paced: …)", or
+// where only some points were paced, which and the kind of the others.
+func (d *Diff) LatText() string {
+	text := d.Lat.Title()
+	if d.Intended > 0 {
+		text = LatIntended.Title() + " (the steps were paced: as the QoS curve plots them)"
+		if rest := d.points() - d.Intended; rest > 0 {
+			text = fmt.Sprintf("%s where both sides' steps were paced, as the QoS curve plots them (%d of %d points and jobs), %s elsewhere", LatIntended.Title(), d.Intended, d.Intended+rest, d.Lat.Title())
+		}
+	}
+	if len(d.Mixed) > 0 {
+		text += fmt.Sprintf("; %s paced only some of their repeats, so compared on %s", strings.Join(d.Mixed, ", "), d.Lat.Title())
+	}
+	return text
+}
+
+// Kind is the latency kind of every latency row: LatIntended when each
+// point compared the latency from the intended start, else Lat (which
+// the rows of unpaced points compare).
+func (d *Diff) Kind() LatKind {
+	if d.Intended > 0 && d.Intended == d.points() {
+		return LatIntended
+	}
+	return d.Lat
+}
+
+// points counts the points (and jobs) of the rows.
+func (d *Diff) points() int {
+	n := 0
+	for i := range d.Rows {
+		if i == 0 || d.Rows[i].Job != d.Rows[i-1].Job || !slices.Equal(d.Rows[i].Point, d.Rows[i-1].Point) {
+			n++
+		}
+	}
+	return n
 }
 
 // diffSweeps are the sweeps of either plan over axes, each axis once
@@ -462,8 +562,12 @@ func (c *diffPoints) addStep(si int, plan *sweep.Plan, st *StepView) {
 				continue
 			}
 			j := figs[sj.name]
+			if j != nil && metric.Lat != c.lat && metric.P > 0 {
+				as := j.As(metric.Lat)
+				j = &as
+			}
 			if j == nil || (metric.P > 0 && j.IOs == 0) {
-				continue // the step has no figures of this job
+				continue // the step has no figures of this job (or of this latency)
 			}
 			rep.Values = append(rep.Values, metric.value(j))
 			if disturbed {

@@ -120,6 +120,9 @@ func WriteDiff(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s against %s (the base): change = %s of the repeats (B's median over A's), its %g %% interval, the Hodges–Lehmann shift and Mann–Whitney p\n",
 		units.Printable(d.B), units.Printable(d.A), stats.MedianRatio, 100*d.Conf)
+	if d.Intended > 0 || len(d.Mixed) > 0 {
+		b.WriteString("Latency: " + d.LatText() + "\n")
+	}
 	b.WriteString(d.Summary() + "\n\n")
 	lines := d.Lines()
 	jobs := false

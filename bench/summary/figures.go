@@ -54,8 +54,9 @@ type JobFigures struct {
 	Lat      LatKind
 	IOs      uint64
 	P50, P99 time.Duration
-	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index).
-	kinds [3]latFigures
+	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index), and
+	// of LatIntended (none for a job not paced).
+	kinds [4]latFigures
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -205,10 +206,10 @@ func figuresOf(s *StepView) StepFigures {
 func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
-	var lats [3]hist.Histogram
+	var lats [4]hist.Histogram
 	for _, r := range results {
 		for d := range 2 {
-			for _, k := range LatKinds {
+			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
 			}
 		}

@@ -21,6 +21,11 @@ const (
 	LatTotal LatKind = "total" // fio's lat: from submission to completion
 	LatClat  LatKind = "clat"  // fio's clat: completion latency
 	LatSlat  LatKind = "slat"  // fio's slat: submission latency
+	// LatIntended is the latency from each I/O's intended start, which a
+	// paced (rate) job keeps (bench.LatIntended): what the QoS curve and
+	// the statistical diff compare paced steps on. No picker offers it:
+	// it is the default where steps kept it, not a kind to pick.
+	LatIntended LatKind = "intended"
 )
 
 // LatKinds are the kinds, in the order pickers and help list them.
@@ -41,8 +46,11 @@ func ParseLatKind(s string) (LatKind, error) {
 // Name is the kind as fio's output and the tables' headers name it:
 // lat, clat, slat.
 func (k LatKind) Name() string {
-	if k == LatTotal {
+	switch k {
+	case LatTotal:
 		return "lat"
+	case LatIntended:
+		return "from intended start"
 	}
 	return string(k)
 }
@@ -50,8 +58,11 @@ func (k LatKind) Name() string {
 // Title is how a chart's subtitle and axis or a table's note names the
 // kind: "lat (from submission)", "clat", "slat".
 func (k LatKind) Title() string {
-	if k == LatTotal {
+	switch k {
+	case LatTotal:
 		return "lat (from submission)"
+	case LatIntended:
+		return bench.LatIntended
 	}
 	return k.Name()
 }
@@ -63,6 +74,8 @@ func (k LatKind) index() int {
 		return 0
 	case LatSlat:
 		return 2
+	case LatIntended:
+		return 3
 	}
 	return 1
 }
@@ -74,6 +87,8 @@ func (k LatKind) Of(d *DirView) *LatView {
 		return &d.Lat
 	case LatSlat:
 		return &d.Slat
+	case LatIntended:
+		return &d.Intended
 	}
 	return &d.Clat
 }

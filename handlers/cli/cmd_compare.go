@@ -25,7 +25,9 @@ in a column of its own, and the Mann–Whitney test's p. A change is "significan
 "no significant difference" is the honest reading of two runs that measure the same thing; "too few
 repeats to tell" when no outcome of so few repeats could reach 95 % (3 against 3 cannot: 4 on each side
 can). Latency percentiles come from each repeat's own histogram, of fio's lat (from submission) when the
-runs compare engines or hosts, of clat otherwise; --lat picks (total, clat or slat), and each row names it.
+runs compare engines or hosts, of clat otherwise, and of the latency from each I/O's intended start for paced
+(rate, rate_iops) steps, as the QoS curve plots them; --lat picks one kind for every row (total, clat or
+slat), and each row names it.
 
 With one run, the values of one of its swept axes are compared with one of them: --axis (default: the
 first it sweeps of ioengine, scheduler, rw and option axes) and --base (default: its first value).

@@ -53,8 +53,15 @@ func StatDiffs(runs []chart.LoadedRun, axis, base string, lat summary.LatKind) (
 
 // LatText says which latency a table shows, and what the default is.
 func LatText(k summary.LatKind) string {
-	return k.Title() + "; the default is lat (from submission) when engines or hosts are compared, clat otherwise"
+	return k.Title() + "; " + latDefault
 }
+
+// latDefault says what a diff compares when no kind is asked for.
+const latDefault = "the default is lat (from submission) when engines or hosts are compared, clat otherwise, and the latency from the intended start for paced steps"
+
+// diffLatText is LatText of a diff: summary.Diff.LatText, then the
+// default.
+func diffLatText(d *summary.Diff) string { return d.LatText() + "; " + latDefault }
 
 // MaxStatDiffRuns bounds the diffs a page computes: each run after the
 // first is a table.
@@ -65,7 +72,7 @@ func StatDiffViews(diffs []*summary.Diff) []StatDiffView {
 	out := make([]StatDiffView, len(diffs))
 	for i, d := range diffs {
 		v := StatDiffView{A: d.A, B: d.B, Summary: d.Summary(), Lines: d.Lines(), Conf: 100 * d.Conf,
-			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading, Lat: LatText(d.Lat), LatKind: d.Lat}
+			ChangeHeading: summary.ChangeHeading, ShiftHeading: summary.ShiftHeading, Lat: diffLatText(d), LatKind: d.Kind()}
 		for _, a := range d.Axes {
 			v.Axes = append(v.Axes, string(a))
 		}
