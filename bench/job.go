@@ -182,10 +182,13 @@ const (
 type Config struct {
 	// Jobs are the jobs as parsed, before numjobs and grouping: what a
 	// sweep changes before expanding them again into Groups.
-	Jobs          []Job    `json:"jobs,omitempty"`
-	Groups        []Group  `json:"groups"`
-	OutputFormat  string   `json:"output_format"` // normal, json or json+
-	Output        string   `json:"output"`        // file to write the report to; "" is stdout
+	Jobs         []Job   `json:"jobs,omitempty"`
+	Groups       []Group `json:"groups"`
+	OutputFormat string  `json:"output_format"` // normal, json, json+ or terse
+	// TerseVersion is fio's --terse-version (2 to 5) for terse output;
+	// 0 is fio's default, 3.
+	TerseVersion  int      `json:"terse_version,omitempty"`
+	Output        string   `json:"output"` // file to write the report to; "" is stdout
 	GlobalOptions []Option `json:"global_options"`
 	// Notes are what the parser has to say that is not an error: options
 	// fio takes and ignores (bench/fio's inert options), each with why.

@@ -457,8 +457,10 @@ func parsePercentiles(v string) ([]float64, error) {
 //     for the jobs before it (an implied stonewall). Config.GlobalOptions
 //     are, like fio's "global options", those of the last file (or of the
 //     command line when there is no file).
-//   - --output-format (normal, json or json+) and --output=FILE are
-//     iolab's; fio's other program options are refused.
+//   - --output-format (normal, json, json+ or terse, with fio's aliases
+//     minimal and csv, and --minimal), --terse-version and --output=FILE
+//     are taken as fio takes them; fio's other program options are
+//     refused.
 func ParseArgs(args []string) (*bench.Config, error) {
 	cfg := &bench.Config{OutputFormat: "normal"}
 	p := newJobParser("")
@@ -504,13 +506,38 @@ func ParseArgs(args []string) (*bench.Config, error) {
 			switch v {
 			case "normal", "json", "json+":
 				cfg.OutputFormat = v
+			case "terse", "minimal", "csv":
+				// fio's three names for its terse output.
+				cfg.OutputFormat = "terse"
 			default:
-				msg := fmt.Sprintf("option --output-format: %q is not one of normal, json, json+", v)
+				msg := fmt.Sprintf("option --output-format: %q is not one of normal, json, json+, terse", v)
 				if strings.Contains(v, ",") {
-					msg = fmt.Sprintf("option --output-format: %q: iolab writes one format per run (normal, json or json+)", v)
+					msg = fmt.Sprintf("option --output-format: %q: iolab writes one format per run (normal, json, json+ or terse)", v)
 				}
 				return nil, &bench.OptionError{Option: name, Value: v, Msg: msg}
 			}
+			continue
+		case "minimal":
+			if hasValue {
+				return nil, &bench.OptionError{Option: name, Value: value, Msg: "--minimal takes no value, as in fio"}
+			}
+			cfg.OutputFormat = "terse"
+			continue
+		case "append-terse":
+			// fio adds the terse lines to the formats already chosen; iolab
+			// writes one format per run.
+			return nil, &bench.OptionError{Option: name, Value: value,
+				Msg: "fio's --append-terse (terse lines with the normal output) is not supported by iolab, which writes one format per run: use --output-format=terse"}
+		case "terse-version":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || !slices.Contains(TerseVersions, n) {
+				return nil, &bench.OptionError{Option: name, Value: v, Msg: fmt.Sprintf("option --terse-version: %q is not one of fio's terse versions 2, 3, 4, 5", v)}
+			}
+			cfg.TerseVersion = n
 			continue
 		case "output":
 			v, err := takeValue()
@@ -630,7 +657,8 @@ func unknownOption(name, value string) error {
 }
 
 // fioProgramOptions are fio's command-line options that are not job
-// options (fio --help, fio 3.33).
+// options (fio --help, fio 3.33). ParseArgs takes some of them (minimal,
+// terse-version) before it refuses the others.
 var fioProgramOptions = []string{
 	"debug", "merge-blktrace-only", "bandwidth-log", "minimal",
 	"terse-version", "version", "help", "cpuclock-test", "crctest", "cmdhelp",

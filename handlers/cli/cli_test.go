@@ -103,6 +103,43 @@ func TestRunJSONToFile(t *testing.T) {
 	}
 }
 
+// TestRunTerse: --output-format=terse prints fio's terse v3 line per job
+// (--terse-version picks another), and a sweep each step's lines.
+func TestRunTerse(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "target")
+	base := []string{"run", "--no-save", "--name=j", "--filename=" + target, "--size=1m", "--rw=write", "--bs=4k", "--output-format=terse"}
+	for _, tc := range []struct {
+		extra  []string
+		lines  int
+		prefix string
+	}{
+		{nil, 1, "3;" + fio.Version + ";j;0;0;0;"},
+		{[]string{"--terse-version=4"}, 1, "4;" + fio.Version + ";j;0;0;0;"},
+		{[]string{"--sweep", "bs=4k,8k"}, 2, "3;" + fio.Version + ";j;0;0;0;"},
+	} {
+		t.Run(strings.Join(tc.extra, " "), func(t *testing.T) {
+			code, stdout, stderr := runOut(t, append(base, tc.extra...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			if len(lines) != tc.lines {
+				t.Fatalf("%d lines, want %d:\n%s", len(lines), tc.lines, stdout)
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, tc.prefix) {
+					t.Errorf("line %q, want it to start with %q", l, tc.prefix)
+				}
+				// The write direction's KiB: after the 5 leading fields
+				// and the read direction's 41.
+				if f := strings.Split(l, ";"); len(f) < 47 || f[46] != "1024" {
+					t.Errorf("line %q: the write's KiB is not 1024", l)
+				}
+			}
+		})
+	}
+}
+
 // TestRunReportsFailedVerify: a one-job run whose verify finds a changed
 // block exits 1 and still prints fio's report of the job, as fio does:
 // its error 84 (EILSEQ) and the reads up to the block, in JSON and in

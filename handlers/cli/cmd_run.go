@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -201,12 +202,13 @@ func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 	return launch.NewPlan(spec)
 }
 
-// writeResults prints a one-step run like fio (normal or JSON) and a sweep
-// as its summary tables (JSON: one fio document per step).
+// writeResults prints a one-step run like fio (normal, JSON or terse) and a
+// sweep as its summary tables (JSON: one fio document per step; terse: each
+// step's lines).
 func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
 	cfg := &plan.Base
 	var errs []error
-	if len(results) == 1 || cfg.OutputFormat == "json" || cfg.OutputFormat == "json+" {
+	if len(results) == 1 || cfg.OutputFormat != "normal" {
 		for i := range results {
 			r := &results[i]
 			res := r.Result
@@ -221,6 +223,8 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			case "json", "json+":
 				rep := fio.NewReport(res, &r.Step.Config, cfg.OutputFormat == "json+")
 				errs = append(errs, fio.WriteJSON(w, &rep))
+			case "terse":
+				errs = append(errs, fio.WriteTerse(w, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion)))
 			default:
 				errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
 			}
