@@ -168,7 +168,7 @@ func seedEnginesLab(t testing.TB, store *db.Store, name string, host system.Host
 		if eng == "psync" {
 			qd = 1 // a sync engine keeps one I/O in flight
 		}
-		return labStep{iops: iops, median: time.Duration(qd / iops * 1e9), spread: 0.18}
+		return labStep{iops: iops, median: time.Duration(qd / iops * 1e9), spread: 0.18, intervals: true}
 	})
 }
 
