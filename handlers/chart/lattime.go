@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -206,7 +205,8 @@ func (t *latencyDrawing) addStep(data [][]item, r *runView, st *summary.StepView
 
 // errNoIntervalLatency is why a run's latency timeline is not drawn: no
 // step kept latency per interval.
-var errNoIntervalLatency = errors.New("no step kept its latency per interval (runs stored before iolab kept it, or imported from fio, whose JSON has none): the latency percentiles and distribution charts have each step's latency")
+// It is the query's (400, its reason on the page), not the server's.
+var errNoIntervalLatency error = &QueryError{Field: "kind", Msg: "no step kept its latency per interval (runs stored before iolab kept it, or imported from fio, whose JSON has none): the latency percentiles and distribution charts have each step's latency"}
 
 // how says which latency the lines are, from what, and that a job with
 // clones is drawn by its first.

@@ -149,7 +149,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"run", "--name=x", "--iodeph=4"}, `unknown option "iodeph" (did you mean "iodepth"?)`},
 		{[]string{"run", "--name=x", "--debug=io"}, `fio's --debug is not supported by iolab`},
 		{[]string{"run", "--name=x", "--eta=never"}, `fio's --eta is not supported by iolab`},
-		{[]string{"calibrate", "--name=x", "--minimal"}, `fio's --minimal is not supported by iolab`},
+		{[]string{"calibrate", "--name=x", "--cpuclock-test"}, `fio's --cpuclock-test is not supported by iolab`},
 	} {
 		code, out, stderr := runOut(t, tt.args...)
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.want) {

@@ -110,6 +110,8 @@ func seedLoadRun(t testing.TB, store *db.Store, steps int) *db.Run {
 					}
 					sm.IOs[d], sm.Bytes[d] = uint64(n), uint64(n)*uint64(job.BS)
 				}
+				// Each interval's latency, as a run keeps it.
+				sm.Lat = &bench.IntervalLat{N: uint64(iops * every.Seconds()), P50: uint64(median), P99: uint64(2.5 * median), Max: uint64(6 * median)}
 				jr.Samples = append(jr.Samples, sm)
 			}
 			jr.Dist.Submits, jr.Dist.Reaps = jr.Dirs[0].IOs+jr.Dirs[1].IOs, (jr.Dirs[0].IOs+jr.Dirs[1].IOs)/2
