@@ -68,7 +68,11 @@ func Calibrate(ctx context.Context, rn *bench.Runner, fioPath string, args []str
 		return nil, err
 	}
 	if cfg.Output != "" || cfg.OutputFormat != "" && cfg.OutputFormat != "normal" {
-		return nil, fmt.Errorf("calibrate: drop --output and --output-format from the job options; use calibrate's own --output-format=json")
+		asked := "--output=" + cfg.Output
+		if cfg.Output == "" {
+			asked = "--output-format=" + cfg.OutputFormat + " (or fio's --minimal)"
+		}
+		return nil, fmt.Errorf("calibrate: the job options ask for %s, but calibrate writes its own comparison: drop it, and use calibrate's own --output-format=json for JSON", asked)
 	}
 	path, err := exec.LookPath(fioPath)
 	if err != nil {
