@@ -177,6 +177,8 @@ func (j *Job) checkExperimentalVerify() error {
 		return fmt.Errorf("experimental_verify replays a write job's writes as reads; a read job with verify checks every read as it is (rw=%s)", j.RW)
 	case !j.RandRepeat && (j.Random() || minW != maxW):
 		return fmt.Errorf("experimental_verify replays the job's random offsets and block sizes from their seeds: with randrepeat=0 fio 3.33 does not reseed them and reads other blocks than it wrote (and fails); drop randrepeat=0")
+	case j.Loops > 1 || (j.IOSize > 0 && j.Size > 0 && j.IOSize > j.Size):
+		return fmt.Errorf("experimental_verify over more than one pass (loops, io_size beyond size): iolab verifies once, after all of them, so its replay would read each block as often as it was written and fail; fio 3.33 verifies after each pass and counts the verify reads against io_size; drop loops or io_size")
 	case j.VerifyBacklog > 0:
 		return fmt.Errorf("experimental_verify keeps no log of written blocks, which verify_backlog reads back (fio 3.33 then verifies nothing as it goes); drop one of them")
 	}
