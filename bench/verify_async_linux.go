@@ -65,7 +65,7 @@ func (v *verifier) startAsync(l *loop) error {
 	}
 	if first != nil {
 		v.stopAsync(l)
-		return fmt.Errorf("job %s: verify_async_cpus: %w", j.Name, first)
+		return fmt.Errorf("job %s: verify_async_cpus: CPUs %v: %w", j.Name, j.VerifyAsyncCPUs, first)
 	}
 	return nil
 }
