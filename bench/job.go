@@ -234,6 +234,7 @@ func (j Job) Clone() Job {
 	j.PatternOptions = j.PatternOptions.clone()
 	j.BufferPattern = slices.Clone(j.BufferPattern)
 	j.VerifyPattern = slices.Clone(j.VerifyPattern)
+	j.VerifyAsyncCPUs = slices.Clone(j.VerifyAsyncCPUs)
 	j.CmdprioBSSplit = [2][]PrioSplit{slices.Clone(j.CmdprioBSSplit[0]), slices.Clone(j.CmdprioBSSplit[1])}
 	j.ErrorOptions = j.ErrorOptions.clone()
 	return j
