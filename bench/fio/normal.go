@@ -33,6 +33,18 @@ func WriteNormal(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	if cfg != nil {
 		fmt.Fprintf(&b, "Starting %d thread%s\n", threads, plural(threads))
 	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return WriteNormalReport(w, res, cfg)
+}
+
+// WriteNormalReport prints res as WriteNormal does without the lines
+// before the jobs' (each job's line, the version, "Starting"): fio prints
+// those once, at the start, and then each --status-interval report and the
+// final one, each from its blank line.
+func WriteNormalReport(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+	var b strings.Builder
 	b.WriteString("\n")
 	when := runEnd(res).Format("Mon Jan _2 15:04:05 2006")
 	stats := make([]groupStats, len(res.Groups))

@@ -148,16 +148,22 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 	}
 
 	prog := newProgressLine(stderr, runner, prep.Steps)
+	// --status-interval's reports of the running step, before the final one.
+	reports := fio.NewStatusReports(out, runner, cfg)
 	var recorder launch.Recorder // none with --no-save: a nil *db.Store is not a nil Recorder
 	if store != nil {
 		recorder = store
 	}
 	results, status, runErr := launch.Execute(ctx, recorder, runner, rec.ID, prep, launch.Hooks{
-		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},
-		Waiting:   func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
+		PlanHooks: sweep.PlanHooks{
+			StepStarted: func(st *sweep.Step, total int) { prog.step(st, total); reports.Start(&st.Config) },
+			StepDone:    func(res *sweep.StepResult) error { reports.Stop(); prog.done(res); return nil },
+		},
+		Waiting: func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
 	})
 	prog.stop()
-	werr := writeResults(out, plan, results)
+	reports.Stop()
+	werr := errors.Join(reports.Err(), writeResults(out, plan, results, reports.Headed()))
 	if store != nil {
 		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
 	}
@@ -204,8 +210,9 @@ func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 
 // writeResults prints a one-step run like fio (normal, JSON or terse) and a
 // sweep as its summary tables (JSON: one fio document per step; terse: each
-// step's lines).
-func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
+// step's lines). headed: --status-interval's reports printed the lines
+// fio's normal output starts with, which the final report leaves out.
+func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult, headed bool) error {
 	cfg := &plan.Base
 	var errs []error
 	if len(results) == 1 || cfg.OutputFormat != "normal" {
@@ -226,7 +233,11 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			case "terse":
 				errs = append(errs, fio.WriteTerse(w, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion)))
 			default:
-				errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
+				if headed {
+					errs = append(errs, fio.WriteNormalReport(w, res, &r.Step.Config))
+				} else {
+					errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
+				}
 			}
 		}
 		if len(results) == 1 || cfg.OutputFormat != "normal" {

@@ -67,6 +67,7 @@ func writeRunHelp(w io.Writer) {
 		{"--output-format FORMAT", "normal (fio's text), json, json+ (json with the latency histograms' bins), or terse (fio's ';'-separated line per job; also minimal or csv, as in fio) (default normal)"},
 		{"--minimal", "the same as --output-format=terse"},
 		{"--terse-version N", "the terse line's version, as fio's: 2, 3, 4 (with trim) or 5 (with bandwidth and IOPS samples) (default 3)"},
+		{"--status-interval TIME", "every TIME (fio's units: 1 is a second, 500ms) print a complete report of the running step's jobs in the output format, each cumulative since its measured start (ramp excluded), before the final report; JSON: one document each (100ms to 24h)"},
 		{"--output FILE", "write the results to FILE instead of the standard output"},
 		{"--parse-only", "read the options and job files, say what is wrong, and run nothing (exit status 0 when they are good)"},
 	})
