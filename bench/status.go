@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"iolab/bench/hist"
 	"iolab/bench/system"
 )
 
@@ -151,6 +152,52 @@ func (st *runStatus) phaseStarted(disks []string, before map[string]system.DiskS
 	st.mu.Unlock()
 }
 
+// askAll asks the running phase's jobs for a snapshot and waits at most
+// wait for their answers (st.mu held): the jobs that have not answered
+// by then are as they last answered.
+func (st *runStatus) askAll(wait time.Duration) {
+	asked := make([]*jobStatus, 0, len(st.jobs))
+	for _, s := range st.jobs {
+		if s.ask() {
+			asked = append(asked, s)
+		}
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for _, s := range asked {
+		select {
+		case <-s.served:
+			continue
+		case <-timer.C:
+		}
+		break
+	}
+}
+
+// LiveClat adds to lat the completion latency (clat) of both directions
+// of the running phase's jobs, each since its measured window began, as
+// Status asks for it; it copies no result, for the dashboard's live view,
+// four times a second. It says whether a phase runs.
+func (rn *Runner) LiveClat(wait time.Duration, lat *hist.Lat) bool {
+	st := &rn.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.running || len(st.jobs) == 0 {
+		return false
+	}
+	st.askAll(wait)
+	for _, s := range st.jobs {
+		s.mu.Lock()
+		if s.has {
+			for d := range s.snap.Dirs {
+				lat.Merge(&s.snap.Dirs[d].Clat)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return true
+}
+
 // Status is the run under way as fio's --status-interval reports it: the
 // groups of the phases that ended as they ended, and the running phase's
 // jobs each as it is now, cumulative since its measured window began (a
@@ -166,22 +213,7 @@ func (rn *Runner) Status(wait time.Duration) *Result {
 	if !st.running {
 		return nil
 	}
-	asked := make([]*jobStatus, 0, len(st.jobs))
-	for _, s := range st.jobs {
-		if s.ask() {
-			asked = append(asked, s)
-		}
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for _, s := range asked {
-		select {
-		case <-s.served:
-			continue
-		case <-timer.C:
-		}
-		break // the rest are as they last answered
-	}
+	st.askAll(wait)
 	res := &Result{Start: st.start, Host: st.host, Groups: slices.Clone(st.done)}
 	if len(st.jobs) == 0 {
 		return res

@@ -268,8 +268,13 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 			if t.LeftKnown {
 				left = fmt.Sprintf(", %s left", t.Left.Round(time.Second))
 			}
-			// Each job's rate when they are unlike, as the dashboard's.
-			rate := launch.ProgressEventOf(t, false).IOPSText()
+			// Each job's rate when they are unlike, as the dashboard's,
+			// and their clat p99 so far when known.
+			ev := launch.ProgressEventOf(t, false)
+			rate := ev.IOPSText()
+			if lat := ev.LatText(); lat != "" {
+				rate += ", " + lat
+			}
 			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s%s", t.Step.Seq+1, t.Total, t.Step, rate, left)
 		})
 	}
