@@ -112,6 +112,8 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		return usageError{"--serial and --dashboard go with --on HOSTS"}
 	case len(o.on.hosts) > 0 && o.push != "":
 		return usageError{"--on runs the plan on the dashboard's hosts, which store it there: drop --push"}
+	case len(o.on.hosts) > 0 && plan.Base.StatusInterval > 0:
+		return usageError{"--status-interval prints reports here as the jobs run, but --on runs them on the dashboard's hosts: drop it, and follow the run on the dashboard's page"}
 	case len(o.on.hosts) > 0:
 		return startOnHosts(ctx, plan, &o.on, o.pushToken, stdout)
 	}
