@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 
 // statusArgs are the job of testdata/status/fio-3.33-json.json, fio 3.33's
 // own stream (fio --filename=/dev/loop3 and these arguments, on a 16 MiB
-// loop device): a time-based job of 3 s, a report every second.
+// loop device), and without --output-format=json of
+// testdata/status/fio-3.33-normal.txt (on /dev/loop5): a time-based job of
+// 3 s, a report every second.
 var statusArgs = []string{"--name=s", "--rw=randread", "--bs=4k", "--ioengine=psync", "--direct=1",
 	"--runtime=3", "--time_based", "--status-interval=1", "--output-format=json"}
 
@@ -42,7 +45,7 @@ const statusReportsPerRun = 3
 func TestStatusMatchesFio(t *testing.T) {
 	dev := testdev.Loop(t, 16<<20)
 	args := append([]string{"--filename=" + dev}, statusArgs...)
-	ours := iolabStatusStream(t, args)
+	ours := splitDocuments(t, iolabStatusStream(t, args))
 	checkStatusStream(t, "iolab", ours)
 
 	recorded, err := os.ReadFile("testdata/status/fio-3.33-json.json")
@@ -76,9 +79,47 @@ func TestStatusMatchesFio(t *testing.T) {
 	}
 }
 
+// TestStatusNormalMatchesFio: the job of statusArgs in fio's normal
+// output, by iolab and by fio 3.33 (recorded, and live on the same loop
+// device): the lines before the jobs' once, then a report per interval
+// (statusReportsPerRun ± 1, at most one apart), each the job's block and
+// its group's run status, then the final one.
+func TestStatusNormalMatchesFio(t *testing.T) {
+	dev := testdev.Loop(t, 16<<20)
+	args := append([]string{"--filename=" + dev}, statusArgs[:len(statusArgs)-1]...)
+	ours := string(iolabStatusStream(t, args))
+	recorded, err := os.ReadFile("testdata/status/fio-3.33-normal.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := checkNormalStream(t, "iolab", ours, "Starting 1 thread")
+	checkNormalStream(t, "fio's recorded", string(recorded), "Starting 1 process")
+	live := checkNormalStream(t, "fio", string(runFio(t, lookFio(t), "", args...)), "Starting 1 process")
+	if d := reports - live; d < -1 || d > 1 {
+		t.Errorf("iolab printed %d reports, fio %d: want at most one apart", reports, live)
+	}
+}
+
+// checkNormalStream checks a normal stream of statusArgs' job and returns
+// how many reports it has, the final one included.
+func checkNormalStream(t *testing.T, who, out, starting string) int {
+	t.Helper()
+	if n := strings.Count(out, starting); n != 1 || !strings.HasPrefix(out, "s: (g=0): rw=randread") {
+		t.Errorf("%s: %d %q lines, want the job's line, then that once", who, n, starting)
+	}
+	reports := strings.Count(out, "\nRun status group 0 (all jobs):\n")
+	if n := reports - 1; n < statusReportsPerRun-1 || n > statusReportsPerRun+1 {
+		t.Errorf("%s: %d interim reports, want %d ± 1", who, n, statusReportsPerRun)
+	}
+	if jobs := strings.Count(out, "\ns: (groupid=0, jobs=1): err= 0: "); jobs != reports {
+		t.Errorf("%s: %d job blocks in %d reports", who, jobs, reports)
+	}
+	return reports
+}
+
 // iolabStatusStream runs args as iolab run does with --status-interval:
 // the reports while the job runs, then the final one.
-func iolabStatusStream(t *testing.T, args []string) [][]byte {
+func iolabStatusStream(t *testing.T, args []string) []byte {
 	t.Helper()
 	cfg, err := ParseArgs(args)
 	if err != nil {
@@ -96,15 +137,21 @@ func iolabStatusStream(t *testing.T, args []string) [][]byte {
 	if reports.Err() != nil {
 		t.Fatal(reports.Err())
 	}
-	rep := NewReport(res, cfg, false)
-	if err := WriteJSON(&out, &rep); err != nil {
+	if cfg.OutputFormat == "json" {
+		rep := NewReport(res, cfg, false)
+		err = WriteJSON(&out, &rep)
+		if docs := splitDocuments(t, out.Bytes()); reports.Printed() != len(docs)-1 {
+			t.Fatalf("%d reports printed, %d documents", reports.Printed(), len(docs))
+		}
+	} else if reports.Headed() {
+		err = WriteNormalReport(&out, res, cfg)
+	} else {
+		err = WriteNormal(&out, res, cfg)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	docs := splitDocuments(t, out.Bytes())
-	if reports.Printed() != len(docs)-1 {
-		t.Fatalf("%d reports printed, %d documents", reports.Printed(), len(docs))
-	}
-	return docs
+	return out.Bytes()
 }
 
 // splitDocuments splits a stream of JSON documents, failing the test on
