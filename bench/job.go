@@ -184,7 +184,7 @@ type Config struct {
 	// sweep changes before expanding them again into Groups.
 	Jobs         []Job   `json:"jobs,omitempty"`
 	Groups       []Group `json:"groups"`
-	OutputFormat string  `json:"output_format"` // normal, json, json+ or terse
+	OutputFormat string  `json:"output_format"` // normal, json, json+, terse, or several joined by commas in fio's order (fio.OutputFormats)
 	// TerseVersion is fio's --terse-version (2 to 5) for terse output;
 	// 0 is fio's default, 3.
 	TerseVersion int `json:"terse_version,omitempty"`

@@ -22,6 +22,17 @@ import (
 // own with the host and kernel; pid= is the job thread's id; after each
 // disk's line, an iostat -x line of iolab's.
 func WriteNormal(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+	if err := WriteNormalHead(w, res, cfg); err != nil {
+		return err
+	}
+	return WriteNormalStats(w, res, cfg)
+}
+
+// WriteNormalHead prints what fio prints before a run starts: each job's
+// line, the version and the thread count. With several formats fio prints
+// it first, before the terse lines and the JSON (WriteNormalStats prints
+// the rest of the normal output after them).
+func WriteNormalHead(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	var b strings.Builder
 	threads := 0
 	if cfg != nil {
@@ -33,19 +44,15 @@ func WriteNormal(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	if cfg != nil {
 		fmt.Fprintf(&b, "Starting %d thread%s\n", threads, plural(threads))
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	return WriteNormalReport(w, res, cfg)
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-// WriteNormalReport prints res as WriteNormal does without the lines
-// before the jobs' (each job's line, the version, "Starting"): fio prints
-// those once, at the start, and then each --status-interval report and the
-// final one, each from its blank line.
-func WriteNormalReport(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+// WriteNormalStats prints the normal output's statistics: the jobs, the
+// groups' run status and the disks.
+func WriteNormalStats(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	var b strings.Builder
-	b.WriteString("\n")
 	when := runEnd(res).Format("Mon Jan _2 15:04:05 2006")
 	stats := make([]groupStats, len(res.Groups))
 	for gi := range res.Groups {

@@ -2,8 +2,10 @@ package fio
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"iolab/bench"
@@ -51,11 +53,11 @@ func ParseStatusInterval(v string) (time.Duration, error) {
 // starts its reports again with each step (Start), so that each covers
 // the step running, and prints none between steps.
 type StatusReports struct {
-	w      io.Writer
-	runner *bench.Runner
-	every  time.Duration
-	format string
-	terse  int
+	w       io.Writer
+	runner  *bench.Runner
+	every   time.Duration
+	formats []string // OutputFormats, in the order fio prints them
+	terse   int
 
 	stop chan struct{} // closed to end the running step's reports
 	done chan struct{} // closed when they have ended
@@ -73,7 +75,7 @@ func NewStatusReports(w io.Writer, runner *bench.Runner, cfg *bench.Config) *Sta
 	if cfg.StatusInterval <= 0 {
 		return nil
 	}
-	return &StatusReports{w: w, runner: runner, every: cfg.StatusInterval, format: cfg.OutputFormat,
+	return &StatusReports{w: w, runner: runner, every: cfg.StatusInterval, formats: OutputFormats(cfg),
 		terse: cmp.Or(cfg.TerseVersion, DefaultTerseVersion)}
 }
 
@@ -118,31 +120,50 @@ func (s *StatusReports) Stop() {
 	s.stop, s.done = nil, nil
 }
 
+// write prints one report in each of the run's formats, in fio's order,
+// as fio's __show_run_stats does; the normal output's first lines once.
 func (s *StatusReports) write(res *bench.Result, cfg *bench.Config) {
-	var err error
-	switch s.format {
-	case "json", "json+":
-		rep := NewReport(res, cfg, s.format == "json+")
-		err = WriteJSON(s.w, &rep)
-	case "terse":
-		err = WriteTerse(s.w, res, cfg, s.terse)
-	default:
-		if s.headed {
-			err = WriteNormalReport(s.w, res, cfg)
-		} else {
-			err = WriteNormal(s.w, res, cfg)
-			s.headed = true
+	var errs []error
+	normal := slices.Contains(s.formats, "normal")
+	if normal && !s.headed {
+		errs = append(errs, WriteNormalHead(s.w, res, cfg))
+	}
+	for _, f := range s.formats {
+		switch f {
+		case "json", "json+":
+			rep := NewReport(res, cfg, f == "json+")
+			errs = append(errs, WriteJSON(s.w, &rep))
+		case "terse":
+			errs = append(errs, WriteTerse(s.w, res, cfg, s.terse))
+		default:
+			if s.headed {
+				errs = append(errs, WriteNormalAgain(s.w, res, cfg))
+			} else {
+				errs = append(errs, WriteNormalStats(s.w, res, cfg))
+			}
 		}
 	}
+	s.headed = s.headed || normal
 	s.printed++
-	if s.err == nil {
+	if err := errors.Join(errs...); s.err == nil {
 		s.err = err
 	}
 }
 
+// WriteNormalAgain prints a normal report after the one before it, as
+// fio prints each --status-interval report after the first and the final
+// one: from a blank line, the statistics (WriteNormalStats) without the
+// lines before the jobs', which fio prints once.
+func WriteNormalAgain(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return WriteNormalStats(w, res, cfg)
+}
+
 // Headed says whether a normal report printed the lines fio prints once,
 // before the jobs', so that the final report leaves them out
-// (WriteNormalReport). Call it after Stop, as Printed and Err.
+// (WriteNormalAgain). Call it after Stop, as Printed and Err.
 func (s *StatusReports) Headed() bool { return s != nil && s.headed }
 
 // Printed is how many reports were printed.

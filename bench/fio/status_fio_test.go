@@ -144,7 +144,7 @@ func iolabStatusStream(t *testing.T, args []string) []byte {
 			t.Fatalf("%d reports printed, %d documents", reports.Printed(), len(docs))
 		}
 	} else if reports.Headed() {
-		err = WriteNormalReport(&out, res, cfg)
+		err = WriteNormalAgain(&out, res, cfg)
 	} else {
 		err = WriteNormal(&out, res, cfg)
 	}

@@ -16,7 +16,7 @@ import (
 // format: JSON a stream of documents whose last is the final report, which
 // iolab import - reads from its standard input; normal output the lines
 // before the jobs' once, then a report per interval; terse a line per
-// report; a sweep each step's reports, each of the step running, before
+// report; two formats each report in both, in fio's order; a sweep each step's reports, each of the step running, before
 // its own final report.
 func TestRunStatusInterval(t *testing.T) {
 	dir := t.TempDir()
@@ -99,6 +99,26 @@ func TestRunStatusInterval(t *testing.T) {
 			if !strings.HasPrefix(l, "3;") {
 				t.Errorf("not a terse v3 line: %q", l)
 			}
+		}
+	})
+
+	t.Run("normal,json", func(t *testing.T) {
+		code, stdout, stderr := runOut(t, append(job, "--output-format=normal,json")...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		// Each report in both formats, JSON first as fio prints them; the
+		// job's line and "Starting" once, before the first.
+		reports := strings.Count(stdout, "Run status group 0 (all jobs):")
+		interim(t, reports-1)
+		if n := strings.Count(stdout, `"iolab version"`); n != reports {
+			t.Errorf("%d JSON documents, %d normal reports", n, reports)
+		}
+		if n := strings.Count(stdout, "Starting 1 thread"); n != 1 || strings.Index(stdout, "Starting") > strings.Index(stdout, "{") {
+			t.Errorf("%d Starting lines, want 1 before the first document", n)
+		}
+		if strings.Index(stdout, "{") > strings.Index(stdout, "Run status") {
+			t.Errorf("the first report's normal statistics come before its JSON")
 		}
 	})
 
