@@ -282,7 +282,9 @@ func (l *loop) offloaded(s int32, d uint8) int64 {
 	l.dist.MarkDepth(1, 1)
 	l.dist.MarkSubmit(1)
 	l.dist.MarkComplete(1)
-	if l.st.slat && d <= Write {
+	// A sync engine's worker has no slat, as fio's (io_u_queued is for
+	// I/Os an engine queues); its lat still counts the hand-over.
+	if l.st.slat && d <= Write && !l.off.sync {
 		l.cur[d].Slat.Add(uint64(issued - l.created[s]))
 		l.logSlat(s, issued)
 	}
