@@ -2,10 +2,13 @@ package fio
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"iolab/bench"
 	"iolab/bench/testdev"
 )
 
@@ -72,5 +75,45 @@ func TestOffloadMatchesFio(t *testing.T) {
 				t.Errorf("lat and clat: iolab %d and %d samples, fio %d and %d", g.Read.Lat.N, g.Read.Clat.N, w.Read.Lat.N, w.Read.Clat.N)
 			}
 		})
+	}
+}
+
+// TestOffloadPacedMatchesFio paces reads with rate_iops on a disk that
+// takes 4 ms over each and has room for many at once (a model disk), and
+// compares the IOPS iolab and fio 3.33 reach, as shares of the rate, with
+// io_submit_mode=offload and without. Offloaded, the submit workers keep
+// three reads in flight on the schedule and both hold the rate. Inline,
+// fio 3.33 drains what is in flight before each rate wait (rate_ddir's
+// io_u_quiesce) and then submits what fell due meanwhile at once: its
+// reads go in bursts, late, but the rate holds on average, and iolab's as
+// well. Where offload shows is in when the reads went: iolab's latency
+// from each read's intended start counts the time a read waited for the
+// drain, which the workers never do.
+func TestOffloadPacedMatchesFio(t *testing.T) {
+	fio := lookFio(t)
+	dev := testdev.ModelDisk(t, 64<<20, testdev.DiskModel{Latency: 4 * time.Millisecond, Parallel: true})
+	const rate = 600
+	late := map[string]float64{}
+	for _, mode := range []string{"inline", "offload"} {
+		args := []string{"--name=p", "--filename=" + dev, "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=3",
+			fmt.Sprintf("--rate_iops=%d", rate), "--runtime=1", "--time_based", "--io_submit_mode=" + mode}
+		reps, err := ParseReports(bytes.NewReader(runFioOffload(t, fio, t.TempDir(), append([]string{"--output-format=json"}, args...)...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, res := runIolab(t, args...)
+		w, g := reps[0].Jobs[0].Read.IOPS/rate, NewReport(res, cfg, false).Jobs[0].Read.IOPS/rate
+		d := resultJobs(res)[0].Dirs[bench.Read]
+		late[mode] = d.Intended.Stat.Mean - d.Lat.Stat.Mean
+		t.Logf("%s: fio %.2f of the rate, iolab %.2f; iolab's reads %.0f µs late on average", mode, w, g, late[mode]/1000)
+		if mode == "offload" && (w < 0.9 || g < 0.9) {
+			t.Errorf("offload: fio reached %.2f of rate_iops=%d, iolab %.2f; want both 0.9 or more", w, rate, g)
+		}
+		if g/w < 0.9 || g/w > 1.1 {
+			t.Errorf("%s: iolab reached %.2f of rate_iops=%d, fio %.2f: want them within 10%%", mode, g, rate, w)
+		}
+	}
+	if late["offload"] > late["inline"]/2 {
+		t.Errorf("iolab's reads were %.0f µs late on average offloaded, %.0f µs inline: want the workers to submit on schedule, less than half as late", late["offload"]/1000, late["inline"]/1000)
 	}
 }
