@@ -53,13 +53,13 @@ type offload struct {
 	// sets it before it hands any I/O over.
 	clk *jobClock
 
-	queued []offloadIO  // queued since the last Commit
-	done   chan int32   // slots the workers finished, in the order they did
-	issued []int64      // per slot, the worker's stamps on the job clock
-	ended  []int64      // per slot
-	res    []int32      // per slot, the engine's result
-	prio   []int32      // per slot, a priority of its own; -1: none
-	failed atomic.Value // the first engine error a worker met (error)
+	queued []offloadIO           // queued since the last Commit
+	done   chan int32            // slots the workers finished, in the order they did
+	issued []int64               // per slot, the worker's stamps on the job clock
+	ended  []int64               // per slot
+	res    []int32               // per slot, the engine's result
+	prio   []int32               // per slot, a priority of its own; -1: none
+	failed atomic.Pointer[error] // the first engine error a worker met
 	wg     sync.WaitGroup
 }
 
@@ -168,7 +168,7 @@ func (o *offload) submit(w *submitWorker, io offloadIO) {
 		}
 	}
 	if err != nil {
-		o.failed.CompareAndSwap(nil, err)
+		o.failed.CompareAndSwap(nil, &err)
 	}
 	o.issued[s], o.ended[s], o.res[s] = issued, o.clk.since(), res
 	w.busy.Add(-1)
@@ -249,8 +249,8 @@ func (o *offload) GetEvents(min, max int, block bool, c []engine.Completion) (in
 }
 
 func (o *offload) err() error {
-	if err, ok := o.failed.Load().(error); ok {
-		return err
+	if err := o.failed.Load(); err != nil {
+		return *err
 	}
 	return nil
 }
