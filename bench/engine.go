@@ -28,6 +28,7 @@ const (
 	PowerOfTwoDepth = engine.PowerOfTwoDepth
 	SyncInline      = engine.SyncInline
 	PollQueues      = engine.PollQueues
+	NoOffload       = engine.NoOffload
 )
 
 // EngineMode is one sweep variant of an engine (engine.Mode).

@@ -87,6 +87,11 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jo
 		return nil, fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	r.depth = j.Engine().Depth(j.IODepth)
+	if j.Offloaded() {
+		// fio's io_us: iodepth of them whatever the engine, each handed to
+		// a submit worker (offload_linux.go).
+		r.depth = j.IODepth
+	}
 	if j.Rated() || j.Thinktime > 0 {
 		r.sleepGran = sleepGranularity()
 	}
@@ -184,6 +189,13 @@ func newEngine(j *Job, fds []int, bufs *buffers, depth int) (engine.IO, engine.I
 	e := j.Engine()
 	if e == nil {
 		return nil, engine.Info{}, fmt.Errorf("ioengine %q is not supported (use one of %s)", j.IOEngine, strings.Join(EngineNames(), ", "))
+	}
+	if j.Offloaded() {
+		o, info, err := newOffload(j, e, fds, &bufs.Buffers, depth)
+		if err != nil {
+			return nil, info, err
+		}
+		return o, info, nil
 	}
 	return e.Open(&engine.Setup{Params: j.EngineParams(), Files: fds, Bufs: &bufs.Buffers, Depth: depth,
 		IODepth: j.IODepth, BS: j.BS, IOPrio: j.JobIOPrio(), RandSeed: j.RandSeed})

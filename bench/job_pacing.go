@@ -67,7 +67,22 @@ type PacingOptions struct {
 	// IOScheduler switches the job's disk to this I/O scheduler while its
 	// group runs, and back afterwards.
 	IOScheduler string `json:"ioscheduler,omitempty"`
+	// IOSubmitMode is fio's io_submit_mode: SubmitInline (the job's thread
+	// submits and reaps) or SubmitOffload (iodepth submit workers do, each
+	// one I/O at a time, so submissions keep their schedule whatever the
+	// device does; offload_linux.go).
+	IOSubmitMode string `json:"io_submit_mode,omitempty"`
 }
+
+// The submit modes (fio's io_submit_mode).
+const (
+	SubmitInline  = "inline"
+	SubmitOffload = "offload"
+)
+
+// Offloaded reports whether the job hands its I/Os to submit workers
+// (io_submit_mode=offload).
+func (p *PacingOptions) Offloaded() bool { return p.IOSubmitMode == SubmitOffload }
 
 // What a job's end stops under exitall (fio's exit_what: TERMINATE_GROUP,
 // TERMINATE_STONEWALL, TERMINATE_ALL in fio.h).

@@ -82,6 +82,7 @@ type loop struct {
 	sync loopSync // fsync=N, fdatasync=N, end_fsync (loop_sync_linux.go)
 
 	pace   *pacer    // rate and think time (pacer_linux.go); nil without them
+	off    *offload  // io_submit_mode=offload's submit workers (offload_linux.go); nil inline
 	holds  *holds    // a rated job's engine calls (lat_intended.go); nil without a rate
 	holdAt int64     // when the engine call under way began; -1 between calls
 	st     stamps    // which latencies are recorded (lat_recorded.go)
@@ -119,7 +120,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	j := r.j
 	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.Setup}
 	l, gen := newLoop(r, stop, interval, live, &res)
-	polling := l.cmin == 0 && l.cmax == 0
+	// Offloaded, the workers wait for each I/O at depth 1: the job's
+	// thread never polls.
+	polling := l.cmin == 0 && l.cmax == 0 && l.off == nil
 
 	ramp := int64(j.RampTime)
 	l.measuring = ramp == 0
@@ -238,6 +241,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 				}
 			}
 		}
+		if l.off != nil && l.checkedOut > 0 {
+			l.reap(0, false) // what the workers finished, without waiting
+		}
 		if l.pace != nil {
 			l.pace.after(op)
 		}
@@ -274,6 +280,14 @@ func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.
 	res.Samples = make([]Sample, 0, int((j.Runtime+j.RampTime)/interval)+2)
 
 	gen := newIOGen(j, r.layout, r.index)
+	if l.off, _ = r.eng.(*offload); l.off != nil {
+		// The workers stamp their I/Os on the loop's clock. fio's do_io
+		// counts no offloaded I/O against the pass's size, as it counts
+		// none of a sync engine's: a pass ends when its files are done.
+		l.off.clk = &l.clk
+		l.batch, l.low = 1, depth
+		gen.syncEngine()
+	}
 	if r.info.Sync {
 		gen.syncEngine()
 	}
@@ -407,7 +421,7 @@ func (l *loop) closeInterval(stopAt int64, measured bool) {
 // markDepth is fio's io_u_mark_depth in td_io_commit: the I/Os queued
 // since the last commit, at the depth checked out now.
 func (l *loop) markDepth() {
-	if l.measuring {
+	if l.measuring && l.off == nil {
 		l.dist.MarkDepth(l.checkedOut, l.pending)
 	}
 }
@@ -437,6 +451,14 @@ func (l *loop) holdClose(end int64) {
 // the I/O in it and have no slat), at publication for SQPOLL.
 func (l *loop) commit() {
 	if len(l.queued) == 0 || l.err != nil {
+		return
+	}
+	if l.off != nil {
+		// Handed to the workers, which time the submission themselves.
+		if _, err := l.eng.Commit(); err != nil {
+			l.err = err
+		}
+		l.queued = l.queued[:0]
 		return
 	}
 	var tp int64
@@ -486,6 +508,9 @@ func (l *loop) commit() {
 func (l *loop) reap(want int, block bool) {
 	want = min(want, l.checkedOut)
 	most := min(l.cmax, l.checkedOut)
+	if l.off != nil {
+		most = l.checkedOut // whatever the workers finished
+	}
 	if want > most {
 		most = want
 	}
@@ -495,11 +520,16 @@ func (l *loop) reap(want int, block bool) {
 	if l.err != nil || most == 0 {
 		return
 	}
-	l.holdOpen()
-	n, err := l.eng.GetEvents(want, most, block && l.cmin > 0, l.comps[:most])
+	// Taking back what offload's workers finished, without waiting, holds
+	// the job up no more than any step of its loop.
+	held := l.off == nil || block
+	if held {
+		l.holdOpen()
+	}
+	n, err := l.eng.GetEvents(want, most, block && (l.cmin > 0 || l.off != nil), l.comps[:most])
 	if err != nil {
 		l.err = err
-	} else if l.measuring {
+	} else if l.measuring && l.off == nil {
 		l.dist.MarkComplete(n) // fio's io_u_mark_complete, per reap
 	}
 	if n == 0 {
@@ -513,9 +543,14 @@ func (l *loop) reap(want int, block bool) {
 	} else {
 		l.holdClose(-1)
 	}
+	last := tc
 	for _, c := range l.comps[:n] {
 		s := c.Slot
 		d := l.dirOf[s]
+		if l.off != nil {
+			tc = l.offloaded(s, d)
+			last = max(last, tc)
+		}
 		l.free = append(l.free, s)
 		if l.completedSync(s, d, c.Res, tc) {
 			continue
@@ -567,6 +602,7 @@ func (l *loop) reap(want int, block bool) {
 	}
 	l.checkedOut -= n
 	l.live.Add(uint64(n))
+	tc = last
 	if l.measuring && tc >= l.nextSample {
 		l.res.Samples = append(l.res.Samples, Sample{
 			At:    time.Duration(tc - l.measureStart),

@@ -273,8 +273,19 @@ func (p *pacer) thinkDue() (uint64, bool) {
 // quiesce is fio's io_u_quiesce: submit what is queued, then reap one at a
 // time until nothing is in flight. picking is true while an I/O is being
 // picked: fio has it checked out already, which bounds its reaps.
+//
+// Offloaded, fio quiesces nothing: rate_ddir quiesces only inline, and
+// the job's thread has nothing in flight of its own (its workers do), so
+// a wait for the rate or think time leaves the I/Os in flight on their
+// own; the loop takes back what they finished without waiting.
 func (p *pacer) quiesce(picking bool) {
 	l := p.l
+	if l.off != nil {
+		if l.checkedOut > 0 {
+			l.reap(0, false)
+		}
+		return
+	}
 	if l.pending > 0 {
 		l.commit()
 		l.pending = 0

@@ -178,9 +178,16 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 		results[g] = make([]JobResult, len(groups[g].Jobs))
 	}
 	// Job threads keep their P through blocking raw system calls (see
-	// engine.go); give the rest of the program the Ps it had.
+	// engine.go), and so do offload's submit workers, iodepth a job; give
+	// the rest of the program the Ps it had.
+	threads := len(refs)
+	for _, r := range refs {
+		if j := &groups[r.g].Jobs[r.i]; j.Offloaded() {
+			threads += j.IODepth
+		}
+	}
 	procs := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(procs + len(refs))
+	runtime.GOMAXPROCS(procs + threads)
 	defer runtime.GOMAXPROCS(procs)
 
 	if err := rn.preparePhase(groups, files, refs); err != nil {

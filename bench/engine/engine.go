@@ -64,6 +64,10 @@ const (
 	// implement Prioritized) and take fio's cmdprio options
 	// (engines/cmdprio.h, in fio's io_uring and libaio option tables).
 	CmdPrio
+	// NoOffload engines refuse io_submit_mode=offload (fio's
+	// FIO_NO_OFFLOAD, which fio 3.33 sets on io_uring alone): their
+	// rings belong to one thread and are not trusted to submit workers.
+	NoOffload
 )
 
 // Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a

@@ -126,7 +126,7 @@ var ioURingEngine = Engine{
 	MaxDepth: 32768,
 	// fio's io_uring engine rounds iodepth up to its ring's size, a power
 	// of two, and keeps that many I/Os in flight: iodepth=3 runs 4.
-	Flags: PowerOfTwoDepth | PollQueues | CmdPrio,
+	Flags: PowerOfTwoDepth | PollQueues | CmdPrio | NoOffload,
 	Options: []Option{
 		{Name: "hipri", Flag: true, Unit: "bool", Default: "0",
 			Help: "polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a device with poll queues",

@@ -432,22 +432,32 @@ func init() {
 		}
 	}
 	effects["io_submit_mode"] = func(t *testing.T) {
-		// inline is how iolab always submits: the job's own thread, each
-		// I/O as it is queued (fio's iodepth_batch=1), as without it.
+		// inline is how iolab submits by default: the job's own thread,
+		// each I/O as it is queued (fio's iodepth_batch=1), as without it.
 		args := []string{"--name=e", "--filename=" + file(t, 1<<20), "--ioengine=libaio", "--iodepth=4", "--size=256k"}
-		with, without := traced(t, "io_submit", append(args, "--io_submit_mode=inline")...), traced(t, "io_submit", args...)
-		submitters := map[string]bool{}
-		for _, l := range with {
-			if pid, _, ok := strings.Cut(l, " "); ok && strings.Contains(l, "io_submit(") {
-				submitters[pid] = true
+		submitters := func(trace []string) map[string]int {
+			by := map[string]int{}
+			for _, l := range trace {
+				if pid, _, ok := strings.Cut(l, " "); ok && strings.Contains(l, "io_submit(") {
+					by[pid]++
+				}
 			}
+			return by
 		}
-		if n, m := count(with, `io_submit\(`), count(without, `io_submit\(`); n != m || n < 64 || len(submitters) != 1 {
-			t.Errorf("io_submit_mode=inline: %d io_submit calls from %d threads; without it %d; want 64 from the job's thread", n, len(submitters), m)
+		with, without := traced(t, "io_submit", append(args, "--io_submit_mode=inline")...), traced(t, "io_submit", args...)
+		if n, m := count(with, `io_submit\(`), count(without, `io_submit\(`); n != m || n < 64 || len(submitters(with)) != 1 {
+			t.Errorf("io_submit_mode=inline: %d io_submit calls from %d threads; without it %d; want 64 from the job's thread", n, len(submitters(with)), m)
 		}
-		err := runErr(t, append(args, "--io_submit_mode=offload")...)
-		refused(t, err, "io_submit_mode=offload")
-		refused(t, err, "intended_lat_ns")
+		// offload: iodepth submit workers, each with an aio context of its
+		// own set up for one I/O, each submitting one I/O per call.
+		off := traced(t, "io_setup,io_submit", append(args, "--io_submit_mode=offload")...)
+		if n, setups := count(off, `io_submit\(`), count(off, `io_setup\(1,`); n != 64 || setups != 4 {
+			t.Errorf("io_submit_mode=offload: %d io_submit calls and %d io_setup(1, …); want 64 and one per worker, 4", n, setups)
+		}
+		if by := submitters(off); len(by) < 2 || len(by) > 4 {
+			t.Errorf("io_submit_mode=offload: io_submit from %d threads %v, want from the workers, at most iodepth=4 of them", len(by), by)
+		}
+		refused(t, runErr(t, append(args, "--io_submit_mode=offload", "--ioengine=io_uring")...), "io_submit_mode=offload")
 		refused(t, runErr(t, append(args, "--io_submit_mode=threads")...), "not one of inline, offload")
 	}
 	effects["thread"] = func(t *testing.T) {

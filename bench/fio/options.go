@@ -107,16 +107,13 @@ var jobOptions = []bench.OptionSpec{
 		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthBatchCompleteMax })},
 	{Name: "iodepth_low", Example: "4", Unit: "int", Help: "once the queue is full, reap down to this many in flight before queueing again (0: iodepth)",
 		Set: bench.IntField(0, bench.MaxIODepth, func(j *bench.Job) *int { return &j.IODepthLow })},
-	{Name: "io_submit_mode", Example: "inline", Unit: "mode", Default: "inline",
-		Help: "inline: the job's own thread submits and reaps its I/O (fio's default, and iolab's way); offload is refused",
-		Set: func(_ *bench.Job, v string) error {
+	{Name: "io_submit_mode", Example: "offload", Unit: "mode", Default: "inline",
+		Help: "inline: the job's thread submits and reaps its I/O; offload: iodepth submit workers do, one I/O each at a time, so a rate holds its schedule whatever the device does (not with io_uring)",
+		Set: func(j *bench.Job, v string) error {
 			switch v {
-			case "inline":
+			case bench.SubmitInline, bench.SubmitOffload:
+				j.IOSubmitMode = v
 				return nil
-			case "offload":
-				// fio's offload hands submissions to worker threads so that
-				// a paced job keeps its schedule while the device stalls.
-				return errors.New(`io_submit_mode=offload (fio's submit threads) is not supported by iolab; for an open-loop load, pace the job with rate or rate_iops: iolab times each paced I/O from its intended start, whatever held it up, and its JSON adds that latency as "iolab": {"read": {"intended_lat_ns": …}} (see "Latency from the intended start" in docs/qos.md)`)
 			}
 			return fmt.Errorf("%q is not one of inline, offload", v)
 		}},
@@ -277,6 +274,11 @@ func FinishJob(j *bench.Job) error {
 	}
 	if opt, err := j.CheckPrio(); err != nil {
 		return fail(opt, "%s", err)
+	}
+	if j.Offloaded() && eng.Has(bench.NoOffload) {
+		// fio's ioengine_load (ioengines.c check_engine_ops): "can't be
+		// used with offloaded submit. Use a sync engine".
+		return fail("io_submit_mode", "io_submit_mode=offload: ioengine=%s can't be used with offloaded submit (as in fio); use a sync engine (psync, pvsync2, …) or libaio", eng.Name)
 	}
 	if err := checkPattern(j); err != nil {
 		return fail("random_generator", "%s", err)

@@ -25,6 +25,11 @@ type DiskModel struct {
 	// cache fills and then settles, or one whose garbage collection
 	// comes and goes.
 	LatencyAt func(since time.Duration) time.Duration
+	// Parallel serves reads side by side, each taking the model's time
+	// from when it arrives, instead of one at a time: a device with a
+	// fixed latency and room for many I/Os at once (a networked or
+	// striped disk), where what a job keeps in flight decides its rate.
+	Parallel bool
 	// Bad are the disk's bad sectors: a read or write that touches one
 	// fails with EIO, as a medium error would (what device-mapper's error
 	// target gives, on machines without device-mapper). The loop device
@@ -128,6 +133,7 @@ const (
 	fuseBatchForget = 42
 
 	fuseBigWrites = 1 << 5
+	fuseAsyncDIO  = 1 << 15 // the loop device's direct I/O goes on without waiting for each
 	fuseMaxPages  = 1 << 22
 
 	inHeaderSize = 40 // len, opcode, unique, nodeid, uid, gid, pid, total_extlen, padding
@@ -176,7 +182,11 @@ func (s *fuseServer) handle(req []byte) {
 		le.PutUint32(out[0:], 7)  // major
 		le.PutUint32(out[4:], 31) // minor: max_pages is known
 		le.PutUint32(out[8:], le.Uint32(body[8:]))
-		le.PutUint32(out[12:], fuseBigWrites|fuseMaxPages)
+		flags := uint32(fuseBigWrites | fuseMaxPages)
+		if s.model.Parallel {
+			flags |= fuseAsyncDIO
+		}
+		le.PutUint32(out[12:], flags)
 		le.PutUint16(out[16:], 16)       // max_background
 		le.PutUint16(out[18:], 12)       // congestion_threshold
 		le.PutUint32(out[20:], maxWrite) // max_write
@@ -218,6 +228,13 @@ func (s *fuseServer) handle(req []byte) {
 		}
 		out := make([]byte, size)
 		s.copyData(off, out, false)
+		if s.model.Parallel {
+			go func() {
+				s.model.take(len(out), time.Since(s.start))
+				s.reply(unique, 0, out)
+			}()
+			return
+		}
 		s.model.take(len(out), time.Since(s.start))
 		s.reply(unique, 0, out)
 	case fuseWrite:
