@@ -13,7 +13,7 @@ func TestMergeJobs(t *testing.T) {
 		for range reads {
 			r.Dirs[Read].Clat.Add(lat)
 		}
-		r.Samples = []Sample{{At: time.Second, IOs: [2]uint64{reads / 2}}, {At: 2 * time.Second, IOs: [2]uint64{reads}}}
+		r.Samples = []Sample{{At: time.Second, IOs: DirCounts{reads / 2}}, {At: 2 * time.Second, IOs: DirCounts{reads}}}
 		return r
 	}
 	jobs := []JobResult{job(100, 1000, 2*time.Second), job(300, 3000, 2100*time.Millisecond), job(200, 2000, time.Second)}
@@ -32,7 +32,7 @@ func TestMergeJobs(t *testing.T) {
 		t.Errorf("merged clat: N %d, mean %v; want 600, 2333.3", n, mean)
 	}
 	// Samples add interval by interval, as far as every job has them.
-	if want := []Sample{{At: time.Second, IOs: [2]uint64{300}}}; !slices.Equal(m.Samples, want) {
+	if want := []Sample{{At: time.Second, IOs: DirCounts{300}}}; !slices.Equal(m.Samples, want) {
 		t.Errorf("merged samples = %v, want %v", m.Samples, want)
 	}
 	if !slices.Equal(jobs[0].Samples, firstSamples) {

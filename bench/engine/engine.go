@@ -93,6 +93,7 @@ type Op uint8
 const (
 	OpRead      Op = iota // = bench.Read
 	OpWrite               // = bench.Write
+	OpTrim                // = bench.Trim: a discard (fio's DDIR_TRIM); the job loop does it
 	OpFsync               // fsync(2) of the file (fio's fsync=N, end_fsync)
 	OpFdatasync           // fdatasync(2) (fio's fdatasync=N)
 )

@@ -77,7 +77,7 @@ type JobView struct {
 	Interval     time.Duration
 	UsrCPU       time.Duration
 	SysCPU       time.Duration
-	Dirs         [2]DirView
+	Dirs         [3]DirView // by bench.Read, Write, Trim
 	Samples      []bench.Sample
 	Steady       *bench.SteadyResult
 	LatencyDepth int

@@ -1,0 +1,32 @@
+package fio
+
+import "iolab/bench"
+
+// finishTrims refuses what iolab does not yet do with a job that trims
+// (rw=trim, randtrim, trimwrite, randtrimwrite), naming the option, rather
+// than run it with that option doing nothing to its trims.
+func finishTrims(j *bench.Job, fail func(option, format string, args ...any) error) error {
+	if !j.Trims() {
+		return nil
+	}
+	refuse := func(option, what string) error {
+		return fail(option, "rw=%s with %s: iolab does not %s yet (drop %s, or trim in a job of its own)", j.RW, option, what, option)
+	}
+	switch {
+	case j.Verify != "" || j.DoVerify && j.VerifyOnly:
+		return refuse("verify", "verify a trimming job")
+	case j.Rated():
+		return refuse("rate", "pace trims")
+	case j.WriteBWLog:
+		return refuse("write_bw_log", "log trims")
+	case j.WriteIOPSLog:
+		return refuse("write_iops_log", "log trims")
+	case j.WriteLatLog:
+		return refuse("write_lat_log", "log trims")
+	case j.WriteHistLog:
+		return refuse("write_hist_log", "log trims")
+	case j.UsesCmdprio():
+		return refuse("cmdprio_percentage", "give trims a priority of their own")
+	}
+	return nil
+}
