@@ -386,6 +386,7 @@ func TestApplyOptionErrors(t *testing.T) {
 		{"verify_pattern", "0x%o", `option verify_pattern: "0x%o": iolab does not paste formats (%o) into verify_pattern; give the bytes`},
 		{"verify_interval", "40", `option verify_interval: 40: fio takes 80 bytes (twice the header) to 1g`},
 		{"experimental_verify", "1", `option "experimental_verify" is not supported by iolab (remove it, or run this job with fio)`},
+		{"trim_verify_zero", "1", `option "trim_verify_zero": fio's trims of a verifying write job's blocks (trim_percentage, trim_backlog, trim_backlog_batch, trim_verify_zero) are not supported by iolab yet; rw=trim, randtrim, trimwrite and randtrimwrite are (remove it, or run this job with fio)`},
 		{"io_submit_mode", "offload", `option io_submit_mode: io_submit_mode=offload (fio's submit threads) is not supported by iolab; for an open-loop load, pace the job with rate or rate_iops: iolab times each paced I/O from its intended start, whatever held it up, and its JSON adds that latency as "iolab": {"read": {"intended_lat_ns": …}} (see "Latency from the intended start" in docs/qos.md)`},
 		{"ignore_error", "EDQUOT", `option ignore_error: "EDQUOT" is not an errno name fio knows (EPERM … ERANGE); give its number`},
 		{"continue_on_error", "yes", `option continue_on_error: "yes" is not one of none, read, write, io, verify, all, 0, 1`},

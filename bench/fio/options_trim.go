@@ -1,6 +1,25 @@
 package fio
 
-import "iolab/bench"
+import (
+	"fmt"
+	"slices"
+
+	"iolab/bench"
+)
+
+// verifyTrimOptions are fio's trims of blocks a write job has written and
+// will verify (trim.c, io_u.c check_get_trim): iolab does not do them
+// yet, and refuses them saying so.
+var verifyTrimOptions = []string{"trim_percentage", "trim_backlog", "trim_backlog_batch", "trim_verify_zero"}
+
+// verifyTrimError is the refusal of one of verifyTrimOptions; nil for
+// another option.
+func verifyTrimError(name string) error {
+	if !slices.Contains(verifyTrimOptions, name) {
+		return nil
+	}
+	return fmt.Errorf("option %q: fio's trims of a verifying write job's blocks (trim_percentage, trim_backlog, trim_backlog_batch, trim_verify_zero) are not supported by iolab yet; rw=trim, randtrim, trimwrite and randtrimwrite are (remove it, or run this job with fio)", name)
+}
 
 // finishTrims refuses what iolab does not yet do with a job that trims
 // (rw=trim, randtrim, trimwrite, randtrimwrite), naming the option, rather

@@ -231,7 +231,7 @@ func (res *ResultView) Totals() (iops, bw float64) {
 	}
 	for _, g := range res.Groups {
 		for i := range g.Jobs {
-			for d := range 2 {
+			for d := range g.Jobs[i].Dirs {
 				iops += g.Jobs[i].IOPS(d)
 				bw += g.Jobs[i].BW(d)
 			}
