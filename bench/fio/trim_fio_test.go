@@ -65,6 +65,20 @@ func TestTrimsMatchFio(t *testing.T) {
 				}
 			}
 
+			// fio's own JSON imported keeps its trims.
+			imp, err := ParseFio(fioJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for gi, g := range imp.Result.Groups {
+				for ji, j := range g.Jobs {
+					if ours := res.Groups[gi].Jobs[ji].Dirs; j.Dirs[bench.Trim].IOs != ours[bench.Trim].IOs || j.Dirs[bench.Trim].Bytes != ours[bench.Trim].Bytes ||
+						j.Dirs[bench.Trim].Clat.Stat.N != ours[bench.Trim].IOs {
+						t.Errorf("%s imported: trims %d (%d bytes, %d clat), iolab's %d", j.Name, j.Dirs[bench.Trim].IOs, j.Dirs[bench.Trim].Bytes, j.Dirs[bench.Trim].Clat.Stat.N, ours[bench.Trim].IOs)
+					}
+				}
+			}
+
 			fioNormal := runFio(t, fio, "", args...)
 			var normal bytes.Buffer
 			if err := WriteNormal(&normal, res, cfg); err != nil {
