@@ -209,7 +209,7 @@ type Config struct {
 	// sweep changes before expanding them again into Groups.
 	Jobs         []Job   `json:"jobs,omitempty"`
 	Groups       []Group `json:"groups"`
-	OutputFormat string  `json:"output_format"` // normal, json, json+ or terse
+	OutputFormat string  `json:"output_format"` // normal, json, json+, terse, or several joined by commas in fio's order (fio.OutputFormats)
 	// TerseVersion is fio's --terse-version (2 to 5) for terse output;
 	// 0 is fio's default, 3.
 	TerseVersion  int      `json:"terse_version,omitempty"`
@@ -259,6 +259,7 @@ func (j Job) Clone() Job {
 	j.PatternOptions = j.PatternOptions.clone()
 	j.BufferPattern = slices.Clone(j.BufferPattern)
 	j.VerifyPattern = slices.Clone(j.VerifyPattern)
+	j.VerifyAsyncCPUs = slices.Clone(j.VerifyAsyncCPUs)
 	j.CmdprioBSSplit = [2][]PrioSplit{slices.Clone(j.CmdprioBSSplit[0]), slices.Clone(j.CmdprioBSSplit[1])}
 	j.ErrorOptions = j.ErrorOptions.clone()
 	return j

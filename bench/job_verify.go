@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"iolab/bench/verify"
@@ -30,6 +31,16 @@ type VerifyOptions struct {
 	// written before the stop.
 	VerifyStateSave bool `json:"verify_state_save"` // default true
 	VerifyStateLoad bool `json:"verify_state_load,omitempty"`
+	// VerifyAsync hands the checking of completed verify reads to this
+	// many threads of their own, so that the job's thread goes on
+	// submitting (fio's verify_async); VerifyAsyncCPUs pins them
+	// (verify_async_cpus).
+	VerifyAsync     int   `json:"verify_async,omitempty"`
+	VerifyAsyncCPUs []int `json:"verify_async_cpus,omitempty"`
+	// ExperimentalVerify logs no written block: the verify phase starts
+	// the job's offsets over and replays its writes as reads (fio's
+	// experimental_verify).
+	ExperimentalVerify bool `json:"experimental_verify,omitempty"`
 }
 
 // defaultVerify are fio's defaults.
@@ -50,6 +61,17 @@ type VerifyResult struct {
 	Stopped bool `json:"stopped_at_state,omitempty"`
 	// StateFile is the verify state written (verify_state_save).
 	StateFile string `json:"state_file,omitempty"`
+	// Threads are verify_async's checkers: the blocks each checked and
+	// the CPU time it took, on threads other than the job's.
+	Threads []VerifyThread `json:"threads,omitempty"`
+}
+
+// VerifyThread is one of verify_async's checking threads.
+type VerifyThread struct {
+	TID    int           `json:"tid"`
+	Blocks uint64        `json:"blocks"`
+	CPU    time.Duration `json:"cpu_ns"`         // user and system time of the thread
+	CPUs   []int         `json:"cpus,omitempty"` // the CPUs it was allowed (verify_async_cpus)
 }
 
 // ReportedDir is direction d as fio reports it, with its runtime: a write
@@ -102,8 +124,8 @@ func gcd64(a, b int64) int64 {
 func (j *Job) CheckVerify() error {
 	v := j.verifySpec()
 	if v == nil {
-		if j.VerifyOnly || j.VerifyBacklog > 0 || j.VerifyStateLoad {
-			return fmt.Errorf("verify_only, verify_backlog and verify_state_load need a verify method (e.g. verify=crc32c)")
+		if j.VerifyOnly || j.VerifyBacklog > 0 || j.VerifyStateLoad || j.VerifyAsync > 0 || j.ExperimentalVerify {
+			return fmt.Errorf("verify_only, verify_backlog, verify_state_load, verify_async and experimental_verify need a verify method (e.g. verify=crc32c)")
 		}
 		return nil
 	}
@@ -123,11 +145,42 @@ func (j *Job) CheckVerify() error {
 	if v.Kind.Name == "pattern" && len(v.Pattern) == 0 {
 		return fmt.Errorf("verify=pattern needs a verify_pattern (e.g. verify_pattern=0xdeadbeef)")
 	}
+	if (j.VerifyAsync > 0 || j.ExperimentalVerify) && j.Writes() && !j.DoVerify {
+		return fmt.Errorf("verify_async and experimental_verify are about reading a write job's blocks back: with do_verify=0 it reads none")
+	}
+	if len(j.VerifyAsyncCPUs) > 0 && j.VerifyAsync == 0 {
+		return fmt.Errorf("verify_async_cpus pins verify_async's threads: give verify_async=N too")
+	}
+	if j.ExperimentalVerify {
+		if err := j.checkExperimentalVerify(); err != nil {
+			return err
+		}
+	}
 	if j.Writes() && j.Reads() && (j.RW == "rw" || j.RW == "randrw") {
 		return fmt.Errorf("rw=%s with verify: iolab verifies write jobs (read back after the writes, or every verify_backlog writes) and read jobs, not mixed ones", j.RW)
 	}
 	if j.DoVerify && j.Writes() && j.TimeBased && j.VerifyBacklog == 0 {
 		return fmt.Errorf("verify with time_based: the verify phase would never start, the writes use all of runtime (as fio warns); add verify_backlog or drop time_based")
+	}
+	return nil
+}
+
+// checkExperimentalVerify refuses what experimental_verify cannot replay
+// as fio 3.33 does: a random job whose offsets are drawn anew (fio does
+// not reseed without randrepeat, and its replay reads other blocks and
+// fails), and verify_backlog (fio's backlog reads the log of written
+// blocks, which experimental_verify does not keep: it reads nothing).
+func (j *Job) checkExperimentalVerify() error {
+	minW, maxW := j.BlockSizes(Write)
+	switch {
+	case !j.Writes():
+		return fmt.Errorf("experimental_verify replays a write job's writes as reads; a read job with verify checks every read as it is (rw=%s)", j.RW)
+	case !j.RandRepeat && (j.Random() || minW != maxW):
+		return fmt.Errorf("experimental_verify replays the job's random offsets and block sizes from their seeds: with randrepeat=0 fio 3.33 does not reseed them and reads other blocks than it wrote (and fails); drop randrepeat=0")
+	case j.Loops > 1 || (j.IOSize > 0 && j.Size > 0 && j.IOSize > j.Size):
+		return fmt.Errorf("experimental_verify over more than one pass (loops, io_size beyond size): iolab verifies once, after all of them, so its replay would read each block as often as it was written and fail; fio 3.33 verifies after each pass and counts the verify reads against io_size; drop loops or io_size")
+	case j.VerifyBacklog > 0:
+		return fmt.Errorf("experimental_verify keeps no log of written blocks, which verify_backlog reads back (fio 3.33 then verifies nothing as it goes); drop one of them")
 	}
 	return nil
 }
@@ -147,6 +200,7 @@ func mergeVerify(a, o *VerifyResult) *VerifyResult {
 	m.Reads.merge(&o.Reads)
 	m.Runtime = max(m.Runtime, o.Runtime)
 	m.Stopped = m.Stopped || o.Stopped
+	m.Threads = append(slices.Clip(m.Threads), o.Threads...)
 	if m.Failed == nil {
 		m.Failed = o.Failed
 	}

@@ -171,6 +171,13 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 			l.vfy.dryWrite(file, off, n) // verify_only: fio's do_dry_run
 			continue
 		}
+		if l.vfy != nil && l.vfy.async != nil {
+			// verify_async's checkers give back the slots they are done
+			// with; when they hold every slot not in flight, wait for one.
+			if l.reclaim(len(l.free) == 0); l.err != nil {
+				break
+			}
+		}
 		// get_io_u: a slot is free here, since a full queue was reaped
 		// below before coming round again.
 		slot := l.free[len(l.free)-1]

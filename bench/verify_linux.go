@@ -44,14 +44,17 @@ type verifier struct {
 	// verifyPieces' own, kept so that verify_backlog allocates nothing
 	// per backlog: per slot, the piece it reads back; the slots queued
 	// and not yet committed.
-	readIdx []int
-	batch   []int32
+	readPiece []verifyPiece
+	batch     []int32
 
 	// The last iodepth completed writes per file, for the verify state
 	// (fio's f->last_write_comp).
 	lastComp [][]int64
 	lastIdx  []int
 	writes   uint64 // writes completed (fio's io_blocks[DDIR_WRITE])
+	wrote    uint64 // their bytes (fio's bytes_done[DDIR_WRITE]): what experimental_verify reads back
+
+	async *asyncVerify // verify_async's checkers (verify_async_linux.go); nil without
 
 	state *verifyState // verify_state_load's, or nil
 	dir   string       // where the state and dumps go (Runner.StateDir)
@@ -71,7 +74,7 @@ func (l *loop) initVerify() {
 	minW, maxW := j.BlockSizes(Write)
 	v := &verifier{spec: spec, job: j, only: j.VerifyOnly && j.Writes(), seeds: randgen.NewSplitMix(j.seeds(l.r.index)[seedVerify]),
 		thread: uint16(l.r.index + 1), checkNum: j.Writes() && minW == maxW && !j.TimeBased && !j.VerifyOnly,
-		fileOf: make([]int32, depth), readIdx: make([]int, depth), batch: make([]int32, 0, depth),
+		fileOf: make([]int32, depth), readPiece: make([]verifyPiece, depth), batch: make([]int32, 0, depth),
 		lastComp: make([][]int64, len(l.r.files)), lastIdx: make([]int, len(l.r.files)), dir: l.r.stateDir, guard: l.r.guard}
 	for i := range v.lastComp {
 		v.lastComp[i] = make([]int64, j.IODepth)
@@ -86,6 +89,11 @@ func (l *loop) initVerify() {
 		v.state = s
 	}
 	l.vfy = v
+	if j.VerifyAsync > 0 {
+		if err := v.startAsync(l); err != nil {
+			l.err = err
+		}
+	}
 }
 
 // queued is the loop's hook when an I/O is queued: a write gets its
@@ -104,7 +112,7 @@ func (v *verifier) queued(l *loop, slot int32, op ioOp, file int, off int64, n u
 	t := l.tick
 	v.spec.Fill(l.r.bufs.slice(int(slot))[:n], verify.Meta{Offset: off, Seed: p.seed, NumberIO: p.numberio, Thread: v.thread,
 		Sec: uint32(t / 1e9), Nsec: uint32(t % 1e9)})
-	if l.j.DoVerify {
+	if l.j.DoVerify && !l.j.ExperimentalVerify {
 		v.log = append(v.log, p)
 	}
 }
@@ -114,7 +122,10 @@ func (v *verifier) dryWrite(file int, off int64, n uint32) {
 	p := verifyPiece{off: off, n: n, file: int32(file), numberio: uint16(v.numberio)}
 	v.numberio++
 	v.writes++
-	v.log = append(v.log, p)
+	v.wrote += uint64(n)
+	if !v.job.ExperimentalVerify {
+		v.log = append(v.log, p)
+	}
 }
 
 // completed is the loop's hook when an I/O completes without error: a
@@ -125,12 +136,21 @@ func (v *verifier) completed(l *loop, slot int32, d uint8, n int32) {
 		v.lastComp[f][v.lastIdx[f]] = l.offOf[slot]
 		v.lastIdx[f] = (v.lastIdx[f] + 1) % len(v.lastComp[f])
 		v.writes++
+		v.wrote += uint64(n)
 		return
 	}
 	if d != Read || l.err != nil {
 		return
 	}
-	v.checkRead(l, slot, verify.ReadBack{File: l.r.files[v.fileOf[slot]].path, Off: l.offOf[slot]}, int(n))
+	r := verify.ReadBack{File: l.r.files[v.fileOf[slot]].path, Off: l.offOf[slot]}
+	if v.async != nil {
+		// The reap put the slot on the free list a moment ago, last: it
+		// is the checkers' until they are done with its buffer.
+		l.free = l.free[:len(l.free)-1]
+		v.hand(slot, int(n), r)
+		return
+	}
+	v.checkRead(l, slot, r, int(n))
 }
 
 func (v *verifier) checkRead(l *loop, slot int32, r verify.ReadBack, n int) {
@@ -139,12 +159,18 @@ func (v *verifier) checkRead(l *loop, slot int32, r verify.ReadBack, n int) {
 		if v.spec.Dump {
 			v.dump(e, buf, r)
 		}
-		if v.res.Failed == nil {
-			v.res.Failed = e
-		}
-		if !l.verifyFailed(e) {
-			l.err = e
-		}
+		v.failed(l, e)
+	}
+}
+
+// failed is a block that did not verify, on the job's thread: the first
+// is the result's, and it fails the job unless continue_on_error takes it.
+func (v *verifier) failed(l *loop, e *verify.Error) {
+	if v.res.Failed == nil {
+		v.res.Failed = e
+	}
+	if !l.verifyFailed(e) && l.err == nil {
+		l.err = e
 	}
 }
 
@@ -160,7 +186,7 @@ func (l *loop) verifyBacklog() {
 		l.reap(l.checkedOut, true)
 	}
 	l.pending = 0 // the reap committed what was queued
-	l.verifyPieces(v.log, nil)
+	l.verifyPieces(logged(v.log), nil)
 	// Read back: forgotten, as fio frees its io_pieces, so that a long
 	// time_based job's log holds one backlog, not the whole run.
 	v.log = v.log[:0]
@@ -174,7 +200,15 @@ func (l *loop) verifyEnd(stopped func() bool) {
 		return
 	}
 	if l.err == nil && l.j.DoVerify && l.j.Writes() && !stopped() {
-		l.verifyPieces(latestPieces(v.log), stopped)
+		if l.j.ExperimentalVerify {
+			l.verifyPieces(l.replayWrites(), stopped)
+		} else {
+			l.verifyPieces(logged(latestPieces(v.log)), stopped)
+		}
+	}
+	if v.async != nil {
+		// A read job's last reads may still be with the checkers.
+		v.stopAsync(l)
 	}
 	if l.j.VerifyStateSave && l.j.Writes() && !v.only {
 		name := verifyStateName(l.j.Name, l.r.index)
@@ -213,16 +247,34 @@ func latestPieces(ps []verifyPiece) []verifyPiece {
 	return out
 }
 
-// verifyPieces reads ps back through the engine, iodepth at a time, and
-// checks each; its reads and time are the verify result's, not the
+// pieceSource yields the blocks a verify phase reads back, in order: the
+// logged writes, or experimental_verify's replay of them.
+type pieceSource func() (verifyPiece, bool)
+
+// logged reads back the pieces ps, in their order.
+func logged(ps []verifyPiece) pieceSource {
+	i := 0
+	return func() (verifyPiece, bool) {
+		if i == len(ps) {
+			return verifyPiece{}, false
+		}
+		i++
+		return ps[i-1], true
+	}
+}
+
+// verifyPieces reads the pieces of src back through the engine, iodepth
+// at a time, and checks each (on the job's thread, or handed to
+// verify_async's); its reads and time are the verify result's, not the
 // measured I/O's.
-func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
+func (l *loop) verifyPieces(src pieceSource, stopped func() bool) {
 	v := l.vfy
 	t0 := l.now()
-	next, inflight, pending := 0, 0, 0
-	readIdx, batch := v.readIdx, v.batch[:0]
+	more, next, inflight, pending := true, 0, 0, 0
+	readPiece, batch := v.readPiece, v.batch[:0]
 	held := false // by the job's flow, as in fio's do_verify (flow_linux.go)
-	for l.err == nil && (next < len(ps) || inflight > 0) {
+	checking := func() bool { return v.async != nil && v.async.held > 0 }
+	for l.err == nil && (more || inflight > 0 || checking()) {
 		if ((stopped != nil && stopped()) || l.ended) && inflight == 0 {
 			break
 		}
@@ -230,17 +282,29 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			l.flow.doze(stopped)
 			held = false
 		}
-		for next < len(ps) && len(l.free) > 0 && !held && (stopped == nil || !stopped()) && !l.ended {
+		if v.async != nil {
+			// Slots the checkers are done with; wait for one when they
+			// hold every slot not in flight.
+			l.reclaim(len(l.free) == 0 && inflight == 0)
+			if l.err != nil {
+				break
+			}
+		}
+		for more && len(l.free) > 0 && !held && (stopped == nil || !stopped()) && !l.ended {
 			if l.flow != nil && l.flow.over() {
 				// With flow_sleep, reap what is in flight and sleep;
 				// without, try again at once.
 				held = l.flow.sleep > 0
 				break
 			}
-			p := ps[next]
+			p, ok := src()
+			if !ok {
+				more = false
+				break
+			}
 			if v.state != nil && v.state.shouldStop(uint64(next), p) {
 				v.res.Stopped = true
-				next = len(ps)
+				more = false
 				break
 			}
 			slot := l.free[len(l.free)-1]
@@ -248,7 +312,7 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			l.eng.Queue(int(slot), opRead, int(p.file), p.off, p.n)
 			l.created[slot] = l.now()
 			l.offOf[slot], l.lenOf[slot], l.dirOf[slot], l.fileOf[slot] = p.off, p.n, uint8(opRead), p.file
-			readIdx[slot] = next
+			readPiece[slot] = p
 			batch = append(batch, slot)
 			next++
 			inflight++
@@ -284,18 +348,19 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 		tc := l.now()
 		for _, c := range l.comps[:n] {
 			s := c.Slot
-			l.free = append(l.free, s)
 			inflight--
 			if l.err != nil {
+				l.free = append(l.free, s)
 				continue
 			}
 			if c.Res < 0 {
+				l.free = append(l.free, s)
 				if !l.ioFailed(s, Read, unix.Errno(-c.Res), &v.res.Reads) {
 					l.err = ioError(l.j, l.r.target, Read, l.offOf[s], l.lenOf[s], unix.Errno(-c.Res))
 				}
 				continue
 			}
-			p := ps[readIdx[s]]
+			p := readPiece[s]
 			v.res.Reads.IOs++
 			v.res.Reads.Bytes += uint64(c.Res)
 			l.res.Moved[Read] += uint64(c.Res) // the device read them: not another process's I/O
@@ -307,11 +372,18 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 				l.r.logs.Verified(tc, clat, tc-l.created[s], uint32(c.Res), l.offOf[s], &v.res.Reads.Clat.Hist, l.prio.def)
 			}
 			if int(c.Res) != int(p.n) {
+				l.free = append(l.free, s)
 				l.err = fmt.Errorf("job %s: verify: short read of %d bytes at offset %d of %s (wrote %d)", l.j.Name, c.Res, p.off, l.r.files[p.file].path, p.n)
 				continue
 			}
-			v.checkRead(l, s, verify.ReadBack{File: l.r.files[p.file].path, Off: p.off, NumberIO: p.numberio, CheckNum: v.checkNum,
-				Seed: p.seed, SeedKnown: !v.only && v.spec.Pattern == nil}, int(p.n))
+			r := verify.ReadBack{File: l.r.files[p.file].path, Off: p.off, NumberIO: p.numberio, CheckNum: v.checkNum,
+				Seed: p.seed, SeedKnown: !v.only && v.spec.Pattern == nil && !l.j.ExperimentalVerify}
+			if v.async != nil {
+				v.hand(s, int(p.n), r)
+				continue
+			}
+			l.free = append(l.free, s)
+			v.checkRead(l, s, r, int(p.n))
 		}
 	}
 	// A failure leaves reads in flight: reap them before the buffers go.
@@ -324,6 +396,12 @@ func (l *loop) verifyPieces(ps []verifyPiece, stopped func() bool) {
 			l.free = append(l.free, c.Slot)
 		}
 		inflight -= n
+	}
+	if v.async != nil {
+		// The phase ends when its last block is checked.
+		for v.async.held > 0 {
+			l.reclaim(true)
+		}
 	}
 	v.end = l.now()
 	v.res.Runtime += time.Duration(v.end - t0)

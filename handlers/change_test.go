@@ -231,7 +231,7 @@ func TestOneChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := hostDiffs(runs, []groupMemberView{{Host: "lab-a"}, {Host: "lab-b"}}, summary.LatClat) // the figure every surface gives here: clat p99
+		st := hostDiffs(runs, []groupMemberView{{Host: "lab-a"}, {Host: "lab-b"}}, summary.LatClat, true) // the figure every surface gives here: clat p99
 		found := false
 		for _, r := range st.Rows {
 			if r.Job == "fg-reader" && strings.Contains(r.Step, "scheduler=bfq") {

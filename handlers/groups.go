@@ -319,7 +319,7 @@ func (s *Server) groupPage(c echo.Context) error {
 		}
 		data.comparePageData = *cd
 		data.Warnings = report.GroupWarnings(cd.Runs)
-		data.Stats = hostDiffs(cd.Runs, v.Members, cmp.Or(cd.Lat, summary.LatTotal))
+		data.Stats = hostDiffs(cd.Runs, v.Members, cmp.Or(cd.Lat, summary.LatTotal), cd.Lat != "")
 	}
 	name := v.Name
 	if name == "" {

@@ -29,8 +29,10 @@ type labStep struct {
 	latencyDepth  int
 	// rate: the job ran paced at rate_iops=rate (a rate_iops sweep's N%
 	// resolved from its probe), its latency from each I/O's intended
-	// start the clat drawn here.
-	rate int64
+	// start the clat drawn here, plus queued: the time each I/O waited
+	// behind its schedule (a device that could not keep up).
+	rate   int64
+	queued time.Duration
 }
 
 // seedLab stores a run of plan whose steps look like a real device's: a
@@ -99,7 +101,7 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 					dr.Clat.Add(c)
 					dr.Lat.Add(c + 2000)
 					if f.rate > 0 {
-						dr.Intended.Add(c + 2000)
+						dr.Intended.Add(c + 2000 + uint64(f.queued))
 					}
 				}
 			}

@@ -16,11 +16,16 @@ import (
 // host's repeats against the first host's, by stats.Compare (the change
 // as the ratio of the medians, its interval and Mann–Whitney's test at
 // 95 %), for IOPS and p99 of latency kind Lat (lat, from submission,
-// unless the page asks another: hosts are compared).
+// unless the page asks another: hosts are compared) — or, where both hosts
+// paced every repeat of a job (rate, rate_iops) and the page did not ask
+// a kind, p99 from each I/O's intended start, as the QoS curve and the
+// compare page's diff compare paced steps.
 type hostStats struct {
 	Base string // the host the others are compared with
 	Lat  summary.LatKind
-	Rows []hostStatRow
+	// Intended counts the rows compared from the intended start.
+	Intended int
+	Rows     []hostStatRow
 	// TooFew: some comparison had too few repeats to tell either way.
 	TooFew bool
 	// MinRepeats is the fewest repeats per side that can tell at 95 %.
@@ -33,6 +38,9 @@ type hostStatRow struct {
 	BaseIOPS, IOPS      string // medians over repeats
 	IOPSDiff, P99Diff   string // stats.Comparison.String()
 	IOPSClass, P99Class string // "significant", "not-significant", "too-few"
+	// P99Lat is the latency P99Diff compares: hostStats.Lat, or
+	// summary.LatIntended for a paced job.
+	P99Lat summary.LatKind
 }
 
 // repeats are one run's figures per step and job, over its done repeats.
@@ -40,11 +48,15 @@ type repeats struct {
 	order []string // step keys in plan order
 	iops  map[string]map[string][]float64
 	p99   map[string]map[string][]float64
-	jobs  map[string][]string
+	// p99i is p99 from the intended start, of the repeats that were
+	// paced.
+	p99i map[string]map[string][]float64
+	jobs map[string][]string
 }
 
 func repeatsOf(r *chart.LoadedRun, lat summary.LatKind) *repeats {
-	out := &repeats{iops: map[string]map[string][]float64{}, p99: map[string]map[string][]float64{}, jobs: map[string][]string{}}
+	out := &repeats{iops: map[string]map[string][]float64{}, p99: map[string]map[string][]float64{},
+		p99i: map[string]map[string][]float64{}, jobs: map[string][]string{}}
 	for i := range r.Steps {
 		st := &r.Steps[i]
 		if summary.StepStatus(st) != sweep.StepDone {
@@ -53,9 +65,13 @@ func repeatsOf(r *chart.LoadedRun, lat summary.LatKind) *repeats {
 		key := sweep.FormatAxes(st.Step.Axes) // "" when the plan sweeps nothing
 		if _, ok := out.iops[key]; !ok {
 			out.order = append(out.order, key)
-			out.iops[key], out.p99[key] = map[string][]float64{}, map[string][]float64{}
+			out.iops[key], out.p99[key], out.p99i[key] = map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 		}
-		for _, j := range summary.FiguresOf(st).As(lat).Jobs {
+		for _, j := range summary.FiguresOf(st).Jobs {
+			if i := j.As(summary.LatIntended); !j.Total && i.IOs > 0 && i.P99 > 0 {
+				out.p99i[key][j.Name] = append(out.p99i[key][j.Name], float64(i.P99))
+			}
+			j = j.As(lat)
 			if j.Total {
 				continue
 			}
@@ -71,9 +87,18 @@ func repeatsOf(r *chart.LoadedRun, lat summary.LatKind) *repeats {
 	return out
 }
 
-// hostDiffs compares each host's runs with the first host's; nil for
-// fewer than two runs.
-func hostDiffs(runs []chart.LoadedRun, members []groupMemberView, lat summary.LatKind) *hostStats {
+// paced reports whether every repeat of job at step key with latency
+// figures kept them from the intended start too.
+func (r *repeats) paced(key, job string) bool {
+	n := len(r.p99i[key][job])
+	return n > 0 && n == len(r.p99[key][job])
+}
+
+// hostDiffs compares each host's runs with the first host's, on p99 of
+// latency kind lat; when asked is false (the page picked no kind), jobs
+// paced on both hosts compare p99 from the intended start instead. Nil
+// for fewer than two runs.
+func hostDiffs(runs []chart.LoadedRun, members []groupMemberView, lat summary.LatKind, asked bool) *hostStats {
 	if len(runs) < 2 {
 		return nil
 	}
@@ -97,7 +122,14 @@ func hostDiffs(runs []chart.LoadedRun, members []groupMemberView, lat summary.La
 					BaseIOPS: units.Count(stats.Median(b)), IOPS: units.Count(stats.Median(o))}
 				c := stats.Compare(b, o, 0.95)
 				row.IOPSDiff, row.IOPSClass = c.String(), verdictClass(c.Verdict)
-				if bp, op := base.p99[key][job], other.p99[key][job]; len(bp) > 0 && len(op) > 0 {
+				bp, op := base.p99[key][job], other.p99[key][job]
+				row.P99Lat = lat
+				if !asked && base.paced(key, job) && other.paced(key, job) {
+					bp, op = base.p99i[key][job], other.p99i[key][job]
+					row.P99Lat = summary.LatIntended
+					out.Intended++
+				}
+				if len(bp) > 0 && len(op) > 0 {
 					pc := stats.Compare(bp, op, 0.95)
 					row.P99Diff, row.P99Class = pc.String(), verdictClass(pc.Verdict)
 					out.TooFew = out.TooFew || pc.Verdict == stats.TooFew

@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -202,6 +203,85 @@ func init() {
 		}
 		if r := runVerify(t, args...); !regexp.MustCompile(`offset 262144\b`).MatchString(r.Error) {
 			t.Errorf("without the state: %q, want a failure at 262144", r.Error)
+		}
+	}
+	effects["verify_async"] = func(t *testing.T) {
+		// The blocks are checked on two threads that are not the job's;
+		// a bad block is still found, dumped, and verify_fatal still
+		// stops at its first bad interval.
+		r, _ := verified(t, "", "--verify=md5", "--verify_async=2")
+		if r.Error != "" || r.Verify == nil || len(r.Verify.Threads) != 2 {
+			t.Fatalf("verify_async=2: error %q, verify %+v", r.Error, r.Verify)
+		}
+		var blocks uint64
+		for _, th := range r.Verify.Threads {
+			if th.TID == r.TID {
+				t.Errorf("a verify thread is the job's (%d)", th.TID)
+			}
+			blocks += th.Blocks
+		}
+		if blocks != 64 {
+			t.Errorf("the verify threads checked %d blocks, want 64", blocks)
+		}
+		if r, _ := verified(t, "", "--verify=md5"); r.Verify == nil || len(r.Verify.Threads) != 0 {
+			t.Errorf("without verify_async: %+v", r.Verify)
+		}
+		t.Chdir(t.TempDir())
+		path := scratch(t, 256<<10, 0)
+		verified(t, path, "--verify=crc32c", "--verify_interval=512", "--do_verify=0")
+		corrupt(t, path, 8192+600)
+		corrupt(t, path, 8192+2000)
+		bad := func(extra ...string) *bench.JobResult {
+			r, _ := verified(t, path, append([]string{"--verify=crc32c", "--verify_interval=512", "--verify_only", "--verify_async=2"}, extra...)...)
+			if r.Verify == nil || r.Verify.Failed == nil || r.Errno != 84 || r.Verify.Failed.Offset != 8192+512 {
+				t.Fatalf("the changed block passed, or not there: %q", r.Error)
+			}
+			return r
+		}
+		if a, b := bad().Verify.Failed.BadIntervals, bad("--verify_fatal=1").Verify.Failed.BadIntervals; a != 2 || b != 1 {
+			t.Errorf("bad intervals found: %d without verify_fatal, %d with; want 2, 1", a, b)
+		}
+		if d := bad("--verify_dump=1").Verify.Failed.Dumped; len(d) != 2 {
+			t.Errorf("verify_dump with verify_async dumped %v", d)
+		}
+		if _, err := os.Stat("target.8704.received"); err != nil {
+			t.Error(err)
+		}
+	}
+	effects["verify_async_cpus"] = func(t *testing.T) {
+		// The kernel's affinity of each verify thread, as it ran.
+		for _, cpu := range []string{"0", "1"} {
+			r, _ := verified(t, "", "--verify=md5", "--verify_async=2", "--verify_async_cpus="+cpu)
+			if r.Verify == nil || len(r.Verify.Threads) != 2 {
+				t.Fatalf("verify_async_cpus=%s: %+v", cpu, r.Verify)
+			}
+			for _, th := range r.Verify.Threads {
+				if fmt.Sprint(th.CPUs) != "["+cpu+"]" {
+					t.Errorf("verify_async_cpus=%s: thread %d ran on %v", cpu, th.TID, th.CPUs)
+				}
+			}
+		}
+		if r, _ := verified(t, "", "--verify=md5", "--verify_async=1"); r.Verify == nil || len(r.Verify.Threads) != 1 || r.Verify.Threads[0].CPUs != nil {
+			t.Errorf("without verify_async_cpus: %+v", r.Verify)
+		}
+		refused(t, runErr(t, "--name=w", "--filename=/dev/null", "--verify=md5", "--verify_async_cpus=0"), "verify_async=N")
+	}
+	effects["experimental_verify"] = func(t *testing.T) {
+		// Without the random map, later writes overwrite earlier blocks:
+		// the log reads each block once (its last write) and passes; the
+		// replay reads every write in turn, and the first overwritten one
+		// finds a later write's number, as fio's does.
+		path := scratch(t, 256<<10, 0)
+		args := []string{"--verify=crc32c", "--rw=randwrite", "--norandommap"}
+		if r, _ := verified(t, path, args...); r.Error != "" || verifyReads(r) >= 64 {
+			t.Fatalf("logged verify: error %q, %d blocks read back (fewer than 64 writes)", r.Error, verifyReads(r))
+		}
+		r, _ := verified(t, path, append(args, "--experimental_verify=1")...)
+		if !strings.Contains(r.Error, "bad header numberio") {
+			t.Errorf("experimental_verify of overwritten blocks: %q, want a bad numberio", r.Error)
+		}
+		if r, _ := verified(t, "", "--verify=crc32c", "--rw=randwrite", "--experimental_verify=1"); r.Error != "" || verifyReads(r) != 64 {
+			t.Errorf("experimental_verify of a randwrite: error %q, %d read back", r.Error, verifyReads(r))
 		}
 	}
 }

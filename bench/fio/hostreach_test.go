@@ -18,7 +18,7 @@ var reviewedHarmless = []string{
 	"fill_device", "create_serialize", "unlink", "fallocate", "invalidate", "fsync", "fdatasync", "end_fsync",
 	"fsync_on_close", "sync", "log_avg_msec", "log_hist_msec", "log_hist_coarseness", "log_max_value",
 	"log_offset", "log_prio", "log_unix_epoch", "registerfiles", "verify_only", "description",
-	"verify", "do_verify", "verify_backlog", "lat_percentiles",
+	"verify", "do_verify", "verify_backlog", "lat_percentiles", "experimental_verify",
 }
 
 // TestReachTableReviewed: every row names an option iolab takes, or one

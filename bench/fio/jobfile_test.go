@@ -229,7 +229,7 @@ func TestParseJobFileErrors(t *testing.T) {
 	}{
 		{"outside a section", "bs=4k\n[a]\n", "x.fio:1: bs=4k is outside any section (put it under [global] or a [job])"},
 		{"unknown option", "[a]\nfilename=f\n\niodeph=8\n", `x.fio:4: unknown option "iodeph" (did you mean "iodepth"?)`},
-		{"unsupported option", "[global]\nverify_async=2\n", `x.fio:2: option "verify_async" is not supported by iolab (remove it, or run this job with fio)`},
+		{"unsupported option", "[global]\nverify_backlog_batch=2\n", `x.fio:2: option "verify_backlog_batch" is not supported by iolab (remove it, or run this job with fio)`},
 		{"bad value", "[a]\nfilename=f\nbs=4q\n", `x.fio:3: option bs: "4q" is not a size (use e.g. 4k, 1m)`},
 		{"rw suffix", "[a]\nrw=randread:0\n", `x.fio:2: option rw: rw=randread:0: for a random mode :N is a number of I/Os per random offset, at least 1`},
 		{"a comment does not hide a bad value", "[a]\nfilename=f\nbs=4q # small\n",

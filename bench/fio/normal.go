@@ -22,6 +22,17 @@ import (
 // own with the host and kernel; pid= is the job thread's id; after each
 // disk's line, an iostat -x line of iolab's.
 func WriteNormal(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+	if err := WriteNormalHead(w, res, cfg); err != nil {
+		return err
+	}
+	return WriteNormalStats(w, res, cfg)
+}
+
+// WriteNormalHead prints what fio prints before a run starts: each job's
+// line, the version and the thread count. With several formats fio prints
+// it first, before the terse lines and the JSON (WriteNormalStats prints
+// the rest of the normal output after them).
+func WriteNormalHead(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	var b strings.Builder
 	threads := 0
 	if cfg != nil {
@@ -34,6 +45,14 @@ func WriteNormal(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 		fmt.Fprintf(&b, "Starting %d thread%s\n", threads, plural(threads))
 	}
 	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteNormalStats prints the normal output's statistics: the jobs, the
+// groups' run status and the disks.
+func WriteNormalStats(w io.Writer, res *bench.Result, cfg *bench.Config) error {
+	var b strings.Builder
 	when := runEnd(res).Format("Mon Jan _2 15:04:05 2006")
 	stats := make([]groupStats, len(res.Groups))
 	for gi := range res.Groups {

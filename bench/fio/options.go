@@ -456,9 +456,9 @@ func parsePercentiles(v string) ([]float64, error) {
 //     are, like fio's "global options", those of the last file (or of the
 //     command line when there is no file).
 //   - --output-format (normal, json, json+ or terse, with fio's aliases
-//     minimal and csv, and --minimal), --terse-version and --output=FILE
-//     are taken as fio takes them; fio's other program options are
-//     refused.
+//     minimal and csv, several joined by commas), --minimal,
+//     --append-terse, --terse-version and --output=FILE are taken as fio
+//     takes them; fio's other program options are refused.
 func ParseArgs(args []string) (*bench.Config, error) {
 	cfg := &bench.Config{OutputFormat: "normal"}
 	p := newJobParser("")
@@ -501,19 +501,11 @@ func ParseArgs(args []string) (*bench.Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			switch v {
-			case "normal", "json", "json+":
-				cfg.OutputFormat = v
-			case "terse", "minimal", "csv":
-				// fio's three names for its terse output.
-				cfg.OutputFormat = "terse"
-			default:
-				msg := fmt.Sprintf("option --output-format: %q is not one of normal, json, json+, terse", v)
-				if strings.Contains(v, ",") {
-					msg = fmt.Sprintf("option --output-format: %q: iolab writes one format per run (normal, json, json+ or terse)", v)
-				}
-				return nil, &bench.OptionError{Option: name, Value: v, Msg: msg}
+			f, err := parseOutputFormats(v)
+			if err != nil {
+				return nil, &bench.OptionError{Option: name, Value: v, Msg: "option --output-format: " + err.Error()}
 			}
+			cfg.OutputFormat = f
 			continue
 		case "minimal":
 			if hasValue {
@@ -522,10 +514,11 @@ func ParseArgs(args []string) (*bench.Config, error) {
 			cfg.OutputFormat = "terse"
 			continue
 		case "append-terse":
-			// fio adds the terse lines to the formats already chosen; iolab
-			// writes one format per run.
-			return nil, &bench.OptionError{Option: name, Value: value,
-				Msg: "fio's --append-terse (terse lines with the normal output) is not supported by iolab, which writes one format per run: use --output-format=terse"}
+			// fio's older spelling of ",terse": the terse lines are added to
+			// the formats chosen so far (fio takes and ignores a value).
+			f, _ := parseOutputFormats(cfg.OutputFormat + ",terse")
+			cfg.OutputFormat = f
+			continue
 		case "terse-version":
 			v, err := takeValue()
 			if err != nil {

@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"iolab/bench"
@@ -82,6 +83,26 @@ var verifyOptions = []bench.OptionSpec{
 		Set: bench.BoolField(func(j *bench.Job) *bool { return &j.VerifyStateSave }), Get: bench.GetBool(func(j *bench.Job) *bool { return &j.VerifyStateSave })},
 	boolOption("verify_state_load", nil, "0", "with verify_only, read local-NAME-N-verify.state and check only what was written before it",
 		func(j *bench.Job) *bool { return &j.VerifyStateLoad }),
+	{Name: "verify_async", Example: "2", Unit: "int", Default: "0", Help: "check the blocks read back on this many threads of their own, so that the job's thread goes on reading",
+		Set: func(j *bench.Job, v string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 || n > 1024 {
+				return fmt.Errorf("%q: a number of threads, 0 to 1024", v)
+			}
+			j.VerifyAsync = n
+			return nil
+		},
+		Get: func(j *bench.Job) string { return strconv.Itoa(j.VerifyAsync) }},
+	{Name: "verify_async_cpus", Example: "0-1", Unit: "cpus", Help: "the CPUs verify_async's threads may run on",
+		Set: func(j *bench.Job, v string) error {
+			cpus, err := parseCPUList(v)
+			if err == nil {
+				j.VerifyAsyncCPUs = cpus
+			}
+			return err
+		}},
+	boolOption("experimental_verify", nil, "0", "log no written block: read the writes back by replaying the job's offsets from its seeds, each write in its order",
+		func(j *bench.Job) *bool { return &j.ExperimentalVerify }),
 }
 
 // sizeBetween sets a size option that must lie in [lo, hi], saying why

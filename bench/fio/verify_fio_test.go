@@ -287,7 +287,9 @@ func mustAtoi(t *testing.T, s string) int {
 // name, and so are combinations that cannot verify.
 func TestVerifyRefused(t *testing.T) {
 	for _, args := range [][]string{
-		{"--verify=crc64"}, {"--verify=sha3-256"}, {"--experimental_verify=1"}, {"--verify_async=2"},
+		{"--verify=crc64"}, {"--verify=sha3-256"}, {"--verify_backlog_batch=2"},
+		{"--verify=md5", "--verify_async_cpus=0"}, {"--verify_async=2"}, {"--experimental_verify=1"}, {"--verify=md5", "--verify_async=2", "--do_verify=0"}, {"--verify=md5", "--experimental_verify=1", "--rw=read"}, {"--verify=md5", "--experimental_verify=1", "--loops=2"}, {"--verify=md5", "--experimental_verify=1", "--size=1m", "--io_size=2m"},
+		{"--verify=md5", "--experimental_verify=1", "--verify_backlog=8"}, {"--verify=md5", "--experimental_verify=1", "--rw=randwrite", "--randrepeat=0"},
 		{"--verify=pattern"}, {"--verify=sha512", "--bs=256"},
 		{"--verify=md5", "--time_based", "--runtime=1"}, {"--verify=md5", "--rw=randrw"},
 		{"--verify=md5", "--ioengine=null", "--size=1m"},

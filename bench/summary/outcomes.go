@@ -52,6 +52,8 @@ func verifyOutcome(results []*JobView) string {
 	var took time.Duration
 	var stopped bool
 	var failed *verify.Error
+	var threads int
+	var threadCPU time.Duration
 	for _, r := range results {
 		v := r.Verify
 		if v == nil {
@@ -63,6 +65,8 @@ func verifyOutcome(results []*JobView) string {
 		reads += r.Dirs[bench.Read].IOs
 		took = max(took, v.Runtime) // clones verify at the same time
 		stopped = stopped || v.Stopped
+		threads += v.Threads
+		threadCPU += v.ThreadCPU
 		if failed == nil {
 			failed = v.Failed
 		}
@@ -73,7 +77,7 @@ func verifyOutcome(results []*JobView) string {
 	case failed != nil:
 		return fmt.Sprintf("verify %s: failed at %s offset %d", method, failed.File, failed.Offset)
 	case ios == 0 && reads > 0:
-		return fmt.Sprintf("verify %s: every read checked, intact", method)
+		return fmt.Sprintf("verify %s: every read checked, intact", method) + asyncText(threads, threadCPU)
 	case ios == 0:
 		return fmt.Sprintf("verify %s: nothing read back", method)
 	}
@@ -84,7 +88,16 @@ func verifyOutcome(results []*JobView) string {
 	if stopped {
 		s += ", up to the verify state's last write"
 	}
-	return s
+	return s + asyncText(threads, threadCPU)
+}
+
+// asyncText says where verify_async checked the blocks: "; checked on 2
+// verify_async threads (12.0ms of CPU)"; "" without them.
+func asyncText(threads int, cpu time.Duration) string {
+	if threads == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; checked on %d verify_async threads (%s of CPU)", threads, units.Duration(cpu))
 }
 
 // SteadyText says how a steady-state window ended: "steady state

@@ -33,6 +33,8 @@ func TestOutcomes(t *testing.T) {
 	target := &bench.Job{IODepth: 64, SteadyOptions: bench.SteadyOptions{LatencyTarget: 2 * time.Millisecond, LatencyPercentile: 99}}
 	readJob := synthJob("r", time.Second, synthLoad{ios: 50, bs: 4096}, synthLoad{})
 	readJob.Verify = &bench.VerifyResult{Method: "meta"}
+	async := verified(256, 40*time.Millisecond)
+	async.Verify.Threads = []bench.VerifyThread{{TID: 7, Blocks: 200, CPU: 8 * time.Millisecond}, {TID: 8, Blocks: 56, CPU: 4 * time.Millisecond}}
 	notFull := steady(false, 0, 3*time.Second)
 	notFull.Steady.Full = false
 	for _, tc := range []struct {
@@ -44,6 +46,8 @@ func TestOutcomes(t *testing.T) {
 		{"plain", nil, []*bench.JobResult{searched(0)}, nil},
 		{"verify, two clones", nil, []*bench.JobResult{verified(256, 40*time.Millisecond), verified(256, 50*time.Millisecond)},
 			[]string{"verify crc32c: 512 blocks (2.00MiB) read back intact in 50.0ms (40.0MiB/s)"}},
+		{"verify_async", nil, []*bench.JobResult{async},
+			[]string{"verify crc32c: 256 blocks (1.00MiB) read back intact in 40.0ms (25.0MiB/s); checked on 2 verify_async threads (12.0ms of CPU)"}},
 		{"a read job verifies its reads", nil, []*bench.JobResult{&readJob}, []string{"verify meta: every read checked, intact"}},
 		{"steady", nil, []*bench.JobResult{steady(true, 3.66, 7*time.Second)},
 			[]string{"steady state attained: iops mean deviation 3.66%, within ±10%, over 5 s; it ended the job after 7.00s"}},

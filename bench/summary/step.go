@@ -93,6 +93,9 @@ type VerifyView struct {
 	Runtime            time.Duration
 	Failed             *verify.Error
 	Stopped            bool
+	// Threads are verify_async's threads, ThreadCPU their CPU time.
+	Threads   int
+	ThreadCPU time.Duration
 }
 
 // DirView is a JobView's bench.DirResult, each histogram as its non-empty
@@ -199,7 +202,11 @@ func JobViewOf(r *bench.JobResult) JobView {
 		Runtime: r.Runtime, Interval: r.Interval, UsrCPU: r.UsrCPU, SysCPU: r.SysCPU, Samples: r.Samples,
 		Steady: r.Steady, LatencyDepth: r.LatencyDepth, Logs: r.Logs}
 	if v := r.Verify; v != nil {
-		j.Verify = &VerifyView{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped}
+		j.Verify = &VerifyView{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped,
+			Threads: len(v.Threads)}
+		for _, t := range v.Threads {
+			j.Verify.ThreadCPU += t.CPU
+		}
 	}
 	for d := range r.Dirs {
 		src, dst := &r.Dirs[d], &j.Dirs[d]

@@ -164,6 +164,14 @@ type Spec struct {
 	scratch  []byte // the pattern laid out, for checkPattern
 }
 
+// Clone is a copy of v for another thread to check with: Check keeps a
+// scratch buffer of its own in the Spec.
+func (v *Spec) Clone() *Spec {
+	c := *v
+	c.scratch = nil
+	return &c
+}
+
 // hdrInc is fio's get_hdr_inc: headers every interval bytes of an I/O of
 // n bytes, or one when the I/O is shorter.
 func (v *Spec) hdrInc(n int) int {

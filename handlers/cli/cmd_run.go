@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"iolab/bench"
@@ -202,13 +203,19 @@ func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 	return launch.NewPlan(spec)
 }
 
-// writeResults prints a one-step run like fio (normal, JSON or terse) and a
-// sweep as its summary tables (JSON: one fio document per step; terse: each
-// step's lines).
+// writeResults prints a one-step run like fio (normal, JSON, terse, or
+// several of them in fio's order) and a sweep as its summary tables (JSON:
+// one fio document per step; terse: each step's lines; normal: the
+// summary).
 func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
 	cfg := &plan.Base
 	var errs []error
-	if len(results) == 1 || cfg.OutputFormat != "normal" {
+	formats := fio.OutputFormats(cfg)
+	for fi, format := range formats {
+		if format == "normal" && len(results) != 1 {
+			errs = append(errs, summary.WriteSummary(w, plan, results))
+			continue
+		}
 		for i := range results {
 			r := &results[i]
 			res := r.Result
@@ -219,21 +226,27 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			if res == nil {
 				continue
 			}
-			switch cfg.OutputFormat {
+			if fi == 0 && len(results) == 1 && format != "normal" && slices.Contains(formats, "normal") {
+				// fio prints the job lines before the run, so before
+				// the other formats' statistics.
+				errs = append(errs, fio.WriteNormalHead(w, res, &r.Step.Config))
+			}
+			switch format {
 			case "json", "json+":
-				rep := fio.NewReport(res, &r.Step.Config, cfg.OutputFormat == "json+")
+				rep := fio.NewReport(res, &r.Step.Config, format == "json+")
 				errs = append(errs, fio.WriteJSON(w, &rep))
 			case "terse":
 				errs = append(errs, fio.WriteTerse(w, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion)))
 			default:
-				errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
+				if len(formats) > 1 {
+					errs = append(errs, fio.WriteNormalStats(w, res, &r.Step.Config))
+				} else {
+					errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
+				}
 			}
 		}
-		if len(results) == 1 || cfg.OutputFormat != "normal" {
-			return errors.Join(errs...)
-		}
 	}
-	return summary.WriteSummary(w, plan, results)
+	return errors.Join(errs...)
 }
 
 // progressLine shows a plan's progress on stderr: on a terminal one line

@@ -64,8 +64,9 @@ func writeRunHelp(w io.Writer) {
 
 	b.WriteString("\noutput (iolab's, like fio's program options):\n")
 	writeDefinitions(&b, [][2]string{
-		{"--output-format FORMAT", "normal (fio's text), json, json+ (json with the latency histograms' bins), or terse (fio's ';'-separated line per job; also minimal or csv, as in fio) (default normal)"},
+		{"--output-format FORMAT", "normal (fio's text), json, json+ (json with the latency histograms' bins), or terse (fio's ';'-separated line per job; also minimal or csv, as in fio); several joined with commas (normal,terse) print in fio's order: terse, json, normal (default normal)"},
 		{"--minimal", "the same as --output-format=terse"},
+		{"--append-terse", "add terse to the formats chosen so far (fio's older spelling of ,terse)"},
 		{"--terse-version N", "the terse line's version, as fio's: 2, 3, 4 (with trim) or 5 (with bandwidth and IOPS samples) (default 3)"},
 		{"--output FILE", "write the results to FILE instead of the standard output"},
 		{"--parse-only", "read the options and job files, say what is wrong, and run nothing (exit status 0 when they are good)"},
