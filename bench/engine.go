@@ -28,6 +28,7 @@ const (
 	PowerOfTwoDepth = engine.PowerOfTwoDepth
 	SyncInline      = engine.SyncInline
 	PollQueues      = engine.PollQueues
+	NoTrim          = engine.NoTrim
 )
 
 // EngineMode is one sweep variant of an engine (engine.Mode).

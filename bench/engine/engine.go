@@ -64,6 +64,10 @@ const (
 	// implement Prioritized) and take fio's cmdprio options
 	// (engines/cmdprio.h, in fio's io_uring and libaio option tables).
 	CmdPrio
+	// NoTrim engines cannot trim: fio 3.33's vsync hands a trim to its
+	// readv/writev batch (engines/sync.c fio_vsyncio_queue), which fails
+	// with EFAULT. Their jobs' trimming rw modes are refused.
+	NoTrim
 )
 
 // Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a

@@ -31,6 +31,9 @@ func finishTrims(j *bench.Job, fail func(option, format string, args ...any) err
 	refuse := func(option, what string) error {
 		return fail(option, "rw=%s with %s: iolab does not %s yet (drop %s, or trim in a job of its own)", j.RW, option, what, option)
 	}
+	if e := j.Engine(); e != nil && e.Has(bench.NoTrim) {
+		return fail("ioengine", "rw=%s: ioengine=%s does not trim (fio 3.33's hands the trim to writev, which fails with EFAULT); use psync, sync, pvsync, pvsync2, io_uring or libaio", j.RW, e.Name)
+	}
 	switch {
 	case j.Verify != "" || j.DoVerify && j.VerifyOnly:
 		return refuse("verify", "verify a trimming job")

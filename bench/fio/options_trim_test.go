@@ -31,3 +31,16 @@ func TestTrimsRefuseWhatTheyCannot(t *testing.T) {
 		}
 	}
 }
+
+// TestVsyncRefusesTrims: fio 3.33's vsync cannot trim (EFAULT from its
+// writev); iolab refuses the job naming the engines that can, and vsync
+// still reads and writes.
+func TestVsyncRefusesTrims(t *testing.T) {
+	_, err := ParseArgs([]string{"--name=t", "--filename=/dev/loop0", "--size=1m", "--ioengine=vsync", "--rw=randtrim"})
+	if err == nil || !strings.Contains(err.Error(), "ioengine=vsync does not trim") {
+		t.Errorf("vsync trims: %v; want them refused", err)
+	}
+	if _, err := ParseArgs([]string{"--name=t", "--filename=/dev/loop0", "--size=1m", "--ioengine=vsync", "--rw=randwrite"}); err != nil {
+		t.Error(err)
+	}
+}
