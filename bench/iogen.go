@@ -65,6 +65,7 @@ type ioGen struct {
 	passLimit  uint64 // bytes per pass (fio's o->size)
 	passBreak  uint64 // bytes after which a pass ends: passLimit, or none (syncEngine)
 	limit      uint64 // bytes in all (io_size or size, times loops); trimwrite's writes only
+	issuedAll  uint64 // bytes issued in every direction (keep_running's ddir_rw_sum)
 	maxIOs     uint64 // number_ios times loops; 0: none
 	loopsLeft  int
 	passIssued uint64
@@ -150,6 +151,7 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 		if !g.trimWrite || op == opWrite {
 			g.issued += uint64(n)
 		}
+		g.issuedAll += uint64(n)
 		g.passIssued += uint64(n)
 		g.passDone += uint64(n)
 		g.ios++
@@ -236,7 +238,13 @@ func (g *ioGen) nextPass() bool {
 		} else {
 			limit = g.passLimit
 		}
-		if g.issued < limit && limit-g.issued >= uint64(max(g.maxBS[Read], g.maxBS[Write])) &&
+		// fio's keep_running counts every direction's bytes: a
+		// trimwrite job's trims too.
+		done := g.issued
+		if g.trimWrite {
+			done = g.issuedAll
+		}
+		if done < limit && limit-done >= uint64(max(g.maxBS[Read], g.maxBS[Write], g.maxBS[Trim])) &&
 			(g.j.IOSize > 0 || g.doneFiles() < len(g.files)) {
 			g.startPass(false)
 			return true
