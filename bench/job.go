@@ -212,9 +212,12 @@ type Config struct {
 	OutputFormat string  `json:"output_format"` // normal, json, json+, terse, or several joined by commas in fio's order (fio.OutputFormats)
 	// TerseVersion is fio's --terse-version (2 to 5) for terse output;
 	// 0 is fio's default, 3.
-	TerseVersion  int      `json:"terse_version,omitempty"`
-	Output        string   `json:"output"` // file to write the report to; "" is stdout
-	GlobalOptions []Option `json:"global_options"`
+	TerseVersion int `json:"terse_version,omitempty"`
+	// StatusInterval is fio's --status-interval: a complete report of
+	// the running jobs every so often, before the final one; 0: none.
+	StatusInterval time.Duration `json:"status_interval_ns,omitempty"`
+	Output         string        `json:"output"` // file to write the report to; "" is stdout
+	GlobalOptions  []Option      `json:"global_options"`
 	// Notes are what the parser has to say that is not an error: options
 	// fio takes and ignores (bench/fio's inert options), each with why.
 	Notes []string `json:"notes,omitempty"`

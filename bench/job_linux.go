@@ -38,6 +38,9 @@ type jobRun struct {
 	// notice tells the user what the job reports as it goes (error_dump;
 	// Runner.Notice); nil: nobody listens.
 	notice func(msg string)
+	// status is where its thread answers --status-interval's asks
+	// (status.go); nil: nobody asks.
+	status *jobStatus
 }
 
 // jobFile is one file (or device) a job does I/O on.

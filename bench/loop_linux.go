@@ -94,6 +94,8 @@ type loop struct {
 	lt   *latTarget   // latency_target's search (lattarget_linux.go); nil without it
 	ssp  *steadyProbe // what steady state watches (steady_linux.go); nil without ss_dur
 	flow *flowShare   // the job's part in its flow (flow.go); nil in none
+
+	status *jobStatus // --status-interval's snapshots (loop_status_linux.go); nil: nobody asks
 }
 
 func (l *loop) now() int64 {
@@ -142,6 +144,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		restart := l.lt != nil && l.latTargetStep()
 		if (!l.measuring && t >= ramp) || restart {
 			end, ru0 = l.startWindow(t, end)
+		}
+		if l.status != nil && l.status.asked.Load() {
+			l.publishStatus(t, ru0)
 		}
 		if (end >= 0 && t >= end) || stop.Load() || l.endedEarly() {
 			timeEnded = true
@@ -251,7 +256,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.Uint64, res *JobResult) (*loop, *ioGen) {
 	j := r.j
 	depth := r.depth
-	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow,
+	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow, status: r.status,
 		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), fileOf: make([]int32, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
 		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]engine.Completion, depth)}
 	for i := range l.free {

@@ -109,7 +109,11 @@ func (l *loop) prioRestart() {
 
 // prioResult keeps each direction's latencies per priority with the
 // result, in the order of cmdprio's priorities.
-func (l *loop) prioResult() {
+func (l *loop) prioResult() { l.prioInto(&l.res.Dirs) }
+
+// prioInto writes the latency per priority so far into dirs: the
+// result's, or a snapshot's (loop_status_linux.go).
+func (l *loop) prioInto(dirs *DirResults) {
 	for d, lats := range l.prio.lats {
 		if lats == nil {
 			continue
@@ -118,6 +122,6 @@ func (l *loop) prioResult() {
 		for i := range lats {
 			out[i] = PrioLat{Prio: l.prio.cp.prios[d][i], Lat: lats[i]}
 		}
-		l.res.Dirs[d].Prios = out
+		dirs[d].Prios = out
 	}
 }

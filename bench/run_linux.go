@@ -68,6 +68,8 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 	host, _ := rn.Sys.Host()
 	host.Clock = ClockSource()
 	res := &Result{Start: time.Now(), Host: host}
+	rn.status.begin(res)
+	defer rn.status.end()
 
 	// The job loops allocate nothing per I/O, but a GC cycle would still
 	// stop them; there is nothing to collect until the run ends.
@@ -88,11 +90,13 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 		if rc.ended.Load() {
 			// exit_what=all ended the run in an earlier phase.
 			res.Groups = append(res.Groups, notStartedPhase(cfg.Groups[first:last], interval)...)
+			rn.status.phaseDone(res.Groups)
 			first = last
 			continue
 		}
 		phase, err := rn.runPhase(ctx, cfg.Groups[first:last], files[first:last], interval, rc)
 		res.Groups = append(res.Groups, phase...)
+		rn.status.phaseDone(res.Groups)
 		if err != nil {
 			errs = append(errs, err)
 			if ctx.Err() != nil || isSetupError(err) {
@@ -184,6 +188,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	}
 	live := rn.startLive(groups, refs)
 	defer rn.endLive()
+	status := rn.status.phaseStarting(groups, refs, interval)
 	launched := time.Now()
 	start := make(chan struct{})
 	ready := make(chan error, len(refs))
@@ -193,7 +198,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 			j: &groups[ref.g].Jobs[ref.i], k: k, index: rc.threads + k,
 			files: files[ref.g][ref.i], group: groups[ref.g].ID, interval: interval,
 			start: start, ready: ready, result: &results[ref.g][ref.i],
-			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc, live: live[k],
+			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc, live: live[k], status: status[k],
 		}
 		wg.Add(1)
 		go func() {
@@ -219,6 +224,7 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	disks := phaseDisks(flat)
 	before, _ := rn.Sys.DiskStats()
 	t0 := time.Now()
+	rn.status.phaseStarted(disks, before, t0)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -288,6 +294,7 @@ type phaseJob struct {
 	probe    *steadyProbe    // steady state's view of the job; nil without ss_dur
 	rc       *runControl     // the run's seeds and flows
 	live     *LiveJob        // its count of completed I/Os, for progress
+	status   *jobStatus      // its snapshots for --status-interval (status.go)
 }
 
 // runJob is one job's thread: it sets the job up on its locked thread,
@@ -313,14 +320,17 @@ func (rn *Runner) runJob(pj phaseJob) {
 	run.flow = pj.rc.flows.join(j)
 	defer run.flow.leave()
 	run.notice = rn.Notice
+	run.status = pj.status
 	<-pj.start
 	if !pj.pc.await(pj.k, j) {
 		*pj.result = notStarted(j, pj.group, pj.interval)
+		pj.status.end(pj.result)
 		return
 	}
 	r := run.run(pj.pc.stop(pj.k), pj.interval, &pj.live.ios)
 	r.GroupID = pj.group
 	*pj.result = r
+	pj.status.end(pj.result)
 	ran, failed = true, r.Error != ""
 }
 

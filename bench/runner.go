@@ -42,6 +42,9 @@ type Runner struct {
 	// live counts the I/Os the running phase's jobs complete, job by job,
 	// for progress (live.go).
 	live liveJobs
+	// status is the run under way as --status-interval reports it
+	// (status.go).
+	status runStatus
 	// laidOut holds the files this runner laid out shorter than their
 	// jobs' regions — a job that only writes gets its file allocated, not
 	// written, and with fallocate=none or keep not even that (fio's

@@ -223,6 +223,9 @@ func progressText(step, progress *launch.Event) string {
 		switch p := progress.Data.(type) {
 		case launch.ProgressEvent:
 			parts = append(parts, p.Phase+": "+p.IOPSText())
+			if lat := p.LatText(); lat != "" {
+				parts = append(parts, lat)
+			}
 		case launch.PercentEvent:
 			if p.Percent >= 0 {
 				parts = append(parts, fmt.Sprintf("%s: %.0f %%", p.Phase, p.Percent))

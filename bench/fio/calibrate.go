@@ -67,6 +67,9 @@ func Calibrate(ctx context.Context, rn *bench.Runner, fioPath string, args []str
 	if err != nil {
 		return nil, err
 	}
+	if cfg.StatusInterval > 0 {
+		return nil, fmt.Errorf("calibrate: the job options ask for --status-interval, but calibrate writes its own comparison once the rounds end: drop it")
+	}
 	if cfg.Output != "" || cfg.OutputFormat != "" && cfg.OutputFormat != "normal" {
 		asked := "--output=" + cfg.Output
 		if cfg.Output == "" {

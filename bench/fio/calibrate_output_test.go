@@ -22,4 +22,9 @@ func TestCalibrateRefusesOutputOptions(t *testing.T) {
 			t.Errorf("calibrate %v: %v, want it to name %s", tc.args, err, tc.want)
 		}
 	}
+	// Its reports would be fio's and iolab's runs' alike, and neither is
+	// what calibrate prints.
+	if _, err := Calibrate(context.Background(), nil, "fio", []string{"--name=x", "--status-interval=1"}, 1, nil); err == nil || !strings.Contains(err.Error(), "--status-interval") {
+		t.Errorf("calibrate --status-interval=1: %v, want it refused by name", err)
+	}
 }

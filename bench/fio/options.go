@@ -457,8 +457,9 @@ func parsePercentiles(v string) ([]float64, error) {
 //     command line when there is no file).
 //   - --output-format (normal, json, json+ or terse, with fio's aliases
 //     minimal and csv, several joined by commas), --minimal,
-//     --append-terse, --terse-version and --output=FILE are taken as fio
-//     takes them; fio's other program options are refused.
+//     --append-terse, --terse-version, --status-interval and --output=FILE
+//     are taken as fio takes them; fio's other program options are
+//     refused.
 func ParseArgs(args []string) (*bench.Config, error) {
 	cfg := &bench.Config{OutputFormat: "normal"}
 	p := newJobParser("")
@@ -529,6 +530,17 @@ func ParseArgs(args []string) (*bench.Config, error) {
 				return nil, &bench.OptionError{Option: name, Value: v, Msg: fmt.Sprintf("option --terse-version: %q is not one of fio's terse versions 2, 3, 4, 5", v)}
 			}
 			cfg.TerseVersion = n
+			continue
+		case "status-interval":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			d, err := ParseStatusInterval(v)
+			if err != nil {
+				return nil, &bench.OptionError{Option: name, Value: v, Msg: err.Error()}
+			}
+			cfg.StatusInterval = d
 			continue
 		case "output":
 			v, err := takeValue()

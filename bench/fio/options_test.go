@@ -694,7 +694,12 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--minimal=1", "--name=a"}, "--minimal takes no value, as in fio"},
 		{[]string{"--output=", "--name=a"}, "option --output needs a file name (--output=FILE)"},
 		{[]string{"--showcmd", "x.fio"}, "fio's --showcmd is not supported by iolab"},
-		{[]string{"--status-interval=1", "--name=a"}, "fio's --status-interval is not supported by iolab"},
+		{[]string{"--status-interval=0", "--name=a"}, `option --status-interval: "0" is too short: iolab prints a report at most every 100ms (e.g. --status-interval=1 for every second, 500ms)`},
+		{[]string{"--status-interval=-1", "--name=a"}, `option --status-interval: "-1" is not a duration`},
+		{[]string{"--status-interval=99ms", "--name=a"}, `option --status-interval: "99ms" is too short`},
+		{[]string{"--status-interval=2d", "--name=a"}, `option --status-interval: "2d" is too long: at most a day, 24h (e.g. --status-interval=10m)`},
+		{[]string{"--status-interval=1.5", "--name=a"}, `option --status-interval: "1.5": fio ignores fractions of a unit; use a smaller unit (e.g. 1500ms)`},
+		{[]string{"--name=a", "--status-interval"}, "option --status-interval needs a value (--status-interval=...)"},
 		{[]string{"-"}, "iolab cannot read a job file from standard input; give its path"},
 		{[]string{"nonexistent.fio"}, "nonexistent.fio: no such job file (options start with --, e.g. --name=job)"},
 		{[]string{"--name=a", "--filename=f", "--runtime=1", "--time_based", "2"}, "2: no such job file"}, // flags never take the next argument

@@ -3,6 +3,7 @@ package launch
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
@@ -21,7 +22,8 @@ func ProgressEventOf(tk Tick, discard bool) ProgressEvent {
 		phase = "discard"
 	}
 	ev := ProgressEvent{Step: tk.Step.Seq + 1, Total: tk.Total, Elapsed: tk.Elapsed.Seconds(), Phase: phase,
-		IOPS: tk.IOPS, Summed: tk.Summed, Left: left, RunSince: tk.Run.Seconds()}
+		IOPS: tk.IOPS, Summed: tk.Summed, Left: left, RunSince: tk.Run.Seconds(),
+		ClatP99: float64(tk.ClatP99) / float64(time.Microsecond)}
 	// As a finished step's: each job, then the total of alike jobs.
 	if len(tk.Jobs) > 1 {
 		for i, j := range tk.Jobs {
@@ -58,6 +60,15 @@ func (ev ProgressEvent) IOPSText() string {
 		more = fmt.Sprintf(" (and %d more jobs)", ev.More)
 	}
 	return strings.Join(parts, ", ") + more
+}
+
+// LatText is a progress event's clat p99 so far for people ("clat p99
+// 212µs so far"), or "" while it is not known.
+func (ev ProgressEvent) LatText() string {
+	if ev.ClatP99 <= 0 {
+		return ""
+	}
+	return "clat p99 " + units.Duration(time.Duration(ev.ClatP99*float64(time.Microsecond))) + " so far"
 }
 
 // StepStartEvent is a step's start as the run's page shows it.

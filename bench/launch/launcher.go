@@ -72,6 +72,9 @@ type ProgressEvent struct {
 	More     int     `json:"more,omitempty"`
 	Left     float64 `json:"left_s"` // time left for the whole run; -1 when unknown
 	RunSince float64 `json:"run_s"`  // since the run started
+	// ClatP99 is the step's clat p99 so far in µs (Tick.ClatP99), when
+	// known.
+	ClatP99 float64 `json:"clat_p99_us,omitempty"`
 }
 
 // DoneEvent ends a run's stream.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/hist"
 	"iolab/bench/sweep"
 )
 
@@ -66,6 +67,12 @@ type Tick struct {
 	// step ends on its size, not its runtime.
 	Left      time.Duration
 	LeftKnown bool
+	// ClatP99 is the 99th percentile of the completion latency (clat)
+	// of the step's running jobs, both directions, since their measured
+	// window began (bench.Runner.LiveClat: the snapshots --status-interval
+	// reports): only while they measure, when they are alike (Summed) and
+	// once they have completed enough I/Os for it (hist.ReliableN); else 0.
+	ClatP99 time.Duration
 }
 
 // JobRate is one job's rate of completed I/Os since the last tick.
@@ -103,6 +110,7 @@ type Progress struct {
 	quit    chan struct{}
 	done    chan struct{}
 	stopped sync.Once
+	lat     hist.Lat // the loop's, for ClatP99: made once, not every tick
 }
 
 // NewProgress starts reporting every interval until Stop. Nothing is
@@ -189,8 +197,22 @@ func (p *Progress) loop(every time.Duration) {
 		if t.LeftKnown {
 			t.Left = max(remaining-t.Elapsed, 0)
 		}
+		if summed && t.Phase == PhaseMeasure {
+			t.ClatP99 = p.clatP99(every)
+		}
 		p.report(t)
 	}
+}
+
+// clatP99 is the running jobs' clat p99 so far, or 0 while too few I/Os
+// completed for it. It waits for the jobs' answers a fifth of an interval
+// at most.
+func (p *Progress) clatP99(every time.Duration) time.Duration {
+	p.lat = hist.Lat{}
+	if !p.runner.LiveClat(every/5, &p.lat) || p.lat.Stat.N < hist.ReliableN(99) {
+		return 0
+	}
+	return time.Duration(p.lat.Percentiles([]float64{99})[0])
 }
 
 // begun says whether the running step's jobs have completed an I/O: a

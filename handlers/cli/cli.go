@@ -61,6 +61,7 @@ type runFunc func(ctx context.Context, e *env, args []string) error
 
 // env is what a command runs with.
 type env struct {
+	stdin          io.Reader // iolab import - reads it
 	stdout, stderr io.Writer
 	logger         *slog.Logger
 	runner         *bench.Runner
@@ -106,7 +107,7 @@ func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	e := &env{stdout: stdout, stderr: stderr, logger: logger, commands: commandTable(),
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, logger: logger, commands: commandTable(),
 		runner: &bench.Runner{Sys: system.FS{}, Log: logger}}
 	name, rest := "serve", args
 	switch {

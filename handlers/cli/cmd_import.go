@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"iolab/db"
 )
@@ -13,15 +15,17 @@ import (
 var importCommand = command{
 	name:    "import",
 	summary: "store iolab exports or fio's JSON output (json, json+) as runs",
-	usage:   "[--db FILE] [--host HOST] [--kernel RELEASE] [--label LABEL]… [--name NAME | --as-run NAME] FILE|DIR…",
+	usage:   "[--db FILE] [--host HOST] [--kernel RELEASE] [--label LABEL]… [--name NAME | --as-run NAME] FILE|DIR|-…",
 	about: `Each file is an iolab export (iolab export) or fio's JSON output; a directory stands for its *.json
-files, sorted. With --as-run fio's outputs are one run, each file's steps after the one before, the same
+files, sorted; - is the standard input (once). A --status-interval stream of JSON documents imports its
+last, the final report. With --as-run fio's outputs are one run, each file's steps after the one before, the same
 axis values again counting as repeats. It prints each run's id; a run imported before keeps its id.
 
   iolab import run7.json
   fio … --output-format=json+ > out.json
   iolab import --host lab-a --kernel 6.12.0 --label iommu=off out.json
-  iolab import --as-run "qd sweep" --host lab-a results/`,
+  iolab import --as-run "qd sweep" --host lab-a results/
+  iolab run --status-interval=1 --output-format=json … | iolab import -`,
 	flags: func(fs *flag.FlagSet) runFunc {
 		var o importOptions
 		fs.Var((*storePath)(&o.dbPath), "db", storePathUsage)
@@ -65,7 +69,7 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 		o.Name = opts.asRun
 		datas := make([][]byte, len(files))
 		for i, f := range files {
-			if datas[i], err = os.ReadFile(f); err != nil {
+			if datas[i], err = readImport(e, f); err != nil {
 				return fmt.Errorf("import %s: %w", f, err)
 			}
 		}
@@ -76,7 +80,7 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 		docs, sources = []*db.Export{doc}, []string{db.SourceFio}
 	} else {
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := readImport(e, f)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", f, err)
 			}
@@ -94,6 +98,9 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 	defer store.Close()
 	for i, doc := range docs {
 		what := filepath.Base(files[i])
+		if files[i] == "-" {
+			what = "standard input"
+		}
 		if opts.asRun != "" {
 			what = fmt.Sprintf("%d files as %q", len(files), opts.asRun)
 		}
@@ -111,11 +118,26 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 	return nil
 }
 
+// readImport reads the file to import, or the standard input for -.
+func readImport(e *env, f string) ([]byte, error) {
+	if f == "-" {
+		return io.ReadAll(e.stdin)
+	}
+	return os.ReadFile(f)
+}
+
 // importFiles expands the import's arguments: a directory stands for its
 // *.json files, sorted; a file stands for itself.
 func importFiles(args []string) ([]string, error) {
 	var files []string
 	for _, a := range args {
+		if a == "-" {
+			if slices.Contains(files, a) {
+				return nil, usageError{"import: - (the standard input) can be given once"}
+			}
+			files = append(files, a)
+			continue
+		}
 		fi, err := os.Stat(a)
 		if err != nil {
 			return nil, fmt.Errorf("import: %w", err)

@@ -113,6 +113,8 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		return usageError{"--serial and --dashboard go with --on HOSTS"}
 	case len(o.on.hosts) > 0 && o.push != "":
 		return usageError{"--on runs the plan on the dashboard's hosts, which store it there: drop --push"}
+	case len(o.on.hosts) > 0 && plan.Base.StatusInterval > 0:
+		return usageError{"--status-interval prints reports here as the jobs run, but --on runs them on the dashboard's hosts: drop it, and follow the run on the dashboard's page"}
 	case len(o.on.hosts) > 0:
 		return startOnHosts(ctx, plan, &o.on, o.pushToken, stdout)
 	}
@@ -149,16 +151,22 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 	}
 
 	prog := newProgressLine(stderr, runner, prep.Steps)
+	// --status-interval's reports of the running step, before the final one.
+	reports := fio.NewStatusReports(out, runner, cfg)
 	var recorder launch.Recorder // none with --no-save: a nil *db.Store is not a nil Recorder
 	if store != nil {
 		recorder = store
 	}
 	results, status, runErr := launch.Execute(ctx, recorder, runner, rec.ID, prep, launch.Hooks{
-		PlanHooks: sweep.PlanHooks{StepStarted: prog.step, StepDone: func(res *sweep.StepResult) error { prog.done(res); return nil }},
-		Waiting:   func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
+		PlanHooks: sweep.PlanHooks{
+			StepStarted: func(st *sweep.Step, total int) { prog.step(st, total); reports.Start(&st.Config) },
+			StepDone:    func(res *sweep.StepResult) error { reports.Stop(); prog.done(res); return nil },
+		},
+		Waiting: func(msg string) { fmt.Fprintf(stderr, "iolab: %s\n", msg) },
 	})
 	prog.stop()
-	werr := writeResults(out, plan, results)
+	reports.Stop()
+	werr := errors.Join(reports.Err(), writeResults(out, plan, results, reports.Headed()))
 	if store != nil {
 		fmt.Fprintf(stderr, "iolab: run %d %s; see it with: iolab show %d\n", rec.ID, status, rec.ID)
 	}
@@ -206,8 +214,9 @@ func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 // writeResults prints a one-step run like fio (normal, JSON, terse, or
 // several of them in fio's order) and a sweep as its summary tables (JSON:
 // one fio document per step; terse: each step's lines; normal: the
-// summary).
-func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) error {
+// summary). headed: --status-interval's reports printed the lines fio's
+// normal output starts with, which the final report leaves out.
+func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult, headed bool) error {
 	cfg := &plan.Base
 	var errs []error
 	formats := fio.OutputFormats(cfg)
@@ -226,7 +235,7 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			if res == nil {
 				continue
 			}
-			if fi == 0 && len(results) == 1 && format != "normal" && slices.Contains(formats, "normal") {
+			if fi == 0 && len(results) == 1 && format != "normal" && slices.Contains(formats, "normal") && !headed {
 				// fio prints the job lines before the run, so before
 				// the other formats' statistics.
 				errs = append(errs, fio.WriteNormalHead(w, res, &r.Step.Config))
@@ -238,7 +247,9 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 			case "terse":
 				errs = append(errs, fio.WriteTerse(w, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion)))
 			default:
-				if len(formats) > 1 {
+				if headed {
+					errs = append(errs, fio.WriteNormalAgain(w, res, &r.Step.Config))
+				} else if len(formats) > 1 {
 					errs = append(errs, fio.WriteNormalStats(w, res, &r.Step.Config))
 				} else {
 					errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
@@ -270,8 +281,13 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 			if t.LeftKnown {
 				left = fmt.Sprintf(", %s left", t.Left.Round(time.Second))
 			}
-			// Each job's rate when they are unlike, as the dashboard's.
-			rate := launch.ProgressEventOf(t, false).IOPSText()
+			// Each job's rate when they are unlike, as the dashboard's,
+			// and their clat p99 so far when known.
+			ev := launch.ProgressEventOf(t, false)
+			rate := ev.IOPSText()
+			if lat := ev.LatText(); lat != "" {
+				rate += ", " + lat
+			}
 			fmt.Fprintf(p.w, "\r\033[Kstep %d/%d %s: %s%s", t.Step.Seq+1, t.Total, t.Step, rate, left)
 		})
 	}

@@ -68,6 +68,7 @@ func writeRunHelp(w io.Writer) {
 		{"--minimal", "the same as --output-format=terse"},
 		{"--append-terse", "add terse to the formats chosen so far (fio's older spelling of ,terse)"},
 		{"--terse-version N", "the terse line's version, as fio's: 2, 3, 4 (with trim) or 5 (with bandwidth and IOPS samples) (default 3)"},
+		{"--status-interval TIME", "every TIME (fio's units: 1 is a second, 500ms) print a complete report of the running step's jobs in the output format, each cumulative since its measured start (ramp excluded), before the final report; JSON: one document each (100ms to 24h)"},
 		{"--output FILE", "write the results to FILE instead of the standard output"},
 		{"--parse-only", "read the options and job files, say what is wrong, and run nothing (exit status 0 when they are good)"},
 	})

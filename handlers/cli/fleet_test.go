@@ -511,6 +511,12 @@ func TestRunOnRefused(t *testing.T) {
 			t.Errorf("%q: exit %d: %v", args, exitCode(err), err)
 		}
 	}
+	// The hosts would run it and print nothing: refused before the
+	// dashboard is asked.
+	err = run(append([]string{"run", "--on", "agent-1", "--dashboard", d.local, "--status-interval=1"}, job...), &out, &errOut)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "--status-interval prints reports here") {
+		t.Errorf("--on with --status-interval: exit %d: %v", exitCode(err), err)
+	}
 	if runs, _ := d.store.ListRuns(context.Background(), db.RunFilter{}); len(runs) != 0 {
 		t.Fatalf("%d runs stored", len(runs))
 	}

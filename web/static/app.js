@@ -409,7 +409,10 @@
         series[j.name].push([t, Math.round(j.iops)]);
       });
       draw();
-      iopsEl.textContent = liveRates(d);
+      // The clat p99 since the step's measured window began, from the
+      // jobs' own snapshots (the ones --status-interval prints), once
+      // enough I/Os completed for it.
+      iopsEl.textContent = liveRates(d) + (d.clat_p99_us ? " · clat p99 " + withUnit(d.clat_p99_us, "us") + " so far" : "");
     });
     // A fio server's step: how far it is, no IOPS (fio's client prints
     // none while it prints JSON).
