@@ -161,8 +161,8 @@ func TestSyncsAtFioPoints(t *testing.T) {
 			if !ok {
 				break
 			}
-			got = append(got, "RWSD"[op])
-			g.lastWasSync = op > opWrite // it completes at once
+			got = append(got, "RWTSD"[op])
+			g.lastWasSync = op > opTrim // it completes at once
 		}
 		if string(got) != tc.want {
 			t.Errorf("fsync=%d fdatasync=%d: %s, want %s", tc.fsync, tc.fdatasync, got, tc.want)

@@ -20,7 +20,7 @@ type IODist struct {
 	Reaps    uint64              `json:"completes"` // fio's total_complete: reap calls
 	// Issued counts I/Os queued per direction (fio's total_io_u), the
 	// base of the depth and latency shares.
-	Issued [2]uint64 `json:"issued"`
+	Issued DirCounts `json:"issued"`
 	// LatN, LatU and LatM count completions by their clat: below 2, 4, 10,
 	// 20, 50, 100, 250, 500, 750, 1000 ns (LatN), µs (LatU) or ms (LatM,
 	// with 2000 and ≥2000 after).
@@ -102,8 +102,9 @@ func (d *IODist) Merge(o *IODist) {
 	}
 	d.Submits += o.Submits
 	d.Reaps += o.Reaps
-	d.Issued[0] += o.Issued[0]
-	d.Issued[1] += o.Issued[1]
+	for i := range d.Issued {
+		d.Issued[i] += o.Issued[i]
+	}
 	for i := range d.LatN {
 		d.LatN[i] += o.LatN[i]
 		d.LatU[i] += o.LatU[i]

@@ -50,13 +50,13 @@ func TestIODistMerge(t *testing.T) {
 	a.MarkDepth(8, 5)
 	a.MarkSubmit(1)
 	a.MarkLatency(5000)
-	a.Issued = [2]uint64{5, 0}
+	a.Issued = DirCounts{5, 0}
 	b.MarkDepth(8, 2)
 	b.MarkComplete(70)
 	b.MarkLatency(3_000_000)
-	b.Issued = [2]uint64{1, 1}
+	b.Issued = DirCounts{1, 1}
 	a.Merge(&b)
-	if a.Depth[3] != 7 || a.Submits != 1 || a.Reaps != 1 || a.Complete[6] != 1 || a.LatU[2] != 1 || a.LatM[1] != 1 || a.Issued != [2]uint64{6, 1} {
+	if a.Depth[3] != 7 || a.Submits != 1 || a.Reaps != 1 || a.Complete[6] != 1 || a.LatU[2] != 1 || a.LatM[1] != 1 || a.Issued != (DirCounts{6, 1}) {
 		t.Errorf("merged: %+v", a)
 	}
 }

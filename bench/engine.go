@@ -29,6 +29,7 @@ const (
 	SyncInline      = engine.SyncInline
 	PollQueues      = engine.PollQueues
 	NoOffload       = engine.NoOffload
+	NoTrim          = engine.NoTrim
 )
 
 // EngineMode is one sweep variant of an engine (engine.Mode).

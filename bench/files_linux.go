@@ -78,7 +78,7 @@ func (rn *Runner) prepareJob(j *Job, seen map[string]system.Target) (JobFiles, e
 				continue
 			}
 		}
-		key := p + "\x00" + fmt.Sprint(j.Writes(), j.Hipri, j.Direct)
+		key := p + "\x00" + fmt.Sprint(j.Modifies(), j.Hipri, j.Direct)
 		t, ok := seen[key]
 		if !ok {
 			if t, err = rn.checkTarget(j, g, p); err != nil {
@@ -170,7 +170,7 @@ func (rn *Runner) checkTarget(j *Job, g *guard.Guard, path string) (system.Targe
 	if got := identityOf(t); got != id {
 		return system.Target{}, fmt.Errorf("job %s: %s: %w while it was being checked (%s, then %s)", j.Name, path, guard.ErrChanged, id, got)
 	}
-	if j.Writes() && t.IsBlock && !j.AllowMountedWrite {
+	if j.Modifies() && t.IsBlock && !j.AllowMountedWrite {
 		if err := rn.Sys.CheckWritable(t); err != nil {
 			return system.Target{}, err
 		}

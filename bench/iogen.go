@@ -15,6 +15,7 @@ type ioOp = engine.Op
 const (
 	opRead      = engine.OpRead      // = Read
 	opWrite     = engine.OpWrite     // = Write
+	opTrim      = engine.OpTrim      // = Trim
 	opFsync     = engine.OpFsync     // fsync(2) of the file (fio's fsync=N, end_fsync)
 	opFdatasync = engine.OpFdatasync // fdatasync(2) (fio's fdatasync=N)
 )
@@ -28,7 +29,11 @@ type ioGen struct {
 	random bool
 	reads  bool
 	writes bool
-	mix    uint64 // rwmixread
+	trims  bool
+	// trimWrite: rw=trimwrite or randtrimwrite, each block trimmed and
+	// then written (iogen_trim.go).
+	trimWrite bool
+	mix       uint64 // rwmixread
 
 	// fio's read/write mix (get_rw_ddir): the direction drawn last
 	// (td->rwmix_ddir), the count of its I/Os issued at which fio draws
@@ -37,7 +42,7 @@ type ioGen struct {
 	// (rwmix_state, always 32-bit).
 	mixDir    ioOp
 	mixIssues uint64
-	issues    [2]uint64
+	issues    [3]uint64
 	mixRand   randgen.Taus88
 
 	seeds randSeeds // fio's seed slots for this job (randseed.go)
@@ -49,8 +54,8 @@ type ioGen struct {
 
 	// Block sizes and alignment per direction, and each direction's
 	// generator of bsrange and bssplit sizes (fio's bsrange_state).
-	minBS, maxBS, align [2]int64
-	bsRand              [2]randgen.Frand
+	minBS, maxBS, align [3]int64
+	bsRand              [3]randgen.Frand
 
 	seqNr, seqLeft int  // rw=randread:N: random every seqNr I/Os
 	identical      bool // rw_sequencer=identical
@@ -59,7 +64,8 @@ type ioGen struct {
 
 	passLimit  uint64 // bytes per pass (fio's o->size)
 	passBreak  uint64 // bytes after which a pass ends: passLimit, or none (syncEngine)
-	limit      uint64 // bytes in all (io_size or size, times loops)
+	limit      uint64 // bytes in all (io_size or size, times loops); trimwrite's writes only
+	issuedAll  uint64 // bytes issued in every direction (keep_running's ddir_rw_sum)
 	maxIOs     uint64 // number_ios times loops; 0: none
 	loopsLeft  int
 	passIssued uint64
@@ -83,7 +89,7 @@ type ioGen struct {
 // newIOGen sets up the generator of job j, at index among the run's jobs
 // (fio's thread_number - 1), over the regions of its files (jobLayout).
 func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
-	g := &ioGen{j: j, random: j.Random(), reads: j.Reads(), writes: j.Writes(), mix: uint64(j.RWMixRead),
+	g := &ioGen{j: j, random: j.Random(), reads: j.Reads(), writes: j.Writes(), trims: j.Trims(), trimWrite: j.TrimWrite(), mix: uint64(j.RWMixRead),
 		seeds: j.seeds(index), index: index, timeEnd: j.TimeBased, seqNr: max(j.RWSeqNr, 1)}
 	// fio starts td->ddir_seq_nr at 1, not at N (init.c): the first
 	// I/O of rw=randread:N is random.
@@ -101,6 +107,14 @@ func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
 	}
 	g.limit *= loops
 	g.maxIOs = j.NumberIOs * loops
+	if g.trimWrite {
+		// fio's do_io: each byte is trimmed and then written, so a pass
+		// may issue its bytes and the job's in all (total_io_size), and
+		// twice number_ios; the job's size counts its writes alone
+		// (io_bytes_exceeded: td_write).
+		g.passBreak += g.limit
+		g.maxIOs *= 2
+	}
 	g.startPass(true)
 	return g
 }
@@ -134,7 +148,10 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 			continue
 		}
 		g.issues[op]++ // fio's td_io_queue counts it; the loop queues it next
-		g.issued += uint64(n)
+		if !g.trimWrite || op == opWrite {
+			g.issued += uint64(n)
+		}
+		g.issuedAll += uint64(n)
 		g.passIssued += uint64(n)
 		g.passDone += uint64(n)
 		g.ios++
@@ -151,6 +168,8 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 // its own count catches up with that.
 func (g *ioGen) direction() ioOp {
 	switch {
+	case g.trims && !g.writes:
+		return opTrim
 	case !g.writes:
 		return opRead
 	case !g.reads:
@@ -186,7 +205,7 @@ func (g *ioGen) seedDraws() {
 	if g.j.Verify != "" {
 		wseed = g.seeds[seedBS]
 	}
-	g.bsRand = [2]randgen.Frand{randgen.NewFrand(g.seeds[seedBS], use64), randgen.NewFrand(wseed, use64)}
+	g.bsRand = [3]randgen.Frand{randgen.NewFrand(g.seeds[seedBS], use64), randgen.NewFrand(wseed, use64), randgen.NewFrand(g.seeds[seedBS2], use64)}
 	g.fileAt.rand = randgen.NewFrand(g.seeds[seedFile], use64)
 }
 
@@ -219,7 +238,13 @@ func (g *ioGen) nextPass() bool {
 		} else {
 			limit = g.passLimit
 		}
-		if g.issued < limit && limit-g.issued >= uint64(max(g.maxBS[Read], g.maxBS[Write])) &&
+		// fio's keep_running counts every direction's bytes: a
+		// trimwrite job's trims too.
+		done := g.issued
+		if g.trimWrite {
+			done = g.issuedAll
+		}
+		if done < limit && limit-done >= uint64(max(g.maxBS[Read], g.maxBS[Write], g.maxBS[Trim])) &&
 			(g.j.IOSize > 0 || g.doneFiles() < len(g.files)) {
 			g.startPass(false)
 			return true

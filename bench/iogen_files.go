@@ -15,8 +15,8 @@ type genFile struct {
 	realSize int64 // the file's size (real_file_size)
 
 	offset    int64    // file_offset now: zonemode=strided moves it
-	lastPos   [2]int64 // where each direction's next sequential I/O goes
-	lastStart [2]int64 // each direction's last offset; -1: none yet
+	lastPos   [3]int64 // where each direction's next sequential I/O goes
+	lastStart [3]int64 // each direction's last offset; -1: none yet
 	done      bool
 
 	idx int // its place in the job's files (and the picker's)
@@ -40,7 +40,7 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 	for i, r := range lay.Files {
 		g.files = append(g.files, genFile{start: r.Offset, ioSize: r.IOSize, realSize: r.RealSize, idx: i})
 	}
-	for d := range 2 {
+	for d := range Trim + 1 {
 		g.minBS[d], g.maxBS[d] = j.BlockSizes(d)
 		g.align[d] = j.Align(d)
 	}
@@ -49,7 +49,7 @@ func (g *ioGen) setupFiles(lay jobLayout) {
 	g.strided = j.ZoneMode == "strided" && len(g.files) == 1
 	if g.random {
 		// fio: any use of blockalign turns the random map off.
-		useMap := !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write]
+		useMap := !j.NoRandomMap && g.align[Read] == g.minBS[Read] && g.align[Write] == g.minBS[Write] && g.align[Trim] == g.minBS[Trim]
 		sizes := make([]uint64, len(g.files))
 		names := make([]string, len(g.files))
 		for i, f := range g.files {
@@ -94,8 +94,8 @@ func (g *ioGen) startPass(first bool) {
 
 // resetFile is fio's fio_file_reset.
 func (g *ioGen) resetFile(f *genFile) {
-	f.lastPos = [2]int64{f.offset, f.offset}
-	f.lastStart = [2]int64{-1, -1}
+	f.lastPos = [3]int64{f.offset, f.offset, f.offset}
+	f.lastStart = [3]int64{-1, -1, -1}
 	if g.pick != nil {
 		g.pick.restart(f.idx)
 	}
@@ -114,6 +114,9 @@ func (g *ioGen) place() (op ioOp, file int, off int64, n uint32, ok bool) {
 			return 0, 0, 0, 0, false
 		}
 		op = g.direction()
+		if g.trimWrite {
+			op = g.trimWriteDir(&g.files[i])
+		}
 		if g.rate != nil {
 			if op, ok = g.rate(op); !ok {
 				g.ended = true
@@ -186,7 +189,11 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 		hit, g.seqLeft = true, g.seqNr
 	}
 	isRandom := false
+	paired := g.trimWrite && g.random && d == Write
+	var pairedSize int64
 	switch {
+	case paired:
+		off, pairedSize = g.pairedWrite(f)
 	case hit && g.random && g.pick.random(ioOp(d)):
 		b, ok := g.randBlock(f, d)
 		if !ok {
@@ -216,7 +223,16 @@ func (g *ioGen) fill(f *genFile, d int) (off int64, n uint32, ok bool) {
 	if off >= f.realSize {
 		return 0, 0, false
 	}
+	if g.trimWrite && g.random && d == Trim && f.lastStart[Trim] == off {
+		// fio: a trim drawn where the last pair was would look like a
+		// pair done; moving the last write's start keeps the next I/O
+		// its write.
+		f.lastStart[Write]--
+	}
 	size := g.buflen(f, d, off)
+	if paired {
+		size = pairedSize
+	}
 	if size == 0 || off+size > f.realSize {
 		return 0, 0, false
 	}
@@ -354,7 +370,7 @@ func (g *ioGen) buflen(f *genFile, d int, off int64) int64 {
 	if !fits(lo) {
 		return 0
 	}
-	split := g.j.BSSplit[d]
+	split := g.j.BSSplit[min(d, Write)] // trims take the writes' bssplit
 	r := &g.bsRand[d]
 	// fio draws until a size fits. The smallest fits, so a split draws
 	// one at once; but a split whose smallest size has no share (its

@@ -40,7 +40,8 @@ type Job struct {
 	Filename    string `json:"filename"`
 
 	// RW is fio's rw: read, write, randread, randwrite, rw (readwrite is
-	// normalised to rw) or randrw.
+	// normalised to rw), randrw, trim, randtrim, trimwrite or
+	// randtrimwrite.
 	RW        string `json:"rw"`
 	RWMixRead int    `json:"rwmixread"` // percentage of reads for rw/randrw; rwmixwrite=N sets 100-N
 
@@ -130,7 +131,31 @@ func NewJob() Job {
 }
 
 // Random reports whether the job's offsets are random.
-func (j *Job) Random() bool { return j.RW == "randread" || j.RW == "randwrite" || j.RW == "randrw" }
+func (j *Job) Random() bool {
+	switch j.RW {
+	case "randread", "randwrite", "randrw", "randtrim", "randtrimwrite":
+		return true
+	}
+	return false
+}
+
+// Trims reports whether the job trims (discards) blocks: rw=trim,
+// randtrim, trimwrite or randtrimwrite (fio's td_trim).
+func (j *Job) Trims() bool {
+	switch j.RW {
+	case "trim", "randtrim", "trimwrite", "randtrimwrite":
+		return true
+	}
+	return false
+}
+
+// TrimWrite reports whether the job writes each block it has just trimmed
+// (rw=trimwrite, randtrimwrite: fio's td_trimwrite).
+func (j *Job) TrimWrite() bool { return j.RW == "trimwrite" || j.RW == "randtrimwrite" }
+
+// Modifies reports whether the job changes its target's data: it writes
+// or trims. The write guard's rules are for such jobs.
+func (j *Job) Modifies() bool { return j.Writes() || j.Trims() }
 
 // Reads reports whether the job reads at all.
 func (j *Job) Reads() bool {
@@ -146,7 +171,7 @@ func (j *Job) Reads() bool {
 // Writes reports whether the job writes at all.
 func (j *Job) Writes() bool {
 	switch j.RW {
-	case "write", "randwrite":
+	case "write", "randwrite", "trimwrite", "randtrimwrite":
 		return true
 	case "rw", "randrw":
 		return j.RWMixRead < 100

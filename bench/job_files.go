@@ -53,6 +53,8 @@ type FileOptions struct {
 	OffsetPercent int `json:"offset_percent,omitempty"`
 	// WriteBS is the block size of writes (bs=4k,64k); 0: BS.
 	WriteBS int64 `json:"bs_write,omitempty"`
+	// TrimBS is the block size of trims (bs=4k,64k,1m); 0: the writes'.
+	TrimBS int64 `json:"bs_trim,omitempty"`
 	// BSRange is bsrange per direction (Read, Write): the smallest and
 	// largest block sizes; zero: bs.
 	BSRange [2][2]int64 `json:"bsrange,omitempty"`
@@ -94,18 +96,30 @@ type BSSplit struct {
 	Percent int   `json:"percent"`
 }
 
-// dirBS is the fixed block size of direction d: bs, or bs's write value.
+// dirBS is the fixed block size of direction d: bs, or bs's write or
+// trim value (a trim without one of its own takes the writes', as fio's
+// handle_option copies the last value given to the directions after it).
 func (j *Job) dirBS(d int) int64 {
-	if d == Write && j.WriteBS > 0 {
+	if d == Trim && j.TrimBS > 0 {
+		return j.TrimBS
+	}
+	if d >= Write && j.WriteBS > 0 {
 		return j.WriteBS
 	}
 	return j.BS
 }
 
 // BlockSizes returns the smallest and largest block size of direction d
-// (Read or Write), fio's min_bs and max_bs: from bssplit, else bsrange,
-// else bs.
+// (Read, Write or Trim), fio's min_bs and max_bs: from bssplit, else
+// bsrange, else bs. Trims take the writes' bssplit and bsrange, which
+// take no third value.
 func (j *Job) BlockSizes(d int) (lo, hi int64) {
+	if d == Trim && j.TrimBS > 0 {
+		return j.TrimBS, j.TrimBS
+	}
+	if d == Trim {
+		d = Write
+	}
 	if s := j.BSSplit[d]; len(s) > 0 {
 		lo, hi = s[0].BS, s[0].BS
 		for _, e := range s[1:] {
@@ -131,8 +145,8 @@ func (j *Job) MaxBS() int64 {
 // td_min_bs): sizes are rounded to it.
 func (j *Job) MinBS() int64 {
 	var out int64
-	for d := range 2 {
-		if (d == Read && !j.Reads()) || (d == Write && !j.Writes()) {
+	for d := range Trim + 1 {
+		if (d == Read && !j.Reads()) || (d == Write && !j.Writes()) || (d == Trim && !j.Trims()) {
 			continue
 		}
 		if lo, _ := j.BlockSizes(d); out == 0 || lo < out {
@@ -147,20 +161,21 @@ func (j *Job) MinBS() int64 {
 
 // rwMinBS is fio's rw_min_bs: the smallest block size of reads, writes
 // and trims, whether the job does them or not (fixup_options), the unit
-// of its random map and LFSR. iolab's trims would take the writes'
-// sizes, as fio's do when bs (bsrange, bssplit) gives one or two values.
+// of its random map and LFSR.
 func (j *Job) rwMinBS() int64 {
 	r, _ := j.BlockSizes(Read)
 	w, _ := j.BlockSizes(Write)
-	return min(r, w)
+	t, _ := j.BlockSizes(Trim)
+	return min(r, w, t)
 }
 
 // Align is the alignment of direction d's random offsets: ba, or the
 // smallest block size (fio's fixup_options; sequential I/O ignores ba).
 func (j *Job) Align(d int) int64 {
 	lo, _ := j.BlockSizes(d)
-	if j.BlockAlign[d] > 0 && j.Random() {
-		return j.BlockAlign[d]
+	ba := j.BlockAlign[min(d, Write)] // trims take the writes' ba
+	if ba > 0 && j.Random() {
+		return ba
 	}
 	return lo
 }

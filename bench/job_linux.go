@@ -105,13 +105,17 @@ func openJob(sys system.FS, j *Job, index int, jf JobFiles, seeds []uint64) (*jo
 		t := jf.Targets[i]
 		f := jobFile{fd: -1, path: reg.Path, target: t}
 		flags := unix.O_CLOEXEC | unix.O_RDONLY
-		if j.Writes() {
+		if j.Modifies() {
 			flags = unix.O_CLOEXEC | unix.O_RDWR
 		}
-		if j.Direct {
+		// fio opens a trimming job's files without O_DIRECT or its sync
+		// flags (file_open's skip_flags), trimwrite's writes too.
+		if j.Direct && !j.Trims() {
 			flags |= unix.O_DIRECT
 		}
-		flags |= j.openSyncFlags()
+		if !j.Trims() {
+			flags |= j.openSyncFlags()
+		}
 		// fio opens what is not a regular file with O_NOATIME, and again
 		// without it when that is not allowed (generic_open_file): a read
 		// of a device then does not check its inode's atime each time.
@@ -264,9 +268,9 @@ func tvDuration(tv unix.Timeval) time.Duration {
 }
 
 func ioError(j *Job, t system.Target, d uint8, off int64, n uint32, errno unix.Errno) error {
-	op := "read"
-	if d == Write {
-		op = "write"
+	op := dirName(d)
+	if d == Trim && (errno == unix.EOPNOTSUPP || errno == unix.ENOTTY) {
+		return fmt.Errorf("job %s: trim of %d bytes at offset %d on %s: %w: the device (or filesystem) does not discard; see /sys/block/%s/queue/discard_max_bytes", j.Name, n, off, t.Path, errno, t.Disk)
 	}
 	if errno == unix.EOPNOTSUPP && j.Hipri {
 		return fmt.Errorf("job %s: %s at offset %d: %w: polled I/O (hipri) is not supported here; %s has no poll queues (/sys/block/%s/queue/io_poll); drop hipri, or enable poll queues (NVMe: nvme.poll_queues=N)", j.Name, op, off, errno, t.Path, t.Disk)

@@ -112,6 +112,8 @@ func (j *Job) rwHas(d int) bool {
 		return true
 	case "read", "randread":
 		return d == Read
+	case "trim", "randtrim":
+		return false
 	}
 	return d == Write
 }

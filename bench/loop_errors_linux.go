@@ -65,7 +65,9 @@ func (l *loop) ioFailed(s int32, d uint8, errno unix.Errno, dr *DirResult) bool 
 	goesOn := j.goesOn(class, errno)
 	// The device had the request, and its counters show it: for the
 	// check that nobody else used the disk, it is the job's.
-	res.Moved[d] += uint64(l.lenOf[s])
+	if d <= Write {
+		res.Moved[d] += uint64(l.lenOf[s])
+	}
 	if goesOn && d == Write && l.vfy != nil {
 		l.vfy.unlogWrite(l, s)
 	}
@@ -120,8 +122,11 @@ func (l *loop) verifyFailed(e *verify.Error) bool {
 }
 
 func dirName(d uint8) string {
-	if d == Write {
+	switch d {
+	case Write:
 		return "write"
+	case Trim:
+		return "trim"
 	}
 	return "read"
 }

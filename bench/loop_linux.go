@@ -68,7 +68,7 @@ type loop struct {
 
 	measuring    bool
 	measureStart int64
-	cur          [2]DirResult
+	cur          DirResults
 	dist         IODist // fio's depth and latency distributions, over the window
 	res          *JobResult
 	nextSample   int64
@@ -167,8 +167,12 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 			timeEnded = l.pace != nil && l.pace.expired
 			break
 		}
-		if op > opWrite && l.sync.inline {
+		if op > opTrim && l.sync.inline {
 			l.syncInline(op, file, t)
+			continue
+		}
+		if op == opTrim {
+			l.trim(file, off, n, t)
 			continue
 		}
 		if l.vfy != nil && l.vfy.only && op == opWrite {
@@ -308,7 +312,7 @@ func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.
 // latency_target restart. It returns the runtime's new end and the
 // thread's usage at the window's start.
 func (l *loop) startWindow(t, end int64) (int64, unix.Rusage) {
-	l.cur = [2]DirResult{}
+	l.cur = DirResults{}
 	l.dist = IODist{}
 	l.prioRestart()
 	l.measureStart = t
@@ -409,12 +413,9 @@ func (l *loop) finish(timeEnded bool, ru0 unix.Rusage, stop *atomic.Bool) {
 // one interval still has a point to draw, and rates are per its length.
 func (l *loop) closeInterval(stopAt int64, measured bool) {
 	if measured && stopAt-(l.nextSample-l.interval) >= l.interval/2 {
-		l.res.Samples = append(l.res.Samples, Sample{
-			At:    time.Duration(stopAt - l.measureStart),
-			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
-			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
-			Lat:   l.qosInterval(),
-		})
+		s := Sample{At: time.Duration(stopAt - l.measureStart), Lat: l.qosInterval()}
+		s.IOs, s.Bytes = l.cur.Counts()
+		l.res.Samples = append(l.res.Samples, s)
 	}
 }
 
@@ -543,11 +544,20 @@ func (l *loop) reap(want int, block bool) {
 	} else {
 		l.holdClose(-1)
 	}
+	l.completed(l.comps[:n], tc)
+}
+
+// completed accounts the completions comps, reaped (or, for a trim, done)
+// at tc: slots freed, counts and latencies of the measured window, the
+// interval's sample when one is due. Offloaded, each I/O's completion is
+// its worker's stamp, and the sample is taken at the latest.
+func (l *loop) completed(comps []engine.Completion, tc int64) {
+	n := len(comps)
 	last := tc
-	for _, c := range l.comps[:n] {
+	for _, c := range comps {
 		s := c.Slot
 		d := l.dirOf[s]
-		if l.off != nil {
+		if l.off != nil && d != Trim { // a trim is done by the job's thread (loop_trim_linux.go)
 			tc = l.offloaded(s, d)
 			last = max(last, tc)
 		}
@@ -571,7 +581,9 @@ func (l *loop) reap(want int, block bool) {
 			}
 			continue
 		}
-		l.res.Moved[d] += uint64(c.Res)
+		if d <= Write {
+			l.res.Moved[d] += uint64(c.Res) // the disk's reads and writes; trims are neither
+		}
 		if l.vfy != nil {
 			l.vfy.completed(l, s, d, c.Res)
 		}
@@ -604,12 +616,9 @@ func (l *loop) reap(want int, block bool) {
 	l.live.Add(uint64(n))
 	tc = last
 	if l.measuring && tc >= l.nextSample {
-		l.res.Samples = append(l.res.Samples, Sample{
-			At:    time.Duration(tc - l.measureStart),
-			IOs:   [2]uint64{l.cur[Read].IOs, l.cur[Write].IOs},
-			Bytes: [2]uint64{l.cur[Read].Bytes, l.cur[Write].Bytes},
-			Lat:   l.qosInterval(),
-		})
+		s := Sample{At: time.Duration(tc - l.measureStart), Lat: l.qosInterval()}
+		s.IOs, s.Bytes = l.cur.Counts()
+		l.res.Samples = append(l.res.Samples, s)
 		l.nextSample += l.interval
 		if l.nextSample <= tc {
 			l.nextSample = tc + l.interval

@@ -113,7 +113,7 @@ func (l *loop) prioResult() { l.prioInto(&l.res.Dirs) }
 
 // prioInto writes the latency per priority so far into dirs: the
 // result's, or a snapshot's (loop_status_linux.go).
-func (l *loop) prioInto(dirs *[2]DirResult) {
+func (l *loop) prioInto(dirs *DirResults) {
 	for d, lats := range l.prio.lats {
 		if lats == nil {
 			continue

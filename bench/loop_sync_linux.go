@@ -39,7 +39,7 @@ func (l *loop) initSync(gen *ioGen) {
 // and the syncs measured so far go with the ramp.
 func (l *loop) syncRampEnd() {
 	l.sync.cur = SyncResult{}
-	l.gen.issues, l.gen.mixIssues = [2]uint64{}, 0
+	l.gen.issues, l.gen.mixIssues = [3]uint64{}, 0
 	l.gen.lastWasSync = false
 }
 
@@ -47,7 +47,7 @@ func (l *loop) syncRampEnd() {
 // generator whether the last I/O was a sync (fio's io_completed), and
 // accounts a sync, reporting true so the caller skips it.
 func (l *loop) completedSync(slot int32, d uint8, res int32, tc int64) bool {
-	sync := ioOp(d) > opWrite
+	sync := ioOp(d) > opTrim
 	l.gen.lastWasSync = sync
 	if sync {
 		l.accountSync(ioOp(d), res, l.created[slot], l.issued[slot], tc)

@@ -185,12 +185,12 @@ func (p *pacer) rateDir(op ioOp) (ioOp, bool) {
 // I/O is due, and keeps when this one was.
 func (p *pacer) queued(slot int32, op ioOp, n uint32, t int64) {
 	p.intended[slot] = t
-	if op > opWrite {
+	if op > opTrim {
 		return
 	}
 	p.issues++
 	d := op
-	if p.bps[d] == 0 {
+	if d == opTrim || p.bps[d] == 0 { // trims are never rated (finishTrims)
 		return
 	}
 	if due := p.next[d]; t > due {
@@ -225,7 +225,7 @@ func bytesTime(bytes, bps uint64) int64 {
 // does: think time after reads and writes, then the minimum rates (once
 // the ramp is over).
 func (p *pacer) after(op ioOp) {
-	if p.think > 0 && op <= opWrite {
+	if p.think > 0 && op <= opTrim {
 		p.thinkTime()
 	}
 	if p.checkMin && p.l.measuring {

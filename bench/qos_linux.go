@@ -21,7 +21,7 @@ func newQoSLoop(st stamps) qosLoop {
 // when the direction is paced, and the interval's headline latency.
 func (l *loop) qosCompleted(dr *DirResult, s int32, d uint8, tc, clat int64) {
 	v := clat
-	if p := l.pace; p != nil && p.bps[d] > 0 && l.st.complete {
+	if p := l.pace; p != nil && d <= Write && p.bps[d] > 0 && l.st.complete {
 		v = tc - p.intended[s]
 		dr.Intended.Add(uint64(v))
 	}

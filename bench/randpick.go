@@ -31,13 +31,13 @@ type picker struct {
 	dist  *randgen.Distribution
 	gen   string
 	files []pickFile
-	align [2]uint64 // each direction's blockalign (fio's ba): zoned_abs's unit
+	align [3]uint64 // each direction's blockalign (fio's ba): zoned_abs's unit
 
 	t32     randgen.Taus88  // tausworthe's offsets (fio's td->random_state)
 	t64     randgen.Taus258 // tausworthe64's
 	zone    randgen.Taus88  // zoned: which percent of the I/Os (td->zone_state)
-	seqRand [2]randgen.Taus88
-	perc    [2]uint32
+	seqRand [3]randgen.Taus88
+	perc    [3]uint32
 	zones   *[100]randgen.ZoneSpan
 
 	seeds randSeeds
@@ -67,7 +67,7 @@ func newPicker(j *Job, sizes []uint64, names []string, index int, seeds randSeed
 		blocks[i] = s / unit
 	}
 	p := &picker{dist: &j.RandomDistribution, gen: j.randomGenerator(blocks),
-		align: [2]uint64{uint64(j.Align(Read)), uint64(j.Align(Write))},
+		align: [3]uint64{uint64(j.Align(Read)), uint64(j.Align(Write)), uint64(j.Align(Trim))},
 		seeds: seeds, files: make([]pickFile, len(blocks))}
 	if p.gen != j.RandomGenerator && p.gen == genTausworthe64 {
 		p.gen, p.to64 = genTausworthe, true

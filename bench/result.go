@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 
@@ -9,10 +10,12 @@ import (
 	"iolab/bench/system"
 )
 
-// Directions, indexing JobResult.Dirs: fio's DDIR_READ and DDIR_WRITE.
+// Directions, indexing JobResult.Dirs: fio's DDIR_READ, DDIR_WRITE and
+// DDIR_TRIM (io_ddir.h).
 const (
 	Read  = 0
 	Write = 1
+	Trim  = 2
 )
 
 // DirResult is what one job did in one direction over the measured window.
@@ -32,11 +35,45 @@ type DirResult struct {
 	Prios []PrioLat `json:"prios,omitempty"`
 }
 
+// DirResults are a job's results per direction, indexed by Read, Write
+// and Trim (fio's DDIR_RWDIR_CNT of them). Its JSON leaves the trims out
+// when the job trimmed nothing: a run without trims reads as runs did
+// before iolab trimmed, and those (two directions) load as they are.
+type DirResults [3]DirResult
+
+// MarshalJSON writes reads and writes, and trims when there were any.
+func (d DirResults) MarshalJSON() ([]byte, error) {
+	if d[Trim].IOs == 0 && d[Trim].Bytes == 0 && d[Trim].Short == 0 {
+		return json.Marshal([2]DirResult{d[Read], d[Write]})
+	}
+	return json.Marshal([3]DirResult(d))
+}
+
+// Counts are each direction's I/Os and bytes.
+func (d *DirResults) Counts() (ios, bytes DirCounts) {
+	for i := range d {
+		ios[i], bytes[i] = d[i].IOs, d[i].Bytes
+	}
+	return ios, bytes
+}
+
+// DirCounts are a count per direction, as DirResults: its JSON leaves the
+// trims' out when it is 0.
+type DirCounts [3]uint64
+
+// MarshalJSON writes reads' and writes' counts, and trims' unless 0.
+func (c DirCounts) MarshalJSON() ([]byte, error) {
+	if c[Trim] == 0 {
+		return json.Marshal([2]uint64{c[Read], c[Write]})
+	}
+	return json.Marshal([3]uint64(c))
+}
+
 // Sample is the cumulative I/O count of a job at the end of one interval.
 type Sample struct {
 	At    time.Duration `json:"at_ns"` // since the measured window began
-	IOs   [2]uint64     `json:"ios"`
-	Bytes [2]uint64     `json:"bytes"`
+	IOs   DirCounts     `json:"ios"`
+	Bytes DirCounts     `json:"bytes"`
 	// Lat is the interval's own latency (qos.go); nil when latencies are
 	// off or nothing completed in it.
 	Lat *IntervalLat `json:"lat,omitempty"`
@@ -62,7 +99,7 @@ type JobResult struct {
 
 	Start   time.Time     `json:"start"`      // when the measured window began
 	Runtime time.Duration `json:"runtime_ns"` // the measured window
-	Dirs    [2]DirResult  `json:"dirs"`
+	Dirs    DirResults    `json:"dirs"`
 	// Dist is fio's I/O depth and latency distributions over the window.
 	Dist IODist `json:"dist"`
 	// RuntimeSum, with group_reporting, is the sum of the merged jobs'
@@ -227,7 +264,7 @@ func (r *JobResult) Merge(o *JobResult) {
 	r.Verify = mergeVerify(r.Verify, o.Verify)
 	r.Runtime = max(r.Runtime, o.Runtime)
 	for i := range min(len(r.Samples), len(o.Samples)) {
-		for d := range 2 {
+		for d := range r.Samples[i].IOs {
 			r.Samples[i].IOs[d] += o.Samples[i].IOs[d]
 			r.Samples[i].Bytes[d] += o.Samples[i].Bytes[d]
 		}
@@ -273,8 +310,8 @@ func MergeJobs(jobs []JobResult) JobResult {
 	for i := 1; i < len(jobs); i++ {
 		merged.Merge(&jobs[i])
 	}
-	prios := groupPrios(jobs)
-	for d := range merged.Dirs {
+	prios := groupPrios(jobs) // reads and writes: trims have no priorities of their own
+	for d := range prios {
 		merged.Dirs[d].Prios = prios[d]
 	}
 	return merged
@@ -313,14 +350,14 @@ type GroupResult struct {
 }
 
 // Totals are the result's IOPS and bytes/s summed over its jobs (or
-// groups' merged results) and both directions; zero for a nil result.
+// groups' merged results) and directions; zero for a nil result.
 func (res *Result) Totals() (iops, bw float64) {
 	if res == nil {
 		return 0, 0
 	}
 	for _, g := range res.Groups {
 		for i := range g.Jobs {
-			for d := range 2 {
+			for d := range g.Jobs[i].Dirs {
 				iops += g.Jobs[i].IOPS(d)
 				bw += g.Jobs[i].BW(d)
 			}

@@ -115,8 +115,8 @@ func testJobResult(rng *rand.Rand, job bench.Job, n int, samples int) bench.JobR
 		f := uint64(i + 1)
 		jr.Samples = append(jr.Samples, bench.Sample{
 			At:    time.Duration(i+1) * time.Second,
-			IOs:   [2]uint64{jr.Dirs[0].IOs * f / uint64(samples), jr.Dirs[1].IOs * f / uint64(samples)},
-			Bytes: [2]uint64{jr.Dirs[0].Bytes * f / uint64(samples), jr.Dirs[1].Bytes * f / uint64(samples)},
+			IOs:   bench.DirCounts{jr.Dirs[0].IOs * f / uint64(samples), jr.Dirs[1].IOs * f / uint64(samples)},
+			Bytes: bench.DirCounts{jr.Dirs[0].Bytes * f / uint64(samples), jr.Dirs[1].Bytes * f / uint64(samples)},
 		})
 	}
 	return jr

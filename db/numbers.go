@@ -121,7 +121,7 @@ func checkJobNumbers(in string, j *bench.JobResult) error {
 			return err
 		}
 	}
-	for d, name := range []string{"read", "write"} {
+	for d, name := range []string{"read", "write", "trim"} {
 		dr := &j.Dirs[d]
 		for _, c := range []struct {
 			what string
@@ -156,7 +156,7 @@ func checkJobNumbers(in string, j *bench.JobResult) error {
 		if err := checkDuration(sin, "at_ns", sm.At, MaxRuntime); err != nil {
 			return err
 		}
-		for d, name := range []string{"read", "write"} {
+		for d, name := range []string{"read", "write", "trim"} {
 			if err := checkCount(sin, name+" ios", sm.IOs[d]); err != nil {
 				return err
 			}

@@ -137,6 +137,7 @@ func (c *stepCache) fill(ctx context.Context, tx *sql.Tx, load StepLoad, steps [
 		for j := range e.jobs {
 			cj := &e.jobs[j]
 			rr := cj.rr // a copy: the histograms load leaves out are not decoded
+			rr.trimHists = load.Hists
 			for d := range rr.dirs {
 				for l := range rr.dirs[d].lats {
 					if load.Hists&(1<<l) == 0 {

@@ -64,6 +64,9 @@ type fioExtras struct {
 	TotalErr      uint64 `json:"total_err,omitempty"`
 	FirstError    int    `json:"first_error,omitempty"`
 	FirstErrorMsg string `json:"first_error_msg,omitempty"`
+	// Trim is the trims' direction (bench.Trim), where the job trimmed:
+	// the columns hold reads and writes.
+	Trim *bench.DirResult `json:"trim,omitempty"`
 }
 
 // groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
@@ -293,7 +296,7 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 	row = append(row, stepID, gi, ji, jr.GroupID, jr.Name, reporting, jr.Jobs, string(job),
 		jr.Error, nsTime(jr.Start), int64(jr.Runtime), int64(jr.Interval),
 		int64(jr.UsrCPU), int64(jr.SysCPU), int64(jr.Ctx), int64(jr.MinFlt), int64(jr.MajFlt))
-	for d := range jr.Dirs {
+	for d := range bench.Trim {
 		dr := &jr.Dirs[d]
 		row = append(row, int64(dr.IOs), int64(dr.Bytes), int64(dr.Short), jr.IOPS(d), jr.BW(d))
 		for _, l := range []*hist.Lat{&dr.Slat, &dr.Clat, &dr.Lat} {
@@ -305,6 +308,9 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 		Steady: jr.Steady, LatencyDepth: jr.LatencyDepth, TotalErr: jr.TotalErr, FirstError: jr.FirstError, FirstErrorMsg: jr.FirstErrorMsg}
 	if jr.Dirs[bench.Read].Prios != nil || jr.Dirs[bench.Write].Prios != nil {
 		x.Prios = &[2][]bench.PrioLat{jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios}
+	}
+	if t := jr.Dirs[bench.Trim]; t.IOs > 0 || t.Short > 0 {
+		x.Trim = &t
 	}
 	extras, err := json.Marshal(x)
 	if err != nil {
@@ -680,6 +686,7 @@ func readWindowResults(ctx context.Context, tx *sql.Tx, runID int64, load StepLo
 			group.Jobs = jobs[groupStart:len(jobs):len(jobs)]
 		}
 	}
+	rr.trimHists = load.Hists
 	dest := append([]any{&resultID, &stepID}, rr.dest()...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
@@ -839,7 +846,7 @@ func scanSamples(rows *sql.Rows, into func(resultID int64) (*[]bench.Sample, err
 			cur = id
 		}
 		*dst = append(*dst, bench.Sample{At: time.Duration(at),
-			IOs: [2]uint64{uint64(rIOs), uint64(wIOs)}, Bytes: [2]uint64{uint64(rBy), uint64(wBy)}, Lat: lat.value()})
+			IOs: bench.DirCounts{uint64(rIOs), uint64(wIOs)}, Bytes: bench.DirCounts{uint64(rBy), uint64(wBy)}, Lat: lat.value()})
 	}
 	return rows.Err()
 }
@@ -855,7 +862,10 @@ type resultRowScan struct {
 	ctx, minFlt, majFlt                       int64
 	iops, bw                                  [2]float64 // derived; read to skip
 	fio, qos                                  sql.NullString
-	dirs                                      [2]struct {
+	// trimHists are the trims' histograms fill keeps: the fio column
+	// holds them whole (fioExtras.Trim), the columns' load leaves out.
+	trimHists Hists
+	dirs      [2]struct {
 		ios, bytes, short int64
 		lats              [3]struct {
 			n, min, max int64
@@ -902,11 +912,19 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 			jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios = x.Prios[bench.Read], x.Prios[bench.Write]
 		}
 		jr.TotalErr, jr.FirstError, jr.FirstErrorMsg = x.TotalErr, x.FirstError, x.FirstErrorMsg
+		if x.Trim != nil {
+			jr.Dirs[bench.Trim] = *x.Trim
+			for k, l := range []*hist.Lat{&jr.Dirs[bench.Trim].Slat, &jr.Dirs[bench.Trim].Clat, &jr.Dirs[bench.Trim].Lat} {
+				if rr.trimHists&(1<<k) == 0 {
+					l.Hist = hist.Histogram{}
+				}
+			}
+		}
 	}
 	if err := decodeQoS(rr.qos, jr); err != nil {
 		return err
 	}
-	for d := range jr.Dirs {
+	for d := range rr.dirs {
 		src, dst := &rr.dirs[d], &jr.Dirs[d]
 		dst.IOs, dst.Bytes, dst.Short = uint64(src.ios), uint64(src.bytes), uint64(src.short)
 		for k, l := range []*hist.Lat{&dst.Slat, &dst.Clat, &dst.Lat} {

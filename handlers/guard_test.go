@@ -38,7 +38,12 @@ func hostileNames(e testdev.HostileEnv, tc testdev.HostileTarget) []string {
 
 // hostileBody is a short write run on a hostile case's target.
 func hostileBody(e testdev.HostileEnv, tc testdev.HostileTarget, filename string) string {
-	opts := map[string]any{"filename": filename, "size": "1m", "rw": "write", "bs": "64k",
+	return hostileBodyRW(e, tc, filename, "write")
+}
+
+// hostileBodyRW is hostileBody's run doing rw (write, or a trim).
+func hostileBodyRW(e testdev.HostileEnv, tc testdev.HostileTarget, filename, rw string) string {
+	opts := map[string]any{"filename": filename, "size": "1m", "rw": rw, "bs": "64k",
 		"ioengine": "psync", "runtime": "300ms", "time_based": 1}
 	if tc.Directory != nil {
 		opts["directory"] = tc.Directory(e)
@@ -82,7 +87,14 @@ func namesAny(msg string, names []string) bool {
 // with an error naming the path; the swap cases are accepted, queued
 // behind a run that holds their devices, swapped, and fail at their
 // open. No victim byte changes.
-func TestHostileTargetsWebRuns(t *testing.T) {
+func TestHostileTargetsWebRuns(t *testing.T) { hostileTargetsWebRuns(t, "write") }
+
+// TestHostileTrimsWebRuns replays them with runs that trim: the write
+// guard holds trims to its rules, and a discard would zero the victims'
+// random bytes.
+func TestHostileTrimsWebRuns(t *testing.T) { hostileTargetsWebRuns(t, "randtrim") }
+
+func hostileTargetsWebRuns(t *testing.T, rw string) {
 	dataDir, _ := filepath.EvalSymlinks(t.TempDir())
 	e := testdev.NewHostileEnv(t, dataDir, 4<<20)
 	ts := newTestServer(t, Config{AllowTargets: e.Targets(), DataDir: dataDir})
@@ -95,7 +107,7 @@ func TestHostileTargetsWebRuns(t *testing.T) {
 		}
 		t.Run(tc.Name, func(t *testing.T) {
 			names := hostileNames(e, tc)
-			rec := ts.do(t, "POST", "/api/runs", hostileBody(e, tc, tc.Filename(e)))
+			rec := ts.do(t, "POST", "/api/runs", hostileBodyRW(e, tc, tc.Filename(e), rw))
 			switch rec.Code {
 			case http.StatusBadRequest:
 				if !namesAny(rec.Body.String(), names) {
@@ -123,7 +135,7 @@ func TestHostileTargetsWebRuns(t *testing.T) {
 	names := map[string][]string{} // taken before the swaps: Filename makes files
 	for _, tc := range swaps {
 		names[tc.Name] = hostileNames(e, tc)
-		ids[tc.Name] = launchRun(t, ts, hostileBody(e, tc, tc.Filename(e)))
+		ids[tc.Name] = launchRun(t, ts, hostileBodyRW(e, tc, tc.Filename(e), rw))
 		if r, err := ts.store.GetRun(context.Background(), ids[tc.Name]); err != nil || r.Status != db.StatusQueued {
 			t.Fatalf("%s: %+v %v; want it queued behind the holder", tc.Name, r, err)
 		}

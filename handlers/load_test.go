@@ -69,7 +69,7 @@ func seedLongRun(t testing.TB, store *db.Store, n int) *db.Run {
 		}
 		for s := range 60 {
 			jr.Samples = append(jr.Samples, bench.Sample{At: time.Duration(s+1) * time.Second,
-				IOs: [2]uint64{uint64(33 * (s + 1)), uint64(33 * (s + 1))}, Bytes: [2]uint64{uint64(33 * (s + 1) * 4096), 0}})
+				IOs: bench.DirCounts{uint64(33 * (s + 1)), uint64(33 * (s + 1))}, Bytes: bench.DirCounts{uint64(33 * (s + 1) * 4096), 0}})
 		}
 		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Minute),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{Jobs: []bench.JobResult{jr}}}}}

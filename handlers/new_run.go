@@ -276,7 +276,7 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
 		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f), Hosts: hosts,
-		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel}, nil
+		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel}, nil
 }
 
 // sweepFields are the form's axis fields with what f holds in them.

@@ -127,7 +127,7 @@ func seedRun(t testing.TB, store *db.Store, name string, iodepths []string, repe
 		for k := range ios {
 			job.Dirs[bench.Read].Clat.Add(10000 + k*10)
 		}
-		job.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{ios, 0}, Bytes: [2]uint64{ios * 4096, 0}}}
+		job.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{ios, 0}, Bytes: bench.DirCounts{ios * 4096, 0}}}
 		res := sweep.StepResult{Step: st, Status: sweep.StepDone, Start: start, End: start.Add(time.Second),
 			Result: &bench.Result{Start: start, Groups: []bench.GroupResult{{ID: 0, Jobs: []bench.JobResult{job},
 				Disks: []system.DiskUtilization{{Name: "vda", ReadsPerSec: float64(ios), ReadAwait: 0.25, AvgQueueSize: 1.5, Util: 42}}}}},

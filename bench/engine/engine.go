@@ -68,6 +68,10 @@ const (
 	// FIO_NO_OFFLOAD, which fio 3.33 sets on io_uring alone): their
 	// rings belong to one thread and are not trusted to submit workers.
 	NoOffload
+	// NoTrim engines cannot trim: fio 3.33's vsync hands a trim to its
+	// readv/writev batch (engines/sync.c fio_vsyncio_queue), which fails
+	// with EFAULT. Their jobs' trimming rw modes are refused.
+	NoTrim
 )
 
 // Depth is how many I/Os the engine keeps in flight for iodepth: 1 for a
@@ -97,6 +101,7 @@ type Op uint8
 const (
 	OpRead      Op = iota // = bench.Read
 	OpWrite               // = bench.Write
+	OpTrim                // = bench.Trim: a discard (fio's DDIR_TRIM); the job loop does it
 	OpFsync               // fsync(2) of the file (fio's fsync=N, end_fsync)
 	OpFdatasync           // fdatasync(2) (fio's fdatasync=N)
 )

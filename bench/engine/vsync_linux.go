@@ -9,7 +9,7 @@ import "golang.org/x/sys/unix"
 var vsyncEngine = Engine{
 	Name:     "vsync",
 	Help:     "lseek then readv/writev of one iovec; iodepth 1",
-	Flags:    SyncIO,
+	Flags:    SyncIO | NoTrim,
 	MaxDepth: 1,
 	open: func(st *Setup) (IO, Info, error) {
 		s, err := newSyncIO(st, vsyncReadWrite)

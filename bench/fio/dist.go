@@ -22,7 +22,7 @@ type distributions struct {
 // non-empty bucket shown as at least 0.1 % (depths) or 0.01 %
 // (latencies); all 0 when there is nothing to share.
 func distShares(d *bench.IODist) distributions {
-	issued := d.Issued[bench.Read] + d.Issued[bench.Write]
+	issued := d.Issued[bench.Read] + d.Issued[bench.Write] + d.Issued[bench.Trim] // fio's ddir_rw_sum
 	return distributions{
 		level:    shares(depthKeys, d.Depth[:], issued, 0.1),
 		submit:   shares(callKeys, d.Submit[:], d.Submits, 0.1),

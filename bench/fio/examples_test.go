@@ -158,6 +158,9 @@ func compareWithFio(t *testing.T, fio, path string, cfg *bench.Config, res *benc
 				g.Read.IOBytes, g.Read.TotalIOs, g.Write.IOBytes, g.Write.TotalIOs,
 				w.Read.IOBytes, w.Read.TotalIOs, w.Write.IOBytes, w.Write.TotalIOs)
 		}
+		if g.Trim.IOBytes != w.Trim.IOBytes || g.Trim.TotalIOs != w.Trim.TotalIOs {
+			t.Errorf("%s: iolab trimmed %d bytes in %d I/Os, fio %d in %d", g.JobName, g.Trim.IOBytes, g.Trim.TotalIOs, w.Trim.IOBytes, w.Trim.TotalIOs)
+		}
 	}
 }
 
@@ -200,6 +203,9 @@ func issued(r *JobReport, j *bench.Job) uint64 {
 	}
 	if j.Writes() {
 		n += r.Write.TotalIOs
+	}
+	if j.Trims() {
+		n += r.Trim.TotalIOs
 	}
 	return n
 }

@@ -505,8 +505,7 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 	}
 	// fio's iops and bw divide by the direction's runtime; the job's
 	// window is the longest of them (job_runtime when nothing ran).
-	runtime := jr.Read.Runtime
-	runtime = max(runtime, jr.Write.Runtime)
+	runtime := max(jr.Read.Runtime, jr.Write.Runtime, jr.Trim.Runtime)
 	if runtime == 0 {
 		runtime = jr.JobRuntime
 	}
@@ -515,7 +514,7 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 	r.UsrCPU = time.Duration(jr.UsrCPU / 100 * float64(cpuBase))
 	r.SysCPU = time.Duration(jr.SysCPU / 100 * float64(cpuBase))
 	plus := false
-	for d, dr := range []*DirReport{&jr.Read, &jr.Write} {
+	for d, dr := range []*DirReport{&jr.Read, &jr.Write, &jr.Trim} {
 		out := &r.Dirs[d]
 		out.IOs, out.Bytes, out.Short = dr.TotalIOs, dr.IOBytes, dr.ShortIOs
 		for _, l := range []struct {
@@ -525,14 +524,14 @@ func fioJobResult(jr *JobReport, job bench.Job) (*bench.JobResult, bool, error) 
 		}{{"slat_ns", &dr.Slat, &out.Slat}, {"clat_ns", &dr.Clat, &out.Clat}, {"lat_ns", &dr.Lat, &out.Lat}} {
 			lat, hasBins, err := fioLat(l.in)
 			if err != nil {
-				return nil, false, fmt.Errorf("%s: %s: %w", [2]string{"read", "write"}[d], l.name, err)
+				return nil, false, fmt.Errorf("%s: %s: %w", dirNames[d], l.name, err)
 			}
 			*l.out = lat
 			plus = plus || hasBins
 		}
 		prios, err := importPrios(dr.Prios)
 		if err != nil {
-			return nil, false, fmt.Errorf("%s: prios: %w", [2]string{"read", "write"}[d], err)
+			return nil, false, fmt.Errorf("%s: prios: %w", dirNames[d], err)
 		}
 		out.Prios = prios
 	}

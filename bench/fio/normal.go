@@ -83,9 +83,15 @@ func plural(n int) string {
 func writeJobLines(b *strings.Builder, g bench.Group) int {
 	for i := 0; i < len(g.Jobs); i += max(g.Jobs[i].NumJobs, 1) {
 		j := &g.Jobs[i]
-		bs := num2str(uint64(j.BS), j.SignificantFigures(), 1, true, "B")
+		// fio's min_bs and max_bs of each direction (init.c).
+		var bs [6]any
+		for d := range bench.Trim + 1 {
+			lo, hi := j.BlockSizes(d)
+			bs[2*d] = num2str(uint64(lo), j.SignificantFigures(), 1, true, "B")
+			bs[2*d+1] = num2str(uint64(hi), j.SignificantFigures(), 1, true, "B")
+		}
 		fmt.Fprintf(b, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
-			j.Name, g.ID, j.RW, bs, bs, bs, bs, bs, bs, j.IOEngine, j.IODepth)
+			append(append([]any{j.Name, g.ID, j.RW}, bs[:]...), j.IOEngine, j.IODepth)...)
 		if j.NumJobs > 1 {
 			b.WriteString("...\n")
 		}
@@ -93,10 +99,10 @@ func writeJobLines(b *strings.Builder, g bench.Group) int {
 	return len(g.Jobs)
 }
 
-var dirNames = [2]string{"read", "write"}
+var dirNames = [3]string{"read", "write", "trim"} // fio's io_ddir_name
 
 func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when string) {
-	if rd, _ := r.ReportedDir(bench.Read); rd.IOs+r.Dirs[bench.Write].IOs == 0 && r.Error == "" {
+	if rd, _ := r.ReportedDir(bench.Read); rd.IOs+r.Dirs[bench.Write].IOs+r.Dirs[bench.Trim].IOs == 0 && r.Error == "" {
 		return // fio prints nothing of a job that did nothing
 	}
 	errno := errnoOf(r)
@@ -110,7 +116,7 @@ func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when
 	if r.Job.Description != "" {
 		fmt.Fprintf(b, "  Description  : [%s]\n", r.Job.Description)
 	}
-	for d := range 2 {
+	for d := range r.Dirs {
 		if dr, _ := r.ReportedDir(d); dr.Bytes > 0 {
 			writeDirNormal(b, r, d, gs)
 		}
@@ -126,8 +132,8 @@ func writeJobNormal(b *strings.Builder, r *bench.JobResult, gs *groupStats, when
 	fmt.Fprintf(b, "     submit    : %s\n", distLine(dist.submit))
 	fmt.Fprintf(b, "     complete  : %s\n", distLine(dist.complete))
 	rd, _ := r.ReportedDir(bench.Read) // a write job's verify reads are its reads
-	fmt.Fprintf(b, "     issued rwts: total=%d,%d,0,%d short=%d,%d,0,0 dropped=0,0,0,0\n",
-		rd.IOs, r.Dirs[bench.Write].IOs, r.Sync.Fsyncs, rd.Short, r.Dirs[bench.Write].Short)
+	fmt.Fprintf(b, "     issued rwts: total=%d,%d,%d,%d short=%d,%d,%d,0 dropped=0,0,0,0\n",
+		rd.IOs, r.Dirs[bench.Write].IOs, r.Dirs[bench.Trim].IOs, r.Sync.Fsyncs, rd.Short, r.Dirs[bench.Write].Short, r.Dirs[bench.Trim].Short)
 	if total, first := errorCounts(r); total != nil {
 		fmt.Fprintf(b, "     errors    : total=%d, first_error=%d/<%s>\n", *total, *first, bench.Strerror(*first))
 	}
@@ -292,7 +298,7 @@ func slicesMinMax(v []uint64) (lo, hi uint64) {
 // writeGroupStats is fio's show_group_stats.
 func writeGroupStats(b *strings.Builder, id int, gs *groupStats) {
 	fmt.Fprintf(b, "\nRun status group %d (all jobs):\n", id)
-	for d, name := range [2]string{"   READ", "  WRITE"} {
+	for d, name := range [3]string{"   READ", "  WRITE", "   TRIM"} {
 		if gs.maxRun[d] == 0 {
 			continue
 		}

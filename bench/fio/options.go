@@ -34,7 +34,7 @@ var jobOptions = []bench.OptionSpec{
 	{Name: "filename", Example: "/dev/nvme0n1", Unit: "path", Help: "the device or file to do I/O on (several: a:b, \\: for a colon; default: jobname.jobnum.filenum)", Set: setFilename,
 		Get: func(j *bench.Job) string { return j.Filename }},
 	{Name: "rw", Aliases: []string{"readwrite"}, Example: "randread", Unit: "mode", Default: "read",
-		Help: "read, write, randread, randwrite, rw (mixed sequential) or randrw", Set: setRW,
+		Help: "read, write, randread, randwrite, rw (mixed sequential), randrw, trim, randtrim (discards: BLKDISCARD, or a punched hole), trimwrite or randtrimwrite (each block trimmed, then written)", Set: setRW,
 		Get: func(j *bench.Job) string { return j.RW }},
 	{Name: "rwmixread", Example: "70", Unit: "%", Default: "50", Help: "share of reads in rw and randrw",
 		Set: bench.IntField(0, 100, func(j *bench.Job) *int { return &j.RWMixRead }),
@@ -47,7 +47,7 @@ var jobOptions = []bench.OptionSpec{
 			}
 			return err
 		}},
-	{Name: "bs", Aliases: []string{"blocksize"}, Example: "4k", Unit: "size", Default: "4k", Help: "the size of each I/O (reads,writes: 4k,64k)", Set: setBS,
+	{Name: "bs", Aliases: []string{"blocksize"}, Example: "4k", Unit: "size", Default: "4k", Help: "the size of each I/O (reads,writes: 4k,64k; reads,writes,trims: 4k,64k,1m)", Set: setBS,
 		Get: getBS},
 	{Name: "size", Example: "1g", Unit: "size", Help: "bytes of the files the job covers, divided among them, or N% of each (default: all of it from offset)",
 		Set: setSize, Get: getSize},
@@ -298,6 +298,9 @@ func FinishJob(j *bench.Job) error {
 	if err := j.CheckVerify(); err != nil {
 		return fail("verify", "%s", err)
 	}
+	if err := finishTrims(j, fail); err != nil {
+		return err
+	}
 	if err := finishFiles(j, fail); err != nil {
 		return err
 	}
@@ -321,7 +324,7 @@ func setFilename(j *bench.Job, v string) error {
 	return nil
 }
 
-var rwModes = []string{"read", "write", "randread", "randwrite", "rw", "randrw"}
+var rwModes = []string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
 
 func setRW(j *bench.Job, v string) error {
 	mode, suffix, hasSuffix := strings.Cut(v, ":")
@@ -330,13 +333,8 @@ func setRW(j *bench.Job, v string) error {
 	}
 	if !slices.Contains(rwModes, mode) {
 		msg := fmt.Sprintf("%q is not one of %s", v, strings.Join(rwModes, ", "))
-		switch mode {
-		case "trim", "randtrim", "trimwrite", "randtrimwrite":
-			msg = fmt.Sprintf("%q: iolab does not trim; use one of %s", v, strings.Join(rwModes, ", "))
-		default:
-			if s := units.Closest(mode, rwModes); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
+		if s := units.Closest(mode, rwModes); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return errors.New(msg)
 	}
@@ -647,6 +645,10 @@ func unknownOption(name, value string) error {
 		return err
 	}
 	e := &bench.OptionError{Option: name, Value: value}
+	if err := verifyTrimError(name); err != nil {
+		e.Msg = err.Error()
+		return e
+	}
 	if slices.Contains(strings.Fields(fioJobOptionNames), name) {
 		e.Msg = fmt.Sprintf("option %q is not supported by iolab (remove it, or run this job with fio)", name)
 		return e

@@ -192,7 +192,7 @@ func splitDirs(v string, seps string) ([]string, error) {
 	}
 	parts := []string{v[:i], v[i+1:]}
 	if strings.ContainsAny(parts[1], seps) {
-		return nil, fmt.Errorf("%q: a third value is for trims, and iolab does not trim (use reads,writes)", v)
+		return nil, fmt.Errorf("%q: a third value is for trims, which iolab takes in bs only (here, use reads,writes: trims take the writes')", v)
 	}
 	return parts, nil
 }
@@ -241,21 +241,70 @@ func setBS(j *bench.Job, v string) error {
 	if err := trimsKeepTheirs(v); err != nil {
 		return err
 	}
-	sizes := [2]int64{j.BS, j.BS}
+	sizes := [3]int64{j.BS, j.BS, j.BS}
 	if j.WriteBS > 0 {
 		sizes[bench.Write] = j.WriteBS
 	}
-	err := setDirSizes(v, ",:-", func(d int, n int64) { sizes[d] = n })
-	j.BS, j.WriteBS = sizes[bench.Read], sizes[bench.Write]
+	sizes[bench.Trim] = sizes[bench.Write]
+	if j.TrimBS > 0 {
+		sizes[bench.Trim] = j.TrimBS
+	}
+	// bs=r,w,t: the third value is the trims' (fio's bs takes one per
+	// direction); splitDirs refuses it for the options that take two.
+	r, w, t, three := splitThird(v)
+	if three {
+		v = r + "," + w
+	}
+	err := setDirSizes(v, ",:-", func(d int, n int64) {
+		sizes[d] = n
+		if d == bench.Write && !three {
+			sizes[bench.Trim] = n // trims follow the writes' value
+		}
+	})
+	if err == nil && three && t != "" {
+		n, perr := units.ParseSize(t)
+		switch {
+		case perr != nil:
+			err = perr
+		case n == 0:
+			err = errors.New("0 is not a block size (use e.g. 4k)")
+		default:
+			sizes[bench.Trim] = n
+		}
+	}
+	if err != nil {
+		return err
+	}
+	j.BS, j.WriteBS, j.TrimBS = sizes[bench.Read], sizes[bench.Write], sizes[bench.Trim]
+	if j.TrimBS == j.WriteBS {
+		j.TrimBS = 0 // the writes' size: WriteBS (or BS) says it
+	}
 	if j.WriteBS == j.BS {
 		j.WriteBS = 0 // the same for both: Job.BS alone says it
 	}
-	return err
+	return nil
+}
+
+// splitThird cuts "r,w,t" into its three values; three is false for one
+// or two values.
+func splitThird(v string) (r, w, t string, three bool) {
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
 }
 
 func getBS(j *bench.Job) string {
-	if j.WriteBS > 0 && j.WriteBS != j.BS {
-		return units.FormatSize(j.BS) + "," + units.FormatSize(j.WriteBS)
+	w := j.BS
+	if j.WriteBS > 0 {
+		w = j.WriteBS
+	}
+	if j.TrimBS > 0 && j.TrimBS != w {
+		return units.FormatSize(j.BS) + "," + units.FormatSize(w) + "," + units.FormatSize(j.TrimBS)
+	}
+	if w != j.BS {
+		return units.FormatSize(j.BS) + "," + units.FormatSize(w)
 	}
 	return units.FormatSize(j.BS)
 }
@@ -316,7 +365,7 @@ func setBSSplit(j *bench.Job, v string) error {
 	}
 	r, w, perDir := strings.Cut(v, ",")
 	if strings.Contains(w, ",") {
-		return fmt.Errorf("%q: a third list is for trims, and iolab does not trim (use reads,writes)", v)
+		return fmt.Errorf("%q: a third list is for trims, which iolab takes in bs only (here, use reads,writes: trims take the writes')", v)
 	}
 	// "r,": writes (and trims) keep theirs (fio's str_split_parse).
 	if !perDir {

@@ -119,11 +119,11 @@ func runtimeMS(d time.Duration) uint64 {
 // direction the bytes moved, the shortest and longest runtime, the least
 // and most bandwidth of its jobs (bytes/s) and the aggregate bandwidth.
 type groupStats struct {
-	bytes          [2]uint64
-	minRun, maxRun [2]uint64 // ms
-	minBW, maxBW   [2]uint64
-	agg            [2]uint64
-	hasIO          [2]bool
+	bytes          [3]uint64
+	minRun, maxRun [3]uint64 // ms
+	minBW, maxBW   [3]uint64
+	agg            [3]uint64
+	hasIO          [3]bool
 	// sigFigs is the group's significant_figures: fio takes its first
 	// job's for the run status lines.
 	sigFigs int
@@ -136,7 +136,7 @@ func newGroupStats(g *bench.GroupResult) groupStats {
 	}
 	for i := range g.Jobs {
 		r := &g.Jobs[i]
-		for d := range 2 {
+		for d := range r.Dirs {
 			dr, runtime := r.ReportedDir(d)
 			if dr.IOs == 0 {
 				continue
@@ -157,7 +157,7 @@ func newGroupStats(g *bench.GroupResult) groupStats {
 			gs.bytes[d] += dr.Bytes
 		}
 	}
-	for d := range 2 {
+	for d := range gs.agg {
 		if gs.maxRun[d] > 0 {
 			gs.agg[d] = gs.bytes[d] * 1000 / gs.maxRun[d]
 		}
@@ -189,6 +189,7 @@ func jobReport(r *bench.JobResult, plus bool, gs *groupStats) JobReport {
 	jr.UsrCPU, jr.SysCPU = cpuShares(r)
 	jr.Read = dirReport(r, bench.Read, plus, gs)
 	jr.Write = dirReport(r, bench.Write, plus, gs)
+	jr.Trim = dirReport(r, bench.Trim, plus, gs)
 	jr.Sync = syncReport(r, plus)
 	dist := distShares(&r.Dist)
 	jr.IODepthLevel, jr.IODepthSubmit, jr.IODepthComplete = dist.level, dist.submit, dist.complete

@@ -208,7 +208,7 @@ func jobFigures(results []*JobView) JobFigures {
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
 	var lats [4]hist.Histogram
 	for _, r := range results {
-		for d := range 2 {
+		for d := range r.Dirs {
 			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
 			}

@@ -101,7 +101,7 @@ func numbersOf(results []*JobView) jobNumbers {
 	var n jobNumbers
 	var lat hist.LatStat
 	for _, r := range results {
-		for d := range 2 {
+		for d := range r.Dirs {
 			n.iops += r.IOPS(d)
 			n.bw += r.BW(d)
 			n.ios += r.Dirs[d].IOs

@@ -77,7 +77,7 @@ type JobView struct {
 	Interval     time.Duration
 	UsrCPU       time.Duration
 	SysCPU       time.Duration
-	Dirs         [2]DirView
+	Dirs         [3]DirView // by bench.Read, Write, Trim
 	Samples      []bench.Sample
 	Steady       *bench.SteadyResult
 	LatencyDepth int
@@ -238,7 +238,7 @@ func (res *ResultView) Totals() (iops, bw float64) {
 	}
 	for _, g := range res.Groups {
 		for i := range g.Jobs {
-			for d := range 2 {
+			for d := range g.Jobs[i].Dirs {
 				iops += g.Jobs[i].IOPS(d)
 				bw += g.Jobs[i].BW(d)
 			}

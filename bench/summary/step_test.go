@@ -67,14 +67,14 @@ func TestJobViewOf(t *testing.T) {
 // another result.
 func TestStepFigures(t *testing.T) {
 	r := sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{Groups: []bench.GroupResult{{Jobs: []bench.JobResult{
-		{Name: "a", Runtime: time.Second, Dirs: [2]bench.DirResult{{IOs: 1000}}}}}}}}
+		{Name: "a", Runtime: time.Second, Dirs: bench.DirResults{{IOs: 1000}}}}}}}}
 	r.Result.Groups[0].Jobs[0].Dirs[0].Clat.Add(5000)
 	st := StepViewOf(&r)
 	if got, want := FiguresOfStep(&st), FiguresOf(&r); !reflect.DeepEqual(got, want) {
 		t.Fatalf("figures %+v, want %+v", got, want)
 	}
 	other := st
-	other.Result = &ResultView{Groups: []GroupView{{Jobs: []JobView{{Name: "b", Runtime: time.Second, Dirs: [2]DirView{{IOs: 10}}}}}}}
+	other.Result = &ResultView{Groups: []GroupView{{Jobs: []JobView{{Name: "b", Runtime: time.Second, Dirs: [3]DirView{{IOs: 10}}}}}}}
 	if f := FiguresOfStep(&other); len(f.Jobs) != 1 || f.Jobs[0].Name != "b" || f.Jobs[0].IOPS != 10 {
 		t.Fatalf("a copy with another result: figures %+v, want b's", f)
 	}

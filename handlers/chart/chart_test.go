@@ -49,7 +49,7 @@ func TestBuildChartEveryKind(t *testing.T) {
 	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		w := testWrites(1000 + uint64(s.Seq))
 		w.Name = "w"
-		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
+		w.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
 		r := testJob("r", time.Second, testLoad{ios: 10, bs: 4096, lat: time.Millisecond}, testLoad{})
 		return sweeptest.Done(w, r)
 	}))

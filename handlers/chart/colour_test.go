@@ -96,7 +96,7 @@ func TestColourIsTheValue(t *testing.T) {
 	njPlan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "8"), sweepOf(sweep.AxisNumJobs, numjobs...))
 	njRun := testRun(21, njPlan, sweeptest.Steps(njPlan, func(s sweep.Step) sweep.StepResult {
 		w := testWrites(1000 + uint64(100*s.Seq))
-		w.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
+		w.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
 		return sweeptest.Done(w)
 	}))
 	engines := []string{"io_uring", "libaio", "psync"}

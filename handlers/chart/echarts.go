@@ -26,6 +26,8 @@ func dirPrefix(q Query) (column, title string) {
 		return "read_", "Read "
 	case bench.Write:
 		return "write_", "Write "
+	case bench.Trim:
+		return "trim_", "Trim "
 	}
 	return "", ""
 }

@@ -44,7 +44,7 @@ func jobLat(steps []summary.StepView, job string, d int, k LatKind) (mean, p50, 
 				if g.Jobs[j].Name != job {
 					continue
 				}
-				for dd := range 2 {
+				for dd := range g.Jobs[j].Dirs {
 					if d < 0 || d == dd {
 						lv := k.Of(&g.Jobs[j].Dirs[dd])
 						lv.Hist.AddTo(h)

@@ -37,7 +37,7 @@ func buildIOPS(q Query, runs []*runView) (*Chart, error) {
 		c.Format.Tooltip, c.Format.XName, xName, xs = "bars", one.name, one.name, one.categories
 	}
 	box := echarts.NewBoxPlot()
-	box.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; thick outline: noisy (CV > 10%)"),
+	box.SetGlobalOptions(plotOptions(c.Title, subtitle(runs, g, "median, whiskers min–max over repeats; thick outline: noisy (CV > 10%)"+dirsNote(q, runs)),
 		"item", xAxisOpts(xName, "category"), opts.YAxis{Name: dirTitle + "IOPS", Type: "value", SplitLine: splitLine()})...)
 	box.SetXAxis(xs)
 	var boxes []item // one x: each series' box

@@ -75,7 +75,7 @@ func latOf(steps []summary.StepView, d int, k LatKind) (h *hist.Histogram, done,
 		done++
 		for _, g := range steps[i].Result.Groups {
 			for j := range g.Jobs {
-				for dd := range 2 {
+				for dd := range g.Jobs[j].Dirs {
 					if d < 0 || d == dd {
 						k.Of(&g.Jobs[j].Dirs[dd]).Hist.AddTo(h)
 					}

@@ -24,9 +24,9 @@ func TestBuildLatencyTimeline(t *testing.T) {
 		r := testJob("reader", 3*time.Second, testLoad{ios: 3000, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
 		r.Dirs[bench.Read].Intended.Add(100000)
 		r.Samples = []bench.Sample{
-			{At: time.Second, IOs: [2]uint64{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
-			{At: 2 * time.Second, IOs: [2]uint64{2000, 0}}, // nothing recorded
-			{At: 3 * time.Second, IOs: [2]uint64{3000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 120000, P99: 40000000, Max: 52000000}},
+			{At: time.Second, IOs: bench.DirCounts{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
+			{At: 2 * time.Second, IOs: bench.DirCounts{2000, 0}}, // nothing recorded
+			{At: 3 * time.Second, IOs: bench.DirCounts{3000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 120000, P99: 40000000, Max: 52000000}},
 		}
 		return sweeptest.Done(r)
 	}))
@@ -80,7 +80,7 @@ func TestLatencyTimelineKinds(t *testing.T) {
 			if paced {
 				r.Dirs[bench.Read].Intended.Add(100000)
 			}
-			r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}}}
+			r.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}}}
 			return sweeptest.Done(r)
 		}))
 	}
@@ -139,7 +139,7 @@ func TestLatencyTimelineFromLog(t *testing.T) {
 		plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1"))
 		steps := sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 			r := testJob("reader", 2*time.Second, testLoad{ios: 5, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
-			r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{3, 0}}, {At: 2 * time.Second, IOs: [2]uint64{5, 0}}}
+			r.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{3, 0}}, {At: 2 * time.Second, IOs: bench.DirCounts{5, 0}}}
 			// time ms, lat ns, direction, bs, priority; a write outside
 			// any interval.
 			data := "100, 5000, 0, 4096, 0\n500, 5000, 0, 4096, 0\n1000, 9000, 0, 4096, 0\n1500, 80000, 0, 4096, 0\n2000, 80000, 0, 4096, 0\n2500, 1, 1, 4096, 0\n"
@@ -176,7 +176,7 @@ func TestLatencyTimelineNothingKept(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "8"))
 	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		r := testJob("reader", 2*time.Second, testLoad{ios: 2000, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
-		r.Samples = []bench.Sample{{At: time.Second, IOs: [2]uint64{1000, 0}}, {At: 2 * time.Second, IOs: [2]uint64{2000, 0}}}
+		r.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{1000, 0}}, {At: 2 * time.Second, IOs: bench.DirCounts{2000, 0}}}
 		return sweeptest.Done(r)
 	}))
 	_, err := Build(Query{Kind: LatencyTimeline}, []LoadedRun{run})

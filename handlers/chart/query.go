@@ -50,7 +50,7 @@ type Query struct {
 	Step        int        // ?step=N (1-based seq) for kinds that show one step
 	Series      sweep.Axis // ?series=ioengine|scheduler|… (default: the first swept axis that is not Numeric nor x, else none)
 	X           sweep.Axis // ?x=bs … for kinds whose x axis the query picks (default: the kind's)
-	Dir         string     // ?dir=read|write|all (default all)
+	Dir         string     // ?dir=read|write|trim|all (default all)
 	Percentiles []float64  // ?p=50&p=99 … for latency (default 50, 90, 99, 99.9, 99.99)
 	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
 	// Lat is ?lat=total|clat|slat: the latency the latency charts draw
@@ -275,14 +275,16 @@ func (q Query) xAxis() sweep.Axis {
 	return spec.x
 }
 
-// dirIndex is the query's direction as bench.Read or bench.Write, or -1
-// for both.
+// dirIndex is the query's direction as bench.Read, bench.Write or
+// bench.Trim, or -1 for all.
 func (q Query) dirIndex() int {
 	switch q.Dir {
 	case "read":
 		return bench.Read
 	case "write":
 		return bench.Write
+	case "trim":
+		return bench.Trim
 	}
 	return -1
 }
@@ -316,9 +318,9 @@ func (q Query) check() error {
 		return queryError("series", "%s is the %s chart's x axis; pick another axis for the series", x, spec.Name)
 	}
 	switch q.Dir {
-	case "", "all", "read", "write":
+	case "", "all", "read", "write", "trim":
 	default:
-		return queryError("dir", "%q is not a direction; use read, write or all", q.Dir)
+		return queryError("dir", "%q is not a direction; use read, write, trim or all", q.Dir)
 	}
 	if len(q.Percentiles) > maxPercentiles {
 		return queryError("p", "%d percentiles; at most %d", len(q.Percentiles), maxPercentiles)

@@ -112,7 +112,7 @@ func TestChartQueryErrors(t *testing.T) {
 		{"kind=latency&x=bs&series=bs", "series", "x axis"},
 		{"kind=distribution&series=iodepth", "series", "x axis"},
 		{"kind=scaling&series=numjobs", "series", "x axis"},
-		{"dir=up", "dir", "read, write or all"},
+		{"dir=up", "dir", "read, write, trim or all"},
 		{"p=0", "p", "above 0 and at most 100"},
 		{"p=100.5", "p", "above 0 and at most 100"},
 		{"p=NaN", "p", "above 0 and at most 100"},

@@ -17,7 +17,7 @@ func TestTimelineFromIOPSLogs(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
 	withLog := func(data string, truncated bool) bench.JobResult {
 		j := testJob("a", 300*time.Millisecond, testLoad{ios: 600, bs: 4096}, testLoad{})
-		j.Samples = []bench.Sample{{At: 300 * time.Millisecond, IOs: [2]uint64{600, 0}}}
+		j.Samples = []bench.Sample{{At: 300 * time.Millisecond, IOs: bench.DirCounts{600, 0}}}
 		n := int64(0)
 		for _, c := range data {
 			if c == '\n' {

@@ -134,8 +134,8 @@ func TestTimelineStepsRampAndLabels(t *testing.T) {
 		r := testJob("r", runtime, testLoad{ios: 2000, bs: 4096, lat: 100 * time.Microsecond}, testLoad{})
 		r.Start = start.Add(discard + ramp)
 		r.Samples = []bench.Sample{
-			{At: time.Second, IOs: [2]uint64{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
-			{At: 2 * time.Second, IOs: [2]uint64{2000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
+			{At: time.Second, IOs: bench.DirCounts{1000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
+			{At: 2 * time.Second, IOs: bench.DirCounts{2000, 0}, Lat: &bench.IntervalLat{N: 1000, P50: 100000, P99: 150000, Max: 300000}},
 		}
 		res := sweeptest.Done(r)
 		res.Start = start

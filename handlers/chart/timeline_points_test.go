@@ -63,7 +63,7 @@ func TestTimelinePlaceholderInName(t *testing.T) {
 	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4"))
 	steps := sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		a := testJob("a", time.Second, testLoad{ios: 600, bs: 4096}, testLoad{})
-		a.Samples = []bench.Sample{{At: 500 * time.Millisecond, IOs: [2]uint64{100, 0}}, {At: time.Second, IOs: [2]uint64{600, 0}}}
+		a.Samples = []bench.Sample{{At: 500 * time.Millisecond, IOs: bench.DirCounts{100, 0}}, {At: time.Second, IOs: bench.DirCounts{600, 0}}}
 		return sweeptest.Done(a)
 	})
 	for _, name := range []string{"plain", (&points{}).placeholder(0)} {
@@ -85,7 +85,7 @@ func TestDrawIsBuildWithoutTable(t *testing.T) {
 	plan := testPlan(2, sweepOf(sweep.AxisIODepth, "1", "4"))
 	run := testRun(4, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
 		a := testJob("a", time.Second, testLoad{ios: 600, bs: 4096}, testLoad{ios: 60, bs: 4096})
-		a.Samples = []bench.Sample{{At: 500 * time.Millisecond, IOs: [2]uint64{100, 10}}, {At: time.Second, IOs: [2]uint64{600, 60}}}
+		a.Samples = []bench.Sample{{At: 500 * time.Millisecond, IOs: bench.DirCounts{100, 10}}, {At: time.Second, IOs: bench.DirCounts{600, 60}}}
 		return sweeptest.Done(a)
 	}))
 	for _, k := range Kinds() {

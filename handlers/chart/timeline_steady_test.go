@@ -22,7 +22,7 @@ func TestTimelineSteadyState(t *testing.T) {
 		run := testRun(7, plan, sweeptest.Steps(plan, func(sweep.Step) sweep.StepResult {
 			j := testJob("ss", 4*time.Second, testLoad{ios: 400, bs: 4096}, testLoad{})
 			for i := range 4 {
-				j.Samples = append(j.Samples, bench.Sample{At: time.Duration(i+1) * time.Second, IOs: [2]uint64{uint64(100 * (i + 1)), 0}})
+				j.Samples = append(j.Samples, bench.Sample{At: time.Duration(i+1) * time.Second, IOs: bench.DirCounts{uint64(100 * (i + 1)), 0}})
 			}
 			j.Steady = s
 			return sweeptest.Done(j)

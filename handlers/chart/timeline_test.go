@@ -18,7 +18,7 @@ func TestBuildChartTimeline(t *testing.T) {
 	samples := func(ios ...uint64) []bench.Sample {
 		var out []bench.Sample
 		for i, n := range ios {
-			out = append(out, bench.Sample{At: time.Duration(i+1) * 500 * time.Millisecond, IOs: [2]uint64{n, 0}})
+			out = append(out, bench.Sample{At: time.Duration(i+1) * 500 * time.Millisecond, IOs: bench.DirCounts{n, 0}})
 		}
 		return out
 	}
