@@ -48,7 +48,7 @@ const (
 	sampleLatColumns = "lat_n, lat_p50, lat_p99, lat_max"
 	sampleLatSelect  = "s.lat_n, s.lat_p50, s.lat_p99, s.lat_max"
 	// sampleParams is the parameters of one sample row.
-	sampleParams = 11
+	sampleParams = 13
 )
 
 // appendIntervalLat appends a sample's interval latency columns.

@@ -54,3 +54,36 @@ func TestQoSRoundTrip(t *testing.T) {
 		t.Errorf("a job without them reads back with them: %+v", other.Dirs[bench.Read].Intended.Stat)
 	}
 }
+
+// TestSampleTrimsRoundTrip: a sample's trims (rw=trim and its kin) read
+// back as they were saved, beside its reads and writes.
+func TestSampleTrimsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	id, err := s.CreateRun(ctx, testRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := testStep(rand.New(rand.NewPCG(3, 4)), 0, 500, 4, true)
+	jr := &st.Result.Groups[0].Jobs[0]
+	for i := range jr.Samples {
+		jr.Samples[i].IOs[bench.Trim] = uint64(10 * (i + 1))
+		jr.Samples[i].Bytes[bench.Trim] = uint64(40960 * (i + 1))
+	}
+	if err := s.SaveStep(ctx, id, &st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.StepsFor(ctx, id, StepLoad{Samples: EverySample})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got[0].Result.Groups[0].Jobs[0].Samples
+	if len(g) != len(jr.Samples) || len(g) == 0 {
+		t.Fatalf("%d samples back, want %d", len(g), len(jr.Samples))
+	}
+	for i := range g {
+		if g[i].IOs != jr.Samples[i].IOs || g[i].Bytes != jr.Samples[i].Bytes {
+			t.Errorf("sample %d: got %v %v, want %v %v", i, g[i].IOs, g[i].Bytes, jr.Samples[i].IOs, jr.Samples[i].Bytes)
+		}
+	}
+}

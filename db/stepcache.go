@@ -277,7 +277,7 @@ func readCachedSteps(ctx context.Context, tx *sql.Tx, ids []int64, hists Hists) 
 	}
 	rows.Close()
 
-	rows, err = tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes, `+sampleLatSelect+`
+	rows, err = tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.trim_ios, s.read_bytes, s.write_bytes, s.trim_bytes, `+sampleLatSelect+`
 		FROM step_results r JOIN samples s ON s.result_id = r.id
 		WHERE r.step_id IN (SELECT value FROM json_each(?))
 		ORDER BY r.step_id, r.group_index, r.job_index, r.id, s.idx`, string(list))

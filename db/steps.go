@@ -205,8 +205,8 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 				sampleArgs = sampleArgs[:0]
 				for k, sm := range jr.Samples[i : i+n] {
 					sampleArgs = append(sampleArgs, resultID, i+k, int64(sm.At),
-						int64(sm.IOs[bench.Read]), int64(sm.IOs[bench.Write]),
-						int64(sm.Bytes[bench.Read]), int64(sm.Bytes[bench.Write]))
+						int64(sm.IOs[bench.Read]), int64(sm.IOs[bench.Write]), int64(sm.IOs[bench.Trim]),
+						int64(sm.Bytes[bench.Read]), int64(sm.Bytes[bench.Write]), int64(sm.Bytes[bench.Trim]))
 					sampleArgs = appendIntervalLat(sampleArgs, sm.Lat)
 				}
 				if _, err := tx.StmtContext(ctx, s.stmts.insertSamples[b]).ExecContext(ctx, sampleArgs...); err != nil {
@@ -276,7 +276,7 @@ func (ws *writeStmts) close() {
 
 func insertSamplesSQL(n int) string {
 	var b strings.Builder
-	b.WriteString(`INSERT INTO samples (result_id, idx, at_ns, read_ios, write_ios, read_bytes, write_bytes, ` + sampleLatColumns + `) VALUES `)
+	b.WriteString(`INSERT INTO samples (result_id, idx, at_ns, read_ios, write_ios, trim_ios, read_bytes, write_bytes, trim_bytes, ` + sampleLatColumns + `) VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
@@ -813,7 +813,7 @@ func readSamples(ctx context.Context, tx *sql.Tx, runID, after, last int64, only
 		return err
 	}
 	// r.id in the ORDER BY lets SQLite walk the indexes without sorting.
-	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.read_bytes, s.write_bytes, `+sampleLatSelect+`
+	rows, err := tx.QueryContext(ctx, `SELECT s.result_id, s.at_ns, s.read_ios, s.write_ios, s.trim_ios, s.read_bytes, s.write_bytes, s.trim_bytes, `+sampleLatSelect+`
 		FROM steps st JOIN step_results r ON r.step_id = st.id JOIN samples s ON s.result_id = r.id
 		WHERE `+where+` ORDER BY st.seq, r.group_index, r.job_index, r.id, s.idx`, args...)
 	if err != nil {
@@ -828,14 +828,14 @@ func readSamples(ctx context.Context, tx *sql.Tx, runID, after, last int64, only
 func scanSamples(rows *sql.Rows, into func(resultID int64) (*[]bench.Sample, error)) error {
 	defer rows.Close()
 	var (
-		id, at               int64
-		rIOs, wIOs, rBy, wBy int64
-		dst                  *[]bench.Sample
-		cur                  int64 = -1
-		lat                  intervalLatScan
+		id, at  int64
+		ios, by [3]int64
+		dst     *[]bench.Sample
+		cur     int64 = -1
+		lat     intervalLatScan
 	)
 	for rows.Next() {
-		if err := rows.Scan(append([]any{&id, &at, &rIOs, &wIOs, &rBy, &wBy}, lat.dest()...)...); err != nil {
+		if err := rows.Scan(append([]any{&id, &at, &ios[0], &ios[1], &ios[2], &by[0], &by[1], &by[2]}, lat.dest()...)...); err != nil {
 			return err
 		}
 		if id != cur {
@@ -846,7 +846,8 @@ func scanSamples(rows *sql.Rows, into func(resultID int64) (*[]bench.Sample, err
 			cur = id
 		}
 		*dst = append(*dst, bench.Sample{At: time.Duration(at),
-			IOs: bench.DirCounts{uint64(rIOs), uint64(wIOs)}, Bytes: bench.DirCounts{uint64(rBy), uint64(wBy)}, Lat: lat.value()})
+			IOs:   bench.DirCounts{uint64(ios[0]), uint64(ios[1]), uint64(ios[2])},
+			Bytes: bench.DirCounts{uint64(by[0]), uint64(by[1]), uint64(by[2])}, Lat: lat.value()})
 	}
 	return rows.Err()
 }

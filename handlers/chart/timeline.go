@@ -28,7 +28,7 @@ const Timeline Kind = "timeline"
 // in each direction.
 type interval struct {
 	at   time.Duration
-	iops [2]float64
+	iops [bench.Trim + 1]float64
 }
 
 // stepIntervals is the step's IOPS per interval, its results added (the
@@ -61,7 +61,7 @@ func addIntervals(res *summary.ResultView, jobIntervals func(*summary.JobView) [
 			}
 			total = total[:min(len(total), len(iv))]
 			for i := range total {
-				for d := range 2 {
+				for d := range total[i].iops {
 					total[i].iops[d] += iv[i].iops[d]
 				}
 			}
@@ -81,7 +81,7 @@ func jobIntervals(r *summary.JobView) []interval {
 			continue
 		}
 		iv := interval{at: s.At}
-		for d := range 2 {
+		for d := range iv.iops {
 			iv.iops[d] = float64(s.IOs[d]-prev.IOs[d]) / dt
 		}
 		out = append(out, iv)
@@ -268,7 +268,7 @@ func timelineDirs(q Query, all []*summary.StepView) []int {
 		return []int{d}
 	}
 	var dirs []int
-	for d := range 2 {
+	for d := range len(dirNames) {
 		if slices.ContainsFunc(all, func(st *summary.StepView) bool { return done(st) && stepDoes(st.Result, d) }) {
 			dirs = append(dirs, d)
 		}
@@ -280,7 +280,7 @@ func timelineDirs(q Query, all []*summary.StepView) []int {
 }
 
 // dirNames name the directions in a timeline's series and columns.
-var dirNames = [2]string{"read", "write"}
+var dirNames = [bench.Trim + 1]string{"read", "write", "trim"}
 
 // timelineChart is a timeline's chart before it is drawn: its title,
 // step picker and table columns, and how (the subtitle's account of

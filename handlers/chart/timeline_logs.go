@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/joblog"
 	"iolab/bench/summary"
 )
@@ -153,7 +154,7 @@ func logIntervals(r *summary.JobView) []interval {
 			continue
 		}
 		secs := (to - from).Seconds()
-		out = append(out, interval{at: to, iops: [2]float64{c[0] / secs, c[1] / secs}})
+		out = append(out, interval{at: to, iops: [bench.Trim + 1]float64{c[0] / secs, c[1] / secs}})
 	}
 	return out
 }

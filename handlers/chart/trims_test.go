@@ -49,3 +49,24 @@ func TestBuildChartIOPSTrims(t *testing.T) {
 		t.Errorf("a run without trims: subtitle %q", doc.Title.Subtext)
 	}
 }
+
+// TestTimelineTrims: the IOPS timeline of a step that trims draws the
+// trims' rate per interval beside the writes', and dir=trim draws it
+// alone.
+func TestTimelineTrims(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1"))
+	plan.Base.Jobs = []bench.Job{{Name: "tw", IODepth: 1, IOEngine: "io_uring", NumJobs: 1, BS: 4096, RW: "trimwrite"}}
+	run := testRun(1, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		r := testJob("tw", 2*time.Second, testLoad{}, testLoad{ios: 4000, bs: 4096, lat: time.Millisecond})
+		r.Dirs[bench.Trim].IOs, r.Dirs[bench.Trim].Bytes = 3000, 3000*4096
+		r.Samples = []bench.Sample{
+			{At: time.Second, IOs: bench.DirCounts{0, 2000, 1000}},
+			{At: 2 * time.Second, IOs: bench.DirCounts{0, 4000, 3000}},
+		}
+		return sweeptest.Done(r)
+	}))
+	all := mustBuild(t, Query{Kind: Timeline, Step: 1}, run)
+	checkTable(t, all, []string{"job", "time_s", "write_iops", "trim_iops"}, [][]string{{"tw", "1", "2000", "1000"}, {"tw", "2", "2000", "2000"}})
+	tr := mustBuild(t, Query{Kind: Timeline, Step: 1, Dir: "trim"}, run)
+	checkTable(t, tr, []string{"job", "time_s", "trim_iops"}, [][]string{{"tw", "1", "1000"}, {"tw", "2", "2000"}})
+}
