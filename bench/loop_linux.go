@@ -186,34 +186,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 				break
 			}
 		}
-		// get_io_u: a slot is free here, since a full queue was reaped
-		// below before coming round again.
-		slot := l.free[len(l.free)-1]
-		l.free = l.free[:len(l.free)-1]
-		l.checkedOut++
-		if op == opWrite {
-			r.bufs.prepareWrite(int(slot), int(n), off)
-		}
-		if l.vfy != nil {
-			l.vfy.queued(l, slot, op, file, off, n)
-		}
-		l.eng.Queue(int(slot), op, file, off, n)
-		if l.prio.cp != nil && op <= opWrite {
-			l.queuedPrio(slot, op, n)
-		}
-		l.created[slot] = t
-		l.dirOf[slot] = uint8(op)
-		l.fileOf[slot] = int32(file)
-		l.offOf[slot] = off
-		l.lenOf[slot] = n
-		l.queued = append(l.queued, slot)
-		l.pending++
-		if l.measuring && op <= opWrite {
-			l.dist.Issued[op]++
-		}
-		if l.pace != nil {
-			l.pace.queued(slot, op, n, t)
-		}
+		l.queue(op, file, off, n, t)
 		if l.info.Sync {
 			// A sync engine does the I/O in the commit and completes it
 			// there (fio's FIO_Q_COMPLETED): it is reaped at once.
@@ -254,6 +227,39 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	}
 	l.finish(timeEnded, ru0, stop)
 	return res
+}
+
+// queue is fio's get_io_u and td_io_queue for one I/O created at t: a
+// slot (one is free here, since a full queue was reaped before the loop
+// came round again), its buffer, the engine's queue, and the slot's
+// record of what it holds.
+func (l *loop) queue(op ioOp, file int, off int64, n uint32, t int64) {
+	slot := l.free[len(l.free)-1]
+	l.free = l.free[:len(l.free)-1]
+	l.checkedOut++
+	if op == opWrite {
+		l.r.bufs.prepareWrite(int(slot), int(n), off)
+	}
+	if l.vfy != nil {
+		l.vfy.queued(l, slot, op, file, off, n)
+	}
+	l.eng.Queue(int(slot), op, file, off, n)
+	if l.prio.cp != nil && op <= opWrite {
+		l.queuedPrio(slot, op, n)
+	}
+	l.created[slot] = t
+	l.dirOf[slot] = uint8(op)
+	l.fileOf[slot] = int32(file)
+	l.offOf[slot] = off
+	l.lenOf[slot] = n
+	l.queued = append(l.queued, slot)
+	l.pending++
+	if l.measuring && op <= opWrite {
+		l.dist.Issued[op]++
+	}
+	if l.pace != nil {
+		l.pace.queued(slot, op, n, t)
+	}
 }
 
 // newLoop sets up the loop of job run r, writing into res: the slots, fio's
