@@ -128,26 +128,51 @@ func (s *StatusReports) write(res *bench.Result, cfg *bench.Config) {
 	if normal && !s.headed {
 		errs = append(errs, WriteNormalHead(s.w, res, cfg))
 	}
+	part := NormalStats
+	if s.headed {
+		part = NormalAgain
+	}
 	for _, f := range s.formats {
-		switch f {
-		case "json", "json+":
-			rep := NewReport(res, cfg, f == "json+")
-			errs = append(errs, WriteJSON(s.w, &rep))
-		case "terse":
-			errs = append(errs, WriteTerse(s.w, res, cfg, s.terse))
-		default:
-			if s.headed {
-				errs = append(errs, WriteNormalAgain(s.w, res, cfg))
-			} else {
-				errs = append(errs, WriteNormalStats(s.w, res, cfg))
-			}
-		}
+		errs = append(errs, WriteFormat(s.w, f, res, cfg, s.terse, part))
 	}
 	s.headed = s.headed || normal
 	s.printed++
 	if err := errors.Join(errs...); s.err == nil {
 		s.err = err
 	}
+}
+
+// NormalPart is what WriteFormat writes of the normal output.
+type NormalPart int
+
+const (
+	// NormalWhole is the whole normal output (WriteNormal).
+	NormalWhole NormalPart = iota
+	// NormalStats leaves out the lines before the jobs', printed before
+	// the other formats (WriteNormalStats).
+	NormalStats
+	// NormalAgain follows a report that printed them (WriteNormalAgain).
+	NormalAgain
+)
+
+// WriteFormat writes res in one of the output formats (OutputFormats):
+// fio's JSON or JSON+, its terse lines of version terse, or the normal
+// output's part.
+func WriteFormat(w io.Writer, format string, res *bench.Result, cfg *bench.Config, terse int, part NormalPart) error {
+	switch format {
+	case "json", "json+":
+		rep := NewReport(res, cfg, format == "json+")
+		return WriteJSON(w, &rep)
+	case "terse":
+		return WriteTerse(w, res, cfg, terse)
+	}
+	switch part {
+	case NormalStats:
+		return WriteNormalStats(w, res, cfg)
+	case NormalAgain:
+		return WriteNormalAgain(w, res, cfg)
+	}
+	return WriteNormal(w, res, cfg)
 }
 
 // WriteNormalAgain prints a normal report after the one before it, as

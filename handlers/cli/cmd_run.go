@@ -240,21 +240,14 @@ func writeResults(w io.Writer, plan *sweep.Plan, results []sweep.StepResult, hea
 				// the other formats' statistics.
 				errs = append(errs, fio.WriteNormalHead(w, res, &r.Step.Config))
 			}
-			switch format {
-			case "json", "json+":
-				rep := fio.NewReport(res, &r.Step.Config, format == "json+")
-				errs = append(errs, fio.WriteJSON(w, &rep))
-			case "terse":
-				errs = append(errs, fio.WriteTerse(w, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion)))
-			default:
-				if headed {
-					errs = append(errs, fio.WriteNormalAgain(w, res, &r.Step.Config))
-				} else if len(formats) > 1 {
-					errs = append(errs, fio.WriteNormalStats(w, res, &r.Step.Config))
-				} else {
-					errs = append(errs, fio.WriteNormal(w, res, &r.Step.Config))
-				}
+			part := fio.NormalWhole
+			switch {
+			case headed:
+				part = fio.NormalAgain
+			case len(formats) > 1:
+				part = fio.NormalStats
 			}
+			errs = append(errs, fio.WriteFormat(w, format, res, &r.Step.Config, cmp.Or(cfg.TerseVersion, fio.DefaultTerseVersion), part))
 		}
 	}
 	return errors.Join(errs...)
