@@ -53,6 +53,10 @@ func browser(t *testing.T, path string, extra ...chromedp.ExecAllocatorOption) (
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
+		// The charts drawn without animations (app.js): nothing waits
+		// for them, and a dozen charts animating for a second each is
+		// CPU the tests' other work needs.
+		chromedp.Flag("force-prefers-reduced-motion", true),
 	)
 	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -241,11 +241,16 @@ const checkReadable = `((values) => {
 })`
 
 // drawAll scrolls each chart of the page into view, so that those drawn
-// lazily are drawn, waits for each, and lets their animations end.
+// lazily are drawn, and waits for each. The browser asks for reduced
+// motion (browser), so the charts are drawn at once: no animation to
+// wait for, and the checks read each chart as it ends.
 func drawAll(ctx context.Context) error {
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".chart[data-kind]").length`))
 	if err != nil {
 		return err
+	}
+	if still, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`matchMedia("(prefers-reduced-motion: reduce)").matches`)); err != nil || !still {
+		return fmt.Errorf("the browser does not ask for reduced motion (%v): the charts would be read while they animate", err)
 	}
 	for i := range n {
 		el := fmt.Sprintf(`document.querySelectorAll(".chart[data-kind]")[%d]`, i)
@@ -255,8 +260,10 @@ func drawAll(ctx context.Context) error {
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!echarts.getInstanceByDom(`+el+`)`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 			return fmt.Errorf("chart %d not drawn: %w", i, err)
 		}
+		if anim, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`echarts.getInstanceByDom(`+el+`).getOption().animation !== false`)); err != nil || anim {
+			return fmt.Errorf("chart %d animates under reduced motion (%v)", i, err)
+		}
 	}
-	time.Sleep(1500 * time.Millisecond) // echarts' animations (1 s)
 	return nil
 }
 

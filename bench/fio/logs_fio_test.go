@@ -261,7 +261,7 @@ func TestHistLogLikeFio(t *testing.T) {
 	target := file(t, 4<<20)
 	fioDir, ourDir := t.TempDir(), t.TempDir()
 	args := func(dir string, coarse int) []string {
-		return []string{"--name=j", "--filename=" + target, "--ioengine=psync", "--rw=randread", "--time_based", "--runtime=300ms",
+		return []string{"--name=j", "--filename=" + target, "--ioengine=psync", "--rw=randread", "--time_based", "--runtime=600ms",
 			"--write_hist_log=" + filepath.Join(dir, "c"+strconv.Itoa(coarse)), "--log_hist_msec=50", "--log_hist_coarseness=" + strconv.Itoa(coarse)}
 	}
 	var res *bench.Result
@@ -271,7 +271,7 @@ func TestHistLogLikeFio(t *testing.T) {
 		n := "c" + strconv.Itoa(coarse) + "_clat_hist.1.log"
 		theirs, ours := logLines(t, filepath.Join(fioDir, n)), logLines(t, filepath.Join(ourDir, n))
 		if len(ours) < 3 || len(theirs) < 3 {
-			t.Fatalf("%s: %d lines, fio's %d; want a few in 300 ms", n, len(ours), len(theirs))
+			t.Fatalf("%s: %d lines, fio's %d; want a few in 600 ms", n, len(ours), len(theirs))
 		}
 		if w := 3 + 1856>>coarse; len(ours[0]) != w || len(theirs[0]) != w {
 			t.Errorf("%s: %d columns, fio's %d, want %d", n, len(ours[0]), len(theirs[0]), w)

@@ -92,8 +92,13 @@
   // prepare turns a chart's option from the server into what echarts
   // draws (chartprep.js: the legend's rows, whiskers, dashes, axis
   // labels) and adds what only a page has: the tooltips.
+  // A reader who asked their system for less motion gets the charts
+  // drawn at once, without echarts' animations.
+  var stillCharts = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
   function prepare(option, fmt, width) {
     prep.prepare(option, width);
+    if (stillCharts) option.animation = false;
     option.tooltip = Object.assign({}, option.tooltip || {}, { confine: true, formatter: tooltipFor(fmt, option) });
     return option;
   }
