@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
+	"image"
+	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +63,7 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 		b.NoPNG = err.Error()
 	}
 	names := make([]string, len(r.Charts))
+	var svgs, pngs []string // the charts to draw as PNGs
 	for i := range r.Charts {
 		c := &r.Charts[i]
 		names[i] = fmt.Sprintf("%02d-%s", i+1, fileSafe(c.file))
@@ -79,14 +84,17 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 		if err := write(names[i]+".svg", doc); err != nil {
 			return nil, err
 		}
-		if b.NoPNG != "" {
-			continue
+		if b.NoPNG == "" {
+			svgs = append(svgs, svg)
+			pngs = append(pngs, names[i]+".png")
 		}
-		if err := screenshot(ctx, browser, svg, filepath.Join(dir, names[i]+".png")); err != nil {
+	}
+	if b.NoPNG == "" && len(svgs) > 0 {
+		if err := drawPNGs(ctx, browser, svgs, dir, pngs); err != nil {
 			b.NoPNG = err.Error()
-			continue
+		} else {
+			b.Files = append(b.Files, pngs...)
 		}
-		b.Files = append(b.Files, names[i]+".png")
 	}
 	for _, run := range r.Runs {
 		var csv bytes.Buffer
@@ -151,13 +159,31 @@ func findChromium(name string) (string, error) {
 	return "", errors.New("no chromium on PATH to draw the PNGs: the charts are in the SVG files")
 }
 
-// screenshotTimeout bounds one chart's PNG.
-const screenshotTimeout = 60 * time.Second
+// screenshotTimeout bounds one chromium's drawing of a batch of charts.
+const screenshotTimeout = 90 * time.Second
 
-// screenshot draws an SVG file to a PNG at twice its size in headless
-// chromium, with a profile of its own, offline (a proxy nobody listens
-// on: nothing is fetched).
-func screenshot(ctx context.Context, browser, svg, png string) error {
+// pngBatch is how many charts one chromium draws: stacked on one page at
+// twice their size, 8 make a screenshot 7,680 pixels tall.
+const pngBatch = 8
+
+// drawPNGs draws each SVG file to the PNG of the same index (names in
+// dir) at twice its size in headless chromium: a browser for each batch
+// of charts, whose screenshot is cut into the charts' images. A browser
+// a chart took a second or two of start-up each.
+func drawPNGs(ctx context.Context, browser string, svgs []string, dir string, pngs []string) error {
+	for start := 0; start < len(svgs); start += pngBatch {
+		end := min(start+pngBatch, len(svgs))
+		if err := drawBatch(ctx, browser, svgs[start:end], dir, pngs[start:end]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawBatch draws the charts of one page: each SVG as an image of
+// ChartWidth × ChartHeight, one under the other, with a profile of its
+// own, offline (a proxy nobody listens on: nothing is fetched).
+func drawBatch(ctx context.Context, browser string, svgs []string, dir string, pngs []string) error {
 	ctx, cancel := context.WithTimeout(ctx, screenshotTimeout)
 	defer cancel()
 	profile, err := os.MkdirTemp("", "iolab-report-chromium-")
@@ -165,24 +191,58 @@ func screenshot(ctx context.Context, browser, svg, png string) error {
 		return err
 	}
 	defer os.RemoveAll(profile)
-	abs, err := filepath.Abs(svg)
-	if err != nil {
+	var page strings.Builder
+	page.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0;background:#fff}img{display:block;border:0}</style></head><body>`)
+	for _, svg := range svgs {
+		abs, err := filepath.Abs(svg)
+		if err != nil {
+			return err
+		}
+		u := url.URL{Scheme: "file", Path: abs}
+		fmt.Fprintf(&page, `<img src="%s" width="%d" height="%d" alt="">`, html.EscapeString(u.String()), ChartWidth, ChartHeight)
+	}
+	page.WriteString(`</body></html>`)
+	pagePath := filepath.Join(profile, "charts.html")
+	if err := os.WriteFile(pagePath, []byte(page.String()), 0o600); err != nil {
 		return err
 	}
-	out, err := filepath.Abs(png)
-	if err != nil {
-		return err
-	}
+	shot := filepath.Join(profile, "charts.png")
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--no-first-run", "--user-data-dir="+profile, "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-		fmt.Sprintf("--window-size=%d,%d", ChartWidth, ChartHeight), "--force-device-scale-factor=2",
-		"--default-background-color=ffffffff", "--screenshot="+out, "file://"+abs)
+		fmt.Sprintf("--window-size=%d,%d", ChartWidth, ChartHeight*len(svgs)), "--force-device-scale-factor=2",
+		"--default-background-color=ffffffff", "--screenshot="+shot, "file://"+pagePath)
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("chromium screenshot of %s: %v: %s", filepath.Base(svg), err, lastLine(msg))
+		return fmt.Errorf("chromium screenshot of %s: %v: %s", filepath.Base(svgs[0]), err, lastLine(msg))
 	}
-	if _, err := os.Stat(out); err != nil {
-		return fmt.Errorf("chromium wrote no %s", filepath.Base(png))
+	f, err := os.Open(shot)
+	if err != nil {
+		return fmt.Errorf("chromium wrote no screenshot of %s", filepath.Base(svgs[0]))
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return fmt.Errorf("chromium's screenshot of %s: %w", filepath.Base(svgs[0]), err)
+	}
+	w, h := 2*ChartWidth, 2*ChartHeight
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h*len(svgs) {
+		return fmt.Errorf("chromium's screenshot of %d charts is %d×%d pixels, want %d×%d", len(svgs), b.Dx(), b.Dy(), w, h*len(svgs))
+	}
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		return fmt.Errorf("chromium's screenshot is a %T, which cannot be cut", img)
+	}
+	for i := range svgs {
+		y := img.Bounds().Min.Y + i*h
+		var out bytes.Buffer
+		if err := png.Encode(&out, sub.SubImage(image.Rect(img.Bounds().Min.X, y, img.Bounds().Min.X+w, y+h))); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, pngs[i]), out.Bytes(), 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }
