@@ -199,7 +199,7 @@ func (g *ioGen) direction() ioOp {
 // except the mix's; a verifying job's writes draw their sizes from the
 // reads' seed (so that its reads back match them).
 func (g *ioGen) seedDraws() {
-	use64 := g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
+	use64 := g.use64()
 	g.mixRand = randgen.NewTaus88(g.seeds[seedMix])
 	wseed := g.seeds[seedBS1]
 	if g.j.Verify != "" {
@@ -207,6 +207,13 @@ func (g *ioGen) seedDraws() {
 	}
 	g.bsRand = [3]randgen.Frand{randgen.NewFrand(g.seeds[seedBS], use64), randgen.NewFrand(wseed, use64), randgen.NewFrand(g.seeds[seedBS2], use64)}
 	g.fileAt.rand = randgen.NewFrand(g.seeds[seedFile], use64)
+}
+
+// use64 reports whether the job's generators are 64-bit: with
+// random_generator=tausworthe64, or once fio has switched to it for a
+// file of more than 2^32 blocks (td_fill_rand_seeds' use64).
+func (g *ioGen) use64() bool {
+	return g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
 }
 
 // syncEngine tells the generator the job's engine does each I/O inside

@@ -41,6 +41,15 @@ type VerifyOptions struct {
 	// the job's offsets over and replays its writes as reads (fio's
 	// experimental_verify).
 	ExperimentalVerify bool `json:"experimental_verify,omitempty"`
+	// TrimPercentage of the logged writes go on a list of blocks to trim;
+	// every TrimBacklog logged writes the job trims TrimBacklogBatch of
+	// them in a row (0: TrimBacklog), and the verify phase reads a
+	// trimmed block back as zeros, or skips it with TrimSkipZero (fio's
+	// trim.c, trim_verify_zero=0). verifytrim_linux.go.
+	TrimPercentage   int   `json:"trim_percentage,omitempty"`
+	TrimBacklog      int64 `json:"trim_backlog,omitempty"`
+	TrimBacklogBatch int   `json:"trim_backlog_batch,omitempty"`
+	TrimSkipZero     bool  `json:"trim_skip_zero,omitempty"`
 }
 
 // defaultVerify are fio's defaults.
@@ -155,6 +164,9 @@ func (j *Job) CheckVerify() error {
 		if err := j.checkExperimentalVerify(); err != nil {
 			return err
 		}
+	}
+	if err := j.checkVerifyTrims(); err != nil {
+		return err
 	}
 	if j.Writes() && j.Reads() && (j.RW == "rw" || j.RW == "randrw") {
 		return fmt.Errorf("rw=%s with verify: iolab verifies write jobs (read back after the writes, or every verify_backlog writes) and read jobs, not mixed ones", j.RW)
