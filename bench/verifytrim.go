@@ -7,7 +7,8 @@ import "fmt"
 // it logs them (log_io_piece, which puts a trim_percentage share on the
 // trim list), and trim_backlog says when to trim them (TD_F_TRIM_BACKLOG).
 // trim_percentage alone lists blocks that are never trimmed: nothing
-// changes.
+// changes. Such a job writes: Modifies holds, and the write guard's
+// rules apply to it, its verify trims with the rest.
 func (j *Job) VerifyTrims() bool {
 	return j.Verify != "" && j.DoVerify && !j.ExperimentalVerify && j.Writes() && j.TrimPercentage > 0 && j.TrimBacklog > 0
 }

@@ -80,7 +80,9 @@ func TestVerifyTrimsTakeWhatFioRuns(t *testing.T) {
 			t.Errorf("%v: %v; want %q", tc.args, err, tc.err)
 		case tc.err == "" && len(tc.args) > 1 && tc.args[1] == "--trim_percentage=50" && len(tc.args) > 2:
 			j := cfg.Jobs[0]
-			if j.TrimPercentage != 50 || j.TrimBacklog != 8 || j.TrimBacklogBatch != 2 || !j.TrimSkipZero || !j.VerifyTrims() {
+			// Modifies: the write guard's rules hold the job, its verify
+			// trims with its other writes and trims.
+			if j.TrimPercentage != 50 || j.TrimBacklog != 8 || j.TrimBacklogBatch != 2 || !j.TrimSkipZero || !j.VerifyTrims() || !j.Modifies() {
 				t.Errorf("%v: job %+v", tc.args, j.VerifyOptions)
 			}
 		}

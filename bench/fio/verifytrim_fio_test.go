@@ -22,8 +22,9 @@ import (
 // randtrimwrite jobs issue fio 3.33's writes, trims (the pairs' and the
 // verify trims) and verify reads, I/Os and bytes per direction, with
 // trim_verify_zero=1 (every block read back, the trimmed ones as zeros)
-// and 0 (the trimmed ones not read), with trim_backlog_batch, and on an
-// engine that queues (io_uring, iodepth=4); both pass. (With
+// and 0 (the trimmed ones not read), with trim_backlog_batch, with
+// verify_async (the zeros checked on its threads), and on an engine that
+// queues (io_uring, iodepth=4); both pass. (With
 // trim_verify_zero=1 at iodepth>1, fio 3.33 can trim a block whose write
 // is still in flight, which then lands: both fail such a job; docs/fio.md.)
 func TestVerifyTrimsMatchFio(t *testing.T) {
@@ -38,6 +39,7 @@ func TestVerifyTrimsMatchFio(t *testing.T) {
 		{"randtrimwrite batch", []string{"--rw=randtrimwrite", "--trim_percentage=30", "--trim_backlog=16", "--trim_backlog_batch=2"}},
 		{"randtrimwrite batch skip io_uring", []string{"--rw=randtrimwrite", "--trim_percentage=70", "--trim_backlog=5", "--trim_backlog_batch=1",
 			"--trim_verify_zero=0", "--ioengine=io_uring", "--iodepth=4"}},
+		{"trimwrite verify_async", []string{"--rw=trimwrite", "--trim_percentage=40", "--trim_backlog=4", "--verify_async=2"}},
 		{"trimwrite no verify trims", []string{"--rw=trimwrite", "--ioengine=libaio", "--iodepth=4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,28 +85,40 @@ func TestVerifyTrimsMatchFio(t *testing.T) {
 // trim's discard drops the page cache's dirty copy of the block, which
 // then reads back the fill), trim_verify_zero=1 fails
 // the job at the first trimmed block it reads back, in fio 3.33 and in
-// iolab at the same offset, with errno 84 (EILSEQ); with
+// iolab at the same offset, with errno 84 (EILSEQ), and with
+// verify_async too; with
 // trim_verify_zero=0 those blocks are not read and both pass.
 func TestVerifyTrimNotZeroFailsLikeFio(t *testing.T) {
 	fio := lookFio(t)
 	dev := testdev.ModelDisk(t, 1<<20, testdev.DiskModel{DiscardKeepsData: true})
-	args := []string{"--name=v", "--filename=" + dev, "--size=256k", "--bs=4k", "--rw=trimwrite", "--ioengine=psync", "--verify=crc32c",
+	args := []string{"--name=v", "--filename=" + dev, "--size=128k", "--bs=4k", "--rw=trimwrite", "--ioengine=psync", "--verify=crc32c",
 		"--verify_state_save=0", "--trim_percentage=50", "--trim_backlog=4"}
-	fill(t, dev, 1<<20)
-	out, err := fioRun(t, fio, args...)
-	m := regexp.MustCompile(`trim: verify failed at file (\S+) offset (\d+), length 4096, block offset 0`).FindStringSubmatch(out)
-	if err == nil || m == nil || m[1] != dev || !strings.Contains(out, "err=84") {
-		t.Fatalf("fio should fail its first trimmed block: %v\n%s", err, out)
-	}
-	bad, _ := strconv.ParseInt(m[2], 10, 64)
-	fill(t, dev, 1<<20)
-	r := runVerify(t, args...)
-	want := fmt.Sprintf("trim: verify failed at file %s offset %d, length 4096, block offset 0", dev, bad)
-	if r.Errno != 84 || r.Verify == nil || r.Verify.Failed == nil || r.Verify.Failed.Method != "trim" || !strings.Contains(r.Error, want) {
-		t.Fatalf("iolab should fail with %q (errno 84): %q (errno %d)", want, r.Error, r.Errno)
-	}
-	if r.Dirs[bench.Trim].IOs <= r.Dirs[bench.Write].IOs {
-		t.Errorf("%d trims for %d writes: no verify trim was done", r.Dirs[bench.Trim].IOs, r.Dirs[bench.Write].IOs)
+	for _, async := range []bool{false, true} {
+		a := copyArgs(args)
+		if async {
+			// The zeros checked on verify_async's threads: both fail, at
+			// a trimmed block each (the threads' order decides which).
+			a = append(a, "--verify_async=2")
+		}
+		fill(t, dev, 1<<20)
+		out, err := fioRun(t, fio, a...)
+		m := regexp.MustCompile(`trim: verify failed at file (\S+) offset (\d+), length 4096, block offset 0`).FindStringSubmatch(out)
+		if err == nil || m == nil || m[1] != dev || !strings.Contains(out, "err=84") {
+			t.Fatalf("async %v: fio should fail a trimmed block: %v\n%s", async, err, out)
+		}
+		bad, _ := strconv.ParseInt(m[2], 10, 64)
+		fill(t, dev, 1<<20)
+		r := runVerify(t, a...)
+		want := fmt.Sprintf("trim: verify failed at file %s offset %d, length 4096, block offset 0", dev, bad)
+		if async {
+			want = fmt.Sprintf("trim: verify failed at file %s offset ", dev)
+		}
+		if r.Errno != 84 || r.Verify == nil || r.Verify.Failed == nil || r.Verify.Failed.Method != "trim" || !strings.Contains(r.Error, want) {
+			t.Fatalf("async %v: iolab should fail with %q (errno 84): %q (errno %d)", async, want, r.Error, r.Errno)
+		}
+		if r.Dirs[bench.Trim].IOs <= r.Dirs[bench.Write].IOs {
+			t.Errorf("async %v: %d trims for %d writes: no verify trim was done", async, r.Dirs[bench.Trim].IOs, r.Dirs[bench.Write].IOs)
+		}
 	}
 
 	skip := append(copyArgs(args), "--trim_verify_zero=0")
