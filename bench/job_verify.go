@@ -68,6 +68,11 @@ type VerifyResult struct {
 	// Stopped is set when a loaded verify state ended the checks before
 	// the job's last write: the writes after it never happened.
 	Stopped bool `json:"stopped_at_state,omitempty"`
+	// Trimmed are the blocks trimmed after their write (trim_percentage
+	// with trim_backlog); TrimmedRead: the verify phase read them back
+	// as zeros (trim_verify_zero=1), else it left them out.
+	Trimmed     uint64 `json:"trimmed,omitempty"`
+	TrimmedRead bool   `json:"trimmed_read,omitempty"`
 	// StateFile is the verify state written (verify_state_save).
 	StateFile string `json:"state_file,omitempty"`
 	// Threads are verify_async's checkers: the blocks each checked and
@@ -212,6 +217,8 @@ func mergeVerify(a, o *VerifyResult) *VerifyResult {
 	m.Reads.merge(&o.Reads)
 	m.Runtime = max(m.Runtime, o.Runtime)
 	m.Stopped = m.Stopped || o.Stopped
+	m.Trimmed += o.Trimmed
+	m.TrimmedRead = m.TrimmedRead || o.TrimmedRead
 	m.Threads = append(slices.Clip(m.Threads), o.Threads...)
 	if m.Failed == nil {
 		m.Failed = o.Failed

@@ -101,6 +101,8 @@ func (l *loop) verifyTrim(t int64) bool {
 		return false
 	}
 	p := v.log[i]
+	v.res.Trimmed++
+	v.res.TrimmedRead = v.trims.zero
 	l.trim(int(p.file), p.off, p.n, t)
 	return true
 }

@@ -74,6 +74,9 @@ func TestVerifyTrimsMatchFio(t *testing.T) {
 			if writes != 128 || (extra == 0) != strings.Contains(tc.name, "no verify trims") || reads != wantReads {
 				t.Errorf("%d writes, %d trims, %d verify reads; want 128 writes, verify trims, %d reads", writes, trims, reads, wantReads)
 			}
+			if v := ours.Verify; v.Trimmed != extra || v.TrimmedRead != (extra > 0 && !strings.Contains(tc.name, "skip")) {
+				t.Errorf("the verify result has %d blocks trimmed (read back: %v); %d were", v.Trimmed, v.TrimmedRead, extra)
+			}
 		})
 	}
 }
