@@ -19,7 +19,9 @@ func finishTrims(j *bench.Job, fail func(option, format string, args ...any) err
 	}
 	switch {
 	case (j.Verify != "" || j.DoVerify && j.VerifyOnly) && !j.Writes():
-		return refuse("verify", "verify a job that only trims")
+		// fio 3.33 takes it and checks nothing: a job that only trims
+		// logs no write to read back.
+		return fail("verify", "rw=%s with verify: a job that only trims writes nothing to check (fio 3.33 verifies nothing in it); drop verify, or use rw=trimwrite or randtrimwrite", j.RW)
 	case j.Verify != "" && j.VerifyBacklog > 0:
 		return refuse("verify_backlog", "verify as it trims")
 	case j.Verify != "" && j.VerifyOnly:

@@ -65,7 +65,7 @@ func TestVerifyTrimsTakeWhatFioRuns(t *testing.T) {
 		{[]string{"--rw=write", "--trim_percentage=50"}, ""},
 		{append([]string{"--rw=write"}, trims...), "fio 3.33 aborts such a job at its first trim"},
 		{append([]string{"--rw=randwrite"}, trims...), "fio 3.33 aborts such a job at its first trim"},
-		{[]string{"--rw=trim"}, "rw=trim with verify: iolab does not verify a job that only trims"},
+		{[]string{"--rw=trim"}, "rw=trim with verify: a job that only trims writes nothing to check"},
 		{[]string{"--rw=trimwrite", "--verify_backlog=16"}, "rw=trimwrite with verify_backlog"},
 		{[]string{"--rw=trimwrite", "--experimental_verify=1"}, "rw=trimwrite with experimental_verify"},
 		{append([]string{"--rw=trimwrite", "--loops=2"}, trims...), "trim_backlog over a job of other than one pass"},
