@@ -123,7 +123,7 @@ func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
 // its size.
 func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 	for {
-		if g.ended || (!g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))) {
+		if g.ended || g.sizeIssued() {
 			return 0, 0, 0, 0, false
 		}
 		if !g.timeEnd && g.passIssued >= g.passBreak {
@@ -157,6 +157,12 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 		g.ios++
 		return op, file, off, n, true
 	}
+}
+
+// sizeIssued reports whether a size-based job has issued its size (fio's
+// io_issue_bytes_exceeded): its next I/O, if asked, would be none.
+func (g *ioGen) sizeIssued() bool {
+	return !g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))
 }
 
 // direction is the direction of the next read or write, as fio's

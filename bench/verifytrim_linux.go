@@ -92,6 +92,20 @@ func (t *verifyTrims) take(log []verifyPiece) (int, bool) {
 	return i, true
 }
 
+// requeued is check_get_trim on an I/O fio requeued (an engine's
+// FIO_Q_BUSY, which io_uring and libaio answer a trim while I/Os are
+// queued and not submitted): the I/O keeps its block (get_next_trim
+// returns at once), but the batch moves as if it had taken one.
+func (t *verifyTrims) requeued() {
+	switch {
+	case t.next == len(t.list):
+	case t.batch > 0:
+		t.batch--
+	case t.hist%t.backlog == 0:
+		t.batch = t.size
+	}
+}
+
 // verifyTrim trims the next listed block if check_get_trim says so; it
 // reports whether it did.
 func (l *loop) verifyTrim(t int64) bool {
@@ -101,6 +115,18 @@ func (l *loop) verifyTrim(t int64) bool {
 		return false
 	}
 	p := v.log[i]
+	if l.pending > 0 && v.trims.next == len(v.trims.list) && l.gen.sizeIssued() {
+		// The last listed block, taken while I/Os wait to be submitted:
+		// the engine answers FIO_Q_BUSY, fio commits them and requeues
+		// the trim, and its do_io loop, with the list empty and the
+		// job's size issued, ends before it comes round to it. fio 3.33
+		// never trims that block (and, with trim_verify_zero=1, expects
+		// zeros of it all the same).
+		l.markDepth()
+		l.commit()
+		l.pending = 0
+		return true
+	}
 	v.res.Trimmed++
 	v.res.TrimmedRead = v.trims.zero
 	l.trim(int(p.file), p.off, p.n, t)
