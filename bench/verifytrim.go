@@ -28,6 +28,8 @@ func (j *Job) checkVerifyTrims() error {
 		return fmt.Errorf("trim_backlog with verify_only: fio's dry run counts trims it does not do; iolab does not (drop trim_backlog)")
 	case j.Loops > 1 || (j.IOSize > 0 && j.IOSize != j.Size) || j.NumberIOs > 0 || j.TimeBased:
 		return fmt.Errorf("trim_backlog over a job of other than one pass over its size (loops, io_size, number_ios, time_based): iolab verifies once after all passes where fio verifies after each, so their trims differ; not supported yet")
+	case j.IOSubmitMode == SubmitOffload:
+		return fmt.Errorf("trim_backlog with io_submit_mode=offload: iolab has not compared its verify trims with fio's offloaded ones yet (drop one of them)")
 	case j.Random() && j.NoRandomMap:
 		return fmt.Errorf("trim_backlog with norandommap: a block written twice leaves fio's trim list as it is overwritten, which iolab does not follow yet (drop norandommap)")
 	}

@@ -70,6 +70,7 @@ func TestVerifyTrimsTakeWhatFioRuns(t *testing.T) {
 		{[]string{"--rw=trimwrite", "--experimental_verify=1"}, "rw=trimwrite with experimental_verify"},
 		{append([]string{"--rw=trimwrite", "--loops=2"}, trims...), "trim_backlog over a job of other than one pass"},
 		{append([]string{"--rw=randtrimwrite", "--norandommap"}, trims...), "trim_backlog with norandommap"},
+		{append([]string{"--rw=trimwrite", "--io_submit_mode=offload"}, trims...), "trim_backlog with io_submit_mode=offload"},
 	} {
 		args := append(slices.Clone(base), tc.args...)
 		cfg, err := ParseArgs(args)
