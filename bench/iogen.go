@@ -123,7 +123,7 @@ func newIOGen(j *Job, lay jobLayout, index int) *ioGen {
 // its size.
 func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 	for {
-		if g.ended || (!g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))) {
+		if g.ended || g.sizeIssued() {
 			return 0, 0, 0, 0, false
 		}
 		if !g.timeEnd && g.passIssued >= g.passBreak {
@@ -157,6 +157,12 @@ func (g *ioGen) next() (op ioOp, file int, off int64, n uint32, ok bool) {
 		g.ios++
 		return op, file, off, n, true
 	}
+}
+
+// sizeIssued reports whether a size-based job has issued its size (fio's
+// io_issue_bytes_exceeded): its next I/O, if asked, would be none.
+func (g *ioGen) sizeIssued() bool {
+	return !g.timeEnd && (g.issued >= g.limit || (g.maxIOs > 0 && g.ios >= g.maxIOs))
 }
 
 // direction is the direction of the next read or write, as fio's
@@ -199,7 +205,7 @@ func (g *ioGen) direction() ioOp {
 // except the mix's; a verifying job's writes draw their sizes from the
 // reads' seed (so that its reads back match them).
 func (g *ioGen) seedDraws() {
-	use64 := g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
+	use64 := g.use64()
 	g.mixRand = randgen.NewTaus88(g.seeds[seedMix])
 	wseed := g.seeds[seedBS1]
 	if g.j.Verify != "" {
@@ -207,6 +213,13 @@ func (g *ioGen) seedDraws() {
 	}
 	g.bsRand = [3]randgen.Frand{randgen.NewFrand(g.seeds[seedBS], use64), randgen.NewFrand(wseed, use64), randgen.NewFrand(g.seeds[seedBS2], use64)}
 	g.fileAt.rand = randgen.NewFrand(g.seeds[seedFile], use64)
+}
+
+// use64 reports whether the job's generators are 64-bit: with
+// random_generator=tausworthe64, or once fio has switched to it for a
+// file of more than 2^32 blocks (td_fill_rand_seeds' use64).
+func (g *ioGen) use64() bool {
+	return g.j.RandomGenerator == genTausworthe64 || (g.pick != nil && g.pick.gen == genTausworthe64)
 }
 
 // syncEngine tells the generator the job's engine does each I/O inside

@@ -41,6 +41,15 @@ type VerifyOptions struct {
 	// the job's offsets over and replays its writes as reads (fio's
 	// experimental_verify).
 	ExperimentalVerify bool `json:"experimental_verify,omitempty"`
+	// TrimPercentage of the logged writes go on a list of blocks to trim;
+	// every TrimBacklog logged writes the job trims TrimBacklogBatch of
+	// them in a row (0: TrimBacklog), and the verify phase reads a
+	// trimmed block back as zeros, or skips it with TrimSkipZero (fio's
+	// trim.c, trim_verify_zero=0). verifytrim_linux.go.
+	TrimPercentage   int   `json:"trim_percentage,omitempty"`
+	TrimBacklog      int64 `json:"trim_backlog,omitempty"`
+	TrimBacklogBatch int   `json:"trim_backlog_batch,omitempty"`
+	TrimSkipZero     bool  `json:"trim_skip_zero,omitempty"`
 }
 
 // defaultVerify are fio's defaults.
@@ -59,6 +68,11 @@ type VerifyResult struct {
 	// Stopped is set when a loaded verify state ended the checks before
 	// the job's last write: the writes after it never happened.
 	Stopped bool `json:"stopped_at_state,omitempty"`
+	// Trimmed are the blocks trimmed after their write (trim_percentage
+	// with trim_backlog); TrimmedRead: the verify phase read them back
+	// as zeros (trim_verify_zero=1), else it left them out.
+	Trimmed     uint64 `json:"trimmed,omitempty"`
+	TrimmedRead bool   `json:"trimmed_read,omitempty"`
 	// StateFile is the verify state written (verify_state_save).
 	StateFile string `json:"state_file,omitempty"`
 	// Threads are verify_async's checkers: the blocks each checked and
@@ -156,6 +170,9 @@ func (j *Job) CheckVerify() error {
 			return err
 		}
 	}
+	if err := j.checkVerifyTrims(); err != nil {
+		return err
+	}
 	if j.Writes() && j.Reads() && (j.RW == "rw" || j.RW == "randrw") {
 		return fmt.Errorf("rw=%s with verify: iolab verifies write jobs (read back after the writes, or every verify_backlog writes) and read jobs, not mixed ones", j.RW)
 	}
@@ -200,6 +217,8 @@ func mergeVerify(a, o *VerifyResult) *VerifyResult {
 	m.Reads.merge(&o.Reads)
 	m.Runtime = max(m.Runtime, o.Runtime)
 	m.Stopped = m.Stopped || o.Stopped
+	m.Trimmed += o.Trimmed
+	m.TrimmedRead = m.TrimmedRead || o.TrimmedRead
 	m.Threads = append(slices.Clip(m.Threads), o.Threads...)
 	if m.Failed == nil {
 		m.Failed = o.Failed

@@ -161,6 +161,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 		if l.flow != nil && l.flowHeld(stop) {
 			continue
 		}
+		if l.vfy != nil && l.vfy.trims != nil && l.verifyTrim(t) {
+			continue // check_get_trim comes first in fio's get_io_u
+		}
 		op, file, off, n, ok := gen.next()
 		t = l.tick // later than t if a rate waited
 		if !ok {
@@ -304,7 +307,7 @@ func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.
 	l.initSync(gen)
 	l.st = newStamps(j)
 	l.qos = newQoSLoop(l.st)
-	l.initVerify()
+	l.initVerify(gen)
 	l.initPrio(depth, gen.seeds[seedPrioCmds])
 	if l.pace = newPacer(l, j, stop, depth); l.pace != nil && l.pace.paced() {
 		gen.rate = l.pace.rateDir

@@ -27,6 +27,7 @@ type verifyPiece struct {
 	n        uint32
 	file     int32
 	numberio uint16
+	trim     uint8 // pieceTrimmed or pieceDropped after a verify trim (verifytrim_linux.go)
 }
 
 // verifier is one job's verification state, on its loop.
@@ -55,6 +56,7 @@ type verifier struct {
 	wrote    uint64 // their bytes (fio's bytes_done[DDIR_WRITE]): what experimental_verify reads back
 
 	async *asyncVerify // verify_async's checkers (verify_async_linux.go); nil without
+	trims *verifyTrims // trim_percentage and trim_backlog's (verifytrim_linux.go); nil without
 
 	state *verifyState // verify_state_load's, or nil
 	dir   string       // where the state and dumps go (Runner.StateDir)
@@ -63,8 +65,10 @@ type verifier struct {
 	res   VerifyResult
 }
 
-// initVerify sets up the loop's verifier when the job verifies.
-func (l *loop) initVerify() {
+// initVerify sets up the loop's verifier when the job verifies; gen is
+// the job's I/O generator, whose seeds and generator width the verify
+// trims share.
+func (l *loop) initVerify(gen *ioGen) {
 	j := l.j
 	spec := j.verifySpec()
 	if spec == nil {
@@ -88,6 +92,7 @@ func (l *loop) initVerify() {
 		}
 		v.state = s
 	}
+	v.trims = newVerifyTrims(j, gen.seeds, gen.use64())
 	l.vfy = v
 	if j.VerifyAsync > 0 {
 		if err := v.startAsync(l); err != nil {
@@ -114,6 +119,9 @@ func (v *verifier) queued(l *loop, slot int32, op ioOp, file int, off int64, n u
 		Sec: uint32(t / 1e9), Nsec: uint32(t % 1e9)})
 	if l.j.DoVerify && !l.j.ExperimentalVerify {
 		v.log = append(v.log, p)
+		if v.trims != nil {
+			v.trims.logged(len(v.log) - 1)
+		}
 	}
 }
 
@@ -156,7 +164,7 @@ func (v *verifier) completed(l *loop, slot int32, d uint8, n int32) {
 func (v *verifier) checkRead(l *loop, slot int32, r verify.ReadBack, n int) {
 	buf := l.r.bufs.slice(int(slot))[:n]
 	if e := v.spec.Check(l.j.Name, buf, r); e != nil {
-		if v.spec.Dump {
+		if v.spec.Dump && !r.Trimmed { // fio dumps no trimmed block
 			v.dump(e, buf, r)
 		}
 		v.failed(l, e)
@@ -203,7 +211,7 @@ func (l *loop) verifyEnd(stopped func() bool) {
 		if l.j.ExperimentalVerify {
 			l.verifyPieces(l.replayWrites(), stopped)
 		} else {
-			l.verifyPieces(logged(latestPieces(v.log)), stopped)
+			l.verifyPieces(logged(v.verifiedPieces()), stopped)
 		}
 	}
 	if v.async != nil {
@@ -377,7 +385,7 @@ func (l *loop) verifyPieces(src pieceSource, stopped func() bool) {
 				continue
 			}
 			r := verify.ReadBack{File: l.r.files[p.file].path, Off: p.off, NumberIO: p.numberio, CheckNum: v.checkNum,
-				Seed: p.seed, SeedKnown: !v.only && v.spec.Pattern == nil && !l.j.ExperimentalVerify}
+				Seed: p.seed, SeedKnown: !v.only && v.spec.Pattern == nil && !l.j.ExperimentalVerify, Trimmed: p.trim == pieceTrimmed}
 			if v.async != nil {
 				v.hand(s, int(p.n), r)
 				continue

@@ -645,10 +645,6 @@ func unknownOption(name, value string) error {
 		return err
 	}
 	e := &bench.OptionError{Option: name, Value: value}
-	if err := verifyTrimError(name); err != nil {
-		e.Msg = err.Error()
-		return e
-	}
 	if slices.Contains(strings.Fields(fioJobOptionNames), name) {
 		e.Msg = fmt.Sprintf("option %q is not supported by iolab (remove it, or run this job with fio)", name)
 		return e

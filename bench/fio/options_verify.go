@@ -103,6 +103,53 @@ var verifyOptions = []bench.OptionSpec{
 		}},
 	boolOption("experimental_verify", nil, "0", "log no written block: read the writes back by replaying the job's offsets from its seeds, each write in its order",
 		func(j *bench.Job) *bool { return &j.ExperimentalVerify }),
+	// The verify trims (fio's FIO_OPT_G_TRIM; bench/verifytrim_linux.go).
+	{Name: "trim_percentage", Example: "50", Unit: "int", Default: "0", Help: "share of a verifying trimwrite job's logged writes (0-100%) put on a list to trim, with trim_backlog",
+		Set: intBetween(0, 100, "fio takes 0 to 100", func(j *bench.Job) *int { return &j.TrimPercentage }),
+		Get: func(j *bench.Job) string { return strconv.Itoa(j.TrimPercentage) }},
+	{Name: "trim_backlog", Example: "16", Unit: "int", Default: "0", Help: "every this many logged writes, trim listed blocks (trim_backlog_batch of them, and one more, as fio 3.33 does)",
+		Set: func(j *bench.Job, v string) error {
+			n, err := units.ParseSize(v)
+			if err == nil && (n < 0 || n > 1<<40) {
+				err = fmt.Errorf("%s is beyond any job's writes", v)
+			}
+			if err == nil {
+				j.TrimBacklog = n
+			}
+			return err
+		},
+		Get: func(j *bench.Job) string { return strconv.FormatInt(j.TrimBacklog, 10) }},
+	{Name: "trim_backlog_batch", Example: "4", Unit: "int", Default: "0", Help: "blocks trimmed in a row after the first of each trim_backlog (0: trim_backlog)",
+		Set: intBetween(0, 1<<31-1, "a number of blocks", func(j *bench.Job) *int { return &j.TrimBacklogBatch }),
+		Get: func(j *bench.Job) string { return strconv.Itoa(j.TrimBacklogBatch) }},
+	{Name: "trim_verify_zero", Example: "0", Unit: "bool", Default: "1", Help: "the verify phase reads trimmed blocks back and fails unless they are zeros (0: it skips them)",
+		Set: func(j *bench.Job, v string) error {
+			var zero bool
+			if err := bench.BoolField(func(*bench.Job) *bool { return &zero })(j, v); err != nil {
+				return err
+			}
+			j.TrimSkipZero = !zero
+			return nil
+		},
+		Get: func(j *bench.Job) string {
+			if j.TrimSkipZero {
+				return "0"
+			}
+			return "1"
+		}},
+}
+
+// intBetween sets an int option that must lie in [lo, hi], saying why
+// when it does not.
+func intBetween(lo, hi int, why string, field func(*bench.Job) *int) func(*bench.Job, string) error {
+	return func(j *bench.Job, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("%q: %s", v, why)
+		}
+		*field(j) = n
+		return nil
+	}
 }
 
 // sizeBetween sets a size option that must lie in [lo, hi], saying why

@@ -43,7 +43,8 @@ func outcomes(job *bench.Job, results []*JobView) []string {
 
 // verifyOutcome says what the job's verification read back and how long
 // that took, apart from the measured I/O as fio reports it: "verify
-// crc32c: 4096 blocks (16.0MiB) read back intact in 81.0ms (198MiB/s)";
+// crc32c: 4096 blocks (16.0MiB) read back intact in 81.0ms (198MiB/s)",
+// with the blocks trim_percentage trimmed, if any;
 // for a job whose own reads verify, "verify meta: every read checked,
 // intact". "" when the job does not verify.
 func verifyOutcome(results []*JobView) string {
@@ -54,6 +55,8 @@ func verifyOutcome(results []*JobView) string {
 	var failed *verify.Error
 	var threads int
 	var threadCPU time.Duration
+	var trimmed uint64
+	trimmedRead := false
 	for _, r := range results {
 		v := r.Verify
 		if v == nil {
@@ -67,6 +70,8 @@ func verifyOutcome(results []*JobView) string {
 		stopped = stopped || v.Stopped
 		threads += v.Threads
 		threadCPU += v.ThreadCPU
+		trimmed += v.Trimmed
+		trimmedRead = trimmedRead || v.TrimmedRead
 		if failed == nil {
 			failed = v.Failed
 		}
@@ -87,6 +92,12 @@ func verifyOutcome(results []*JobView) string {
 	}
 	if stopped {
 		s += ", up to the verify state's last write"
+	}
+	switch {
+	case trimmed > 0 && trimmedRead:
+		s += fmt.Sprintf(", %d of them trimmed after their write and read as zeros", trimmed)
+	case trimmed > 0:
+		s += fmt.Sprintf("; %d blocks trimmed after their write, not read back", trimmed)
 	}
 	return s + asyncText(threads, threadCPU)
 }

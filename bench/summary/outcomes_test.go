@@ -35,6 +35,9 @@ func TestOutcomes(t *testing.T) {
 	readJob.Verify = &bench.VerifyResult{Method: "meta"}
 	async := verified(256, 40*time.Millisecond)
 	async.Verify.Threads = []bench.VerifyThread{{TID: 7, Blocks: 200, CPU: 8 * time.Millisecond}, {TID: 8, Blocks: 56, CPU: 4 * time.Millisecond}}
+	trimmedRead, trimmedOut := verified(256, 40*time.Millisecond), verified(200, 40*time.Millisecond)
+	trimmedRead.Verify.Trimmed, trimmedRead.Verify.TrimmedRead = 56, true
+	trimmedOut.Verify.Trimmed = 56
 	notFull := steady(false, 0, 3*time.Second)
 	notFull.Steady.Full = false
 	for _, tc := range []struct {
@@ -48,6 +51,10 @@ func TestOutcomes(t *testing.T) {
 			[]string{"verify crc32c: 512 blocks (2.00MiB) read back intact in 50.0ms (40.0MiB/s)"}},
 		{"verify_async", nil, []*bench.JobResult{async},
 			[]string{"verify crc32c: 256 blocks (1.00MiB) read back intact in 40.0ms (25.0MiB/s); checked on 2 verify_async threads (12.0ms of CPU)"}},
+		{"verify trims read back", nil, []*bench.JobResult{trimmedRead},
+			[]string{"verify crc32c: 256 blocks (1.00MiB) read back intact in 40.0ms (25.0MiB/s), 56 of them trimmed after their write and read as zeros"}},
+		{"verify trims left out", nil, []*bench.JobResult{trimmedOut},
+			[]string{"verify crc32c: 200 blocks (800KiB) read back intact in 40.0ms (19.5MiB/s); 56 blocks trimmed after their write, not read back"}},
 		{"a read job verifies its reads", nil, []*bench.JobResult{&readJob}, []string{"verify meta: every read checked, intact"}},
 		{"steady", nil, []*bench.JobResult{steady(true, 3.66, 7*time.Second)},
 			[]string{"steady state attained: iops mean deviation 3.66%, within ±10%, over 5 s; it ended the job after 7.00s"}},

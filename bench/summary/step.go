@@ -93,6 +93,10 @@ type VerifyView struct {
 	Runtime            time.Duration
 	Failed             *verify.Error
 	Stopped            bool
+	// Trimmed blocks, read back as zeros when TrimmedRead
+	// (bench.VerifyResult).
+	Trimmed     uint64
+	TrimmedRead bool
 	// Threads are verify_async's threads, ThreadCPU their CPU time.
 	Threads   int
 	ThreadCPU time.Duration
@@ -203,7 +207,7 @@ func JobViewOf(r *bench.JobResult) JobView {
 		Steady: r.Steady, LatencyDepth: r.LatencyDepth, Logs: r.Logs}
 	if v := r.Verify; v != nil {
 		j.Verify = &VerifyView{Method: v.Method, ReadIOs: v.Reads.IOs, ReadBytes: v.Reads.Bytes, Runtime: v.Runtime, Failed: v.Failed, Stopped: v.Stopped,
-			Threads: len(v.Threads)}
+			Trimmed: v.Trimmed, TrimmedRead: v.TrimmedRead, Threads: len(v.Threads)}
 		for _, t := range v.Threads {
 			j.Verify.ThreadCPU += t.CPU
 		}

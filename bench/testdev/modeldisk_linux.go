@@ -35,6 +35,13 @@ type DiskModel struct {
 	// target gives, on machines without device-mapper). The loop device
 	// passes the error on, so a job on it sees EIO where it crosses them.
 	Bad []Extent
+	// DiscardKeepsData acknowledges a discard and leaves the data as it
+	// was: a device that does not read zeros after a trim (no
+	// deterministic read-zero after TRIM), where a trimmed block reads
+	// back what it held. The loop device discards through fallocate's
+	// PUNCH_HOLE, which comes here as FUSE_FALLOCATE; without this, the
+	// server answers ENOSYS and the loop device's discards fail.
+	DiscardKeepsData bool
 }
 
 // Extent is Len bytes of a disk from Off.
@@ -131,6 +138,7 @@ const (
 	fuseInterrupt   = 36
 	fuseDestroy     = 38
 	fuseBatchForget = 42
+	fuseFallocate   = 43
 
 	fuseBigWrites = 1 << 5
 	fuseAsyncDIO  = 1 << 15 // the loop device's direct I/O goes on without waiting for each
@@ -253,6 +261,12 @@ func (s *fuseServer) handle(req []byte) {
 		out := make([]byte, 8)
 		le.PutUint32(out[0:], uint32(size))
 		s.reply(unique, 0, out)
+	case fuseFallocate:
+		if !s.model.DiscardKeepsData {
+			s.reply(unique, -int32(syscall.ENOSYS), nil)
+			return
+		}
+		s.reply(unique, 0, nil)
 	case fuseStatfs:
 		out := make([]byte, 80)
 		le.PutUint64(out[0:], uint64(s.size/4096))

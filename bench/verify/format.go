@@ -222,7 +222,7 @@ func SwapBytes(a, b []byte) {
 type Error struct {
 	Job      string   `json:"job"`
 	File     string   `json:"file"`
-	Method   string   `json:"method"` // the verify= method, or "header" for a bad header
+	Method   string   `json:"method"` // the verify= method, "header" for a bad header, "trim" for a trimmed block not zero
 	Offset   int64    `json:"offset"` // the bad interval's offset in the file
 	Length   int      `json:"length"`
 	IOOffset int64    `json:"io_offset"` // the I/O it was read by
@@ -242,10 +242,14 @@ func (e *Error) Unwrap() error { return syscall.EILSEQ }
 
 func (e *Error) Error() string {
 	var s string
-	if e.Method == "header" {
+	switch e.Method {
+	case "trim":
+		s = fmt.Sprintf("job %s: trim: verify failed at file %s offset %d, length %d, block offset %d: expected zeros, received %s",
+			e.Job, e.File, e.IOOffset, e.IOLength, e.Offset-e.IOOffset, e.Received)
+	case "header":
 		s = fmt.Sprintf("job %s: verify: bad header %s %s, wanted %s at file %s offset %d, length %d (requested block: offset=%d, length=%d)",
 			e.Job, e.What, e.Received, e.Expected, e.File, e.Offset, e.Length, e.IOOffset, e.IOLength)
-	} else {
+	default:
 		s = fmt.Sprintf("job %s: %s: verify failed at file %s offset %d, length %d (requested block: offset=%d, length=%d): expected %s %s, received %s",
 			e.Job, e.Method, e.File, e.Offset, e.Length, e.IOOffset, e.IOLength, e.What, e.Expected, e.Received)
 	}
@@ -267,12 +271,18 @@ type ReadBack struct {
 	CheckNum  bool // the job wrote with fixed block sizes: numberio must match (fio)
 	Seed      uint64
 	SeedKnown bool
+	// Trimmed: the block was trimmed after it was written, and must read
+	// back as zeros (fio's IO_U_F_TRIMMED, trim_verify_zero).
+	Trimmed bool
 }
 
 // Check verifies an I/O's buffer p as fio's verify_io_u does, interval by
 // interval; it returns the first failure (all of them are looked at unless
 // verify_fatal, as fio logs each; the first fails the job).
 func (v *Spec) Check(job string, p []byte, r ReadBack) *Error {
+	if r.Trimmed {
+		return checkZeros(job, p, r)
+	}
 	inc := v.hdrInc(len(p))
 	hs := v.Kind.HdrSize()
 	var first *Error
@@ -361,4 +371,17 @@ func (v *Spec) checkPattern(b []byte, n, inc, hs int) *Error {
 		}
 	}
 	return nil
+}
+
+// checkZeros is fio's verify_trimmed_io_u: a block trimmed after it was
+// written passes when every byte reads back as zero, whatever the
+// verify method (a device whose discard does not zero fails it); the
+// error names the first byte that is not.
+func checkZeros(job string, p []byte, r ReadBack) *Error {
+	at := slices.IndexFunc(p, func(b byte) bool { return b != 0 })
+	if at < 0 {
+		return nil
+	}
+	return &Error{Job: job, File: r.File, Method: "trim", Offset: r.Off + int64(at), Length: len(p) - at, IOOffset: r.Off, IOLength: len(p),
+		Expected: "0x00", Received: fmt.Sprintf("%#02x", p[at]), BadIntervals: 1}
 }
