@@ -20,13 +20,14 @@ const (
 	FrontMerge              // F: block_bio_frontmerge
 	BioComplete             // C of a bio-based driver (zram): block_bio_complete
 	Split                   // X: block_split
+	Requeue                 // R: block_rq_requeue, back from the driver to be issued again
 	numKinds
 )
 
 // tracepoints are the kinds' tracepoints, in Kind order.
 var tracepoints = [numKinds]string{
 	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue", "block_rq_complete",
-	"block_bio_backmerge", "block_bio_frontmerge", "block_bio_complete", "block_split",
+	"block_bio_backmerge", "block_bio_frontmerge", "block_bio_complete", "block_split", "block_rq_requeue",
 }
 
 // Letter is the kind's blktrace action letter.
@@ -34,7 +35,7 @@ func (k Kind) Letter() byte {
 	if k >= numKinds {
 		return '?'
 	}
-	return "QGIDCMFCX"[k]
+	return "QGIDCMFCXR"[k]
 }
 
 func (k Kind) String() string {

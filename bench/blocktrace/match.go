@@ -26,6 +26,9 @@ type Bio struct {
 	// requests. BioBased: the driver took it as a bio (zram, dm), with
 	// no request: only Queue and Complete are set.
 	Merged, Split, BioBased bool
+	// Requeues counts the times the driver gave its request back to be
+	// issued again; Issue is the last issue.
+	Requeues int
 
 	pieces int // requests of a split bio not yet complete
 }
@@ -56,6 +59,7 @@ type request struct {
 	sectors              uint32
 	bios                 []*Bio
 	getRq, insert, issue int64
+	requeues             int
 }
 
 // Matcher pairs a trace's events into bios, as btt does blktrace's: a
@@ -68,17 +72,62 @@ type Matcher struct {
 	emit   func(*Bio)
 	window int64 // ns held back for reordering
 	held   []Event
-	bios   map[devSector]*Bio
-	reqs   map[devSector]*request
-	ends   map[devSector]*request
-	stats  MatchStats
+	// Bios waiting for a request, requests by first sector and by the
+	// sector after their last: a list per key, oldest first, since two
+	// I/Os of one sector may be in flight at once.
+	bios  fifo[*Bio]
+	reqs  fifo[*request]
+	ends  fifo[*request]
+	stats MatchStats
+}
+
+// fifo keeps, per device and sector, what is in flight there, oldest
+// first.
+type fifo[T comparable] map[devSector][]T
+
+func (f fifo[T]) push(k devSector, v T) { f[k] = append(f[k], v) }
+
+// peek is the oldest at k.
+func (f fifo[T]) peek(k devSector) (v T) {
+	if l := f[k]; len(l) > 0 {
+		v = l[0]
+	}
+	return v
+}
+
+// pop takes the oldest at k.
+func (f fifo[T]) pop(k devSector) (v T) {
+	l := f[k]
+	if len(l) == 0 {
+		return v
+	}
+	v = l[0]
+	if len(l) == 1 {
+		delete(f, k)
+	} else {
+		f[k] = l[1:]
+	}
+	return v
+}
+
+// remove takes v from k's list.
+func (f fifo[T]) remove(k devSector, v T) {
+	l := f[k]
+	if i := slices.Index(l, v); i >= 0 {
+		l = slices.Delete(l, i, i+1)
+	}
+	if len(l) == 0 {
+		delete(f, k)
+	} else {
+		f[k] = l
+	}
 }
 
 // NewMatcher makes a matcher that hands each bio to emit once it has
 // completed.
 func NewMatcher(emit func(*Bio)) *Matcher {
 	return &Matcher{emit: emit, window: 2e6,
-		bios: map[devSector]*Bio{}, reqs: map[devSector]*request{}, ends: map[devSector]*request{}}
+		bios: fifo[*Bio]{}, reqs: fifo[*request]{}, ends: fifo[*request]{}}
 }
 
 // Add takes a batch of events (in any order within the window).
@@ -114,12 +163,16 @@ func (m *Matcher) Flush() MatchStats {
 	m.held = m.held[:0]
 	st := m.stats
 	seen := map[*Bio]bool{}
-	for _, b := range m.bios {
-		seen[b] = true
-	}
-	for _, r := range m.reqs {
-		for _, b := range r.bios {
+	for _, l := range m.bios {
+		for _, b := range l {
 			seen[b] = true
+		}
+	}
+	for _, l := range m.reqs {
+		for _, r := range l {
+			for _, b := range r.bios {
+				seen[b] = true
+			}
 		}
 	}
 	st.Pending = len(seen)
@@ -130,35 +183,33 @@ func (m *Matcher) step(e *Event) {
 	k := devSector{e.Dev, e.Sector}
 	switch e.Kind {
 	case Queue:
-		m.bios[k] = &Bio{Dev: e.Dev, Sector: e.Sector, Sectors: e.Sectors, Op: e.RWBS[0], TID: e.TID, Own: e.Own,
-			Queue: e.Time, pieces: 1}
+		m.bios.push(k, &Bio{Dev: e.Dev, Sector: e.Sector, Sectors: e.Sectors, Op: e.RWBS[0], TID: e.TID, Own: e.Own,
+			Queue: e.Time, pieces: 1})
 	case Split:
 		// The bio goes on at Sector+Sectors as a piece of its own,
 		// queued no more.
-		if b := m.bios[k]; b != nil {
+		if b := m.bios.peek(k); b != nil {
 			b.Split = true
 			b.pieces++
-			m.bios[devSector{e.Dev, e.Sector + uint64(e.Sectors)}] = b
+			m.bios.push(devSector{e.Dev, e.Sector + uint64(e.Sectors)}, b)
 		}
 	case GetRq:
 		r := &request{dev: e.Dev, start: e.Sector, sectors: e.Sectors, getRq: e.Time}
-		if b := m.bios[k]; b != nil {
-			delete(m.bios, k)
+		if b := m.bios.pop(k); b != nil {
 			r.bios = append(r.bios, b)
 		}
-		m.reqs[k] = r
-		m.ends[devSector{e.Dev, e.Sector + uint64(e.Sectors)}] = r
+		m.reqs.push(k, r)
+		m.ends.push(devSector{e.Dev, e.Sector + uint64(e.Sectors)}, r)
 	case BackMerge:
 		// Appended to the request that ends where the bio begins.
-		r := m.ends[k]
-		b := m.bios[k]
+		r, b := m.ends.peek(k), m.bios.peek(k)
 		if r == nil || b == nil {
 			return
 		}
-		delete(m.bios, k)
-		delete(m.ends, k)
+		m.bios.pop(k)
+		m.ends.pop(k)
 		r.sectors += e.Sectors
-		m.ends[devSector{e.Dev, r.start + uint64(r.sectors)}] = r
+		m.ends.push(devSector{e.Dev, r.start + uint64(r.sectors)}, r)
 		r.bios = append(r.bios, b)
 		for _, x := range r.bios {
 			x.Merged = true
@@ -166,52 +217,72 @@ func (m *Matcher) step(e *Event) {
 	case FrontMerge:
 		// Put before the request that begins where the bio ends.
 		rk := devSector{e.Dev, e.Sector + uint64(e.Sectors)}
-		r := m.reqs[rk]
-		b := m.bios[k]
+		r, b := m.reqs.peek(rk), m.bios.peek(k)
 		if r == nil || b == nil {
 			return
 		}
-		delete(m.bios, k)
-		delete(m.reqs, rk)
+		m.bios.pop(k)
+		m.reqs.pop(rk)
 		r.start, r.sectors = e.Sector, r.sectors+e.Sectors
-		m.reqs[k] = r
+		m.reqs.push(k, r)
 		r.bios = append(r.bios, b)
 		for _, x := range r.bios {
 			x.Merged = true
 		}
 	case Insert:
-		if r := m.reqs[k]; r != nil && r.insert == 0 {
+		if r := m.firstWithout(k, func(r *request) bool { return r.insert == 0 }); r != nil {
 			r.insert = e.Time
 		}
 	case Issue:
-		if r := m.reqs[k]; r != nil {
+		if r := m.firstWithout(k, func(r *request) bool { return r.issue == 0 }); r != nil {
 			r.issue = e.Time
 		} else {
 			m.stats.Orphans++
+		}
+	case Requeue:
+		// Issued again later: the device's time starts then.
+		if r := m.firstWithout(k, func(r *request) bool { return r.issue != 0 }); r != nil {
+			r.issue = 0
+			r.requeues++
 		}
 	case Complete:
 		m.complete(k, e)
 	case BioComplete:
 		// A bio-based driver's completion; blk-mq's bios complete
 		// with their request.
-		if b := m.bios[k]; b != nil {
-			delete(m.bios, k)
+		if b := m.bios.pop(k); b != nil {
 			b.BioBased = true
 			m.finish(b, e.Time)
 		}
 	}
 }
 
+// firstWithout is the oldest request at k that ok says has not had the
+// event yet.
+func (m *Matcher) firstWithout(k devSector, ok func(*request) bool) *request {
+	for _, r := range m.reqs[k] {
+		if ok(r) {
+			return r
+		}
+	}
+	return nil
+}
+
 // complete ends the request at k, or its first e.Sectors for a partial
 // completion (the rest stays, from the sector after).
 func (m *Matcher) complete(k devSector, e *Event) {
-	r := m.reqs[k]
+	// The oldest issued request there: completions follow issues.
+	r := m.firstWithout(k, func(r *request) bool { return r.issue != 0 })
+	if r == nil {
+		r = m.reqs.peek(k)
+	}
 	if r == nil {
 		m.stats.Orphans++
 		return
 	}
-	end := r.start + uint64(r.sectors)
+	end := devSector{r.dev, r.start + uint64(r.sectors)}
 	done := r.bios
+	m.reqs.remove(k, r)
 	if e.Sectors > 0 && e.Sectors < r.sectors {
 		cut := r.start + uint64(e.Sectors)
 		done = nil
@@ -223,18 +294,17 @@ func (m *Matcher) complete(k devSector, e *Event) {
 				rest = append(rest, b)
 			}
 		}
-		delete(m.reqs, k)
 		r.bios, r.start, r.sectors = rest, cut, r.sectors-e.Sectors
-		m.reqs[devSector{r.dev, cut}] = r
+		m.reqs.push(devSector{r.dev, cut}, r)
 	} else {
-		delete(m.reqs, k)
-		delete(m.ends, devSector{r.dev, end})
+		m.ends.remove(end, r)
 	}
 	for _, b := range done {
 		if b.GetRq == 0 || r.getRq < b.GetRq {
 			b.GetRq = r.getRq
 		}
 		b.Insert, b.Issue = max(b.Insert, r.insert), max(b.Issue, r.issue)
+		b.Requeues += r.requeues
 		m.finish(b, e.Time)
 	}
 }
