@@ -14,7 +14,6 @@ const (
 	tcRead     = 1 << 0
 	tcWrite    = 1 << 1
 	tcFlush    = 1 << 2
-	tcSync     = 1 << 3
 	tcQueue    = 1 << 4
 	tcRequeue  = 1 << 5
 	tcIssue    = 1 << 6
@@ -48,7 +47,7 @@ func blkAction(e *Event) uint32 {
 	case Requeue:
 		code, cat = 6, tcRequeue
 	}
-	switch e.RWBS[0] {
+	switch e.Op {
 	case 'W':
 		cat |= tcWrite
 	case 'D':
@@ -57,9 +56,6 @@ func blkAction(e *Event) uint32 {
 		cat |= tcFlush
 	default:
 		cat |= tcRead
-	}
-	if e.RWBS[1] == 'S' {
-		cat |= tcSync
 	}
 	return code | cat<<tcShift
 }
@@ -93,7 +89,7 @@ func WriteBlktrace(w io.Writer, evs []Event) error {
 		if e.Kind == Split {
 			// The payload is the sector the bio goes on at, big-endian.
 			le.PutUint16(buf[46:], 8)
-			binary.BigEndian.PutUint64(buf[48:], e.Sector+uint64(e.Sectors))
+			binary.BigEndian.PutUint64(buf[48:], e.Link)
 			n += 8
 		}
 		if _, err := w.Write(buf[:n]); err != nil {

@@ -49,33 +49,56 @@ func (k Kind) String() string {
 type Event struct {
 	Time   int64  // CLOCK_MONOTONIC, ns (bpf_ktime_get_ns)
 	Sector uint64 // first 512-byte sector
-	// Sectors is the length; for a Split, the sectors before the split
-	// point (new_sector − sector).
+	// Sectors is the length; for a Complete, the sectors completed (a
+	// request may complete in parts).
 	Sectors uint32
 	Dev     uint32 // the kernel's dev_t: major<<20 | minor
 	TID     uint32 // the thread the tracepoint fired in
 	Kind    Kind
-	// RWBS is the tracepoint's first two rwbs letters: 'R', 'W', 'D'
-	// (discard), 'F' (flush), 'N'; then 'S' (sync) or others, or 0.
-	RWBS [2]byte
+	// Op is the operation as blktrace's rwbs letter: 'R', 'W', 'D'
+	// (discard), 'F' (flush), 'N' (other).
+	Op byte
 	// Own: the thread belongs to the traced process (for a Queue, the
 	// bio is one of its own; a request's later events fire anywhere).
 	Own bool
+	// Ptr is the kernel's address of the bio (bio events) or request
+	// (request events): what pairs events exactly, where btt pairs them
+	// by sector. Link is a request's first bio; for a Split, the sector
+	// the rest of the bio goes on at.
+	Ptr, Link uint64
 }
 
 // eventSize is the size of an event record in the ring buffer:
-// time, sector, sectors, dev, tid, kind, rwbs, own.
-const eventSize = 32
+// time, sector, ptr, link, sectors, dev, tid, kind, op, own.
+const eventSize = 48
+
+// opLetter is the letter of the kernel's REQ_OP_ number.
+func opLetter(op uint8) byte {
+	switch op {
+	case 0:
+		return 'R'
+	case 1, 9: // write, write zeroes
+		return 'W'
+	case 2:
+		return 'F'
+	case 3, 5: // discard, secure erase
+		return 'D'
+	}
+	return 'N'
+}
 
 func decodeEvent(b []byte) Event {
+	le := binary.LittleEndian
 	return Event{
-		Time:    int64(binary.LittleEndian.Uint64(b[0:])),
-		Sector:  binary.LittleEndian.Uint64(b[8:]),
-		Sectors: binary.LittleEndian.Uint32(b[16:]),
-		Dev:     binary.LittleEndian.Uint32(b[20:]),
-		TID:     binary.LittleEndian.Uint32(b[24:]),
-		Kind:    Kind(b[28]),
-		RWBS:    [2]byte{b[29], b[30]},
-		Own:     b[31] != 0,
+		Time:    int64(le.Uint64(b[0:])),
+		Sector:  le.Uint64(b[8:]),
+		Ptr:     le.Uint64(b[16:]),
+		Link:    le.Uint64(b[24:]),
+		Sectors: le.Uint32(b[32:]),
+		Dev:     le.Uint32(b[36:]),
+		TID:     le.Uint32(b[40:]),
+		Kind:    Kind(b[44]),
+		Op:      opLetter(b[45]),
+		Own:     b[46] != 0,
 	}
 }

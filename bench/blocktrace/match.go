@@ -11,13 +11,13 @@ type Bio struct {
 	Dev     uint32
 	Sector  uint64
 	Sectors uint32
-	Op      byte   // rwbs' first letter: 'R', 'W', 'D' (discard), 'F' (flush)
+	Op      byte   // 'R', 'W', 'D' (discard), 'F' (flush), 'N'
 	TID     uint32 // the thread that queued it
 	Own     bool   // the thread is the traced process's
 
 	Queue    int64 // Q: entered the block layer
-	GetRq    int64 // G: given a request (0 when merged into another's)
-	Insert   int64 // I: inserted into the I/O scheduler (0 when issued directly)
+	GetRq    int64 // G: a request was allocated for it (0 when merged into another's)
+	Insert   int64 // I: its request was inserted into the I/O scheduler (0 when issued directly)
 	Issue    int64 // D: issued to the driver (the last issue, after a requeue)
 	Complete int64 // C: completed (the last piece's, for a split bio)
 
@@ -30,7 +30,8 @@ type Bio struct {
 	// issued again; Issue is the last issue.
 	Requeues int
 
-	pieces int // requests of a split bio not yet complete
+	ptrs   []uint64 // its own address and its split pieces'
+	pieces int      // pieces not yet complete
 }
 
 // OneToOne reports whether the bio was one request and the request only
@@ -40,94 +41,49 @@ func (b *Bio) OneToOne() bool { return !b.Merged && !b.Split }
 // MatchStats count what the matcher could not pair.
 type MatchStats struct {
 	Bios int // emitted
-	// Orphans are request events whose bio was never seen (queued
-	// before tracing began, or its Q lost).
+	// Orphans are request events whose request or bio was never seen
+	// (queued before tracing began).
 	Orphans int
+	// Lost are bios and requests whose completion never came although
+	// their address was used again (an event the kernel did not record).
+	Lost int
 	// Pending are bios still in flight when the matcher was flushed.
 	Pending int
 }
 
-type devSector struct {
-	dev    uint32
-	sector uint64
-}
-
 // request is one request and the bios in it.
 type request struct {
-	dev                  uint32
-	start                uint64
-	sectors              uint32
-	bios                 []*Bio
-	getRq, insert, issue int64
-	requeues             int
+	dev           uint32
+	start         uint64
+	sectors       uint32
+	bios          []*Bio
+	insert, issue int64
+	requeues      int
 }
 
-// Matcher pairs a trace's events into bios, as btt does blktrace's: a
-// bio by its device and first sector from its Q until a request takes it
-// (G) or it is merged into one (M, F), a request by its first sector
-// (and its last, for back merges) until it completes (C). Events are
-// taken in time order: Add holds the newest window back, since the ring
-// buffer interleaves CPUs only roughly in time.
+// Matcher pairs a trace's events into bios by the kernel's addresses of
+// bios and requests: a bio from its Q until it completes, a request from
+// its first event until it completes, the request's first bio linked by
+// its address and bios merged into it by their sectors. Events are taken
+// in time order: Add holds the newest window back, since the ring buffer
+// interleaves CPUs only roughly in time.
 type Matcher struct {
 	emit   func(*Bio)
 	window int64 // ns held back for reordering
 	held   []Event
-	// Bios waiting for a request, requests by first sector and by the
-	// sector after their last: a list per key, oldest first, since two
-	// I/Os of one sector may be in flight at once.
-	bios  fifo[*Bio]
-	reqs  fifo[*request]
-	ends  fifo[*request]
-	stats MatchStats
-}
-
-// fifo keeps, per device and sector, what is in flight there, oldest
-// first.
-type fifo[T comparable] map[devSector][]T
-
-func (f fifo[T]) push(k devSector, v T) { f[k] = append(f[k], v) }
-
-// peek is the oldest at k.
-func (f fifo[T]) peek(k devSector) (v T) {
-	if l := f[k]; len(l) > 0 {
-		v = l[0]
-	}
-	return v
-}
-
-// pop takes the oldest at k.
-func (f fifo[T]) pop(k devSector) (v T) {
-	l := f[k]
-	if len(l) == 0 {
-		return v
-	}
-	v = l[0]
-	if len(l) == 1 {
-		delete(f, k)
-	} else {
-		f[k] = l[1:]
-	}
-	return v
-}
-
-// remove takes v from k's list.
-func (f fifo[T]) remove(k devSector, v T) {
-	l := f[k]
-	if i := slices.Index(l, v); i >= 0 {
-		l = slices.Delete(l, i, i+1)
-	}
-	if len(l) == 0 {
-		delete(f, k)
-	} else {
-		f[k] = l
-	}
+	bios   map[uint64]*Bio
+	reqs   map[uint64]*request
+	// unlinked are bios given a request (G) or merged into one (M, F)
+	// whose request has not named them: a request names only its first
+	// bio, so the others join it by their sectors when it completes.
+	unlinked []*Bio
+	stats    MatchStats
 }
 
 // NewMatcher makes a matcher that hands each bio to emit once it has
 // completed.
 func NewMatcher(emit func(*Bio)) *Matcher {
-	return &Matcher{emit: emit, window: 2e6,
-		bios: fifo[*Bio]{}, reqs: fifo[*request]{}, ends: fifo[*request]{}}
+	return &Matcher{emit: emit, window: 2e6, bios: map[uint64]*Bio{}, reqs: map[uint64]*request{}}
 }
 
 // Add takes a batch of events (in any order within the window).
@@ -163,128 +119,115 @@ func (m *Matcher) Flush() MatchStats {
 	m.held = m.held[:0]
 	st := m.stats
 	seen := map[*Bio]bool{}
-	for _, l := range m.bios {
-		for _, b := range l {
-			seen[b] = true
-		}
-	}
-	for _, l := range m.reqs {
-		for _, r := range l {
-			for _, b := range r.bios {
-				seen[b] = true
-			}
-		}
+	for _, b := range m.bios {
+		seen[b] = true
 	}
 	st.Pending = len(seen)
 	return st
 }
 
 func (m *Matcher) step(e *Event) {
-	k := devSector{e.Dev, e.Sector}
 	switch e.Kind {
 	case Queue:
-		m.bios.push(k, &Bio{Dev: e.Dev, Sector: e.Sector, Sectors: e.Sectors, Op: e.RWBS[0], TID: e.TID, Own: e.Own,
-			Queue: e.Time, pieces: 1})
+		if old := m.bios[e.Ptr]; old != nil {
+			m.lose(old)
+		}
+		b := &Bio{Dev: e.Dev, Sector: e.Sector, Sectors: e.Sectors, Op: e.Op, TID: e.TID, Own: e.Own,
+			Queue: e.Time, pieces: 1, ptrs: []uint64{e.Ptr}}
+		m.bios[e.Ptr] = b
 	case Split:
-		// The bio goes on at Sector+Sectors as a piece of its own,
-		// queued no more.
-		if b := m.bios.peek(k); b != nil {
-			b.Split = true
-			b.pieces++
-			m.bios.push(devSector{e.Dev, e.Sector + uint64(e.Sectors)}, b)
+		// The front piece (e.Ptr, new) goes on as a bio of its own; the
+		// rest keeps the bio's address at sector e.Link.
+		for _, b := range m.bios {
+			if b.Dev == e.Dev && b.Sector == e.Sector && !b.BioBased && b.GetRq == 0 {
+				b.Split = true
+				b.pieces++
+				b.ptrs = append(b.ptrs, e.Ptr)
+				m.bios[e.Ptr] = b
+				break
+			}
 		}
 	case GetRq:
-		r := &request{dev: e.Dev, start: e.Sector, sectors: e.Sectors, getRq: e.Time}
-		if b := m.bios.pop(k); b != nil {
-			r.bios = append(r.bios, b)
+		if b := m.bios[e.Ptr]; b != nil && b.GetRq == 0 {
+			b.GetRq = e.Time
+			m.unlinked = append(m.unlinked, b)
 		}
-		m.reqs.push(k, r)
-		m.ends.push(devSector{e.Dev, e.Sector + uint64(e.Sectors)}, r)
-	case BackMerge:
-		// Appended to the request that ends where the bio begins.
-		r, b := m.ends.peek(k), m.bios.peek(k)
-		if r == nil || b == nil {
-			return
+	case BackMerge, FrontMerge:
+		if b := m.bios[e.Ptr]; b != nil {
+			b.Merged = true
+			m.unlinked = append(m.unlinked, b)
 		}
-		m.bios.pop(k)
-		m.ends.pop(k)
-		r.sectors += e.Sectors
-		m.ends.push(devSector{e.Dev, r.start + uint64(r.sectors)}, r)
-		r.bios = append(r.bios, b)
-		for _, x := range r.bios {
-			x.Merged = true
+	case Insert, Issue, Requeue:
+		r := m.reqs[e.Ptr]
+		if r == nil || (e.Kind == Issue && r.issue != 0) || (e.Kind == Insert && r.insert != 0 && r.requeues == 0) {
+			// A new request at this address: an old one there never
+			// completed.
+			if r != nil {
+				m.loseRequest(e.Ptr, r)
+			}
+			r = &request{dev: e.Dev, start: e.Sector, sectors: e.Sectors}
+			if b := m.bios[e.Link]; b != nil && !slices.Contains(r.bios, b) {
+				r.bios = append(r.bios, b)
+				if i := slices.Index(m.unlinked, b); i >= 0 {
+					m.unlinked = slices.Delete(m.unlinked, i, i+1)
+				}
+			}
+			m.reqs[e.Ptr] = r
 		}
-	case FrontMerge:
-		// Put before the request that begins where the bio ends.
-		rk := devSector{e.Dev, e.Sector + uint64(e.Sectors)}
-		r, b := m.reqs.peek(rk), m.bios.peek(k)
-		if r == nil || b == nil {
-			return
-		}
-		m.bios.pop(k)
-		m.reqs.pop(rk)
-		r.start, r.sectors = e.Sector, r.sectors+e.Sectors
-		m.reqs.push(k, r)
-		r.bios = append(r.bios, b)
-		for _, x := range r.bios {
-			x.Merged = true
-		}
-	case Insert:
-		if r := m.firstWithout(k, func(r *request) bool { return r.insert == 0 }); r != nil {
-			r.insert = e.Time
-		}
-	case Issue:
-		if r := m.firstWithout(k, func(r *request) bool { return r.issue == 0 }); r != nil {
+		switch e.Kind {
+		case Insert:
+			if r.insert == 0 {
+				r.insert = e.Time
+			}
+		case Issue:
 			r.issue = e.Time
-		} else {
-			m.stats.Orphans++
-		}
-	case Requeue:
-		// Issued again later: the device's time starts then.
-		if r := m.firstWithout(k, func(r *request) bool { return r.issue != 0 }); r != nil {
+			r.sectors = max(r.sectors, e.Sectors)
+		case Requeue:
+			// Issued again later: the device's time starts then.
 			r.issue = 0
 			r.requeues++
 		}
 	case Complete:
-		m.complete(k, e)
+		m.complete(e)
 	case BioComplete:
 		// A bio-based driver's completion; blk-mq's bios complete
 		// with their request.
-		if b := m.bios.pop(k); b != nil {
+		if b := m.bios[e.Ptr]; b != nil && b.GetRq == 0 {
 			b.BioBased = true
 			m.finish(b, e.Time)
 		}
 	}
 }
 
-// firstWithout is the oldest request at k that ok says has not had the
-// event yet.
-func (m *Matcher) firstWithout(k devSector, ok func(*request) bool) *request {
-	for _, r := range m.reqs[k] {
-		if ok(r) {
-			return r
-		}
-	}
-	return nil
-}
-
-// complete ends the request at k, or its first e.Sectors for a partial
+// complete ends the request e.Ptr, or its first e.Sectors for a partial
 // completion (the rest stays, from the sector after).
-func (m *Matcher) complete(k devSector, e *Event) {
-	// The oldest issued request there: completions follow issues.
-	r := m.firstWithout(k, func(r *request) bool { return r.issue != 0 })
-	if r == nil {
-		r = m.reqs.peek(k)
-	}
+func (m *Matcher) complete(e *Event) {
+	r := m.reqs[e.Ptr]
 	if r == nil {
 		m.stats.Orphans++
 		return
 	}
-	end := devSector{r.dev, r.start + uint64(r.sectors)}
+	// Its other bios, by their sectors.
+	m.unlinked = slices.DeleteFunc(m.unlinked, func(b *Bio) bool {
+		if b.pieces == 0 {
+			return true
+		}
+		if b.Dev == r.dev && b.Sector >= r.start && b.Sector < r.start+uint64(r.sectors) {
+			if !slices.Contains(r.bios, b) {
+				r.bios = append(r.bios, b)
+			}
+			return true
+		}
+		return false
+	})
+	if len(r.bios) > 1 {
+		for _, b := range r.bios {
+			b.Merged = true
+		}
+	}
 	done := r.bios
-	m.reqs.remove(k, r)
 	if e.Sectors > 0 && e.Sectors < r.sectors {
-		cut := r.start + uint64(e.Sectors)
+		cut := e.Sector + uint64(e.Sectors)
 		done = nil
 		var rest []*Bio
 		for _, b := range r.bios {
@@ -295,14 +238,13 @@ func (m *Matcher) complete(k devSector, e *Event) {
 			}
 		}
 		r.bios, r.start, r.sectors = rest, cut, r.sectors-e.Sectors
-		m.reqs.push(devSector{r.dev, cut}, r)
 	} else {
-		m.ends.remove(end, r)
+		delete(m.reqs, e.Ptr)
+	}
+	if len(r.bios) == 0 && len(done) == 0 {
+		m.stats.Orphans++
 	}
 	for _, b := range done {
-		if b.GetRq == 0 || r.getRq < b.GetRq {
-			b.GetRq = r.getRq
-		}
 		b.Insert, b.Issue = max(b.Insert, r.insert), max(b.Issue, r.issue)
 		b.Requeues += r.requeues
 		m.finish(b, e.Time)
@@ -316,6 +258,32 @@ func (m *Matcher) finish(b *Bio, at int64) {
 	if b.pieces > 0 {
 		return
 	}
+	for _, p := range b.ptrs {
+		if m.bios[p] == b {
+			delete(m.bios, p)
+		}
+	}
 	m.stats.Bios++
 	m.emit(b)
+}
+
+// lose drops a bio whose completion never came.
+func (m *Matcher) lose(b *Bio) {
+	for _, p := range b.ptrs {
+		if m.bios[p] == b {
+			delete(m.bios, p)
+		}
+	}
+	b.pieces = 0
+	m.stats.Lost++
+}
+
+// loseRequest drops a request whose completion never came, and its bios.
+func (m *Matcher) loseRequest(ptr uint64, r *request) {
+	delete(m.reqs, ptr)
+	for _, b := range r.bios {
+		if b.pieces > 0 {
+			m.lose(b)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package blocktrace
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -33,8 +32,6 @@ type Options struct {
 	// TGID is the process whose threads' bios are its own (Event.Own):
 	// iolab's.
 	TGID int
-	// Tracefs is where tracefs is mounted; "" finds it.
-	Tracefs string
 }
 
 // DevT is a device's dev_t as the block tracepoints record it.
@@ -70,10 +67,6 @@ type Stats struct {
 	Missed uint64
 }
 
-// ErrNoTracefs: the block tracepoints cannot be found because tracefs is
-// not mounted.
-var ErrNoTracefs = errors.New("tracefs is not mounted, so the block tracepoints cannot be found: mount it (mount -t tracefs nodev /sys/kernel/tracing) and try again")
-
 // Open loads and attaches the programs and starts handing events to
 // sink, in batches, from one goroutine, in the order each CPU recorded
 // them (events of different CPUs interleave only roughly: sort by Time
@@ -82,20 +75,9 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 	if len(o.Devs) == 0 {
 		return nil, errors.New("blocktrace: no device to trace")
 	}
-	dir := o.Tracefs
-	if dir == "" {
-		var err error
-		if dir, err = findTracefs(); err != nil {
-			return nil, err
-		}
-	}
-	var layouts [numKinds]layout
-	for k := range numKinds {
-		l, err := readLayout(dir, k)
-		if err != nil {
-			return nil, err
-		}
-		layouts[k] = l
+	kl, err := readKernelLayout()
+	if err != nil {
+		return nil, err
 	}
 	t := &Tracer{sink: sink, stop: make(chan struct{}), done: make(chan struct{})}
 	fail := func(err error) (*Tracer, error) {
@@ -122,18 +104,29 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 		return fail(fmt.Errorf("blocktrace: drop counter: %w", err))
 	}
 	t.objs = append(t.objs, t.drops)
+	// What each queue and block device pointer is: its dev_t when
+	// traced, else 0, learnt as the programs meet them.
+	cache, err := ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_ptrs", Type: ebpf.LRUHash, KeySize: 8, ValueSize: 4, MaxEntries: 4096})
+	if err != nil {
+		return fail(fmt.Errorf("blocktrace: device cache: %w", err))
+	}
+	t.objs = append(t.objs, cache)
+	m := progMaps{rb: rb, devs: devs, drops: t.drops, cache: cache}
 	for k := range numKinds {
 		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.TracePoint, License: "GPL",
-			Instructions: program(k, layouts[k], rb, devs, t.drops, uint32(o.TGID)),
+			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.RawTracepoint, License: "GPL",
+			Instructions: program(k, &kl, m, uint32(o.TGID)),
 		})
 		if err != nil {
 			return fail(fmt.Errorf("blocktrace: loading the program for %s: %w", k, err))
 		}
 		t.objs = append(t.objs, prog)
 		t.progs = append(t.progs, prog)
-		l, err := link.Tracepoint("block", tracepoints[k], prog, nil)
+		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: tracepoints[k], Program: prog})
 		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				err = fmt.Errorf("this kernel has no tracepoint block:%s: it cannot trace the block layer (%w)", tracepoints[k], err)
+			}
 			return fail(fmt.Errorf("blocktrace: attaching to block:%s: %w", tracepoints[k], err))
 		}
 		t.links = append(t.links, l)
@@ -252,93 +245,205 @@ func (t *Tracer) closeObjs() {
 	t.objs = nil
 }
 
-// findTracefs is where tracefs is mounted (/proc/self/mountinfo).
-func findTracefs() (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return "", err
+// progMaps are the maps the programs use.
+type progMaps struct{ rb, devs, drops, cache *ebpf.Map }
+
+// Stack slots of the programs (below the frame pointer).
+const (
+	stWindow = -64 // a struct's fields, read at once (64 bytes)
+	stKey    = -72 // a pointer, the cache's key
+	stTmp    = -80 // 8 bytes read from the kernel
+	stDev    = -84 // a dev_t
+	stTime   = -96 // the event's time, read first
+	windowSz = 64
+)
+
+// window is the span of a struct that holds members: read at once.
+func window(ms ...member) (start, size int, ok bool) {
+	start, end := ms[0].off, 0
+	for _, m := range ms {
+		start = min(start, m.off)
+		end = max(end, m.off+m.size)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - FSTYPE SOURCE SUPER
-		fields := strings.Fields(sc.Text())
-		for i, w := range fields {
-			if w == "-" && i+1 < len(fields) && fields[i+1] == "tracefs" && len(fields) > 4 {
-				return fields[4], nil
-			}
-		}
-	}
-	return "", ErrNoTracefs
+	return start, end - start, end-start <= windowSz
 }
 
-// program is the BPF program of one tracepoint: for an event on a traced
-// device it writes an Event record to the ring buffer (without waking the
-// reader, which polls) or, when the buffer is full, counts a drop.
-func program(k Kind, l layout, rb, devs, drops *ebpf.Map, tgid uint32) asm.Instructions {
-	ld := func(dst asm.Register, f field) asm.Instruction {
-		size := asm.Word
-		if f.size == 8 {
-			size = asm.DWord
+// program is the BPF program of one raw tracepoint: for an event on a
+// traced device it writes an Event record to the ring buffer (without
+// waking the reader, which polls) or, when the buffer is full, counts a
+// drop. A bio event reads the bio's fields and its block device's
+// number; a request event the request's, and its disk's number through
+// its queue. What a pointer is (a traced device or not) is cached, so
+// most events read one span of one struct.
+func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions {
+	isRq := k == Insert || k == Issue || k == Complete || k == Requeue
+	var win []member
+	if isRq {
+		win = []member{l.rqQ, l.rqCmdFlags, l.rqDataLen, l.rqSector, l.rqBio}
+	} else {
+		win = []member{l.bioBdev, l.bioOpf, l.bioSector, l.bioSize}
+	}
+	start, size, ok := window(win...)
+	if !ok {
+		panic(fmt.Sprintf("blocktrace: the fields of %s span %d bytes", k, size))
+	}
+	arg := int16(0)
+	if k == BioComplete {
+		arg = 1 // (struct request_queue *q, struct bio *bio)
+	}
+	// ld loads member m of the window into dst.
+	ld := func(dst asm.Register, m member) asm.Instruction {
+		sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[m.size]
+		return asm.LoadMem(dst, asm.RFP, int16(stWindow+m.off-start), sz)
+	}
+	// probe reads n bytes at src+off into the stack at slot.
+	probe := func(slot int16, n int32, src asm.Register, off int) asm.Instructions {
+		return asm.Instructions{
+			asm.Mov.Reg(asm.R1, asm.RFP),
+			asm.Add.Imm(asm.R1, int32(slot)),
+			asm.Mov.Imm(asm.R2, n),
+			asm.Mov.Reg(asm.R3, src),
+			asm.Add.Imm(asm.R3, int32(off)),
+			asm.FnProbeReadKernel.Call(),
 		}
-		return asm.LoadMem(dst, asm.R6, int16(f.off), size)
 	}
 	insns := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1), // the tracepoint's record
-		// Is the device traced?
-		ld(asm.R2, l.dev),
-		asm.StoreMem(asm.RFP, -4, asm.R2, asm.Word),
-		asm.LoadMapPtr(asm.R1, devs.FD()),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Mov.Reg(asm.R6, asm.R1),
 		asm.FnKtimeGetNs.Call(),
-		asm.Mov.Reg(asm.R7, asm.R0),
-		asm.LoadMapPtr(asm.R1, rb.FD()),
+		asm.StoreMem(asm.RFP, stTime, asm.R0, asm.DWord),
+		asm.LoadMem(asm.R7, asm.R6, arg*8, asm.DWord), // the bio or request
+	}
+	insns = append(insns, probe(stWindow, int32(size), asm.R7, start)...)
+	insns = append(insns, asm.JNE.Imm(asm.R0, 0, "exit"))
+	// The pointer that says which device: the queue or the bdev.
+	if isRq {
+		insns = append(insns, ld(asm.R8, l.rqQ))
+	} else {
+		insns = append(insns, ld(asm.R8, l.bioBdev))
+	}
+	insns = append(insns,
+		asm.StoreMem(asm.RFP, stKey, asm.R8, asm.DWord),
+		asm.LoadMapPtr(asm.R1, m.cache.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, stKey),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "resolve"),
+		asm.LoadMem(asm.R9, asm.R0, 0, asm.Word),
+		asm.Ja.Label("known"),
+	)
+	// First meeting: read the device's number and whether it is traced.
+	resolve := asm.Instructions{}
+	if isRq {
+		resolve = append(resolve, probe(stTmp, 8, asm.R8, l.qDisk.off)...)
+		resolve[0] = resolve[0].WithSymbol("resolve")
+		resolve = append(resolve,
+			asm.JNE.Imm(asm.R0, 0, "exit"),
+			asm.LoadMem(asm.R9, asm.RFP, stTmp, asm.DWord), // the gendisk
+			asm.JEq.Imm(asm.R9, 0, "exit"))
+		resolve = append(resolve, probe(stTmp, 4, asm.R9, l.diskMajor.off)...)
+		resolve = append(resolve,
+			asm.LoadMem(asm.R1, asm.RFP, stTmp, asm.Word),
+			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
+		resolve = append(resolve, probe(stTmp, 4, asm.R9, l.diskFirstMinor.off)...)
+		resolve = append(resolve,
+			asm.LoadMem(asm.R1, asm.RFP, stDev, asm.Word),
+			asm.LSh.Imm(asm.R1, 20),
+			asm.LoadMem(asm.R2, asm.RFP, stTmp, asm.Word),
+			asm.Or.Reg(asm.R1, asm.R2),
+			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
+	} else {
+		resolve = append(resolve, probe(stTmp, 4, asm.R8, l.bdevDev.off)...)
+		resolve[0] = resolve[0].WithSymbol("resolve")
+		resolve = append(resolve,
+			asm.LoadMem(asm.R1, asm.RFP, stTmp, asm.Word),
+			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
+	}
+	resolve = append(resolve,
+		asm.LoadMapPtr(asm.R1, m.devs.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, stDev),
+		asm.FnMapLookupElem.Call(),
+		asm.JNE.Imm(asm.R0, 0, "traced"),
+		asm.StoreImm(asm.RFP, stDev, 0, asm.Word), // not traced: remember 0
+		asm.LoadMapPtr(asm.R1, m.cache.FD()).WithSymbol("traced"),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, stKey),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Add.Imm(asm.R3, stDev),
+		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
+		asm.FnMapUpdateElem.Call(),
+		asm.LoadMem(asm.R9, asm.RFP, stDev, asm.Word),
+	)
+	insns = append(insns, resolve...)
+	insns = append(insns,
+		asm.JEq.Imm(asm.R9, 0, "exit").WithSymbol("known"), // R9: the dev_t, 0 when not traced
+		asm.LoadMapPtr(asm.R1, m.rb.FD()),
 		asm.Mov.Imm(asm.R2, eventSize),
 		asm.Mov.Imm(asm.R3, 0),
 		asm.FnRingbufReserve.Call(),
 		asm.JEq.Imm(asm.R0, 0, "drop"),
 		asm.Mov.Reg(asm.R8, asm.R0),
-		asm.StoreMem(asm.R8, 0, asm.R7, asm.DWord),
-		ld(asm.R1, l.sector),
-		asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
-	}
-	if k == Split {
+		asm.StoreMem(asm.R8, 36, asm.R9, asm.Word),
+		asm.StoreMem(asm.R8, 16, asm.R7, asm.DWord), // the pointer
+		asm.StoreImm(asm.R8, 44, int64(k), asm.Byte),
+		asm.StoreImm(asm.R8, 47, 0, asm.Byte),
+	)
+	if isRq {
 		insns = append(insns,
-			ld(asm.R2, l.newSector),
-			asm.Sub.Reg(asm.R2, asm.R1),
-			asm.StoreMem(asm.R8, 16, asm.R2, asm.Word))
+			ld(asm.R1, l.rqSector),
+			asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
+			ld(asm.R1, l.rqBio),
+			asm.StoreMem(asm.R8, 24, asm.R1, asm.DWord),
+			ld(asm.R1, l.rqCmdFlags),
+			asm.StoreMem(asm.R8, 45, asm.R1, asm.Byte), // REQ_OP_ is the low byte
+		)
+		if k == Complete {
+			// (struct request *rq, blk_status_t error, unsigned int nr_bytes)
+			insns = append(insns, asm.LoadMem(asm.R1, asm.R6, 16, asm.DWord))
+		} else {
+			insns = append(insns, ld(asm.R1, l.rqDataLen))
+		}
 	} else {
 		insns = append(insns,
-			ld(asm.R1, l.sectors),
-			asm.StoreMem(asm.R8, 16, asm.R1, asm.Word))
+			ld(asm.R1, l.bioSector),
+			asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
+			ld(asm.R1, l.bioOpf),
+			asm.StoreMem(asm.R8, 45, asm.R1, asm.Byte),
+		)
+		if k == Split {
+			// (struct bio *bio, unsigned int new_sector)
+			insns = append(insns,
+				asm.LoadMem(asm.R1, asm.R6, 8, asm.DWord),
+				asm.LSh.Imm(asm.R1, 32),
+				asm.RSh.Imm(asm.R1, 32))
+		} else {
+			insns = append(insns, asm.Mov.Imm(asm.R1, 0))
+		}
+		insns = append(insns,
+			asm.StoreMem(asm.R8, 24, asm.R1, asm.DWord),
+			ld(asm.R1, l.bioSize))
 	}
 	insns = append(insns,
-		ld(asm.R1, l.dev),
-		asm.StoreMem(asm.R8, 20, asm.R1, asm.Word),
-		asm.StoreImm(asm.R8, 28, int64(k), asm.Byte),
-		asm.LoadMem(asm.R1, asm.R6, int16(l.rwbs.off), asm.Byte),
-		asm.StoreMem(asm.R8, 29, asm.R1, asm.Byte),
-		asm.LoadMem(asm.R1, asm.R6, int16(l.rwbs.off+1), asm.Byte),
-		asm.StoreMem(asm.R8, 30, asm.R1, asm.Byte),
+		asm.RSh.Imm(asm.R1, 9), // bytes to sectors
+		asm.StoreMem(asm.R8, 32, asm.R1, asm.Word),
+		asm.LoadMem(asm.R1, asm.RFP, stTime, asm.DWord),
+		asm.StoreMem(asm.R8, 0, asm.R1, asm.DWord),
 		asm.FnGetCurrentPidTgid.Call(),
-		asm.StoreMem(asm.R8, 24, asm.R0, asm.Word), // the thread id, the low half
+		asm.StoreMem(asm.R8, 40, asm.R0, asm.Word), // the thread id, the low half
 		asm.RSh.Imm(asm.R0, 32),
 		asm.Mov.Imm(asm.R1, 0),
 		asm.JNE.Imm(asm.R0, int32(tgid), "store-own"),
 		asm.Mov.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R8, 31, asm.R1, asm.Byte).WithSymbol("store-own"),
+		asm.StoreMem(asm.R8, 46, asm.R1, asm.Byte).WithSymbol("store-own"),
 		asm.Mov.Reg(asm.R1, asm.R8),
 		asm.Mov.Imm(asm.R2, 1), // BPF_RB_NO_WAKEUP: the reader polls
 		asm.FnRingbufSubmit.Call(),
 		asm.Ja.Label("exit"),
 		// The buffer is full: count the event lost.
-		asm.StoreImm(asm.RFP, -4, 0, asm.Word).WithSymbol("drop"),
-		asm.LoadMapPtr(asm.R1, drops.FD()),
+		asm.StoreImm(asm.RFP, stDev, 0, asm.Word).WithSymbol("drop"),
+		asm.LoadMapPtr(asm.R1, m.drops.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
+		asm.Add.Imm(asm.R2, stDev),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "exit"),
 		asm.Mov.Imm(asm.R1, 1),

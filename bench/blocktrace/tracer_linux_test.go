@@ -46,7 +46,7 @@ func traceDev(t *testing.T, devs ...uint32) *collect {
 	t.Helper()
 	c := &collect{}
 	c.m = NewMatcher(func(b *Bio) { c.bios = append(c.bios, *b) })
-	tr, err := Open(Options{Devs: devs, TGID: os.Getpid(), Tracefs: testdev.Tracefs(t)}, func(evs []Event) {
+	tr, err := Open(Options{Devs: devs, TGID: os.Getpid()}, func(evs []Event) {
 		c.mu.Lock()
 		c.m.Add(evs)
 		c.mu.Unlock()
@@ -133,23 +133,24 @@ func TestTraceOwnReads(t *testing.T) {
 	}
 }
 
-// TestTraceRefusals: a kernel without the block tracepoints (a tracefs
-// without them) and a process without the rights (root with every
-// capability dropped) are refused, each saying why and what to do.
+// TestTraceRefusals: a kernel without one of the block tracepoints and a
+// process without the rights (root with every capability dropped) are
+// refused, each saying why and what to do.
 func TestTraceRefusals(t *testing.T) {
 	dev := testdev.LoopInMemory(t, 1<<20)
-	_, err := Open(Options{Devs: []uint32{devT(t, dev)}, Tracefs: t.TempDir()}, func([]Event) {})
-	if err == nil || !strings.Contains(err.Error(), "no tracepoint block:block_bio_queue") || !strings.Contains(err.Error(), "cannot trace the block layer") {
-		t.Errorf("without the tracepoints: %v", err)
+	saved := tracepoints[Requeue]
+	tracepoints[Requeue] = "block_rq_nonesuch"
+	_, err := Open(Options{Devs: []uint32{devT(t, dev)}}, func([]Event) {})
+	tracepoints[Requeue] = saved
+	if err == nil || !strings.Contains(err.Error(), "no tracepoint block:block_rq_nonesuch") || !strings.Contains(err.Error(), "cannot trace the block layer") {
+		t.Errorf("without a tracepoint: %v", err)
 	}
-	if os.Getenv("IOLAB_BLOCKTRACE_CHILD") == "" {
-		out, err := childCommand(t, "refuse", dev, "setpriv", "--inh-caps=-all", "--bounding-set=-all", "--").CombinedOutput()
-		if err != nil {
-			t.Fatalf("the child without capabilities: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "needs root (CAP_BPF and CAP_PERFMON)") {
-			t.Errorf("without capabilities: %s", out)
-		}
+	out, err := childCommand(t, "refuse", dev, "setpriv", "--inh-caps=-all", "--bounding-set=-all", "--").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child without capabilities: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "needs root (CAP_BPF and CAP_PERFMON)") {
+		t.Errorf("without capabilities: %s", out)
 	}
 }
 
@@ -220,7 +221,7 @@ func childCommand(t *testing.T, what, dev string, wrap ...string) *exec.Cmd {
 	t.Helper()
 	args := append(wrap, os.Args[0], "-test.run=^TestTraceChild$")
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), "IOLAB_BLOCKTRACE_CHILD="+what, "IOLAB_BLOCKTRACE_DEV="+dev, "IOLAB_TRACEFS="+testdev.Tracefs(t))
+	cmd.Env = append(os.Environ(), "IOLAB_BLOCKTRACE_CHILD="+what, "IOLAB_BLOCKTRACE_DEV="+dev)
 	return cmd
 }
 
@@ -232,7 +233,7 @@ func TestTraceChild(t *testing.T) {
 		return
 	}
 	dev := devT(t, os.Getenv("IOLAB_BLOCKTRACE_DEV"))
-	tr, err := Open(Options{Devs: []uint32{dev}, TGID: os.Getpid(), Tracefs: os.Getenv("IOLAB_TRACEFS")}, func([]Event) {})
+	tr, err := Open(Options{Devs: []uint32{dev}, TGID: os.Getpid()}, func([]Event) {})
 	if what == "refuse" {
 		fmt.Println(err)
 		if tr != nil {
