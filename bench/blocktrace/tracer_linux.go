@@ -65,6 +65,10 @@ type Stats struct {
 	// interrupt during an issue's program): rare, and counted so that
 	// the bios they leave unpaired are accounted for.
 	Missed uint64
+	// Runs and RunTime are the programs' runs and the CPU time they
+	// took, where the kernel counts them (sysctl kernel.bpf_stats_enabled).
+	Runs    uint64
+	RunTime time.Duration
 }
 
 // Open loads and attaches the programs and starts handing events to
@@ -221,6 +225,8 @@ func (t *Tracer) Close() (Stats, error) {
 	for _, p := range t.progs {
 		if ps, err := p.Stats(); err == nil {
 			st.Missed += ps.RecursionMisses
+			st.Runs += ps.RunCount
+			st.RunTime += ps.Runtime
 		}
 	}
 	var drops uint64
