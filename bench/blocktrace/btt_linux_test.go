@@ -1,14 +1,11 @@
 package blocktrace
 
 import (
-	"bufio"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,14 +17,14 @@ import (
 	"iolab/bench/testdev"
 )
 
-// TestMatchesBtt: while four threads read a loop device under
-// mq-deadline, the kernel's own tracing (a tracefs instance of the block
-// events, its text converted to blktrace's format by WriteBlktrace) and
-// the tracer watch it; btt's Q2C and D2C of the former — mean, median
-// and p99 — agree with the matcher's of the latter within 2 % (and the
-// 1 µs to which tracefs' text gives its times), on the same number of
-// I/Os. Each thread reads sectors of its own, since btt pairs events by
-// sector (the matcher pairs them by the kernel's addresses).
+// TestMatchesBtt: four threads read a loop device under mq-deadline
+// while the tracer watches it; btt, handed the same events in
+// blktrace's format (WriteBlktrace: blktrace's own relay files cannot be
+// opened under this kernel's lockdown), finds the same Q2C and D2C as the
+// matcher — mean, median and p99 within 2 % (and the 1 µs to which btt
+// writes its times) — for the same I/Os. Each thread reads sectors of its
+// own, since btt pairs events by sector (the matcher by the kernel's
+// addresses). TestTraceOwnReads checks the events' times themselves.
 func TestMatchesBtt(t *testing.T) {
 	btt, err := exec.LookPath("btt")
 	if err != nil {
@@ -38,9 +35,8 @@ func TestMatchesBtt(t *testing.T) {
 	if err := os.WriteFile(sched, []byte("mq-deadline"), 0o644); err != nil {
 		t.Fatalf("%s: %v", sched, err)
 	}
-	d := devT(t, dev)
-	inst := tracefsInstance(t, d)
-	c := traceDev(t, d)
+	c := traceDev(t, devT(t, dev))
+	c.keep = true
 
 	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
 	if err != nil {
@@ -67,19 +63,14 @@ func TestMatchesBtt(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	evs := inst.stop(t)
 	st, ms := c.close(t)
-
+	if ms != (MatchStats{Bios: threads * reads}) || st.Dropped != 0 || st.Missed != 0 {
+		t.Fatalf("the tracer paired %+v (%+v), want %d bios", ms, st, threads*reads)
+	}
 	var q2c, d2c []float64
 	for _, b := range c.bios {
 		q2c = append(q2c, float64(b.Complete-b.Queue))
 		d2c = append(d2c, float64(b.Complete-b.Issue))
-	}
-	// An event the kernel skipped leaves its bio unpaired: counted
-	// (Stats.Missed where the kernel says so; the perf buffer under the
-	// tracepoint drops a nested event without a word), and rare.
-	if len(q2c)+ms.Pending != threads*reads || ms.Pending > threads*reads/1000 || st.Dropped != 0 {
-		t.Fatalf("the tracer paired %d bios (%+v, %+v), want %d", len(q2c), ms, st, threads*reads)
 	}
 
 	dir := t.TempDir()
@@ -88,6 +79,8 @@ func TestMatchesBtt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	evs := slices.Clone(c.events)
+	slices.SortStableFunc(evs, func(a, b Event) int { return int(a.Time - b.Time) })
 	if err := WriteBlktrace(out, evs); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +95,7 @@ func TestMatchesBtt(t *testing.T) {
 		ours []float64
 	}{{"q2c", q2c}, {"d2c", d2c}} {
 		theirs := bttLatencies(t, dir, part.name)
-		if d := len(theirs) - len(part.ours); d < 0 || d > ms.Pending {
+		if len(theirs) != len(part.ours) {
 			t.Errorf("%s: btt has %d I/Os, the tracer %d", part.name, len(theirs), len(part.ours))
 		}
 		for _, s := range []struct {
@@ -161,103 +154,4 @@ func bttLatencies(t *testing.T, dir, part string) []float64 {
 		out = append(out, v*1e9)
 	}
 	return out
-}
-
-// instance is a tracefs instance recording one device's block events.
-type instance struct{ dir string }
-
-var instanceEvents = []Kind{Queue, GetRq, Insert, Issue, Complete, BackMerge, FrontMerge, Requeue}
-
-// tracefsInstance records the block events of device d in a tracefs
-// instance of the test's own, on the monotonic clock the tracer's times
-// are on; removed when the test ends.
-func tracefsInstance(t *testing.T, d uint32) *instance {
-	t.Helper()
-	dir := filepath.Join(testdev.Tracefs(t), "instances", fmt.Sprintf("iolab-btt-%d", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, k := range instanceEvents {
-			os.WriteFile(filepath.Join(dir, "events", "block", tracepoints[k], "enable"), []byte("0"), 0o644)
-		}
-		if err := os.Remove(dir); err != nil {
-			t.Errorf("removing the tracefs instance: %v", err)
-		}
-	})
-	write := func(name, v string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	write("trace_clock", "mono")
-	write("buffer_size_kb", "32768")
-	for _, k := range instanceEvents {
-		ev := filepath.Join("events", "block", tracepoints[k])
-		write(filepath.Join(ev, "filter"), fmt.Sprintf("dev == %d", d))
-		write(filepath.Join(ev, "enable"), "1")
-	}
-	return &instance{dir: dir}
-}
-
-// traceLine is one event as tracefs writes it: "comm-tid [cpu] flags
-// seconds: name: dev rwbs … sector + sectors …".
-var (
-	traceLine   = regexp.MustCompile(`^\s*.*-(\d+)\s+\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d{6}): (\w+): (\d+),(\d+) (\S+) (.*)$`)
-	sectorRange = regexp.MustCompile(`(\d+) \+ (\d+)`)
-)
-
-// stop turns the events off and returns what the instance recorded.
-func (in *instance) stop(t *testing.T) []Event {
-	t.Helper()
-	for _, k := range instanceEvents {
-		os.WriteFile(filepath.Join(in.dir, "events", "block", tracepoints[k], "enable"), []byte("0"), 0o644)
-	}
-	f, err := os.Open(filepath.Join(in.dir, "trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	kinds := map[string]Kind{}
-	for _, k := range instanceEvents {
-		kinds[tracepoints[k]] = k
-	}
-	var evs []Event
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.HasPrefix(l, "#") {
-			continue
-		}
-		if strings.Contains(l, "LOST") {
-			t.Fatalf("tracefs lost events: %s", l)
-		}
-		m := traceLine.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		k, ok := kinds[m[4]]
-		if !ok {
-			continue
-		}
-		r := sectorRange.FindAllStringSubmatch(m[8], -1)
-		if len(r) == 0 {
-			continue
-		}
-		tid, _ := strconv.Atoi(m[1])
-		sec, _ := strconv.ParseInt(m[2], 10, 64)
-		us, _ := strconv.ParseInt(m[3], 10, 64)
-		maj, _ := strconv.Atoi(m[5])
-		mnr, _ := strconv.Atoi(m[6])
-		sector, _ := strconv.ParseUint(r[len(r)-1][1], 10, 64)
-		n, _ := strconv.ParseUint(r[len(r)-1][2], 10, 32)
-		e := Event{Time: sec*1e9 + us*1e3, Sector: sector, Sectors: uint32(n), Dev: DevT(uint32(maj), uint32(mnr)), TID: uint32(tid), Kind: k}
-		e.Op = m[7][0]
-		evs = append(evs, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.SortStableFunc(evs, func(a, b Event) int { return int(a.Time - b.Time) })
-	return evs
 }

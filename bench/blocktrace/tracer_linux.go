@@ -108,29 +108,23 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 		return fail(fmt.Errorf("blocktrace: drop counter: %w", err))
 	}
 	t.objs = append(t.objs, t.drops)
-	// What each queue and block device pointer is: its dev_t when
-	// traced, else 0, learnt as the programs meet them.
-	cache, err := ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_ptrs", Type: ebpf.LRUHash, KeySize: 8, ValueSize: 4, MaxEntries: 4096})
-	if err != nil {
-		return fail(fmt.Errorf("blocktrace: device cache: %w", err))
-	}
-	t.objs = append(t.objs, cache)
-	m := progMaps{rb: rb, devs: devs, drops: t.drops, cache: cache}
+	m := progMaps{rb: rb, devs: devs, drops: t.drops}
 	for k := range numKinds {
 		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.RawTracepoint, License: "GPL",
+			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.Tracing, License: "GPL",
+			AttachType: ebpf.AttachTraceRawTp, AttachTo: tracepoints[k],
 			Instructions: program(k, &kl, m, uint32(o.TGID)),
 		})
 		if err != nil {
-			return fail(fmt.Errorf("blocktrace: loading the program for %s: %w", k, err))
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, ebpf.ErrNotSupported) {
+				err = fmt.Errorf("this kernel has no tracepoint block:%s: it cannot trace the block layer (%w)", tracepoints[k], err)
+			}
+			return fail(fmt.Errorf("blocktrace: loading the program for block:%s: %w", tracepoints[k], err))
 		}
 		t.objs = append(t.objs, prog)
 		t.progs = append(t.progs, prog)
-		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: tracepoints[k], Program: prog})
+		l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
 		if err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				err = fmt.Errorf("this kernel has no tracepoint block:%s: it cannot trace the block layer (%w)", tracepoints[k], err)
-			}
 			return fail(fmt.Errorf("blocktrace: attaching to block:%s: %w", tracepoints[k], err))
 		}
 		t.links = append(t.links, l)
@@ -252,66 +246,32 @@ func (t *Tracer) closeObjs() {
 }
 
 // progMaps are the maps the programs use.
-type progMaps struct{ rb, devs, drops, cache *ebpf.Map }
+type progMaps struct{ rb, devs, drops *ebpf.Map }
 
 // Stack slots of the programs (below the frame pointer).
 const (
-	stWindow = -64 // a struct's fields, read at once (64 bytes)
-	stKey    = -72 // a pointer, the cache's key
-	stTmp    = -80 // 8 bytes read from the kernel
-	stDev    = -84 // a dev_t
-	stTime   = -96 // the event's time, read first
-	windowSz = 64
+	stDev  = -4  // a dev_t, the device map's key
+	stTime = -16 // the event's time, read first
 )
 
-// window is the span of a struct that holds members: read at once.
-func window(ms ...member) (start, size int, ok bool) {
-	start, end := ms[0].off, 0
-	for _, m := range ms {
-		start = min(start, m.off)
-		end = max(end, m.off+m.size)
-	}
-	return start, end - start, end-start <= windowSz
-}
-
-// program is the BPF program of one raw tracepoint: for an event on a
-// traced device it writes an Event record to the ring buffer (without
-// waking the reader, which polls) or, when the buffer is full, counts a
-// drop. A bio event reads the bio's fields and its block device's
-// number; a request event the request's, and its disk's number through
-// its queue. What a pointer is (a traced device or not) is cached, so
-// most events read one span of one struct.
+// program is the BPF program of one block tracepoint, attached as a
+// BTF-typed raw tracepoint: it is handed the kernel's bio or request and
+// reads their fields directly (the verifier checks each load against the
+// kernel's types; a fault reads 0). For an event on a traced device it
+// writes an Event record to the ring buffer (without waking the reader,
+// which polls) or, when the buffer is full, counts a drop. A bio's
+// device is its block device's number, a request's its disk's, through
+// its queue.
 func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions {
 	isRq := k == Insert || k == Issue || k == Complete || k == Requeue
-	var win []member
-	if isRq {
-		win = []member{l.rqQ, l.rqCmdFlags, l.rqDataLen, l.rqSector, l.rqBio}
-	} else {
-		win = []member{l.bioBdev, l.bioOpf, l.bioSector, l.bioSize}
-	}
-	start, size, ok := window(win...)
-	if !ok {
-		panic(fmt.Sprintf("blocktrace: the fields of %s span %d bytes", k, size))
-	}
 	arg := int16(0)
 	if k == BioComplete {
 		arg = 1 // (struct request_queue *q, struct bio *bio)
 	}
-	// ld loads member m of the window into dst.
-	ld := func(dst asm.Register, m member) asm.Instruction {
-		sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[m.size]
-		return asm.LoadMem(dst, asm.RFP, int16(stWindow+m.off-start), sz)
-	}
-	// probe reads n bytes at src+off into the stack at slot.
-	probe := func(slot int16, n int32, src asm.Register, off int) asm.Instructions {
-		return asm.Instructions{
-			asm.Mov.Reg(asm.R1, asm.RFP),
-			asm.Add.Imm(asm.R1, int32(slot)),
-			asm.Mov.Imm(asm.R2, n),
-			asm.Mov.Reg(asm.R3, src),
-			asm.Add.Imm(asm.R3, int32(off)),
-			asm.FnProbeReadKernel.Call(),
-		}
+	// ld loads member mb of the struct at src into dst.
+	ld := func(dst, src asm.Register, mb member) asm.Instruction {
+		sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[mb.size]
+		return asm.LoadMem(dst, src, int16(mb.off), sz)
 	}
 	insns := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
@@ -319,70 +279,29 @@ func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions 
 		asm.StoreMem(asm.RFP, stTime, asm.R0, asm.DWord),
 		asm.LoadMem(asm.R7, asm.R6, arg*8, asm.DWord), // the bio or request
 	}
-	insns = append(insns, probe(stWindow, int32(size), asm.R7, start)...)
-	insns = append(insns, asm.JNE.Imm(asm.R0, 0, "exit"))
-	// The pointer that says which device: the queue or the bdev.
 	if isRq {
-		insns = append(insns, ld(asm.R8, l.rqQ))
+		insns = append(insns,
+			ld(asm.R1, asm.R7, l.rqQ),
+			ld(asm.R1, asm.R1, l.qDisk),
+			ld(asm.R2, asm.R1, l.diskMajor),
+			ld(asm.R3, asm.R1, l.diskFirstMinor),
+			asm.LSh.Imm(asm.R2, 20),
+			asm.Or.Reg(asm.R2, asm.R3),
+		)
 	} else {
-		insns = append(insns, ld(asm.R8, l.bioBdev))
+		insns = append(insns,
+			ld(asm.R1, asm.R7, l.bioBdev),
+			ld(asm.R2, asm.R1, l.bdevDev),
+		)
 	}
 	insns = append(insns,
-		asm.StoreMem(asm.RFP, stKey, asm.R8, asm.DWord),
-		asm.LoadMapPtr(asm.R1, m.cache.FD()),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, stKey),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "resolve"),
-		asm.LoadMem(asm.R9, asm.R0, 0, asm.Word),
-		asm.Ja.Label("known"),
-	)
-	// First meeting: read the device's number and whether it is traced.
-	resolve := asm.Instructions{}
-	if isRq {
-		resolve = append(resolve, probe(stTmp, 8, asm.R8, l.qDisk.off)...)
-		resolve[0] = resolve[0].WithSymbol("resolve")
-		resolve = append(resolve,
-			asm.JNE.Imm(asm.R0, 0, "exit"),
-			asm.LoadMem(asm.R9, asm.RFP, stTmp, asm.DWord), // the gendisk
-			asm.JEq.Imm(asm.R9, 0, "exit"))
-		resolve = append(resolve, probe(stTmp, 4, asm.R9, l.diskMajor.off)...)
-		resolve = append(resolve,
-			asm.LoadMem(asm.R1, asm.RFP, stTmp, asm.Word),
-			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
-		resolve = append(resolve, probe(stTmp, 4, asm.R9, l.diskFirstMinor.off)...)
-		resolve = append(resolve,
-			asm.LoadMem(asm.R1, asm.RFP, stDev, asm.Word),
-			asm.LSh.Imm(asm.R1, 20),
-			asm.LoadMem(asm.R2, asm.RFP, stTmp, asm.Word),
-			asm.Or.Reg(asm.R1, asm.R2),
-			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
-	} else {
-		resolve = append(resolve, probe(stTmp, 4, asm.R8, l.bdevDev.off)...)
-		resolve[0] = resolve[0].WithSymbol("resolve")
-		resolve = append(resolve,
-			asm.LoadMem(asm.R1, asm.RFP, stTmp, asm.Word),
-			asm.StoreMem(asm.RFP, stDev, asm.R1, asm.Word))
-	}
-	resolve = append(resolve,
+		asm.StoreMem(asm.RFP, stDev, asm.R2, asm.Word),
+		asm.Mov.Reg(asm.R9, asm.R2),
 		asm.LoadMapPtr(asm.R1, m.devs.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, stDev),
 		asm.FnMapLookupElem.Call(),
-		asm.JNE.Imm(asm.R0, 0, "traced"),
-		asm.StoreImm(asm.RFP, stDev, 0, asm.Word), // not traced: remember 0
-		asm.LoadMapPtr(asm.R1, m.cache.FD()).WithSymbol("traced"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, stKey),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, stDev),
-		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
-		asm.FnMapUpdateElem.Call(),
-		asm.LoadMem(asm.R9, asm.RFP, stDev, asm.Word),
-	)
-	insns = append(insns, resolve...)
-	insns = append(insns,
-		asm.JEq.Imm(asm.R9, 0, "exit").WithSymbol("known"), // R9: the dev_t, 0 when not traced
+		asm.JEq.Imm(asm.R0, 0, "exit"),
 		asm.LoadMapPtr(asm.R1, m.rb.FD()),
 		asm.Mov.Imm(asm.R2, eventSize),
 		asm.Mov.Imm(asm.R3, 0),
@@ -396,24 +315,24 @@ func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions 
 	)
 	if isRq {
 		insns = append(insns,
-			ld(asm.R1, l.rqSector),
+			ld(asm.R1, asm.R7, l.rqSector),
 			asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
-			ld(asm.R1, l.rqBio),
+			ld(asm.R1, asm.R7, l.rqBio),
 			asm.StoreMem(asm.R8, 24, asm.R1, asm.DWord),
-			ld(asm.R1, l.rqCmdFlags),
+			ld(asm.R1, asm.R7, l.rqCmdFlags),
 			asm.StoreMem(asm.R8, 45, asm.R1, asm.Byte), // REQ_OP_ is the low byte
 		)
 		if k == Complete {
 			// (struct request *rq, blk_status_t error, unsigned int nr_bytes)
 			insns = append(insns, asm.LoadMem(asm.R1, asm.R6, 16, asm.DWord))
 		} else {
-			insns = append(insns, ld(asm.R1, l.rqDataLen))
+			insns = append(insns, ld(asm.R1, asm.R7, l.rqDataLen))
 		}
 	} else {
 		insns = append(insns,
-			ld(asm.R1, l.bioSector),
+			ld(asm.R1, asm.R7, l.bioSector),
 			asm.StoreMem(asm.R8, 8, asm.R1, asm.DWord),
-			ld(asm.R1, l.bioOpf),
+			ld(asm.R1, asm.R7, l.bioOpf),
 			asm.StoreMem(asm.R8, 45, asm.R1, asm.Byte),
 		)
 		if k == Split {
@@ -427,7 +346,7 @@ func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions 
 		}
 		insns = append(insns,
 			asm.StoreMem(asm.R8, 24, asm.R1, asm.DWord),
-			ld(asm.R1, l.bioSize))
+			ld(asm.R1, asm.R7, l.bioSize))
 	}
 	insns = append(insns,
 		asm.RSh.Imm(asm.R1, 9), // bytes to sectors

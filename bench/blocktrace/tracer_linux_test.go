@@ -36,10 +36,12 @@ func monotonic() int64 {
 
 // collect traces dev for the test's own process and pairs its events.
 type collect struct {
-	mu   sync.Mutex
-	m    *Matcher
-	bios []Bio
-	tr   *Tracer
+	keep   bool // keep every event in events
+	events []Event
+	mu     sync.Mutex
+	m      *Matcher
+	bios   []Bio
+	tr     *Tracer
 }
 
 func traceDev(t *testing.T, devs ...uint32) *collect {
@@ -48,6 +50,9 @@ func traceDev(t *testing.T, devs ...uint32) *collect {
 	c.m = NewMatcher(func(b *Bio) { c.bios = append(c.bios, *b) })
 	tr, err := Open(Options{Devs: devs, TGID: os.Getpid()}, func(evs []Event) {
 		c.mu.Lock()
+		if c.keep {
+			c.events = append(c.events, evs...)
+		}
 		c.m.Add(evs)
 		c.mu.Unlock()
 	})
