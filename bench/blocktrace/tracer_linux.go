@@ -93,27 +93,20 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 		return fail(fmt.Errorf("blocktrace: ring buffer: %w", err))
 	}
 	t.objs = append(t.objs, rb)
-	devs, err := ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_devs", Type: ebpf.Hash, KeySize: 4, ValueSize: 1, MaxEntries: uint32(len(o.Devs))})
-	if err != nil {
-		return fail(fmt.Errorf("blocktrace: device map: %w", err))
-	}
-	t.objs = append(t.objs, devs)
-	for _, d := range o.Devs {
-		if err := devs.Put(d, uint8(1)); err != nil {
-			return fail(fmt.Errorf("blocktrace: device map: %w", err))
-		}
+	if len(o.Devs) > maxDevs {
+		return nil, fmt.Errorf("blocktrace: %d devices to trace; at most %d", len(o.Devs), maxDevs)
 	}
 	t.drops, err = ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_drops", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1})
 	if err != nil {
 		return fail(fmt.Errorf("blocktrace: drop counter: %w", err))
 	}
 	t.objs = append(t.objs, t.drops)
-	m := progMaps{rb: rb, devs: devs, drops: t.drops}
+	m := progMaps{rb: rb, drops: t.drops}
 	for k := range numKinds {
 		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
 			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.Tracing, License: "GPL",
 			AttachType: ebpf.AttachTraceRawTp, AttachTo: tracepoints[k],
-			Instructions: program(k, &kl, m, uint32(o.TGID)),
+			Instructions: program(k, &kl, m, o.Devs, uint32(o.TGID)),
 		})
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, ebpf.ErrNotSupported) {
@@ -246,7 +239,11 @@ func (t *Tracer) closeObjs() {
 }
 
 // progMaps are the maps the programs use.
-type progMaps struct{ rb, devs, drops *ebpf.Map }
+type progMaps struct{ rb, drops *ebpf.Map }
+
+// maxDevs is the most devices one tracer traces: the programs compare
+// each event's device with every traced one.
+const maxDevs = 16
 
 // Stack slots of the programs (below the frame pointer).
 const (
@@ -262,7 +259,7 @@ const (
 // which polls) or, when the buffer is full, counts a drop. A bio's
 // device is its block device's number, a request's its disk's, through
 // its queue.
-func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions {
+func program(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint32) asm.Instructions {
 	isRq := k == Insert || k == Issue || k == Complete || k == Requeue
 	arg := int16(0)
 	if k == BioComplete {
@@ -275,8 +272,6 @@ func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions 
 	}
 	insns := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
-		asm.FnKtimeGetNs.Call(),
-		asm.StoreMem(asm.RFP, stTime, asm.R0, asm.DWord),
 		asm.LoadMem(asm.R7, asm.R6, arg*8, asm.DWord), // the bio or request
 	}
 	if isRq {
@@ -294,14 +289,16 @@ func program(k Kind, l *kernelLayout, m progMaps, tgid uint32) asm.Instructions 
 			ld(asm.R2, asm.R1, l.bdevDev),
 		)
 	}
+	// Traced? The devices are compared one by one: no map lookup for
+	// the machine's other block events, which run the program too.
+	for _, d := range devs {
+		insns = append(insns, asm.JEq.Imm(asm.R2, int32(d), "traced"))
+	}
 	insns = append(insns,
-		asm.StoreMem(asm.RFP, stDev, asm.R2, asm.Word),
-		asm.Mov.Reg(asm.R9, asm.R2),
-		asm.LoadMapPtr(asm.R1, m.devs.FD()),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, stDev),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Ja.Label("exit"),
+		asm.Mov.Reg(asm.R9, asm.R2).WithSymbol("traced"),
+		asm.FnKtimeGetNs.Call(),
+		asm.StoreMem(asm.RFP, stTime, asm.R0, asm.DWord),
 		asm.LoadMapPtr(asm.R1, m.rb.FD()),
 		asm.Mov.Imm(asm.R2, eventSize),
 		asm.Mov.Imm(asm.R3, 0),
