@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/cilium/ebpf/btf"
 )
@@ -25,7 +26,13 @@ type kernelLayout struct {
 // errNoBTF: the kernel does not describe its types.
 var errNoBTF = errors.New("this kernel has no BTF type information (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF), which iolab needs to read the block layer's requests: it cannot trace the block layer here")
 
-func readKernelLayout() (kernelLayout, error) {
+// kernelLayoutOnce reads the layout once per process: parsing the
+// kernel's BTF costs a few hundred milliseconds of CPU.
+var kernelLayoutOnce = sync.OnceValues(loadKernelLayout)
+
+func readKernelLayout() (kernelLayout, error) { return kernelLayoutOnce() }
+
+func loadKernelLayout() (kernelLayout, error) {
 	spec, err := btf.LoadKernelSpec()
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,7 +45,7 @@ type Tracer struct {
 	links []link.Link
 	progs []*ebpf.Program
 	drops *ebpf.Map
-	rd    *ringbuf.Reader
+	rd    *ring
 	sink  func([]Event)
 
 	stop   chan struct{}
@@ -122,7 +121,7 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 		}
 		t.links = append(t.links, l)
 	}
-	if t.rd, err = ringbuf.NewReader(rb); err != nil {
+	if t.rd, err = newRing(rb.FD(), ringSize); err != nil {
 		return fail(fmt.Errorf("blocktrace: reading the ring buffer: %w", err))
 	}
 	go t.read()
@@ -150,44 +149,32 @@ func rights(err error) error {
 // Close, then what is left.
 func (t *Tracer) read() {
 	defer close(t.done)
-	var rec ringbuf.Record
 	batch := make([]Event, 0, 4096)
+	each := func(rec []byte) {
+		if len(rec) >= eventSize {
+			batch = append(batch, decodeEvent(rec))
+		}
+		if len(batch) == cap(batch) {
+			t.hand(batch)
+			batch = batch[:0]
+		}
+	}
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
 	for {
 		stopping := false
 		select {
 		case <-t.stop:
 			stopping = true
-		default:
+		case <-tick.C:
 		}
-		t.rd.SetDeadline(time.Now())
-		for {
-			if err := t.rd.ReadInto(&rec); err != nil {
-				if !errors.Is(err, os.ErrDeadlineExceeded) {
-					t.mu.Lock()
-					t.err = err
-					t.mu.Unlock()
-					stopping = true
-				}
-				break
-			}
-			if len(rec.RawSample) >= eventSize {
-				batch = append(batch, decodeEvent(rec.RawSample))
-			}
-			if len(batch) == cap(batch) {
-				t.hand(batch)
-				batch = batch[:0]
-			}
-		}
+		t.rd.drain(each)
 		if len(batch) > 0 {
 			t.hand(batch)
 			batch = batch[:0]
 		}
 		if stopping {
 			return
-		}
-		select {
-		case <-t.stop:
-		case <-time.After(pollEvery):
 		}
 	}
 }
@@ -220,7 +207,7 @@ func (t *Tracer) Close() (Stats, error) {
 	if err := t.drops.Lookup(uint32(0), &drops); err == nil {
 		st.Dropped = drops
 	}
-	t.rd.Close()
+	t.rd.close()
 	t.closeObjs()
 	t.mu.Lock()
 	defer t.mu.Unlock()
