@@ -16,11 +16,11 @@ type member struct{ off, size int }
 // (a raw tracepoint hands them the struct pointers, not a record): read
 // from the running kernel's type information, never assumed.
 type kernelLayout struct {
-	rqQ, rqCmdFlags, rqDataLen, rqSector, rqBio member // struct request
-	qDisk                                       member // struct request_queue
-	diskMajor, diskFirstMinor                   member // struct gendisk
-	bioBdev, bioOpf, bioSector, bioSize         member // struct bio (bi_iter's)
-	bdevDev                                     member // struct block_device
+	rqQ, rqCmdFlags, rqDataLen, rqSector, rqBio  member // struct request
+	qDisk                                        member // struct request_queue
+	diskMajor, diskFirstMinor                    member // struct gendisk
+	bioNext, bioBdev, bioOpf, bioSector, bioSize member // struct bio (bi_iter's)
+	bdevDev                                      member // struct block_device
 }
 
 // errNoBTF: the kernel does not describe its types.
@@ -83,6 +83,7 @@ func loadKernelLayout() (kernelLayout, error) {
 	l.qDisk = find("request_queue", "disk")
 	l.diskMajor = find("gendisk", "major")
 	l.diskFirstMinor = find("gendisk", "first_minor")
+	l.bioNext = find("bio", "bi_next")
 	l.bioBdev = find("bio", "bi_bdev")
 	l.bioOpf = find("bio", "bi_opf")
 	l.bioSector = find("bio", "bi_iter", "bi_sector")

@@ -46,7 +46,10 @@ type Tracer struct {
 	progs []*ebpf.Program
 	drops *ebpf.Map
 	rd    *ring
-	sink  func([]Event)
+	// each takes a record, flush hands what each gathered to the sink;
+	// both on the reading goroutine.
+	each  func([]byte)
+	flush func()
 
 	stop   chan struct{}
 	done   chan struct{}
@@ -75,37 +78,65 @@ type Stats struct {
 // them (events of different CPUs interleave only roughly: sort by Time
 // where order matters).
 func Open(o Options, sink func([]Event)) (*Tracer, error) {
+	t := &Tracer{}
+	batcher(t, eventSize, decodeEvent, sink)
+	return t.open(o, func(k Kind, l *kernelLayout, m progMaps) asm.Instructions {
+		return program(k, l, m, o.Devs, uint32(o.TGID))
+	}, allKinds)
+}
+
+var allKinds = func() []Kind {
+	var ks []Kind
+	for k := range numKinds {
+		ks = append(ks, k)
+	}
+	return ks
+}()
+
+// open loads and attaches the programs gen makes for kinds.
+func (t *Tracer) open(o Options, gen func(Kind, *kernelLayout, progMaps) asm.Instructions, kinds []Kind) (*Tracer, error) {
 	if len(o.Devs) == 0 {
 		return nil, errors.New("blocktrace: no device to trace")
+	}
+	if len(o.Devs) > maxDevs {
+		return nil, fmt.Errorf("blocktrace: %d devices to trace; at most %d", len(o.Devs), maxDevs)
 	}
 	kl, err := readKernelLayout()
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{sink: sink, stop: make(chan struct{}), done: make(chan struct{})}
+	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	fail := func(err error) (*Tracer, error) {
 		t.closeObjs()
 		return nil, rights(err)
 	}
-	rb, err := ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_rb", Type: ebpf.RingBuf, MaxEntries: ringSize})
-	if err != nil {
-		return fail(fmt.Errorf("blocktrace: ring buffer: %w", err))
+	newMap := func(spec *ebpf.MapSpec) (*ebpf.Map, error) {
+		mp, err := ebpf.NewMap(spec)
+		if err != nil {
+			return nil, fmt.Errorf("blocktrace: map %s: %w", spec.Name, err)
+		}
+		t.objs = append(t.objs, mp)
+		return mp, nil
 	}
-	t.objs = append(t.objs, rb)
-	if len(o.Devs) > maxDevs {
-		return nil, fmt.Errorf("blocktrace: %d devices to trace; at most %d", len(o.Devs), maxDevs)
+	var m progMaps
+	if m.rb, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_rb", Type: ebpf.RingBuf, MaxEntries: ringSize}); err != nil {
+		return fail(err)
 	}
-	t.drops, err = ebpf.NewMap(&ebpf.MapSpec{Name: "iolab_blk_drops", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1})
-	if err != nil {
-		return fail(fmt.Errorf("blocktrace: drop counter: %w", err))
+	if m.drops, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_drops", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
+		return fail(err)
 	}
-	t.objs = append(t.objs, t.drops)
-	m := progMaps{rb: rb, drops: t.drops}
-	for k := range numKinds {
+	t.drops = m.drops
+	if m.bios, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_bios", Type: ebpf.Hash, KeySize: 8, ValueSize: bioValSize, MaxEntries: inFlight}); err != nil {
+		return fail(err)
+	}
+	if m.reqs, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_reqs", Type: ebpf.Hash, KeySize: 8, ValueSize: rqValSize, MaxEntries: inFlight}); err != nil {
+		return fail(err)
+	}
+	for _, k := range kinds {
 		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
 			Name: fmt.Sprintf("iolab_%s_%d", k.Letter2(), o.TGID), Type: ebpf.Tracing, License: "GPL",
 			AttachType: ebpf.AttachTraceRawTp, AttachTo: tracepoints[k],
-			Instructions: program(k, &kl, m, o.Devs, uint32(o.TGID)),
+			Instructions: gen(k, &kl, m),
 		})
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, ebpf.ErrNotSupported) {
@@ -121,7 +152,7 @@ func Open(o Options, sink func([]Event)) (*Tracer, error) {
 		}
 		t.links = append(t.links, l)
 	}
-	if t.rd, err = newRing(rb.FD(), ringSize); err != nil {
+	if t.rd, err = newRing(m.rb.FD(), ringSize); err != nil {
 		return fail(fmt.Errorf("blocktrace: reading the ring buffer: %w", err))
 	}
 	go t.read()
@@ -149,16 +180,6 @@ func rights(err error) error {
 // Close, then what is left.
 func (t *Tracer) read() {
 	defer close(t.done)
-	batch := make([]Event, 0, 4096)
-	each := func(rec []byte) {
-		if len(rec) >= eventSize {
-			batch = append(batch, decodeEvent(rec))
-		}
-		if len(batch) == cap(batch) {
-			t.hand(batch)
-			batch = batch[:0]
-		}
-	}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
@@ -168,22 +189,35 @@ func (t *Tracer) read() {
 			stopping = true
 		case <-tick.C:
 		}
-		t.rd.drain(each)
-		if len(batch) > 0 {
-			t.hand(batch)
-			batch = batch[:0]
-		}
+		t.rd.drain(t.each)
+		t.flush()
 		if stopping {
 			return
 		}
 	}
 }
 
-func (t *Tracer) hand(batch []Event) {
-	t.sink(batch)
-	t.mu.Lock()
-	t.events += uint64(len(batch))
-	t.mu.Unlock()
+// batcher gathers decoded records into batches for a sink, counting them.
+func batcher[T any](t *Tracer, size int, decode func([]byte) T, sink func([]T)) {
+	batch := make([]T, 0, 4096)
+	t.flush = func() {
+		if len(batch) == 0 {
+			return
+		}
+		sink(batch)
+		t.mu.Lock()
+		t.events += uint64(len(batch))
+		t.mu.Unlock()
+		batch = batch[:0]
+	}
+	t.each = func(rec []byte) {
+		if len(rec) >= size {
+			batch = append(batch, decode(rec))
+		}
+		if len(batch) == cap(batch) {
+			t.flush()
+		}
+	}
 }
 
 // Close detaches the programs, hands the sink the events still in the
@@ -226,7 +260,11 @@ func (t *Tracer) closeObjs() {
 }
 
 // progMaps are the maps the programs use.
-type progMaps struct{ rb, drops *ebpf.Map }
+type progMaps struct{ rb, drops, bios, reqs *ebpf.Map }
+
+// inFlight bounds the bios and requests the paired programs keep in
+// flight at once.
+const inFlight = 1 << 16
 
 // maxDevs is the most devices one tracer traces: the programs compare
 // each event's device with every traced one.
