@@ -44,6 +44,7 @@ type Tracer struct {
 	objs  []interface{ Close() error }
 	links []link.Link
 	progs []*ebpf.Program
+	names []string // the programs' tracepoints
 	drops *ebpf.Map
 	rd    *ring
 	// each takes a record, flush hands what each gathered to the sink;
@@ -69,6 +70,15 @@ type Stats struct {
 	Missed uint64
 	// Runs and RunTime are the programs' runs and the CPU time they
 	// took, where the kernel counts them (sysctl kernel.bpf_stats_enabled).
+	Runs    uint64
+	RunTime time.Duration
+	// ByProgram are the runs and CPU time of each program, by its
+	// tracepoint's name.
+	ByProgram map[string]ProgramStats
+}
+
+// ProgramStats are one program's runs and the CPU time they took.
+type ProgramStats struct {
 	Runs    uint64
 	RunTime time.Duration
 }
@@ -146,6 +156,7 @@ func (t *Tracer) open(o Options, gen func(Kind, *kernelLayout, progMaps) asm.Ins
 		}
 		t.objs = append(t.objs, prog)
 		t.progs = append(t.progs, prog)
+		t.names = append(t.names, tracepoints[k])
 		l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
 		if err != nil {
 			return fail(fmt.Errorf("blocktrace: attaching to block:%s: %w", tracepoints[k], err))
@@ -230,11 +241,15 @@ func (t *Tracer) Close() (Stats, error) {
 	close(t.stop)
 	<-t.done
 	var st Stats
-	for _, p := range t.progs {
+	for i, p := range t.progs {
 		if ps, err := p.Stats(); err == nil {
 			st.Missed += ps.RecursionMisses
 			st.Runs += ps.RunCount
 			st.RunTime += ps.Runtime
+			if st.ByProgram == nil {
+				st.ByProgram = map[string]ProgramStats{}
+			}
+			st.ByProgram[t.names[i]] = ProgramStats{ps.RunCount, ps.Runtime}
 		}
 	}
 	var drops uint64
