@@ -252,11 +252,13 @@ func (d *DirResult) merge(o *DirResult) {
 	d.Clat.Merge(&o.Clat)
 	d.Lat.Merge(&o.Lat)
 	d.Intended.Merge(&o.Intended)
-	if o.Block != nil {
-		if d.Block == nil {
-			d.Block = &BlockTime{}
+	if o.Block != nil { // a new one: d's may be another job's (MergeJobs)
+		b := &BlockTime{}
+		if d.Block != nil {
+			b.Merge(d.Block)
 		}
-		d.Block.Merge(o.Block)
+		b.Merge(o.Block)
+		d.Block = b
 	}
 }
 
