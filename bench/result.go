@@ -33,6 +33,9 @@ type DirResult struct {
 	// first: where cmdprio gives some I/Os a priority of their own, or a
 	// group's jobs ran at different ones; else nil.
 	Prios []PrioLat `json:"prios,omitempty"`
+	// Block is where the I/Os' time went in the block layer, with
+	// --trace-block (result_block.go); nil without.
+	Block *BlockTime `json:"block,omitempty"`
 }
 
 // DirResults are a job's results per direction, indexed by Read, Write
@@ -249,6 +252,14 @@ func (d *DirResult) merge(o *DirResult) {
 	d.Clat.Merge(&o.Clat)
 	d.Lat.Merge(&o.Lat)
 	d.Intended.Merge(&o.Intended)
+	if o.Block != nil { // a new one: d's may be another job's (MergeJobs)
+		b := &BlockTime{}
+		if d.Block != nil {
+			b.Merge(d.Block)
+		}
+		b.Merge(o.Block)
+		d.Block = b
+	}
 }
 
 // Merge adds o into r for group_reporting: counts and histograms add, the
@@ -347,6 +358,9 @@ type GroupResult struct {
 	// Schedulers are the I/O schedulers jobs' ioscheduler switched disks
 	// to while the group ran: disk → scheduler.
 	Schedulers map[string]string `json:"schedulers,omitempty"`
+	// Trace is what the block-layer trace saw beside the jobs' I/Os, with
+	// --trace-block; nil without.
+	Trace *BlockTrace `json:"block_trace,omitempty"`
 }
 
 // Totals are the result's IOPS and bytes/s summed over its jobs (or

@@ -46,7 +46,7 @@ type BlockTrace struct {
 func TraceRequests(t testing.TB, dev string) *BlockTrace {
 	t.Helper()
 	NeedLoopTools(t)
-	root := tracefs(t)
+	root := Tracefs(t)
 	format, err := os.ReadFile(filepath.Join(root, "events", "block", "block_rq_issue", "format"))
 	if err != nil {
 		t.Skipf("no block_rq_issue tracepoint: %v", err)
@@ -92,9 +92,9 @@ func TraceRequests(t testing.TB, dev string) *BlockTrace {
 	return &BlockTrace{t: t, dir: dir}
 }
 
-// tracefs is where tracefs is mounted, mounting it for the test (and
+// Tracefs is where tracefs is mounted, mounting it for the test (and
 // unmounting it after) where it is not.
-func tracefs(t testing.TB) string {
+func Tracefs(t testing.TB) string {
 	t.Helper()
 	if b, err := os.ReadFile("/proc/self/mounts"); err == nil {
 		for l := range strings.SplitSeq(string(b), "\n") {

@@ -1,0 +1,101 @@
+package blocktrace
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"iolab/bench/testdev"
+)
+
+// TestPairedMatchesEvents: the paired programs, pairing in the kernel,
+// find for every bio of four threads' reads on a loop device under
+// mq-deadline the times the event programs and the matcher find from the
+// same tracepoints at the same time (each program reads the clock itself:
+// within 5 µs), and the same bios.
+func TestPairedMatchesEvents(t *testing.T) {
+	dev := testdev.LoopInMemory(t, 64<<20)
+	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
+	if err := os.WriteFile(sched, []byte("mq-deadline"), 0o644); err != nil {
+		t.Fatalf("%s: %v", sched, err)
+	}
+	d := devT(t, dev)
+	c := traceDev(t, d)
+	var mu sync.Mutex
+	var paired []Bio
+	pt, err := OpenPaired(Options{Devs: []uint32{d}, TGID: os.Getpid()}, func(bs []Bio) {
+		mu.Lock()
+		paired = append(paired, bs...)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const threads, reads = 4, 1000
+	var wg sync.WaitGroup
+	for th := range threads {
+		wg.Go(func() {
+			buf, _ := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+			defer unix.Munmap(buf)
+			rng := rand.New(rand.NewPCG(uint64(th), 3))
+			for i := range reads {
+				// Sectors of its own, each read once.
+				blk := int64(i*threads+th) + rng.Int64N(1)
+				if _, err := unix.Pread(int(f.Fd()), buf, blk*4096); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	pst, err := pt.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ms := c.close(t)
+	if ms.Bios != threads*reads || len(paired) != threads*reads || pst.Dropped != 0 {
+		t.Fatalf("events paired %+v, the kernel %d (%+v), want %d each", ms, len(paired), pst, threads*reads)
+	}
+	bySector := map[uint64]Bio{}
+	for _, b := range c.bios {
+		bySector[b.Sector] = b
+	}
+	// The same bios, as the same I/Os.
+	var pq, eq, pd, ed []float64
+	for _, p := range paired {
+		e, ok := bySector[p.Sector]
+		if !ok || p.Sectors != e.Sectors || p.Own != e.Own || p.Op != e.Op || p.Merged != e.Merged || p.TID != e.TID ||
+			(p.Insert == 0) != (e.Insert == 0) || p.Issue == 0 || p.Queue == 0 {
+			t.Fatalf("paired %+v\nevents %+v", p, e)
+		}
+		pq, eq = append(pq, float64(p.Complete-p.Queue)), append(eq, float64(e.Complete-e.Queue))
+		pd, ed = append(pd, float64(p.Complete-p.Issue)), append(ed, float64(e.Complete-e.Issue))
+	}
+	// The same times, but for each program reading the clock itself a
+	// little after the other on the same tracepoint.
+	for _, part := range []struct {
+		name         string
+		paired, evts []float64
+	}{{"q2c", pq, eq}, {"d2c", pd, ed}} {
+		for _, s := range []struct {
+			stat string
+			of   func([]float64) float64
+		}{{"mean", mean}, {"p50", pct(50)}, {"p99", pct(99)}} {
+			a, b := s.of(part.paired), s.of(part.evts)
+			if math.Abs(a-b) > 0.02*b+1000 {
+				t.Errorf("%s %s: paired in the kernel %.0f ns, from the events %.0f ns", part.name, s.stat, a, b)
+			}
+		}
+	}
+}
