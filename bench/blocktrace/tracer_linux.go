@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,8 @@ type Tracer struct {
 	mu     sync.Mutex
 	events uint64
 	err    error
+	// readerCPU is the reading thread's CPU time, set as it ends.
+	readerCPU time.Duration
 }
 
 // Stats are what a tracer saw.
@@ -75,6 +78,10 @@ type Stats struct {
 	// ByProgram are the runs and CPU time of each program, by its
 	// tracepoint's name.
 	ByProgram map[string]ProgramStats
+	// ReaderCPU is the CPU time of the thread that read the ring buffer
+	// and ran the sink: the tracer's cost in user space (and the system
+	// calls of its polling), beside the programs' RunTime in the kernel.
+	ReaderCPU time.Duration
 }
 
 // ProgramStats are one program's runs and the CPU time they took.
@@ -191,6 +198,11 @@ func rights(err error) error {
 // Close, then what is left.
 func (t *Tracer) read() {
 	defer close(t.done)
+	// On a thread of its own, so that its CPU time is the reader's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0 := threadCPU()
+	defer func() { t.readerCPU = threadCPU() - cpu0 }()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
@@ -256,12 +268,22 @@ func (t *Tracer) Close() (Stats, error) {
 	if err := t.drops.Lookup(uint32(0), &drops); err == nil {
 		st.Dropped = drops
 	}
+	st.ReaderCPU = t.readerCPU
 	t.rd.close()
 	t.closeObjs()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st.Events = t.events
 	return st, t.err
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 func (t *Tracer) closeObjs() {
