@@ -107,8 +107,8 @@ func BenchmarkTracedZram(b *testing.B) {
 		if st.RunTime > 0 {
 			kernel = append(kernel, float64(st.RunTime)/float64(st.Events))
 		}
-		b.Logf("untraced %.0f IOPS %.0f cpu-ns/IO, traced %.0f IOPS %.0f cpu-ns/IO (%.3f), reader %.0f ns/bio, programs %d runs %v",
-			off, offCPU, on, onCPU, on/off, float64(st.ReaderCPU)/float64(st.Events), st.Runs, st.RunTime)
+		b.Logf("untraced %.0f IOPS %.0f cpu-ns/IO, traced %.0f IOPS %.0f cpu-ns/IO (%.3f), reader %.0f ns/bio, programs %d runs %v%s",
+			off, offCPU, on, onCPU, on/off, float64(st.ReaderCPU)/float64(st.Events), st.Runs, st.RunTime, perRun(st))
 	}
 	b.ReportMetric(stats.Median(ratio), "x-untraced-IOPS")
 	b.ReportMetric(stats.Median(cpuOff), "untraced-cpu-ns/IO")
@@ -118,6 +118,17 @@ func BenchmarkTracedZram(b *testing.B) {
 	if len(kernel) > 0 {
 		b.ReportMetric(stats.Median(kernel), "bpf-ns/bio")
 	}
+}
+
+// perRun lists the programs' time per run, where the kernel counts it.
+func perRun(st blocktrace.Stats) string {
+	var s strings.Builder
+	for name, p := range st.ByProgram {
+		if p.Runs > 0 {
+			fmt.Fprintf(&s, " %s %d × %.0f ns", name, p.Runs, float64(p.RunTime)/float64(p.Runs))
+		}
+	}
+	return s.String()
 }
 
 // processCPU is the process's user and system time: every thread's, the

@@ -146,6 +146,12 @@ func (t *Tracer) open(o Options, gen func(Kind, *kernelLayout, progMaps) asm.Ins
 	if m.bios, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_bios", Type: ebpf.Hash, KeySize: 8, ValueSize: bioValSize, MaxEntries: inFlight}); err != nil {
 		return fail(err)
 	}
+	if m.slots, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_slots", Type: ebpf.Array, KeySize: 4, ValueSize: bioSlotSize, MaxEntries: bioSlots}); err != nil {
+		return fail(err)
+	}
+	if m.scratch, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_scr", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
+		return fail(err)
+	}
 	if m.reqs, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_reqs", Type: ebpf.Hash, KeySize: 8, ValueSize: rqValSize, MaxEntries: inFlight}); err != nil {
 		return fail(err)
 	}
@@ -297,7 +303,7 @@ func (t *Tracer) closeObjs() {
 }
 
 // progMaps are the maps the programs use.
-type progMaps struct{ rb, drops, bios, reqs *ebpf.Map }
+type progMaps struct{ rb, drops, bios, reqs, slots, scratch *ebpf.Map }
 
 // inFlight bounds the bios and requests the paired programs keep in
 // flight at once.
