@@ -147,7 +147,7 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 			// (a completion never seen).
 			asm.Mov.Imm(asm.R0, 0),
 			asm.LoadMem(asm.R1, asm.RFP, pKeyS, asm.DWord),
-			asm.CmpXchg.Mem(asm.R8, asm.R1, asm.DWord, 0),
+			cmpXchg64(asm.R8, asm.R1, 0),
 			asm.JEq.Imm(asm.R0, 0, "claimed"),
 			asm.LoadMem(asm.R1, asm.RFP, pKeyS, asm.DWord),
 			asm.JNE.Reg(asm.R0, asm.R1, "hash"),
@@ -271,11 +271,21 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 // map's update and delete take a lock with interrupts off. A bio whose
 // slot another holds goes to the hash map.
 const (
-	bioSlots    = 1 << 14
-	bioSlotBits = 14
+	bioSlotBits = 14 // 16384 slots, 768 KiB
 	bioSlotSize = 8 + bioValSize
 	fibonacci64 = -7046029254386353131 // 0x9E3779B97F4A7C15, 2^64 / φ
 )
+
+// cmpXchg64 compares R0 with the 8 bytes at dst+off and, when equal,
+// stores src there; R0 is left the old value (BPF_ATOMIC | BPF_CMPXCHG).
+// The operation is set in the constant too: cilium/ebpf v0.22's Marshal
+// reads the constant before it writes the operation there, so that
+// CmpXchg.Mem alone goes out as an atomic add.
+func cmpXchg64(dst, src asm.Register, off int16) asm.Instruction {
+	ins := asm.CmpXchg.Mem(dst, src, asm.DWord, off)
+	ins.Constant = int64(asm.CmpXchg >> 8)
+	return ins
+}
 
 // slotOf sets R0 to the slot of the address at stack slot key, or 0,
 // and pKeyS to the address as a number. The verifier does no arithmetic
@@ -295,7 +305,7 @@ func slotOf(m progMaps, key int16, sfx string) asm.Instructions {
 		asm.StoreMem(asm.RFP, pKeyS, asm.R1, asm.DWord),
 		asm.LoadImm(asm.R2, fibonacci64, asm.DWord),
 		asm.Mul.Reg(asm.R1, asm.R2),
-		asm.RSh.Imm(asm.R1, 64-bioSlotBits),
+		asm.RSh.Imm(asm.R1, int32(64-m.slotBits)),
 		asm.StoreMem(asm.RFP, pIdx, asm.R1, asm.Word),
 		asm.LoadMapPtr(asm.R1, m.slots.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),

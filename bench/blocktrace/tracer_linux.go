@@ -32,6 +32,10 @@ type Options struct {
 	// TGID is the process whose threads' bios are its own (Event.Own):
 	// iolab's.
 	TGID int
+	// slotBits sizes the paired programs' array of bios in flight
+	// (2^slotBits slots; 0: bioSlotBits): tests make it small, so that
+	// bios share slots.
+	slotBits int
 }
 
 // DevT is a device's dev_t as the block tracepoints record it.
@@ -146,7 +150,11 @@ func (t *Tracer) open(o Options, gen func(Kind, *kernelLayout, progMaps) asm.Ins
 	if m.bios, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_bios", Type: ebpf.Hash, KeySize: 8, ValueSize: bioValSize, MaxEntries: inFlight}); err != nil {
 		return fail(err)
 	}
-	if m.slots, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_slots", Type: ebpf.Array, KeySize: 4, ValueSize: bioSlotSize, MaxEntries: bioSlots}); err != nil {
+	m.slotBits = bioSlotBits
+	if o.slotBits > 0 {
+		m.slotBits = o.slotBits
+	}
+	if m.slots, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_slots", Type: ebpf.Array, KeySize: 4, ValueSize: bioSlotSize, MaxEntries: 1 << m.slotBits}); err != nil {
 		return fail(err)
 	}
 	if m.scratch, err = newMap(&ebpf.MapSpec{Name: "iolab_blk_scr", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
@@ -303,7 +311,10 @@ func (t *Tracer) closeObjs() {
 }
 
 // progMaps are the maps the programs use.
-type progMaps struct{ rb, drops, bios, reqs, slots, scratch *ebpf.Map }
+type progMaps struct {
+	rb, drops, bios, reqs, slots, scratch *ebpf.Map
+	slotBits                              int // slots holds 2^slotBits bios
+}
 
 // inFlight bounds the bios and requests the paired programs keep in
 // flight at once.
