@@ -290,7 +290,8 @@ func cmpXchg64(dst, src asm.Register, off int16) asm.Instruction {
 // slotOf sets R0 to the slot of the address at stack slot key, or 0,
 // and pKeyS to the address as a number. The verifier does no arithmetic
 // on a kernel pointer: the address goes through a CPU's scratch word
-// and comes back a number. Labels take the suffix sfx.
+// and comes back a number (tracepoints run with preemption off, so only
+// an interrupt's program can come between). Labels take the suffix sfx.
 func slotOf(m progMaps, key int16, sfx string) asm.Instructions {
 	return asm.Instructions{
 		asm.StoreImm(asm.RFP, pIdx, 0, asm.Word),
@@ -299,9 +300,13 @@ func slotOf(m progMaps, key int16, sfx string) asm.Instructions {
 		asm.Add.Imm(asm.R2, pIdx),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "slotted"+sfx),
-		asm.LoadMem(asm.R1, asm.RFP, key, asm.DWord),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R2, asm.RFP, key, asm.DWord),
+		asm.StoreMem(asm.R0, 0, asm.R2, asm.DWord),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		// A program of an interrupt between the two (a request's
+		// completion) may have used the word: then no slot.
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JNE.Reg(asm.R1, asm.R2, "slotted"+sfx),
 		asm.StoreMem(asm.RFP, pKeyS, asm.R1, asm.DWord),
 		asm.LoadImm(asm.R2, fibonacci64, asm.DWord),
 		asm.Mul.Reg(asm.R1, asm.R2),
