@@ -39,7 +39,7 @@ func OpenPaired(o Options, sink func([]Bio)) (*Tracer, error) {
 	batcher(t, timingSize, decodeTiming, sink)
 	return t.open(o, func(k Kind, l *kernelLayout, m progMaps) asm.Instructions {
 		return pairedProgram(k, l, m, o.Devs, uint32(o.TGID))
-	}, pairedKinds)
+	}, pairedKinds, pairedRing)
 }
 
 func decodeTiming(b []byte) Bio {
