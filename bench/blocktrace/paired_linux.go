@@ -39,7 +39,7 @@ func OpenPaired(o Options, sink func([]Bio)) (*Tracer, error) {
 	batcher(t, timingSize, decodeTiming, sink)
 	return t.open(o, func(k Kind, l *kernelLayout, m progMaps) asm.Instructions {
 		return pairedProgram(k, l, m, o.Devs, uint32(o.TGID))
-	}, pairedKinds)
+	}, pairedKinds, pairedRing)
 }
 
 func decodeTiming(b []byte) Bio {
@@ -66,6 +66,9 @@ const (
 	pV      = -64  // a bio's value
 	pVal    = -104 // a value being built (40 bytes)
 	pDrop   = -108 // the drop counter's key
+	pSlot   = -120 // the bio's slot, or 0 when it is in the hash map
+	pIdx    = -124 // a slot's index, a map key
+	pKeyS   = -136 // the address at pKey, as a number
 )
 
 // pairedProgram is the paired program of one tracepoint.
@@ -136,15 +139,36 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 			asm.StoreImm(asm.RFP, pVal+32, 1, asm.Byte),
 			asm.Mov.Imm(asm.R0, 0).WithSymbol("store"),
 		)
-		insns = append(insns, update(bios, pKey, pVal)...)
+		insns = append(insns, slotOf(m, pKey, "")...)
+		insns = append(insns,
+			asm.JEq.Imm(asm.R0, 0, "hash"),
+			asm.Mov.Reg(asm.R8, asm.R0),
+			// Claim the slot when it is free, or held by this address
+			// (a completion never seen).
+			asm.Mov.Imm(asm.R0, 0),
+			asm.LoadMem(asm.R1, asm.RFP, pKeyS, asm.DWord),
+			cmpXchg64(asm.R8, asm.R1, 0),
+			asm.JEq.Imm(asm.R0, 0, "claimed"),
+			asm.LoadMem(asm.R1, asm.RFP, pKeyS, asm.DWord),
+			asm.JNE.Reg(asm.R0, asm.R1, "hash"),
+			asm.Mov.Reg(asm.R1, asm.R8).WithSymbol("claimed"))
+		for off := int16(0); off < bioValSize; off += 8 {
+			insns = append(insns,
+				asm.LoadMem(asm.R2, asm.RFP, pVal+off, asm.DWord),
+				asm.StoreMem(asm.R1, 8+off, asm.R2, asm.DWord))
+		}
+		upd := update(bios, pKey, pVal)
+		upd[0] = upd[0].WithSymbol("hash")
+		insns = append(insns, asm.Ja.Label("exit"))
+		insns = append(insns, upd...)
 	case GetRq:
-		insns = append(insns, lookup(bios, pKey)...)
+		insns = append(insns, findBio(m, "")...)
 		insns = append(insns,
 			asm.JEq.Imm(asm.R0, 0, "exit"),
 			asm.LoadMem(asm.R1, asm.RFP, pTime, asm.DWord),
 			asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord))
 	case BackMerge, FrontMerge:
-		insns = append(insns, lookup(bios, pKey)...)
+		insns = append(insns, findBio(m, "")...)
 		insns = append(insns,
 			asm.JEq.Imm(asm.R0, 0, "exit"),
 			asm.StoreImm(asm.R0, 33, flagMerged, asm.Byte))
@@ -180,14 +204,14 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 			asm.Add.Imm(asm.R1, 1),
 			asm.StoreMem(asm.R0, 16, asm.R1, asm.Word))
 	case BioComplete:
-		insns = append(insns, lookup(bios, pKey)...)
+		insns = append(insns, findBio(m, "")...)
 		insns = append(insns,
 			asm.JEq.Imm(asm.R0, 0, "exit"),
 			asm.StoreMem(asm.RFP, pV, asm.R0, asm.DWord),
 			stImm64(asm.RFP, pR, 0),
 			stImm64(asm.RFP, pMerged, flagBioBased))
 		insns = append(insns, emitTiming(m, "bc", false, l)...)
-		insns = append(insns, del(bios, pKey)...)
+		insns = append(insns, freeBio(m, "")...)
 	case Complete:
 		insns = append(insns, asm.StoreMem(asm.RFP, pRqKey, asm.R7, asm.DWord))
 		insns = append(insns, lookup(reqs, pRqKey)...)
@@ -217,11 +241,11 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 				asm.JGT.Reg(asm.R2, asm.R3, "done"),
 				asm.StoreMem(asm.RFP, pKey, asm.R8, asm.DWord),
 			}
-			body = append(body, lookup(bios, pKey)...)
+			body = append(body, findBio(m, lbl("f"))...)
 			body = append(body,
 				asm.StoreMem(asm.RFP, pV, asm.R0, asm.DWord))
 			body = append(body, emitTiming(m, lbl("c"), true, l)...)
-			body = append(body, del(bios, pKey)...)
+			body = append(body, freeBio(m, lbl("f"))...)
 			body = append(body, ld(asm.R8, asm.R8, l.bioNext))
 			if i+1 < maxBiosPerRq {
 				body = append(body, asm.Ja.Label(lbl2("bio", i+1)))
@@ -239,6 +263,99 @@ func pairedProgram(k Kind, l *kernelLayout, m progMaps, devs []uint32, tgid uint
 		asm.Return(),
 	)
 	return insns
+}
+
+// The bios in flight are kept in slots of an array, each the bio's
+// address and its value, at a hash of the address: the array's lookups
+// are a few instructions the verifier writes in place, where the hash
+// map's update and delete take a lock with interrupts off. A bio whose
+// slot another holds goes to the hash map.
+const (
+	bioSlotBits = 14 // 16384 slots, 768 KiB
+	bioSlotSize = 8 + bioValSize
+	fibonacci64 = -7046029254386353131 // 0x9E3779B97F4A7C15, 2^64 / φ
+)
+
+// cmpXchg64 compares R0 with the 8 bytes at dst+off and, when equal,
+// stores src there; R0 is left the old value (BPF_ATOMIC | BPF_CMPXCHG).
+// The operation is set in the constant too: cilium/ebpf v0.22's Marshal
+// reads the constant before it writes the operation there, so that
+// CmpXchg.Mem alone goes out as an atomic add.
+func cmpXchg64(dst, src asm.Register, off int16) asm.Instruction {
+	ins := asm.CmpXchg.Mem(dst, src, asm.DWord, off)
+	ins.Constant = int64(asm.CmpXchg >> 8)
+	return ins
+}
+
+// slotOf sets R0 to the slot of the address at stack slot key, or 0,
+// and pKeyS to the address as a number. The verifier does no arithmetic
+// on a kernel pointer: the address goes through a CPU's scratch word
+// and comes back a number (tracepoints run with preemption off, so only
+// an interrupt's program can come between). Labels take the suffix sfx.
+func slotOf(m progMaps, key int16, sfx string) asm.Instructions {
+	return asm.Instructions{
+		asm.StoreImm(asm.RFP, pIdx, 0, asm.Word),
+		asm.LoadMapPtr(asm.R1, m.scratch.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, pIdx),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "slotted"+sfx),
+		asm.LoadMem(asm.R2, asm.RFP, key, asm.DWord),
+		asm.StoreMem(asm.R0, 0, asm.R2, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		// A program of an interrupt between the two (a request's
+		// completion) may have used the word: then no slot.
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JNE.Reg(asm.R1, asm.R2, "slotted"+sfx),
+		asm.StoreMem(asm.RFP, pKeyS, asm.R1, asm.DWord),
+		asm.LoadImm(asm.R2, fibonacci64, asm.DWord),
+		asm.Mul.Reg(asm.R1, asm.R2),
+		asm.RSh.Imm(asm.R1, int32(64-m.slotBits)),
+		asm.StoreMem(asm.RFP, pIdx, asm.R1, asm.Word),
+		asm.LoadMapPtr(asm.R1, m.slots.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, pIdx),
+		asm.FnMapLookupElem.Call(),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol("slotted" + sfx),
+	}
+}
+
+// findBio sets R0 to the value of the bio whose address is at pKey, or
+// 0, and pSlot to its slot when it has one. Labels take the suffix sfx.
+func findBio(m progMaps, sfx string) asm.Instructions {
+	insns := slotOf(m, pKey, sfx)
+	insns = append(insns,
+		asm.JEq.Imm(asm.R0, 0, "inhash"+sfx),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.LoadMem(asm.R2, asm.RFP, pKeyS, asm.DWord),
+		asm.JNE.Reg(asm.R1, asm.R2, "inhash"+sfx),
+		asm.StoreMem(asm.RFP, pSlot, asm.R0, asm.DWord),
+		asm.Add.Imm(asm.R0, 8),
+		asm.Ja.Label("found"+sfx),
+		stImm64(asm.RFP, pSlot, 0).WithSymbol("inhash"+sfx),
+		asm.LoadMapPtr(asm.R1, m.bios.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, pKey),
+		asm.FnMapLookupElem.Call(),
+		asm.Mov.Reg(asm.R0, asm.R0).WithSymbol("found"+sfx),
+	)
+	return insns
+}
+
+// freeBio forgets the bio findBio found: frees its slot, or deletes it
+// from the hash map.
+func freeBio(m progMaps, sfx string) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMem(asm.R1, asm.RFP, pSlot, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, "hdel"+sfx),
+		stImm64(asm.R1, 0, 0),
+		asm.Ja.Label("freed" + sfx),
+		asm.LoadMapPtr(asm.R1, m.bios.FD()).WithSymbol("hdel" + sfx),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, pKey),
+		asm.FnMapDeleteElem.Call(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("freed" + sfx),
+	}
 }
 
 func lbl2(s string, i int) string { return fmt.Sprintf("%s%d", s, i) }

@@ -99,3 +99,57 @@ func TestPairedMatchesEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedSlotsShared: with two slots for the bios in flight, sixteen
+// threads' reads share them all the time (a bio whose slot another holds
+// goes to the hash map, a freed slot is claimed again), and every read
+// still comes out once, with its own times.
+func TestPairedSlotsShared(t *testing.T) {
+	dev := testdev.LoopInMemory(t, 64<<20)
+	d := devT(t, dev)
+	var mu sync.Mutex
+	var paired []Bio
+	pt, err := OpenPaired(Options{Devs: []uint32{d}, TGID: os.Getpid(), slotBits: 1}, func(bs []Bio) {
+		mu.Lock()
+		paired = append(paired, bs...)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const threads, reads = 16, 300
+	var wg sync.WaitGroup
+	for th := range threads {
+		wg.Go(func() {
+			buf, _ := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+			defer unix.Munmap(buf)
+			for i := range reads {
+				if _, err := unix.Pread(int(f.Fd()), buf, int64(i*threads+th)*4096); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st, err := pt.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	for _, b := range paired {
+		if !b.Own || seen[b.Sector] || b.Sector%8 != 0 || b.Sector/8 >= threads*reads || b.Sectors != 8 ||
+			b.Queue == 0 || b.Issue < b.Queue || b.Complete < b.Issue {
+			t.Fatalf("bio %+v (seen before: %v)", b, seen[b.Sector])
+		}
+		seen[b.Sector] = true
+	}
+	if len(seen) != threads*reads || st.Dropped != 0 {
+		t.Fatalf("%d reads paired of %d (%+v)", len(seen), threads*reads, st)
+	}
+}

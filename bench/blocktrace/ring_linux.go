@@ -49,12 +49,17 @@ func (r *ring) close() {
 	unix.Munmap(r.cons)
 }
 
+// size is the data's size in bytes.
+func (r *ring) size() int { return int(r.mask) + 1 }
+
 // drain hands each committed record's data to each, in order, and frees
-// them; it stops at a record still being written.
-func (r *ring) drain(each func([]byte)) {
+// them; it stops at a record still being written. It returns the bytes
+// it freed.
+func (r *ring) drain(each func([]byte)) int {
 	consPos := (*uint64)(unsafe.Pointer(&r.cons[0]))
 	prodPos := (*uint64)(unsafe.Pointer(&r.data[0]))
 	cons := atomic.LoadUint64(consPos)
+	start := cons
 	prod := atomic.LoadUint64(prodPos)
 	for cons < prod {
 		off := r.page + int(cons&r.mask)
@@ -69,4 +74,5 @@ func (r *ring) drain(each func([]byte)) {
 		cons += uint64((n + ringHdr + 7) &^ 7)
 		atomic.StoreUint64(consPos, cons)
 	}
+	return int(cons - start)
 }
