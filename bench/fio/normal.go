@@ -195,6 +195,7 @@ func writeDirNormal(b *strings.Builder, r *bench.JobResult, d int, gs *groupStat
 	writeLat(b, "clat", &dr.Clat.Stat)
 	writeLat(b, " lat", &dr.Lat.Stat)
 	writePrioLats(b, dr, &r.Job)
+	writeBlock(b, dr.Block)
 	// fio prints the percentiles slat_percentiles, clat_percentiles and
 	// lat_percentiles ask for, in that order.
 	if r.Job.SlatPercentiles {
