@@ -130,7 +130,7 @@ func traceDevices(sys system.FS, targets [][]system.Target) (devs []uint32, file
 			if !t.IsBlock {
 				where := "on a filesystem"
 				if t.Filesystem != "" {
-					where = "on a " + t.Filesystem + " filesystem"
+					where += " (" + t.Filesystem + ")"
 				}
 				return nil, nil, nil, fmt.Errorf("--trace-block needs a block device target; %s is a file %s (tracing the blocks of files is not built yet)", t.Path, where)
 			}
