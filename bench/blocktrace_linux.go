@@ -132,7 +132,7 @@ func traceDevices(sys system.FS, targets [][]system.Target) (devs []uint32, file
 				if t.Filesystem != "" {
 					where += " (" + t.Filesystem + ")"
 				}
-				return nil, nil, nil, fmt.Errorf("--trace-block needs a block device target; %s is a file %s (tracing the blocks of files is not built yet)", t.Path, where)
+				return nil, nil, nil, fmt.Errorf("--trace-block needs a block device target; %s is a file %s; tracing the blocks of files is not built yet", t.Path, where)
 			}
 			td, err := sys.TraceDevice(t)
 			if err != nil {
@@ -153,10 +153,11 @@ func traceDevices(sys system.FS, targets [][]system.Target) (devs []uint32, file
 	return devs, files, disk, nil
 }
 
-// checkTraceBlock refuses a run whose targets cannot be traced, or a
-// kernel or process that cannot trace, before any I/O: it opens the
-// tracer on the run's devices and closes it again.
-func (rn *Runner) checkTraceBlock(files [][]JobFiles) error {
+// CheckTraceBlock refuses a run whose targets (files, as Prepare worked
+// them out) cannot be traced, or a kernel or process that cannot trace,
+// before any I/O: it opens the tracer on the run's devices and closes it
+// again.
+func (rn *Runner) CheckTraceBlock(files [][]JobFiles) error {
 	var targets [][]system.Target
 	for g := range files {
 		for _, jf := range files[g] {

@@ -63,7 +63,7 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	if cfg.TraceBlock {
 		// Refused before any I/O: a file target, no rights, no BTF.
-		if err := rn.checkTraceBlock(files); err != nil {
+		if err := rn.CheckTraceBlock(files); err != nil {
 			return nil, err
 		}
 	}
