@@ -2,7 +2,9 @@ package bench_test
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -176,5 +178,51 @@ func TestTraceBlockRefusesFile(t *testing.T) {
 	}
 	if res != nil {
 		t.Errorf("a result for a refused run, after %v", time.Since(start))
+	}
+}
+
+// TestTraceBlockPartition: on a partition, bios carry the partition's
+// device and requests the disk's, with the disk's sectors: the I/Os,
+// at their offsets in the partition, still meet their bios one-to-one.
+func TestTraceBlockPartition(t *testing.T) {
+	// An MBR with one Linux partition from sector 2048 to the end of 32 MiB.
+	mbr := make([]byte, 512)
+	e := mbr[446:]
+	e[4] = 0x83
+	binary.LittleEndian.PutUint32(e[8:], 2048)
+	binary.LittleEndian.PutUint32(e[12:], 32<<20/512-2048)
+	mbr[510], mbr[511] = 0x55, 0xaa
+	dev := testdev.AttachLoop(t, 32<<20, mbr, true)
+	part := dev + "p1"
+	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(dev), filepath.Base(part))); err != nil {
+		// A kernel without CONFIG_MSDOS_PARTITION does not scan the table:
+		// have partx parse it and add the partition with BLKPG.
+		if _, err := exec.LookPath("partx"); err != nil {
+			t.Skip("the kernel does not parse MBRs and partx is not installed")
+		}
+		testdev.Run(t, "partx", "-a", dev)
+		t.Cleanup(func() { exec.Command("partx", "-d", dev).Run() })
+	}
+	for i := 0; ; i++ { // devtmpfs creates the node as the partition is added
+		if _, err := os.Stat(part); err == nil {
+			break
+		} else if i == 50 {
+			t.Skipf("no partition node (the kernel does not parse MBRs?): %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res := traceRun(t, `[r]
+filename=`+part+`
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+rw=randread
+runtime=1s
+time_based
+`)
+	checkBlock(t, "partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read], false)
+	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 {
+		t.Errorf("traced devices %+v, want the partition's and the disk's", tr)
 	}
 }
