@@ -37,8 +37,10 @@ type blockJoin struct {
 	ios  []joinIO // the I/Os waiting for their bios, in arrival order
 	iosH int
 
-	// out is each job's BlockTime per direction.
-	out [][3]BlockTime
+	// out is each job's BlockTime per direction, of its I/Os started
+	// from from[job] on (its window's latest opening).
+	out  [][3]BlockTime
+	from []int64
 	// foreign counts other processes' bios queued from foreignFrom on.
 	foreign     uint64
 	foreignFrom int64
@@ -72,7 +74,14 @@ type pendingBio struct {
 }
 
 func newBlockJoin(disk map[uint32]uint32, jobs int) *blockJoin {
-	return &blockJoin{disk: disk, byKey: map[bioKey]int32{}, out: make([][3]BlockTime, jobs), foreignFrom: math.MaxInt64}
+	return &blockJoin{disk: disk, byKey: map[bioKey]int32{}, out: make([][3]BlockTime, jobs), from: make([]int64, jobs), foreignFrom: math.MaxInt64}
+}
+
+// restart drops what job measured before at: its window opened again
+// (latency_target), and its counts start over.
+func (bj *blockJoin) restart(job int32, at int64) {
+	bj.out[job] = [3]BlockTime{}
+	bj.from[job] = at
 }
 
 // addBios takes a batch of the trace's bios.
@@ -179,6 +188,9 @@ const maxPieces = 256
 
 // join files io under its job and direction.
 func (bj *blockJoin) join(io *joinIO) {
+	if io.start < bj.from[io.job] {
+		return // before its window's restart
+	}
 	bt := &bj.out[io.job][io.dir]
 	// The bios at io's first sector in its time. Whole ones (queued,
 	// covering io exactly) are claimed oldest first: of two I/Os of one

@@ -135,3 +135,20 @@ func TestBlockJoinBounded(t *testing.T) {
 		t.Errorf("held after the end: %d keys, %d I/Os", len(bj.byKey), len(bj.ios))
 	}
 }
+
+// TestBlockJoinRestart: a job whose window opened again (latency_target)
+// keeps only the I/Os started since, whether joined before the restart
+// reached the join or after.
+func TestBlockJoinRestart(t *testing.T) {
+	bj := newTestJoin()
+	bj.addBios([]blocktrace.Bio{rqBio(8, 8, 1100, 1200, 1300), rqBio(16, 8, 2100, 2200, 2300), rqBio(24, 8, 5100, 5200, 5300)})
+	bj.addIO(joinIO{dev: jDisk, sector: 8, sectors: 8, start: 1000, reap: 1400})
+	bj.settle(1500) // joined before the restart
+	bj.addIO(joinIO{dev: jDisk, sector: 16, sectors: 8, start: 2000, reap: 2400})
+	bj.restart(0, 5000)
+	bj.addIO(joinIO{dev: jDisk, sector: 24, sectors: 8, start: 5000, reap: 5400})
+	bj.settle(math.MaxInt64)
+	if got := bj.out[0][Read]; got.OneToOne != 1 || got.Submit.Stat.Max != 100 || got.Unmatched != 0 {
+		t.Errorf("after the restart: %+v", got)
+	}
+}

@@ -66,12 +66,19 @@ type traceFile struct {
 type recChunk struct {
 	jt   *jobTrace
 	recs []ioRecord
+	// restart: the job's window opened again at this time on its clock
+	// (latency_target's restarts); what it measured before is dropped,
+	// as its counts are. -1: none.
+	restart int64
 }
 
 // begin is called as the loop's window opens, at t on its clock.
 func (jt *jobTrace) begin(clk *jobClock, t int64) {
 	jt.clk = clk
-	jt.begun.Store(t)
+	if jt.begun.Swap(t) >= 0 {
+		jt.buf = jt.buf[:0]
+		jt.out <- recChunk{jt: jt, restart: t}
+	}
 }
 
 // add records one measured I/O.
@@ -87,7 +94,7 @@ func (jt *jobTrace) flush() {
 	if len(jt.buf) == 0 {
 		return
 	}
-	jt.out <- recChunk{jt, jt.buf}
+	jt.out <- recChunk{jt: jt, recs: jt.buf, restart: -1}
 	select {
 	case b := <-jt.free:
 		jt.buf = b[:0]
@@ -264,6 +271,10 @@ func (c *blockCollector) takeBios(b []blocktrace.Bio) {
 func (c *blockCollector) takeRecords(ch recChunk) {
 	jt := ch.jt
 	jt.mm.anchor(takeAnchor(jt.clk.since, monotonicNow))
+	if ch.restart >= 0 {
+		c.join.restart(jt.k, jt.mm.mono(ch.restart))
+		return
+	}
 	for i := range ch.recs {
 		r := &ch.recs[i]
 		if int(r.file) >= len(jt.files) {

@@ -13,6 +13,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/hist"
 	"iolab/bench/testdev"
 )
 
@@ -41,11 +42,16 @@ func setScheduler(t *testing.T, dev, name string) {
 }
 
 // checkBlock checks a traced direction: every I/O counted once, most
-// one-to-one, the parts' means adding up to lat's (each one-to-one I/O's
-// parts add up to its lat exactly) and, with medians, their medians too
-// (the issue's figure; a sum of medians is not the median of the sums,
-// so on a skewed device such as zram it is not asked).
-func checkBlock(t *testing.T, what string, d *bench.DirResult, medians bool) *bench.BlockTime {
+// one-to-one, and the parts' means adding up to lat's: each one-to-one
+// I/O's parts add up to its lat exactly, so their means add up to the
+// mean lat of those I/Os, all of them when every I/O is one-to-one.
+//
+// The parts' medians (the issue's figure) are logged, not checked: a sum
+// of medians is not the median of the sums, and on this project's shared
+// two-CPU machines, where the device's and the reaping's times trade
+// places from I/O to I/O, they add up to lat's median within 5 % in about
+// half the runs at iodepth 8 (docs/trace.md has the figures).
+func checkBlock(t *testing.T, what string, d *bench.DirResult) *bench.BlockTime {
 	t.Helper()
 	b := d.Block
 	if b == nil {
@@ -57,22 +63,24 @@ func checkBlock(t *testing.T, what string, d *bench.DirResult, medians bool) *be
 	if d.IOs == 0 || float64(b.OneToOne) < 0.95*float64(d.IOs) {
 		t.Errorf("%s: %d of %d I/Os one-to-one, want 95 %%", what, b.OneToOne, d.IOs)
 	}
-	p50 := func(l interface{ Percentiles([]float64) []uint64 }) float64 {
-		return float64(l.Percentiles([]float64{50})[0])
+	for _, p := range []*hist.Lat{&b.Submit, &b.Queue, &b.Device, &b.Completion} {
+		if p.Stat.N != b.OneToOne {
+			t.Errorf("%s: a part has %d values, not one per one-to-one I/O (%d)", what, p.Stat.N, b.OneToOne)
+		}
 	}
 	mean := b.Submit.Stat.Mean + b.Queue.Stat.Mean + b.Device.Stat.Mean + b.Completion.Stat.Mean
-	if m := d.Lat.Stat.Mean; mean < 0.97*m || mean > 1.03*m {
-		t.Errorf("%s: the parts' means add up to %.0f ns, lat's is %.0f: not within 3 %%", what, mean, m)
+	tol := 0.03
+	if b.OneToOne == d.IOs {
+		tol = 1e-6
 	}
-	if !medians {
-		return b
+	if m := d.Lat.Stat.Mean; mean < (1-tol)*m || mean > (1+tol)*m {
+		t.Errorf("%s: the parts' means add up to %.3f ns, lat's is %.3f: not within %g", what, mean, m, tol)
 	}
-	sum := p50(&b.Submit) + p50(&b.Queue) + p50(&b.Device) + p50(&b.Completion)
-	lat := p50(&d.Lat)
-	if sum < 0.95*lat || sum > 1.05*lat {
-		t.Errorf("%s: the parts' medians add up to %.0f ns (submit %.0f, queue %.0f, device %.0f, completion %.0f), lat's is %.0f: not within 5 %%",
-			what, sum, p50(&b.Submit), p50(&b.Queue), p50(&b.Device), p50(&b.Completion), lat)
-	}
+	p50 := func(l *hist.Lat) float64 { return float64(l.Percentiles([]float64{50})[0]) }
+	t.Logf("%s: %d of %d one-to-one; medians submit %.0f + queue %.0f + device %.0f + completion %.0f = %.0f ns, lat's %.0f (%+.1f %%)",
+		what, b.OneToOne, d.IOs, p50(&b.Submit), p50(&b.Queue), p50(&b.Device), p50(&b.Completion),
+		p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion), p50(&d.Lat),
+		100*((p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion))/p50(&d.Lat)-1))
 	return b
 }
 
@@ -99,8 +107,8 @@ rw=randwrite
 ioengine=libaio
 `)
 	r, w := &res.Groups[0].Jobs[0], &res.Groups[1].Jobs[0]
-	rb := checkBlock(t, "randread", &r.Dirs[bench.Read], true)
-	wb := checkBlock(t, "randwrite", &w.Dirs[bench.Write], false)
+	rb := checkBlock(t, "randread", &r.Dirs[bench.Read])
+	wb := checkBlock(t, "randwrite", &w.Dirs[bench.Write])
 	if r.Dirs[bench.Write].Block != nil || w.Dirs[bench.Read].Block != nil {
 		t.Errorf("a Block for a direction without I/O")
 	}
@@ -153,7 +161,7 @@ runtime=1s
 time_based
 `)
 	d := &res.Groups[0].Jobs[0].Dirs[bench.Read]
-	b := checkBlock(t, "zram randread", d, false)
+	b := checkBlock(t, "zram randread", d)
 	if b.Queue.Stat.Max != 0 {
 		t.Errorf("queue part on a bio-based device: max %d ns", b.Queue.Stat.Max)
 	}
@@ -221,7 +229,7 @@ rw=randread
 runtime=1s
 time_based
 `)
-	checkBlock(t, "partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read], false)
+	checkBlock(t, "partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
 	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 {
 		t.Errorf("traced devices %+v, want the partition's and the disk's", tr)
 	}
