@@ -64,6 +64,7 @@ func WriteNormalStats(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	}
 	for gi := range res.Groups {
 		writeGroupStats(&b, res.Groups[gi].ID, &stats[gi])
+		writeBlockTrace(&b, res.Groups[gi].Trace)
 	}
 	writeDisks(&b, runDisks(res, cfg))
 	_, err := io.WriteString(w, b.String())

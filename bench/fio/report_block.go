@@ -53,3 +53,14 @@ func writeBlock(b *strings.Builder, bt *bench.BlockTime) {
 	n := bt.OneToOne + bt.Merged + bt.Split + bt.Unmatched
 	fmt.Fprintf(b, "    block I/Os : one-to-one=%d of %d, merged=%d, split=%d, unmatched=%d\n", bt.OneToOne, n, bt.Merged, bt.Split, bt.Unmatched)
 }
+
+// writeBlockTrace prints, after a traced group's run status, what its
+// trace saw besides the jobs' I/Os and what it lost: a count of I/Os
+// unmatched is read beside them.
+func writeBlockTrace(b *strings.Builder, tr *bench.BlockTrace) {
+	if tr == nil {
+		return
+	}
+	fmt.Fprintf(b, "  BLOCK: traced %s; foreign bios=%d, dropped=%d, missed=%d\n",
+		strings.Join(tr.Devices, ","), tr.Foreign, tr.Dropped, tr.Missed)
+}

@@ -30,6 +30,12 @@ func TestBlockReport(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 
+	b.Reset()
+	writeBlockTrace(&b, &bench.BlockTrace{Devices: []string{"7:1", "7:0"}, Foreign: 12, Missed: 1})
+	if got := b.String(); got != "  BLOCK: traced 7:1,7:0; foreign bios=12, dropped=0, missed=1\n" {
+		t.Errorf("trace line %q", got)
+	}
+
 	r := bench.JobResult{Name: "r", Job: bench.Job{PercentileList: []float64{50, 99}}}
 	r.Dirs[bench.Read].IOs = 103
 	plain, err := json.Marshal(jobReport(&r, false, &groupStats{}))
