@@ -13,7 +13,8 @@ import (
 // (or, for a split's pieces, which the kernel never queues, completed)
 // between its start and its reaping; one bio covering it exactly is
 // one-to-one and its parts go into the histograms, several are a split, one
-// whose request held other bios a merge, none unmatched. Bios of other
+// whose request held other bios, or one larger than the I/O, a merge, none
+// unmatched. Bios of other
 // processes are counted as foreign.
 //
 // I/Os and bios arrive in batches, in different orders and late: an I/O
@@ -197,22 +198,37 @@ func (bj *blockJoin) join(io *joinIO) {
 	// sector in flight one after the other, the first reaped takes the
 	// first queued. A piece never queued, or one covering part of io,
 	// makes it a split.
-	var first int32 = -1
-	n, whole := 0, 0
+	var first, bigFirst int32 = -1, -1
+	n, whole, bigger := 0, 0, 0
 	for h := bj.at(io.dev, io.sector); h >= 0; h = bj.slab[h].next {
 		if !bj.fits(h, io) {
 			continue
 		}
 		n++
-		if p := &bj.slab[h]; !p.b.Split && p.b.Sectors == io.sectors {
+		p := &bj.slab[h]
+		switch {
+		case !p.b.Split && p.b.Sectors == io.sectors:
 			whole++
 			if first < 0 || p.at < bj.slab[first].at {
 				first = h
+			}
+		case !p.b.Split && p.b.Sectors > io.sectors:
+			bigger++
+			if bigFirst < 0 || p.at < bj.slab[bigFirst].at {
+				bigFirst = h
 			}
 		}
 	}
 	if n == 0 {
 		bt.Unmatched++
+		return
+	}
+	if bigger == n {
+		// A bio larger than the I/O from its first sector on: the I/O was
+		// one of several in it (the page cache's readahead, a plug's
+		// merge before the bio was made).
+		bj.drop(bigFirst)
+		bt.Merged++
 		return
 	}
 	if whole == n {
