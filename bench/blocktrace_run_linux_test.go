@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,5 +234,55 @@ time_based
 	checkBlock(t, "partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
 	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 {
 		t.Errorf("traced devices %+v, want the partition's and the disk's", tr)
+	}
+}
+
+// TestTraceBlockForeign: another process's reads of the traced device
+// while the job runs are counted as foreign, bio for bio, and take none of
+// the job's I/Os.
+func TestTraceBlockForeign(t *testing.T) {
+	dev := testdev.LoopInMemory(t, 64<<20)
+	cfg, err := fio.ParseJobFile(strings.NewReader(`[r]
+filename=`+dev+`
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+rw=randread
+runtime=1500ms
+time_based
+`), "foreign.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TraceBlock = true
+	rn := &bench.Runner{}
+	const reads = 500
+	dd := make(chan error, 1)
+	go func() {
+		// Once the job has done I/O, read the device from a process of its
+		// own: 500 direct 4 KiB reads, one bio each.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if lj := rn.LiveJobs(); len(lj) == 1 && lj[0].IOs() > 1000 {
+				out, err := exec.Command("dd", "if="+dev, "of=/dev/null", "bs=4k", "count="+strconv.Itoa(reads), "iflag=direct").CombinedOutput()
+				if err != nil {
+					err = fmt.Errorf("dd: %v: %s", err, out)
+				}
+				dd <- err
+				return
+			}
+		}
+		dd <- errors.New("the job did no I/O in 10 s")
+	}()
+	res, err := rn.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-dd; err != nil {
+		t.Fatal(err)
+	}
+	checkBlock(t, "randread beside dd", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	if tr := res.Groups[0].Trace; tr == nil || tr.Foreign != reads {
+		t.Errorf("trace %+v: want %d foreign bios, dd's", tr, reads)
 	}
 }
