@@ -26,10 +26,13 @@ type runControl struct {
 	// after the one it ran in never start (fio's TERMINATE_ALL marks every
 	// job, and run_threads never creates a marked one).
 	ended atomic.Bool
+	// traceBlock: the phases trace their targets' block layer
+	// (Config.TraceBlock).
+	traceBlock bool
 }
 
 func newRunControl(cfg *Config) *runControl {
-	rc := &runControl{genesis: time.Now(), seeds: bufferSeeds(cfg), flows: newFlows(cfg)}
+	rc := &runControl{genesis: time.Now(), seeds: bufferSeeds(cfg), flows: newFlows(cfg), traceBlock: cfg.TraceBlock}
 	for _, g := range cfg.Groups {
 		for _, j := range g.Jobs {
 			rc.exitAll = rc.exitAll || j.ExitAll

@@ -223,6 +223,10 @@ type Config struct {
 	Notes []string `json:"notes,omitempty"`
 	// ParseOnly is fio's --parse-only: check the options, run nothing.
 	ParseOnly bool `json:"-"`
+	// TraceBlock is --trace-block: each job's measured I/Os joined with
+	// the block layer's bios on its targets' devices, their time there
+	// in parts (DirResult.Block; blocktrace_linux.go).
+	TraceBlock bool `json:"trace_block,omitempty"`
 }
 
 // Expand turns jobs, in order, into groups the way fio's add_job numbers

@@ -41,6 +41,9 @@ type jobRun struct {
 	// status is where its thread answers --status-interval's asks
 	// (status.go); nil: nobody asks.
 	status *jobStatus
+	// blk takes its measured I/Os for --trace-block's join
+	// (blocktrace_linux.go); nil untraced.
+	blk *jobTrace
 }
 
 // jobFile is one file (or device) a job does I/O on.

@@ -97,6 +97,7 @@ type loop struct {
 	flow *flowShare   // the job's part in its flow (flow.go); nil in none
 
 	status *jobStatus // --status-interval's snapshots (loop_status_linux.go); nil: nobody asks
+	blk    *jobTrace  // --trace-block's records of the measured I/Os (blocktrace_linux.go); nil untraced
 }
 
 func (l *loop) now() int64 {
@@ -129,6 +130,9 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	if l.measuring {
 		res.Start = time.Now()
 		l.logStart()
+		if l.blk != nil {
+			l.blk.begin(&l.clk, 0)
+		}
 	}
 	l.lt = newLatTarget(j, l.clock())
 	l.startProbe(r.ss)
@@ -271,7 +275,7 @@ func (l *loop) queue(op ioOp, file int, off int64, n uint32, t int64) {
 func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.Uint64, res *JobResult) (*loop, *ioGen) {
 	j := r.j
 	depth := r.depth
-	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow, status: r.status,
+	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow, status: r.status, blk: r.blk,
 		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), fileOf: make([]int32, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
 		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]engine.Completion, depth)}
 	for i := range l.free {
@@ -340,6 +344,9 @@ func (l *loop) startWindow(t, end int64) (int64, unix.Rusage) {
 	}
 	l.windowRestarted(t)
 	l.logStart()
+	if l.blk != nil {
+		l.blk.begin(&l.clk, t)
+	}
 	return end, ru0
 }
 
@@ -371,6 +378,9 @@ func (l *loop) finish(timeEnded bool, ru0 unix.Rusage, stop *atomic.Bool) {
 		if l.checkedOut == before {
 			break // the engine failed; its error is kept
 		}
+	}
+	if l.blk != nil {
+		l.blk.flush()
 	}
 	if took := l.endSync(); timeEnded {
 		stopAt += took
@@ -619,6 +629,9 @@ func (l *loop) completed(comps []engine.Completion, tc int64) {
 			}
 			l.qosCompleted(dr, s, d, tc, int64(clat))
 			l.logDone(s, c.Res, clat, tc)
+			if l.blk != nil {
+				l.blk.add(ioRecord{start: l.created[s], reap: tc, off: l.offOf[s], len: l.lenOf[s], file: l.fileOf[s], dir: d})
+			}
 		}
 	}
 	l.checkedOut -= n

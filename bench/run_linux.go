@@ -61,6 +61,12 @@ func (rn *Runner) Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TraceBlock {
+		// Refused before any I/O: a file target, no rights, no BTF.
+		if err := rn.CheckTraceBlock(files); err != nil {
+			return nil, err
+		}
+	}
 	interval := rn.Interval
 	if interval <= 0 {
 		interval = time.Second
@@ -193,6 +199,18 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	if err := rn.preparePhase(groups, files, refs); err != nil {
 		return nil, setupError{err}
 	}
+	var bc *blockCollector
+	if rc.traceBlock {
+		var targets [][]system.Target
+		for _, ref := range refs {
+			targets = append(targets, files[ref.g][ref.i].Targets)
+		}
+		var err error
+		if bc, err = rn.startBlockTrace(targets); err != nil {
+			return nil, setupError{err}
+		}
+		defer bc.close() // on every path; finish has closed it on the usual one
+	}
 	live := rn.startLive(groups, refs)
 	defer rn.endLive()
 	status := rn.status.phaseStarting(groups, refs, interval)
@@ -206,6 +224,9 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 			files: files[ref.g][ref.i], group: groups[ref.g].ID, interval: interval,
 			start: start, ready: ready, result: &results[ref.g][ref.i],
 			pc: pc, probe: ssm.probe(ref.g, ref.i), rc: rc, live: live[k], status: status[k],
+		}
+		if bc != nil {
+			pj.blk = bc.jobs[k]
 		}
 		wg.Add(1)
 		go func() {
@@ -247,13 +268,27 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	wg.Wait()
 	close(done)
 	ssm.finish(results)
+	var trace *BlockTrace
+	var terr error
+	if bc != nil {
+		var rs []*JobResult
+		for _, ref := range refs {
+			rs = append(rs, &results[ref.g][ref.i])
+		}
+		tr, err := bc.finish(rs)
+		trace, terr = &tr, err
+	}
 	elapsed := time.Since(t0)
 	after, _ := rn.Sys.DiskStats()
 	rerr := restore()
 
 	util := diskUtilization(disks, before, after, elapsed)
 	countJobBytes(util, groups, targets, results)
-	return phaseResults(ctx, groups, results, util, switched, rerr)
+	out, err := phaseResults(ctx, groups, results, util, switched, rerr)
+	for i := range out {
+		out[i].Trace = trace
+	}
+	return out, errors.Join(err, terr)
 }
 
 // jobRef is a job of a phase: its group's index and its own in the group.
@@ -302,6 +337,7 @@ type phaseJob struct {
 	rc       *runControl     // the run's seeds and flows
 	live     *LiveJob        // its count of completed I/Os, for progress
 	status   *jobStatus      // its snapshots for --status-interval (status.go)
+	blk      *jobTrace       // takes its measured I/Os for --trace-block; nil untraced
 }
 
 // runJob is one job's thread: it sets the job up on its locked thread,
@@ -328,6 +364,7 @@ func (rn *Runner) runJob(pj phaseJob) {
 	defer run.flow.leave()
 	run.notice = rn.Notice
 	run.status = pj.status
+	run.blk = pj.blk
 	<-pj.start
 	if !pj.pc.await(pj.k, j) {
 		*pj.result = notStarted(j, pj.group, pj.interval)

@@ -7,21 +7,49 @@ import "iolab/bench"
 type IOLabReport struct {
 	// Read and Write hold the latency from each I/O's intended start
 	// (coordinated omission corrected) of a direction paced by rate or
-	// rate_iops, with fio's default percentiles; absent otherwise.
+	// rate_iops, with fio's default percentiles, and the I/Os' time in
+	// the block layer under --trace-block; absent when neither is.
 	Read  *IOLabDir `json:"read,omitempty"`
 	Write *IOLabDir `json:"write,omitempty"`
 }
 
 // IOLabDir is one direction of IOLabReport.
 type IOLabDir struct {
-	IntendedLat LatReport `json:"intended_lat_ns"`
+	IntendedLat *LatReport   `json:"intended_lat_ns,omitempty"`
+	Block       *BlockReport `json:"block,omitempty"`
+}
+
+// BlockReport is a direction's bench.BlockTime (--trace-block): each
+// part's latency as fio reports clat, and the I/Os counted apart.
+type BlockReport struct {
+	Submit     LatReport `json:"submit_ns"`
+	Queue      LatReport `json:"queue_ns"`
+	Device     LatReport `json:"device_ns"`
+	Completion LatReport `json:"completion_ns"`
+	OneToOne   uint64    `json:"one_to_one"`
+	Merged     uint64    `json:"merged"`
+	Split      uint64    `json:"split"`
+	Unmatched  uint64    `json:"unmatched"`
 }
 
 func iolabReport(r *bench.JobResult, plus bool) *IOLabReport {
 	var out IOLabReport
 	for d, dst := range []**IOLabDir{&out.Read, &out.Write} {
+		var dir IOLabDir
 		if r.Paced(d) {
-			*dst = &IOLabDir{IntendedLat: LatReportFrom(&r.Dirs[d].Intended, r.Job.PercentileList, plus)}
+			l := LatReportFrom(&r.Dirs[d].Intended, r.Job.PercentileList, plus)
+			dir.IntendedLat = &l
+		}
+		if b := r.Dirs[d].Block; b != nil {
+			list := r.Job.PercentileList
+			dir.Block = &BlockReport{
+				Submit: LatReportFrom(&b.Submit, list, plus), Queue: LatReportFrom(&b.Queue, list, plus),
+				Device: LatReportFrom(&b.Device, list, plus), Completion: LatReportFrom(&b.Completion, list, plus),
+				OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, Unmatched: b.Unmatched,
+			}
+		}
+		if dir.IntendedLat != nil || dir.Block != nil {
+			*dst = &dir
 		}
 	}
 	if out.Read == nil && out.Write == nil {

@@ -36,7 +36,7 @@ func TestIOLabKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x IOLabReport
-	if err := json.Unmarshal(got["iolab"], &x); err != nil || x.Read == nil || x.Write != nil || x.Read.IntendedLat.Max != 9000 {
+	if err := json.Unmarshal(got["iolab"], &x); err != nil || x.Read == nil || x.Write != nil || x.Read.IntendedLat == nil || x.Read.IntendedLat.Max != 9000 {
 		t.Fatalf("iolab key %s: %+v %v", got["iolab"], x, err)
 	}
 	delete(got, "iolab")

@@ -64,6 +64,7 @@ func WriteNormalStats(w io.Writer, res *bench.Result, cfg *bench.Config) error {
 	}
 	for gi := range res.Groups {
 		writeGroupStats(&b, res.Groups[gi].ID, &stats[gi])
+		writeBlockTrace(&b, res.Groups[gi].Trace)
 	}
 	writeDisks(&b, runDisks(res, cfg))
 	_, err := io.WriteString(w, b.String())
@@ -195,6 +196,7 @@ func writeDirNormal(b *strings.Builder, r *bench.JobResult, d int, gs *groupStat
 	writeLat(b, "clat", &dr.Clat.Stat)
 	writeLat(b, " lat", &dr.Lat.Stat)
 	writePrioLats(b, dr, &r.Job)
+	writeBlock(b, dr.Block)
 	// fio prints the percentiles slat_percentiles, clat_percentiles and
 	// lat_percentiles ask for, in that order.
 	if r.Job.SlatPercentiles {

@@ -24,6 +24,9 @@ func (p *Plan) Command() string {
 	if p.AllowDiskScheduler {
 		parts = append(parts, "--allow-disk-scheduler")
 	}
+	if p.Base.TraceBlock {
+		parts = append(parts, "--trace-block")
+	}
 	if p.SLO != nil {
 		parts = append(parts, shellQuote("--slo="+p.SLO.String()))
 	}
@@ -59,6 +62,9 @@ func (p *Plan) JobFile() string {
 	}
 	if p.DropCaches {
 		b.WriteString("; iolab run --drop-caches\n")
+	}
+	if p.Base.TraceBlock {
+		b.WriteString("; iolab run --trace-block\n")
 	}
 	if p.SLO != nil {
 		fmt.Fprintf(&b, "; iolab run --slo=%s\n", shellQuote(p.SLO.String()))

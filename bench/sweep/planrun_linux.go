@@ -125,8 +125,14 @@ func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error)
 			base.Groups[g].Jobs[i].Hipri = false
 		}
 	}
-	if _, err := rn.Prepare(&base); err != nil {
+	files, err := rn.Prepare(&base)
+	if err != nil {
 		return nil, nil, err
+	}
+	if base.TraceBlock {
+		if err := rn.CheckTraceBlock(files); err != nil {
+			return nil, nil, err
+		}
 	}
 	disks, err := schedulerDisks(rn, plan, steps)
 	if err != nil {

@@ -159,6 +159,11 @@ func TestPlanStepsOptionAxis(t *testing.T) {
 	if !strings.Contains(cmd, "--sweep=iodepth_batch=1,8") || !strings.Contains(cmd, "'--sweep=cpus_allowed=0,1;1'") {
 		t.Errorf("command %s", cmd)
 	}
+	plan.Base.TraceBlock = true
+	if cmd := plan.Command(); !strings.Contains(cmd, " --trace-block") || !strings.Contains(plan.JobFile(), "; iolab run --trace-block\n") {
+		t.Errorf("a traced plan's command %s, or its job file, without --trace-block", cmd)
+	}
+	plan.Base.TraceBlock = false
 	for _, sw := range plan.Sweeps {
 		back, err := ParseSweep(sw.String())
 		if err != nil || !reflect.DeepEqual(back, sw) {

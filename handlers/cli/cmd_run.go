@@ -36,6 +36,7 @@ type runOptions struct {
 	push               string // dashboard URL to push the finished run to
 	pushToken          string
 	slo                string
+	traceBlock         bool
 	on                 onOptions
 }
 
@@ -77,6 +78,7 @@ func runFlags(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
 	limitFlags(fs, &o.limits)
 	fs.StringVar(&o.slo, "slo", "", "the latency objective `pP<LAT` the QoS curve's knee is found under, e.g. p99<1ms (default p99<1ms, or the preset's)")
+	fs.BoolVar(&o.traceBlock, "trace-block", false, "split each I/O's latency into its time before, in and after the block layer (submit, queue, device, completion), from the kernel's trace of the block targets' bios; needs root (docs/trace.md)")
 	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
 	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at `URL`")
 	fs.StringVar(&o.pushToken, "push-token", "", "the dashboard's `TOKEN` for --push and --on (default $IOLAB_TOKEN)")
@@ -100,6 +102,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 	if err != nil {
 		return err
 	}
+	plan.Base.TraceBlock = o.traceBlock
 	for _, n := range plan.Base.Notes {
 		fmt.Fprintf(stderr, "iolab: note: %s\n", n)
 	}
@@ -113,6 +116,8 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 		return usageError{"--serial and --dashboard go with --on HOSTS"}
 	case len(o.on.hosts) > 0 && o.push != "":
 		return usageError{"--on runs the plan on the dashboard's hosts, which store it there: drop --push"}
+	case len(o.on.hosts) > 0 && o.traceBlock:
+		return usageError{"--trace-block traces this machine's block layer, but --on runs the plan on the dashboard's hosts (agents, fio servers), which cannot trace yet: drop one of them"}
 	case len(o.on.hosts) > 0 && plan.Base.StatusInterval > 0:
 		return usageError{"--status-interval prints reports here as the jobs run, but --on runs them on the dashboard's hosts: drop it, and follow the run on the dashboard's page"}
 	case len(o.on.hosts) > 0:

@@ -1,0 +1,288 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"iolab/bench"
+	"iolab/bench/fio"
+	"iolab/bench/hist"
+	"iolab/bench/testdev"
+)
+
+// traceRun runs jobfile under --trace-block.
+func traceRun(t *testing.T, jobfile string) *bench.Result {
+	t.Helper()
+	cfg, err := fio.ParseJobFile(strings.NewReader(jobfile), "trace.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TraceBlock = true
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// setScheduler switches dev's scheduler to name until the test ends.
+func setScheduler(t *testing.T, dev, name string) {
+	t.Helper()
+	path := filepath.Join("/sys/block", filepath.Base(dev), "queue/scheduler")
+	if err := os.WriteFile(path, []byte(name), 0o644); err != nil {
+		t.Skipf("scheduler %s on %s: %v", name, dev, err)
+	}
+}
+
+// checkBlock checks a traced direction: every I/O counted once, most
+// one-to-one, and the parts' means adding up to lat's: each one-to-one
+// I/O's parts add up to its lat exactly, so their means add up to the
+// mean lat of those I/Os, all of them when every I/O is one-to-one.
+//
+// The parts' medians (the issue's figure) are logged, not checked: a sum
+// of medians is not the median of the sums, and on this project's shared
+// two-CPU machines, where the device's and the reaping's times trade
+// places from I/O to I/O, they add up to lat's median within 5 % in about
+// half the runs at iodepth 8 (docs/trace.md has the figures).
+func checkBlock(t *testing.T, what string, d *bench.DirResult) *bench.BlockTime {
+	t.Helper()
+	b := d.Block
+	if b == nil {
+		t.Fatalf("%s: no Block (%d I/Os)", what, d.IOs)
+	}
+	if n := b.OneToOne + b.Merged + b.Split + b.Unmatched; n != d.IOs {
+		t.Errorf("%s: one-to-one %d + merged %d + split %d + unmatched %d = %d, not its %d I/Os", what, b.OneToOne, b.Merged, b.Split, b.Unmatched, n, d.IOs)
+	}
+	if d.IOs == 0 || float64(b.OneToOne) < 0.95*float64(d.IOs) {
+		t.Errorf("%s: %d of %d I/Os one-to-one, want 95 %%", what, b.OneToOne, d.IOs)
+	}
+	for _, p := range []*hist.Lat{&b.Submit, &b.Queue, &b.Device, &b.Completion} {
+		if p.Stat.N != b.OneToOne {
+			t.Errorf("%s: a part has %d values, not one per one-to-one I/O (%d)", what, p.Stat.N, b.OneToOne)
+		}
+	}
+	mean := b.Submit.Stat.Mean + b.Queue.Stat.Mean + b.Device.Stat.Mean + b.Completion.Stat.Mean
+	tol := 0.03
+	if b.OneToOne == d.IOs {
+		tol = 1e-6
+	}
+	if m := d.Lat.Stat.Mean; mean < (1-tol)*m || mean > (1+tol)*m {
+		t.Errorf("%s: the parts' means add up to %.3f ns, lat's is %.3f: not within %g", what, mean, m, tol)
+	}
+	p50 := func(l *hist.Lat) float64 { return float64(l.Percentiles([]float64{50})[0]) }
+	t.Logf("%s: %d of %d one-to-one; medians submit %.0f + queue %.0f + device %.0f + completion %.0f = %.0f ns, lat's %.0f (%+.1f %%)",
+		what, b.OneToOne, d.IOs, p50(&b.Submit), p50(&b.Queue), p50(&b.Device), p50(&b.Completion),
+		p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion), p50(&d.Lat),
+		100*((p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion))/p50(&d.Lat)-1))
+	return b
+}
+
+// TestTraceBlockLoop: reads and writes on a loop device under
+// mq-deadline, each I/O joined with its bio and request.
+func TestTraceBlockLoop(t *testing.T) {
+	dev := testdev.LoopInMemory(t, 64<<20)
+	setScheduler(t, dev, "mq-deadline")
+	res := traceRun(t, `[global]
+filename=`+dev+`
+ioengine=io_uring
+direct=1
+bs=4k
+iodepth=8
+runtime=1s
+time_based
+
+[reader]
+rw=randread
+
+[writer]
+stonewall
+rw=randwrite
+ioengine=libaio
+`)
+	r, w := &res.Groups[0].Jobs[0], &res.Groups[1].Jobs[0]
+	rb := checkBlock(t, "randread", &r.Dirs[bench.Read])
+	wb := checkBlock(t, "randwrite", &w.Dirs[bench.Write])
+	if r.Dirs[bench.Write].Block != nil || w.Dirs[bench.Read].Block != nil {
+		t.Errorf("a Block for a direction without I/O")
+	}
+	for _, b := range []*bench.BlockTime{rb, wb} {
+		if b.Queue.Stat.N == 0 || b.Device.Stat.Min == 0 {
+			t.Errorf("a request-based device's queue and device parts: %+v %+v", b.Queue.Stat, b.Device.Stat)
+		}
+	}
+	for g, gr := range res.Groups {
+		tr := gr.Trace
+		if tr == nil || len(tr.Devices) == 0 {
+			t.Fatalf("group %d: no Trace", g)
+		}
+		if tr.Dropped != 0 {
+			t.Errorf("group %d: %d records dropped", g, tr.Dropped)
+		}
+	}
+}
+
+// zram attaches a zram device of size bytes until the test ends.
+func zram(t *testing.T, size int64) string {
+	t.Helper()
+	b, err := os.ReadFile("/sys/class/zram-control/hot_add")
+	if err != nil {
+		t.Skipf("no zram here: %v", err)
+	}
+	n := strings.TrimSpace(string(b))
+	t.Cleanup(func() {
+		os.WriteFile("/sys/block/zram"+n+"/reset", []byte("1"), 0o200)
+		os.WriteFile("/sys/class/zram-control/hot_remove", []byte(n), 0o200)
+	})
+	if err := os.WriteFile("/sys/block/zram"+n+"/disksize", []byte(strconv.FormatInt(size, 10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "/dev/zram" + n
+}
+
+// TestTraceBlockBioBased: on zram, whose driver takes bios, nothing is
+// queued (queue is 0) and the device's part is from the queueing on.
+func TestTraceBlockBioBased(t *testing.T) {
+	dev := zram(t, 64<<20)
+	res := traceRun(t, `[r]
+filename=`+dev+`
+ioengine=io_uring
+direct=1
+bs=4k
+iodepth=8
+rw=randread
+runtime=1s
+time_based
+`)
+	d := &res.Groups[0].Jobs[0].Dirs[bench.Read]
+	b := checkBlock(t, "zram randread", d)
+	if b.Queue.Stat.Max != 0 {
+		t.Errorf("queue part on a bio-based device: max %d ns", b.Queue.Stat.Max)
+	}
+	if b.Device.Stat.N == 0 || b.Device.Stat.Min == 0 {
+		t.Errorf("device part: %+v", b.Device.Stat)
+	}
+}
+
+// TestTraceBlockRefusesFile: a regular file's blocks are not traced yet,
+// and the run is refused before any I/O, saying so.
+func TestTraceBlockRefusesFile(t *testing.T) {
+	f := testdev.TempFile(t, 1<<20)
+	cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+f+"\nrw=read\nsize=1m\n"), "f.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TraceBlock = true
+	start := time.Now()
+	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "--trace-block needs a block device target; "+f+" is a file on") {
+		t.Fatalf("got %v", err)
+	}
+	if res != nil {
+		t.Errorf("a result for a refused run, after %v", time.Since(start))
+	}
+}
+
+// TestTraceBlockPartition: on a partition, bios carry the partition's
+// device and requests the disk's, with the disk's sectors: the I/Os,
+// at their offsets in the partition, still meet their bios one-to-one.
+func TestTraceBlockPartition(t *testing.T) {
+	// An MBR with one Linux partition from sector 2048 to the end of 32 MiB.
+	mbr := make([]byte, 512)
+	e := mbr[446:]
+	e[4] = 0x83
+	binary.LittleEndian.PutUint32(e[8:], 2048)
+	binary.LittleEndian.PutUint32(e[12:], 32<<20/512-2048)
+	mbr[510], mbr[511] = 0x55, 0xaa
+	dev := testdev.AttachLoop(t, 32<<20, mbr, true)
+	part := dev + "p1"
+	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(dev), filepath.Base(part))); err != nil {
+		// A kernel without CONFIG_MSDOS_PARTITION does not scan the table:
+		// have partx parse it and add the partition with BLKPG.
+		if _, err := exec.LookPath("partx"); err != nil {
+			t.Skip("the kernel does not parse MBRs and partx is not installed")
+		}
+		testdev.Run(t, "partx", "-a", dev)
+		t.Cleanup(func() { exec.Command("partx", "-d", dev).Run() })
+	}
+	for i := 0; ; i++ { // devtmpfs creates the node as the partition is added
+		if _, err := os.Stat(part); err == nil {
+			break
+		} else if i == 50 {
+			t.Skipf("no partition node (the kernel does not parse MBRs?): %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res := traceRun(t, `[r]
+filename=`+part+`
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+rw=randread
+runtime=1s
+time_based
+`)
+	checkBlock(t, "partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 {
+		t.Errorf("traced devices %+v, want the partition's and the disk's", tr)
+	}
+}
+
+// TestTraceBlockForeign: another process's reads of the traced device
+// while the job runs are counted as foreign, bio for bio, and take none of
+// the job's I/Os.
+func TestTraceBlockForeign(t *testing.T) {
+	dev := testdev.LoopInMemory(t, 64<<20)
+	cfg, err := fio.ParseJobFile(strings.NewReader(`[r]
+filename=`+dev+`
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+rw=randread
+runtime=1500ms
+time_based
+`), "foreign.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TraceBlock = true
+	rn := &bench.Runner{}
+	const reads = 500
+	dd := make(chan error, 1)
+	go func() {
+		// Once the job has done I/O, read the device from a process of its
+		// own: 500 direct 4 KiB reads, one bio each.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if lj := rn.LiveJobs(); len(lj) == 1 && lj[0].IOs() > 1000 {
+				out, err := exec.Command("dd", "if="+dev, "of=/dev/null", "bs=4k", "count="+strconv.Itoa(reads), "iflag=direct").CombinedOutput()
+				if err != nil {
+					err = fmt.Errorf("dd: %v: %s", err, out)
+				}
+				dd <- err
+				return
+			}
+		}
+		dd <- errors.New("the job did no I/O in 10 s")
+	}()
+	res, err := rn.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-dd; err != nil {
+		t.Fatal(err)
+	}
+	checkBlock(t, "randread beside dd", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	if tr := res.Groups[0].Trace; tr == nil || tr.Foreign != reads {
+		t.Errorf("trace %+v: want %d foreign bios, dd's", tr, reads)
+	}
+}
