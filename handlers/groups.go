@@ -90,6 +90,9 @@ func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.FleetRu
 	}
 	req.grouped = true
 	req.groupLocal = slices.ContainsFunc(members, func(m fleet.Member) bool { return m.Kind == db.HostLocal })
+	if req.TraceBlock && slices.ContainsFunc(members, func(m fleet.Member) bool { return m.Kind != db.HostLocal }) {
+		return nil, &ValidationError{Field: "trace_block", Msg: "trace_block traces this machine's block layer; agents and fio servers cannot trace yet: run it on this machine alone, or leave it off"}
+	}
 	// Prepared once: against this machine's targets when it is one of
 	// the hosts; the group checks the others'.
 	check := launch.CheckNone

@@ -30,6 +30,7 @@ type runForm struct {
 	Runtime, RampTime, Repeat string
 	Direct, Discard           bool
 	DropCaches                bool
+	TraceBlock                bool
 	SkipImpossible            bool
 	SLO                       string
 	JobFile                   string
@@ -85,6 +86,8 @@ func (f runForm) withPreset(name string) runForm {
 				f.Discard = v == "true"
 			case "drop_caches":
 				f.DropCaches = v == "true"
+			case "trace_block":
+				f.TraceBlock = v == "true"
 			case "slo":
 				f.SLO = v
 			default:
@@ -103,7 +106,7 @@ func readForm(c echo.Context) runForm {
 	f := runForm{Name: v("name"), Preset: v("preset"), Target: v("target"), Size: v("size"), RW: v("rw"), BS: v("bs"),
 		RWMixRead: v("rwmixread"), Sweeps: map[string]string{},
 		Runtime: v("runtime"), RampTime: v("ramp_time"), Repeat: v("repeat"),
-		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), SkipImpossible: on("skip_impossible"),
+		Direct: on("direct"), Discard: on("discard"), DropCaches: on("drop_caches"), TraceBlock: on("trace_block"), SkipImpossible: on("skip_impossible"),
 		JobFile: c.FormValue("jobfile"), MoreSweeps: c.FormValue("sweeps"), Serial: on("serial"), SLO: v("slo")}
 	if params, err := c.FormParams(); err == nil {
 		f.Hosts = params["hosts"]
@@ -137,7 +140,7 @@ func axisSweep(axis sweep.Axis, field string) (sweep.Sweep, bool, error) {
 // the request of the fields that read, for the checks of the others
 // (Server.fieldErrors).
 func (f *runForm) request() (*PlanRequest, error) {
-	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, SkipImpossible: f.SkipImpossible, SLO: f.SLO, exact: true,
+	req := &PlanRequest{Name: f.Name, Preset: f.Preset, Discard: f.Discard, DropCaches: f.DropCaches, TraceBlock: f.TraceBlock, SkipImpossible: f.SkipImpossible, SLO: f.SLO, exact: true,
 		Hosts: f.Hosts, Serial: f.Serial}
 	var errs ValidationErrors
 	if f.Repeat != "" {

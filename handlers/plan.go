@@ -37,6 +37,9 @@ type PlanRequest struct {
 	Repeat     RepeatValue            `json:"repeat,omitempty"`
 	Discard    bool                   `json:"discard,omitempty"`
 	DropCaches bool                   `json:"drop_caches,omitempty"`
+	// TraceBlock is --trace-block: each I/O's time split across the
+	// block layer, the plan refused where it cannot be traced.
+	TraceBlock bool `json:"trace_block,omitempty"`
 	// SkipImpossible leaves out the steps the targets cannot run (they are
 	// recorded with the run) instead of refusing the plan.
 	SkipImpossible bool `json:"skip_impossible,omitempty"`
@@ -249,7 +252,7 @@ func (s *Server) prepare(req *PlanRequest, check launch.Check) (*launch.Prepared
 		return nil, &ValidationError{Field: "repeat", Msg: "repeat: from 1 to 100, or auto (at most 100 repeats from the web)"}
 	}
 	spec := launch.Spec{Name: req.Name, Preset: req.Preset, Repeat: req.Repeat.N, AutoRepeat: req.Repeat.Auto, Discard: req.Discard, DropCaches: req.DropCaches,
-		SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits, SLO: req.SLO}
+		TraceBlock: req.TraceBlock, SkipImpossible: req.SkipImpossible, Exact: req.exact, Limits: s.limits, SLO: req.SLO}
 	if !req.grouped || req.groupLocal {
 		spec.Quota = s.quota // this machine's data directory
 	}
@@ -549,14 +552,17 @@ func (s *Server) checkTarget(p string, mountedWrite bool) error {
 // PresetInfo is a preset as the form and GET /api/presets show it: its
 // plan, and the form's fields it fills ("" where its jobs differ).
 type PresetInfo struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Args        []string          `json:"args"` // with TARGET for the target
-	Sweeps      []sweep.Sweep     `json:"sweeps"`
-	Repeat      int               `json:"repeat"`
-	Discard     bool              `json:"discard"`
-	DropCaches  bool              `json:"drop_caches"`
-	Fields      map[string]string `json:"fields"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Args        []string      `json:"args"` // with TARGET for the target
+	Sweeps      []sweep.Sweep `json:"sweeps"`
+	Repeat      int           `json:"repeat"`
+	Discard     bool          `json:"discard"`
+	DropCaches  bool          `json:"drop_caches"`
+	// TraceBlock: the preset traces the block layer where the target and
+	// the dashboard's rights allow it (its run notes why not elsewhere).
+	TraceBlock bool              `json:"trace_block_where_able"`
+	Fields     map[string]string `json:"fields"`
 }
 
 // presetInfos describes every preset.
@@ -564,7 +570,7 @@ func presetInfos() []PresetInfo {
 	var out []PresetInfo
 	for _, p := range sweep.Presets() {
 		info := PresetInfo{Name: p.Name, Description: p.Description, Args: p.Args("TARGET", nil), Sweeps: p.Sweeps,
-			Repeat: max(p.Repeat, 1), Discard: p.Discard, DropCaches: p.DropCaches, Fields: map[string]string{}}
+			Repeat: max(p.Repeat, 1), Discard: p.Discard, DropCaches: p.DropCaches, TraceBlock: p.TraceBlock, Fields: map[string]string{}}
 		if cfg, err := fio.ParseArgs(info.Args); err == nil {
 			same := func(f func(j *bench.Job) string) string {
 				v := f(&cfg.Jobs[0])

@@ -37,6 +37,15 @@ func TestNewPlanPreset(t *testing.T) {
 	if j.Filename != "/dev/loop9" || j.IODepth != 4 || j.IOEngine != "libaio" {
 		t.Errorf("job %s on %s iodepth %d: want the override and the preset's engine", j.IOEngine, j.Filename, j.IODepth)
 	}
+	// The scheduler presets trace where they can (the check decides);
+	// --trace-block asks outright.
+	if !plan.TraceBlockWhereAble || plan.Base.TraceBlock {
+		t.Errorf("preset: trace where able %v, traced outright %v", plan.TraceBlockWhereAble, plan.Base.TraceBlock)
+	}
+	asked, err := NewPlan(Spec{Args: []string{"--name=a", "--filename=/dev/loop9", "--rw=randread"}, TraceBlock: true})
+	if err != nil || !asked.Base.TraceBlock || asked.TraceBlockWhereAble {
+		t.Errorf("--trace-block: %v, traced %v", err, asked != nil && asked.Base.TraceBlock)
+	}
 }
 
 func TestNewPlanExactIgnoresPresetSweeps(t *testing.T) {

@@ -28,6 +28,9 @@ type Spec struct {
 	AutoRepeat *sweep.AutoRepeat
 
 	Discard, DropCaches, AllowDiskScheduler bool
+	// TraceBlock is --trace-block: the block layer traced, the run
+	// refused where it cannot be (a preset's own trace is where able).
+	TraceBlock bool
 	// Limits bound the plan (zero fields: sweep.DefaultLimits).
 	Limits sweep.Limits
 	// SkipImpossible leaves out the steps the targets cannot run instead
@@ -66,6 +69,7 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 		}
 		args = p.Args(filename, overrides)
 		plan.Name, plan.Preset = p.Name, p.Name
+		plan.TraceBlockWhereAble = p.TraceBlock
 		if spec.SLO == "" && p.SLO != "" {
 			spec.SLO = p.SLO
 		}
@@ -108,6 +112,7 @@ func NewPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	plan.Args = args
 	plan.Base = *cfg
+	plan.Base.TraceBlock = plan.Base.TraceBlock || spec.TraceBlock
 	if err := plan.CheckLimits(spec.Limits); err != nil {
 		return nil, err
 	}

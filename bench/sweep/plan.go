@@ -44,6 +44,11 @@ type Plan struct {
 	SkipImpossible bool   `json:"skip_impossible,omitempty"`
 	Skipped        []Skip `json:"skipped,omitempty"`
 
+	// TraceBlockWhereAble traces the block layer (Base.TraceBlock) where
+	// the targets and this process allow it, and says why not in Notes
+	// where they do not (a preset's TraceBlock; set by Check).
+	TraceBlockWhereAble bool `json:"trace_block_where_able,omitempty"`
+
 	// AllowDiskScheduler lets a scheduler sweep switch the disk holding a
 	// file target (it affects everything on that disk).
 	AllowDiskScheduler bool `json:"allow_disk_scheduler,omitempty"`

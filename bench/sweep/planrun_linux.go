@@ -129,10 +129,13 @@ func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if base.TraceBlock {
+	switch {
+	case base.TraceBlock:
 		if err := rn.CheckTraceBlock(files); err != nil {
 			return nil, nil, err
 		}
+	case plan.TraceBlockWhereAble:
+		traceWhereAble(rn, plan, steps, files)
 	}
 	disks, err := schedulerDisks(rn, plan, steps)
 	if err != nil {
@@ -148,6 +151,23 @@ func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error)
 		return nil, nil, err
 	}
 	return steps, append(disks, jobDisks...), nil
+}
+
+// traceWhereAble turns the block-layer trace on for the plan and its steps
+// where the targets and this process allow it, and notes why not where
+// they do not: a preset traces where it can, the plan runs either way.
+func traceWhereAble(rn *bench.Runner, plan *Plan, steps []Step, files [][]bench.JobFiles) {
+	if err := rn.CheckTraceBlock(files); err != nil {
+		note := "the block layer is not traced (no time split): " + err.Error()
+		if !slices.Contains(plan.Notes, note) {
+			plan.Notes = append(plan.Notes, note)
+		}
+		return
+	}
+	plan.Base.TraceBlock = true
+	for i := range steps {
+		steps[i].Config.TraceBlock = true
+	}
 }
 
 // runStep prepares and runs one step: discard, drop caches, scheduler,

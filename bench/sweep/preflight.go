@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -198,7 +199,41 @@ func CheckOffline(plan *Plan) error {
 // them: it returns the steps to run, those given unless SkipImpossible
 // left some out.
 func CheckOfflineSteps(plan *Plan, steps []Step) ([]Step, error) {
+	if err := traceOffline(plan); err != nil {
+		return nil, err
+	}
 	return settle(plan, steps, preflight(nil, plan, steps, nil))
+}
+
+// traceOffline is the block-layer trace's check of a plan whose targets
+// the run lays out: files, which have no block layer of their own to
+// trace (bench's CheckTraceBlock says the same of a file that is there).
+func traceOffline(plan *Plan) error {
+	if !plan.Base.TraceBlock && !plan.TraceBlockWhereAble {
+		return nil
+	}
+	var missing string
+	for _, g := range plan.Base.Groups {
+		for _, j := range g.Jobs {
+			for _, path := range j.FilePaths() {
+				if _, err := os.Stat(path); err != nil && missing == "" {
+					missing = path
+				}
+			}
+		}
+	}
+	if missing == "" {
+		return nil
+	}
+	why := missing + " is not there yet, so the run lays it out as a file, and the block layer is traced on block device targets only (docs/trace.md)"
+	if plan.Base.TraceBlock {
+		return errors.New("--trace-block: " + why)
+	}
+	note := "the block layer is not traced (no time split): " + why
+	if !slices.Contains(plan.Notes, note) {
+		plan.Notes = append(plan.Notes, note)
+	}
+	return nil
 }
 
 // settle refuses a plan with problems, or with SkipImpossible records the

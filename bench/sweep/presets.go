@@ -34,6 +34,11 @@ type Preset struct {
 	// first (the foreground reader of sched-fairness; the others load the
 	// device); "" is the first job.
 	Measured string
+	// TraceBlock traces the block layer where the target and this
+	// process allow it (Plan.TraceBlockWhereAble): the time split explains
+	// the preset's finding — queue time per scheduler, submit and
+	// completion time per engine.
+	TraceBlock bool
 }
 
 // Presets returns the presets in the order `iolab presets` lists them: the
@@ -47,7 +52,7 @@ func Presets() []Preset {
 	return []Preset{
 		{
 			Name:        "sched-mixed",
-			Description: "I/O schedulers on a 70/30 4 KiB random read/write at iodepth 8 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
+			Description: "I/O schedulers on a 70/30 4 KiB random read/write at iodepth 8 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler; the block layer traced where it can (queue time per scheduler)",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--rw=randrw", "--rwmixread=70", "--bs=4k", "--iodepth=8",
@@ -57,10 +62,11 @@ func Presets() []Preset {
 			Sweeps:     schedulers(),
 			Repeat:     5,
 			DropCaches: true,
+			TraceBlock: true,
 		},
 		{
 			Name:        "sched-seqwrite",
-			Description: "I/O schedulers on a 1 MiB sequential write at iodepth 4 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
+			Description: "I/O schedulers on a 1 MiB sequential write at iodepth 4 (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler; the block layer traced where it can (queue time per scheduler)",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--rw=write", "--bs=1m", "--iodepth=4",
@@ -70,12 +76,13 @@ func Presets() []Preset {
 			Sweeps:     schedulers(),
 			Repeat:     5,
 			DropCaches: true,
+			TraceBlock: true,
 		},
 		{
 			// The write-up's finding: bfq keeps the reader's latency about
 			// 4× lower than the others, at ~20 % of the writer's throughput.
 			Name:        "sched-fairness",
-			Description: "I/O scheduler fairness: a background 1 MiB sequential writer (iodepth 16) and a foreground 4 KiB random reader (iodepth 1) at the same time (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler",
+			Description: "I/O scheduler fairness: a background 1 MiB sequential writer (iodepth 16) and a foreground 4 KiB random reader (iodepth 1) at the same time (libaio, O_DIRECT, 30 s), caches dropped, 5 repeats per scheduler; the block layer traced where it can (queue time per scheduler)",
 			Global: []string{
 				"--ioengine=libaio", "--direct=1",
 				"--runtime=30", "--time_based",
@@ -88,12 +95,13 @@ func Presets() []Preset {
 			Repeat:     5,
 			DropCaches: true,
 			Measured:   "fg-reader",
+			TraceBlock: true,
 		},
 		{
 			// The base job holds the first value of each axis, so that it
 			// is a valid run by itself; each step sets both.
 			Name:        "engines-randwrite",
-			Description: "libaio vs io_uring variants on 4 KiB random writes, iodepth 1…256 (O_DIRECT, 10 s ramp + 60 s), blkdiscard before each step, 5 repeats",
+			Description: "libaio vs io_uring variants on 4 KiB random writes, iodepth 1…256 (O_DIRECT, 10 s ramp + 60 s), blkdiscard before each step, 5 repeats; the block layer traced where it can (submit and completion time per engine)",
 			Global: []string{
 				"--ioengine=io_uring", "--direct=1",
 				"--rw=randwrite", "--bs=4k", "--iodepth=1",
@@ -104,8 +112,9 @@ func Presets() []Preset {
 				{Axis: AxisIODepth, Values: []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}},
 				{Axis: AxisEngine, Values: []string{"io_uring", "io_uring+hipri", "io_uring+sqpoll", "io_uring+sqpoll+hipri", "libaio"}},
 			},
-			Repeat:  5,
-			Discard: true,
+			Repeat:     5,
+			Discard:    true,
+			TraceBlock: true,
 		},
 		{
 			// group_reporting: the scaling table wants the aggregate of the

@@ -102,7 +102,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 	if err != nil {
 		return err
 	}
-	plan.Base.TraceBlock = o.traceBlock
+	plan.Base.TraceBlock = plan.Base.TraceBlock || o.traceBlock
 	for _, n := range plan.Base.Notes {
 		fmt.Fprintf(stderr, "iolab: note: %s\n", n)
 	}
