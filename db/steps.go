@@ -67,6 +67,11 @@ type fioExtras struct {
 	// Trim is the trims' direction (bench.Trim), where the job trimmed:
 	// the columns hold reads and writes.
 	Trim *bench.DirResult `json:"trim,omitempty"`
+	// Block is the reads' and writes' time in the block layer
+	// (bench.DirResult.Block, --trace-block), where a direction has it:
+	// its four histograms are a traced job's alone, so they are kept here
+	// rather than as columns every job would carry.
+	Block *[2]*bench.BlockTime `json:"block,omitempty"`
 }
 
 // groupMeta is what steps.result_groups keeps of a bench.GroupResult: all
@@ -75,6 +80,8 @@ type groupMeta struct {
 	ID        int                      `json:"id"`
 	Reporting bool                     `json:"reporting"`
 	Disks     []system.DiskUtilization `json:"disks"`
+	// Trace is bench.GroupResult.Trace, with --trace-block.
+	Trace *bench.BlockTrace `json:"block_trace,omitempty"`
 }
 
 // SaveStep stores one step's result in one transaction: the step, each job's
@@ -159,7 +166,7 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 		if r.Groups != nil {
 			groups = make([]groupMeta, len(r.Groups))
 			for i, g := range r.Groups {
-				groups[i] = groupMeta{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
+				groups[i] = groupMeta{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks, Trace: g.Trace}
 			}
 		}
 		args = append(args, true, nsTime(r.Start), j.text(r.Host), j.text(groups))
@@ -311,6 +318,9 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 	}
 	if t := jr.Dirs[bench.Trim]; t.IOs > 0 || t.Short > 0 {
 		x.Trim = &t
+	}
+	if jr.Dirs[bench.Read].Block != nil || jr.Dirs[bench.Write].Block != nil {
+		x.Block = &[2]*bench.BlockTime{jr.Dirs[bench.Read].Block, jr.Dirs[bench.Write].Block}
 	}
 	extras, err := json.Marshal(x)
 	if err != nil {
@@ -646,7 +656,7 @@ func scanStep(rows *sql.Rows, dec repeatDecoder) (id, stamp int64, sr sweep.Step
 	if hasResult && groups != nil {
 		sr.Result.Groups = make([]bench.GroupResult, len(groups))
 		for i, g := range groups {
-			sr.Result.Groups[i] = bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks}
+			sr.Result.Groups[i] = bench.GroupResult{ID: g.ID, Reporting: g.Reporting, Disks: g.Disks, Trace: g.Trace}
 		}
 	}
 	return id, stamp, sr, nil
@@ -911,6 +921,9 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 		jr.Steady, jr.LatencyDepth = x.Steady, x.LatencyDepth
 		if x.Prios != nil {
 			jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios = x.Prios[bench.Read], x.Prios[bench.Write]
+		}
+		if x.Block != nil {
+			jr.Dirs[bench.Read].Block, jr.Dirs[bench.Write].Block = x.Block[bench.Read], x.Block[bench.Write]
 		}
 		jr.TotalErr, jr.FirstError, jr.FirstErrorMsg = x.TotalErr, x.FirstError, x.FirstErrorMsg
 		if x.Trim != nil {
