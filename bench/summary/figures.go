@@ -54,9 +54,10 @@ type JobFigures struct {
 	Lat      LatKind
 	IOs      uint64
 	P50, P99 time.Duration
-	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index), and
-	// of LatIntended (none for a job not paced).
-	kinds [4]latFigures
+	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index), of
+	// LatIntended (none for a job not paced) and of the BlockKinds (none
+	// for a job not traced).
+	kinds [8]latFigures
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -206,11 +207,16 @@ func figuresOf(s *StepView) StepFigures {
 func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
-	var lats [4]hist.Histogram
+	var lats [8]hist.Histogram
 	for _, r := range results {
 		for d := range r.Dirs {
 			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
+			}
+			if r.Dirs[d].Block != nil {
+				for _, k := range BlockKinds {
+					k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
+				}
 			}
 		}
 		f.Threads += max(r.Jobs, 1)
