@@ -53,6 +53,9 @@ type KindSpec struct {
 	// lat: the kind draws the latency Query.Lat picks (lat= is left out
 	// of the others' URLs).
 	lat bool
+	// stat: the kind draws the statistic Query.Stat picks (stat= is left
+	// out of the others' URLs).
+	stat bool
 	// available reports whether runs, of which at least one has steps,
 	// can draw the kind; nil: any can.
 	available func(runs []*runView) bool
@@ -100,6 +103,7 @@ var kindTable = []KindSpec{
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, answers: sweep.AxisNumJobs, available: scalingAvailable, build: buildScaling},
 	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},
+	{Name: TimeSplit, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, stat: true, available: timeSplitAvailable, build: buildTimeSplit},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
 	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, lat: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
 }

@@ -68,6 +68,9 @@ type Query struct {
 	// ShowRuns is ?showrun=3: the compared runs whose series are drawn
 	// (default all).
 	ShowRuns []int64
+	// Stat is ?stat=p50|p99: the statistic the kinds that stack one
+	// (KindSpec.stat, the time split) draw; default p50.
+	Stat Stat
 
 	// perJob is the kind's PerJob, set by Build for the builders.
 	perJob bool
@@ -183,6 +186,10 @@ func ParseQuery(v url.Values) (Query, error) {
 	if q.ShowRuns, err = runIDs("showrun"); err != nil {
 		return Query{}, err
 	}
+	if s, err = single("stat"); err != nil {
+		return Query{}, err
+	}
+	q.Stat = Stat(s)
 	if err := q.check(); err != nil {
 		return Query{}, err
 	}
@@ -203,6 +210,9 @@ func (q Query) canonical() Query {
 	}
 	if spec, ok := LookupKind(q.kind()); ok && !spec.lat {
 		q.Lat = ""
+	}
+	if spec, ok := LookupKind(q.kind()); ok && !spec.stat || q.Stat == statP50 {
+		q.Stat = ""
 	}
 	return q
 }
@@ -247,6 +257,9 @@ func (q Query) Values() url.Values {
 	}
 	for _, id := range q.ShowRuns {
 		v.Add("showrun", strconv.FormatInt(id, 10))
+	}
+	if q.Stat != "" {
+		v.Set("stat", string(q.Stat))
 	}
 	return v
 }
@@ -343,6 +356,9 @@ func (q Query) check() error {
 	}
 	if q.Lat != "" && !slices.Contains(summary.LatKinds, q.Lat) {
 		return queryError("lat", "%.40q is not a latency; use total (fio's lat, from submission), clat or slat", q.Lat)
+	}
+	if q.Stat != "" && !slices.Contains(splitStats, q.Stat) {
+		return queryError("stat", "%.40q is not a statistic; use p50 or p99", q.Stat)
 	}
 	if len(q.Show) > maxShow {
 		return queryError("show", "%d values; at most %d", len(q.Show), maxShow)
