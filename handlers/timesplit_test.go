@@ -1,0 +1,161 @@
+package handlers
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"iolab/bench/sweep"
+	"iolab/bench/system"
+	"iolab/db"
+)
+
+// seedTracedFairnessLab is the fairness lab run traced (--trace-block):
+// the reader's lat split into its block-layer parts, mostly queueing
+// behind the writer under none and mq-deadline, little under bfq; kyber's
+// steps were not traced; under mq-deadline a fifth of the reads merged,
+// and bfq's trace lost events.
+func seedTracedFairnessLab(t testing.TB, store *db.Store, host system.HostInfo) *db.Run {
+	preset, err := sweep.PresetByName("sched-fairness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := labPlan(t, "sched-fairness traced", preset.Args("/dev/nvme1n1", nil), 2,
+		sweep.Sweep{Axis: sweep.AxisScheduler, Values: []string{"none", "mq-deadline", "bfq", "kyber"}})
+	plan.Preset = preset.Name
+	readerLat := map[string]float64{"none": 4000, "mq-deadline": 3400, "bfq": 950, "kyber": 2100} // µs
+	split := map[string][4]float64{"none": {0.02, 0.72, 0.24, 0.02}, "mq-deadline": {0.02, 0.66, 0.30, 0.02}, "bfq": {0.06, 0.22, 0.66, 0.06}}
+	return seedLab(t, store, plan, host, func(st sweep.Step, job int, rng *rand.Rand) labStep {
+		s := st.Scheduler
+		var f labStep
+		if st.Config.Groups[0].Jobs[job].RW == "randread" {
+			lat := readerLat[s] * (1 + 0.05*rng.NormFloat64())
+			f = labStep{iops: 1e6 / lat, median: time.Duration(lat * 1e3), spread: 0.3}
+			if sp, ok := split[s]; ok {
+				f.split, f.oneToOne = &sp, map[string]float64{"mq-deadline": 0.8}[s]
+				if f.oneToOne == 0 {
+					f.oneToOne = 0.99
+				}
+			}
+		} else {
+			iops := 1800 * (1 + 0.05*rng.NormFloat64())
+			f = labStep{iops: iops, median: time.Duration(16 / iops * 1e9), spread: 0.25}
+			if s != "kyber" {
+				f.split, f.oneToOne = &[4]float64{0.01, 0.1, 0.88, 0.01}, 1
+			}
+		}
+		if s == "bfq" {
+			f.lost = 6
+		}
+		return f
+	})
+}
+
+// TestTimeSplitPages: a traced run's page and the compare page offer
+// the time split, its chart page draws it for stat=p50 and p99 and
+// refuses another statistic, and its CSV holds each scheduler's parts;
+// an untraced run offers none.
+func TestTimeSplitPages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	host := system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUCount: 16}
+	run := seedTracedFairnessLab(t, ts.store, host)
+	plain := seedFairnessLab(t, ts.store, host)
+	id, pid := strconv.FormatInt(run.ID, 10), strconv.FormatInt(plain.ID, 10)
+	for _, tc := range []struct {
+		name, url string
+		code      int
+		want      []string
+		not       []string
+	}{
+		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`}, nil},
+		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`}},
+		{"compare", "/compare?run=" + id + "&run=" + pid, 200, []string{`data-kind="timesplit"`}, nil},
+		{"chart", "/charts?kind=timesplit&run=" + id, 200, []string{"Time split in the block layer per scheduler", "not traced: kyber"}, nil},
+		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"p99s do not add up"}, nil},
+		{"bad stat", "/charts?kind=timesplit&stat=p90&run=" + id, 400, []string{"use p50 or p99"}, nil},
+		{"csv", "/charts/export.csv?kind=timesplit&run=" + id, 200, []string{
+			"job,scheduler,repeats,traced,failed,submit_p50_us,queue_p50_us,device_p50_us,completion_p50_us,lat_p50_us,one_to_one_pct",
+			"fg-reader,mq-deadline,2,2,0,", "fg-reader,kyber,2,0,0,,,,,,,,,,,,,\n"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ts.do(t, http.MethodGet, tc.url, "")
+			body := rec.Body.String()
+			if rec.Code != tc.code {
+				t.Fatalf("%s: %d, want %d\n%.2000s", tc.url, rec.Code, tc.code, body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("%s does not say %q:\n%.3000s", tc.url, w, body)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(body, w) {
+					t.Errorf("%s says %q", tc.url, w)
+				}
+			}
+		})
+	}
+	// The flags: mq-deadline's reads about 80 % one-to-one, bfq's trace
+	// lost 12 events a step.
+	rows := ts.do(t, http.MethodGet, "/charts/export.csv?kind=timesplit&run="+id, "").Body.String()
+	for _, want := range []string{"% one-to-one\n", ",24,0,24 events lost\n"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("the CSV does not flag %q:\n%s", want, rows)
+		}
+	}
+}
+
+// TestBrowserTimeSplit draws the time split of the traced fairness run
+// in Chromium: four stacked parts per traced scheduler, their labels and
+// flags readable. Screenshots go to testdata/artifacts.
+func TestBrowserTimeSplit(t *testing.T) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed; .ci/test installs it")
+	}
+	ts := newTestServer(t, Config{})
+	run := seedTracedFairnessLab(t, ts.store, system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUCount: 16})
+	hs := httptest.NewServer(ts.e)
+	defer hs.Close()
+	art := artifactsDir(t)
+	ctx, cancel := browser(t, path)
+	defer cancel()
+	for _, u := range []string{fmt.Sprintf("/charts?kind=timesplit&run=%d", run.ID), fmt.Sprintf("/runs/%d", run.ID)} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+u), chromedp.WaitReady(`body`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.iolabCharts && window.iolabCharts.timesplit)`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			t.Fatalf("%s: time split not drawn: %v", u, err)
+		}
+		name := "timesplit-chart.png"
+		if strings.HasPrefix(u, "/runs/") {
+			name = "timesplit-run.png"
+		}
+		writeArtifact(t, art, name, screenshotOf(t, ctx, `figure[data-kind=timesplit]`))
+	}
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct {
+		Name string  `json:"name"`
+		H    float64 `json:"h"`
+	}](barHeights("timesplit")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bars) != 4*3 { // 4 parts × the 3 traced schedulers
+		t.Errorf("%d bars drawn, want 12", len(bars))
+	}
+	cats, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.iolabCharts.timesplit.getOption().xAxis[0].data.map(d => typeof d === "object" ? d.value : d)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cats) != 3 || cats[0] != "none" || !strings.Contains(cats[1], "% one-to-one") || !strings.Contains(cats[2], "24 events lost") {
+		t.Errorf("categories %q", cats)
+	}
+}
