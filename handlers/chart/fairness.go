@@ -97,7 +97,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	q.Lat = latKind(q, runs)
 	lc := col + q.Lat.Name()
 	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth", Format: Format{Tooltip: "bars"},
-		Pickers: []Picker{latPicker(q.Lat)}}
+		Pickers: []Picker{latPicker(q.Lat, timeSplitAvailable(runs))}}
 	if l.series == sweep.AxisScheduler {
 		c.Title += " per scheduler"
 	}
@@ -115,6 +115,9 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		under = "each scheduler"
 	}
 	how := q.Lat.Title() + " · each job on its own linear axes · medians, whiskers min–max over repeats"
+	if n := blockNote(q.Lat, runs); n != "" {
+		how = q.Lat.Title() + " · " + n + " · medians, whiskers min–max over repeats"
+	}
 	if len(f.cats) > 1 {
 		how += "; under " + under + ", p99's and bandwidth's change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
 	}

@@ -169,3 +169,70 @@ func TestTimeSplitAvailable(t *testing.T) {
 		t.Errorf("offered: traced %v, untraced %v, both %v", has(traced), has(plain), has(traced, plain))
 	}
 }
+
+// TestBlockPartCharts: the latency, distribution and fairness charts
+// draw a block-layer part (lat=queue…) of a traced run as they draw
+// clat, offer the parts in their picker, and say which runs were not
+// traced; the kinds that cannot draw a part refuse it.
+func TestBlockPartCharts(t *testing.T) {
+	run := timeSplitRun(4)
+	c := mustBuild(t, Query{Kind: Distribution, Job: "fg-reader", Lat: "queue"}, run)
+	if !slices.Contains(c.Columns, "queue_us") {
+		t.Errorf("distribution columns %q", c.Columns)
+	}
+	// Each traced scheduler's queue time is one bin (every read alike
+	// in a repeat: two bins over the two repeats), at its share of lat.
+	for _, row := range c.Rows {
+		sched, us := row[1], row[5]
+		if sched == "bfq" {
+			if us != "" {
+				t.Errorf("untraced bfq has a queue distribution: %q", row)
+			}
+			continue
+		}
+		got, _ := strconv.ParseFloat(us, 64)
+		if lo, hi := splitShares[sched][1]*200*0.9, splitShares[sched][1]*220*1.1; got < lo || got > hi {
+			t.Errorf("%s: queue bin at %v µs, want %v–%v", sched, got, lo, hi)
+		}
+	}
+	doc := checkOption(t, c)
+	if !strings.Contains(doc.Title.Subtext, "not traced") && !strings.Contains(doc.Title.Subtext, "one-to-one") {
+		t.Errorf("subtitle %q does not say the part is of one-to-one I/Os", doc.Title.Subtext)
+	}
+	var offered []string
+	for _, o := range c.Pickers[0].Options {
+		offered = append(offered, o.Value)
+	}
+	if !slices.Equal(offered, []string{"total", "clat", "slat", "submit", "queue", "device", "completion"}) || !c.Pickers[0].Options[4].On {
+		t.Errorf("latency picker %+v", c.Pickers[0])
+	}
+
+	c = mustBuild(t, Query{Kind: Latency, Job: "fg-reader", Lat: "device", Percentiles: []float64{50}}, run)
+	if !slices.Contains(c.Columns, "device_p50_us") {
+		t.Errorf("latency columns %q", c.Columns)
+	}
+	c = mustBuild(t, Query{Kind: Fairness, Lat: "queue"}, run)
+	if !slices.Contains(c.Columns, "queue_p99_median_us") {
+		t.Errorf("fairness columns %q", c.Columns)
+	}
+	// An untraced run's pickers offer no part.
+	plain := testRun(2, testPlan(1), []sweep.StepResult{sweeptest.Done(testWrites(100))})
+	c = mustBuild(t, Query{Kind: Distribution}, plain)
+	if len(c.Pickers[0].Options) != 3 {
+		t.Errorf("untraced run's latency picker %+v", c.Pickers[0])
+	}
+
+	for _, tc := range []struct{ query, err string }{
+		{"kind=distribution&lat=queue", ""},
+		{"kind=iops&lat=queue", ""}, // no latency drawn: lat= left out
+		{"kind=lattime&lat=queue", "lat: queue is a part of the time in the block layer, which the lattime chart does not draw"},
+		{"kind=qos&lat=device", "lat: device is a part of the time in the block layer, which the qos chart does not draw"},
+		{"kind=latency&lat=wait", "lat: \"wait\" is not a latency"},
+	} {
+		v, _ := url.ParseQuery(tc.query)
+		_, err := ParseQuery(v)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)) {
+			t.Errorf("%s: %v, want %q", tc.query, err, tc.err)
+		}
+	}
+}
