@@ -148,6 +148,11 @@ type runPageData struct {
 	// and the share of a core that flags a job's thread as saturated.
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
+	// Block: a step was traced (report.Traced), and the step table shows
+	// the block-layer parts, flagging a job under MinOneToOnePct %
+	// one-to-one.
+	Block          bool
+	MinOneToOnePct float64
 	// Lat is the latency the step table shows (report.StepLat: the
 	// page's lat=, else lat for a run that compares engines, else clat);
 	// LatLinks switch it, StepsCSV is the table's CSV in it.
@@ -254,6 +259,7 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Notes = summary.NotesOf(steps)
 	data.ReliableP50, data.ReliableP99 = hist.ReliableN(report.StepPercentiles[0]), hist.ReliableN(report.StepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
+	data.Block, data.MinOneToOnePct = report.Traced(steps), 100*report.MinOneToOne
 	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
 	if lat != "" {
 		data.Report += "&lat=" + string(lat)
@@ -492,10 +498,11 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	}
 	k = report.StepLat(k, run, steps)
 	startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
-	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns(k))
+	traced := report.Traced(steps)
+	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns(k, traced))
 	err = cw.Header()
 	for i := 0; err == nil && i < len(steps); i++ {
-		for _, row := range report.SummaryTableRows(&steps[i], k) {
+		for _, row := range report.SummaryTableRows(&steps[i], k, traced) {
 			if err = cw.Row(row); err != nil {
 				break
 			}

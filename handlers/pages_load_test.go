@@ -215,7 +215,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		t.Fatalf("steps.csv: %d steps, want %d", len(steps), len(runs[0].Steps))
 	}
 	for i := range steps {
-		if got, want := report.SummaryTableRows(&steps[i], summary.LatClat), report.StepsTableRows(&runs[0].Steps[i], summary.LatClat); !reflect.DeepEqual(got, want) {
+		if got, want := report.SummaryTableRows(&steps[i], summary.LatClat, false), report.StepsTableRows(&runs[0].Steps[i], summary.LatClat, false); !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
 		}
 	}

@@ -75,8 +75,13 @@ func TestTimeSplitPages(t *testing.T) {
 		want      []string
 		not       []string
 	}{
-		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`}, nil},
-		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`}},
+		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`, "queue p50 / p99</th>", "% one-to-one</span>", "--trace-block"}, nil},
+		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`, "queue p50 / p99", "one-to-one"}},
+		{"steps csv", "/runs/" + id + "/steps.csv", 200, []string{
+			",outcomes,disturbed,error,submit p50 (µs),submit p99 (µs),queue p50 (µs),queue p99 (µs),device p50 (µs),device p99 (µs),completion p50 (µs),completion p99 (µs),one-to-one (%)\n"}, nil},
+		// An untraced run's CSV is as it always was: no column more.
+		{"untraced steps csv", "/runs/" + pid + "/steps.csv", 200, []string{",outcomes,disturbed,error\n"}, []string{"queue"}},
+		{"steps csv of queue", "/runs/" + id + "/steps.csv?lat=queue", 200, []string{",queue p50 (µs),queue p50 reliable,"}, nil},
 		{"compare", "/compare?run=" + id + "&run=" + pid, 200, []string{`data-kind="timesplit"`}, nil},
 		{"chart", "/charts?kind=timesplit&run=" + id, 200, []string{"Time split in the block layer per scheduler", "not traced: kyber"}, nil},
 		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"p99s do not add up"}, nil},
@@ -102,6 +107,32 @@ func TestTimeSplitPages(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The steps CSV: a traced reader's parts, kyber's untraced ones
+	// empty, never zeros.
+	steps := strings.Split(ts.do(t, http.MethodGet, "/runs/"+id+"/steps.csv", "").Body.String(), "\n")
+	var reader, untraced int
+	for _, line := range steps {
+		cells := strings.Split(line, ",")
+		if len(cells) < 37 || cells[3] != "fg-reader" {
+			continue
+		}
+		if strings.Contains(cells[1], "kyber") {
+			untraced++
+			if strings.Join(cells[28:], "") != "" {
+				t.Errorf("untraced kyber step has parts: %q", cells[28:])
+			}
+			continue
+		}
+		reader++
+		q50, _ := strconv.ParseFloat(cells[30], 64)
+		lat50, _ := strconv.ParseFloat(cells[9], 64)
+		if q50 < 0.1*lat50 || q50 > lat50 {
+			t.Errorf("%s: queue p50 %v µs of clat p50 %v", cells[1], q50, lat50)
+		}
+	}
+	if reader != 6 || untraced != 2 {
+		t.Errorf("%d traced reader rows, %d untraced; want 6 and 2", reader, untraced)
 	}
 	// The flags: mq-deadline's reads about 80 % one-to-one, bfq's trace
 	// lost 12 events a step.

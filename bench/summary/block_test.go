@@ -39,6 +39,9 @@ func TestBlockParts(t *testing.T) {
 			t.Errorf("ParseLatKind(%q) = %q, %v", k, p, err)
 		}
 	}
+	if j := f.Jobs[0]; j.Traced != 1000 || j.OneToOne() != 0.95 {
+		t.Errorf("traced %d, %v one-to-one; want 1000, 0.95", j.Traced, j.OneToOne())
+	}
 	plain := doneStep(sweeptest.SubmitJob("r", "io_uring", 0))
 	if got := FiguresOf(&plain).Jobs[0].As(LatQueue); got.IOs != 0 || got.P50 != 0 {
 		t.Errorf("an untraced step's queue figures: %d I/Os p50 %v", got.IOs, got.P50)

@@ -58,6 +58,10 @@ type JobFigures struct {
 	// LatIntended (none for a job not paced) and of the BlockKinds (none
 	// for a job not traced).
 	kinds [8]latFigures
+	// Traced counts the I/Os a block-layer trace accounted for
+	// (BlockView.IOs): those of the BlockKinds' figures, the one-to-one,
+	// and those merged, split or unmatched; 0 when the job was not traced.
+	Traced uint64
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -83,6 +87,15 @@ func (f JobFigures) As(k LatKind) JobFigures {
 	l := f.kinds[k.index()]
 	f.Lat, f.IOs, f.P50, f.P99 = k, l.ios, l.p50, l.p99
 	return f
+}
+
+// OneToOne is the share of the traced I/Os that mapped one-to-one onto
+// a request, those the BlockKinds' figures are of; 0 untraced.
+func (f JobFigures) OneToOne() float64 {
+	if f.Traced == 0 {
+		return 0
+	}
+	return float64(f.kinds[LatSubmit.index()].ios) / float64(f.Traced)
 }
 
 // As is the step's figures with each job's latency of kind k.
@@ -214,6 +227,7 @@ func jobFigures(results []*JobView) JobFigures {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
 			}
 			if r.Dirs[d].Block != nil {
+				f.Traced += r.Dirs[d].Block.IOs()
 				for _, k := range BlockKinds {
 					k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
 				}
