@@ -172,6 +172,7 @@ func TestBrowserTimeSplit(t *testing.T) {
 		}
 		writeArtifact(t, art, name, screenshotOf(t, ctx, `figure[data-kind=timesplit]`))
 	}
+	writeArtifact(t, art, "timesplit-steps.png", screenshotOf(t, ctx, `#run-steps`))
 	bars, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct {
 		Name string  `json:"name"`
 		H    float64 `json:"h"`
