@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +190,21 @@ func TestBrowserTimeSplit(t *testing.T) {
 	}
 	if len(cats) != 3 || cats[0] != "none" || !strings.Contains(cats[1], "% one-to-one") || !strings.Contains(cats[2], "24 events lost") {
 		t.Errorf("categories %q", cats)
+	}
+	// The fairness chart of the traced run: each job's queue part beside
+	// its latency.
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+fmt.Sprintf("/charts?kind=fairness&run=%d", run.ID)), chromedp.WaitReady(`body`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.iolabCharts && window.iolabCharts.fairness)`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("fairness not drawn: %v", err)
+	}
+	writeArtifact(t, art, "timesplit-fairness.png", screenshotOf(t, ctx, `figure[data-kind=fairness]`))
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.iolabCharts.fairness.getOption().series.map(s => s.name)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names, "queue p99") {
+		t.Errorf("the traced run's fairness chart draws %q", names)
 	}
 }

@@ -236,3 +236,60 @@ func TestBlockPartCharts(t *testing.T) {
 		}
 	}
 }
+
+// TestFairnessQueue: the fairness chart of a traced run draws each job's
+// queue part (p50 and p99) beside its latency, its columns before the
+// changes; an untraced scheduler's are empty, and an untraced run's
+// chart is as it was.
+func TestFairnessQueue(t *testing.T) {
+	c := mustBuild(t, Query{Kind: Fairness}, timeSplitRun(4))
+	at := slices.Index(c.Columns, "queue_p99_median_us")
+	if at < 0 || c.Columns[len(c.Columns)-2] != "clat_p99_change_pct" || c.Columns[at-3] != "queue_p50_median_us" {
+		t.Fatalf("columns %q", c.Columns)
+	}
+	for _, row := range c.Rows {
+		if row[1] != "fg-reader" {
+			continue
+		}
+		q99, _ := strconv.ParseFloat(row[at], 64)
+		if row[0] == "bfq" {
+			if row[at] != "" {
+				t.Errorf("untraced bfq's queue p99 %q", row[at])
+			}
+			continue
+		}
+		// Every read alike: p99 is the slower repeat's (220 µs of lat).
+		if want := splitShares[row[0]][1] * 220; math.Abs(q99-want) > 0.1*want {
+			t.Errorf("%s: the reader's queue p99 %v µs, want %v", row[0], q99, want)
+		}
+	}
+	doc := checkOption(t, c)
+	if names := seriesNames(doc); !slices.Contains(names, "queue p50") || !slices.Contains(names, "queue p99") {
+		t.Errorf("series %q", names)
+	}
+	if !strings.Contains(doc.Title.Subtext, "queue part") {
+		t.Errorf("subtitle %q", doc.Title.Subtext)
+	}
+	run := timeSplitRun(5)
+	run.Steps = untraced(run.Steps)
+	plain := mustBuild(t, Query{Kind: Fairness}, run)
+	if slices.ContainsFunc(plain.Columns, func(c string) bool { return strings.Contains(c, "queue") }) {
+		t.Errorf("an untraced run's fairness columns %q", plain.Columns)
+	}
+}
+
+// untraced is steps without their block-layer times and traces.
+func untraced(steps []sweep.StepResult) []sweep.StepResult {
+	for i := range steps {
+		for g := range steps[i].Result.Groups {
+			gr := &steps[i].Result.Groups[g]
+			gr.Trace = nil
+			for j := range gr.Jobs {
+				for d := range gr.Jobs[j].Dirs {
+					gr.Jobs[j].Dirs[d].Block = nil
+				}
+			}
+		}
+	}
+	return steps
+}
