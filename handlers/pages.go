@@ -245,7 +245,11 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Lat = report.StepLat(summary.LatKind(state.Lat), run, steps)
 	data.Steps = report.SummaryRows(steps, data.Lat)
 	data.StepsCSV = fmt.Sprintf("/runs/%d/steps.csv?lat=%s", run.ID, data.Lat)
-	for _, k := range summary.LatKinds {
+	kinds := summary.LatKinds
+	if data.Block = report.Traced(steps); data.Block {
+		kinds = slices.Concat(kinds, summary.BlockKinds)
+	}
+	for _, k := range kinds {
 		v := c.QueryParams()
 		v.Set("lat", string(k))
 		data.LatLinks = append(data.LatLinks, jobLink{Name: k.Title(), URL: fmt.Sprintf("/runs/%d?%s#run-steps", run.ID, v.Encode()), Current: k == data.Lat})
@@ -259,7 +263,7 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Notes = summary.NotesOf(steps)
 	data.ReliableP50, data.ReliableP99 = hist.ReliableN(report.StepPercentiles[0]), hist.ReliableN(report.StepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
-	data.Block, data.MinOneToOnePct = report.Traced(steps), 100*report.MinOneToOne
+	data.MinOneToOnePct = 100 * report.MinOneToOne
 	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
 	if lat != "" {
 		data.Report += "&lat=" + string(lat)
@@ -333,7 +337,7 @@ func chartViews(runs []chart.LoadedRun, state chart.Query) []chartView {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
 		cq := chart.Query{Kind: k.Name, Runs: ids, Job: state.Job, Dir: state.Dir, Percentiles: state.Percentiles,
-			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns, Lat: state.Lat}
+			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns, Lat: k.PageLat(state.Lat)}
 		if k.Needs.Samples {
 			cq.Step = state.Step
 		}

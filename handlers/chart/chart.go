@@ -111,6 +111,17 @@ var kindTable = []KindSpec{
 	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, lat: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
 }
 
+// PageLat is the latency a page's lat= gives the kind's chart: the
+// page's, but a block-layer part (lat=queue, which the page's tables
+// and the charts that draw one show) only to the kinds that draw one;
+// the others draw their default.
+func (k KindSpec) PageLat(lat LatKind) LatKind {
+	if lat.Block() && !k.blockLat {
+		return ""
+	}
+	return lat
+}
+
 // Kinds lists every kind, in the order pages show them.
 func Kinds() []KindSpec { return slices.Clone(kindTable) }
 
