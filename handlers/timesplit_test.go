@@ -1,12 +1,15 @@
 package handlers
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"iolab/bench/sweep"
 	"iolab/bench/system"
 	"iolab/db"
+	"iolab/handlers/report"
 )
 
 // seedTracedFairnessLab is the fairness lab run traced (--trace-block):
@@ -87,6 +91,8 @@ func TestTimeSplitPages(t *testing.T) {
 		{"compare", "/compare?run=" + id + "&run=" + pid, 200, []string{`data-kind="timesplit"`}, nil},
 		{"chart", "/charts?kind=timesplit&run=" + id, 200, []string{"Time split in the block layer per scheduler", "not traced: kyber"}, nil},
 		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"p99s do not add up"}, nil},
+		{"report", "/report?run=" + id, 200, []string{"Time split in the block layer per scheduler", "<svg", "queue p50 / p99</th>", "% one-to-one</span>"}, nil},
+		{"untraced report", "/report?run=" + pid, 200, []string{"<svg"}, []string{"Time split", "queue p50 / p99"}},
 		{"bad stat", "/charts?kind=timesplit&stat=p90&run=" + id, 400, []string{"use p50 or p99"}, nil},
 		{"csv", "/charts/export.csv?kind=timesplit&run=" + id, 200, []string{
 			"job,scheduler,repeats,traced,failed,submit_p50_us,queue_p50_us,device_p50_us,completion_p50_us,lat_p50_us,one_to_one_pct",
@@ -257,5 +263,63 @@ func TestTimeSplitStatDiff(t *testing.T) {
 	body = ts.do(t, http.MethodGet, "/runs/"+id+"?lat=queue", "").Body.String()
 	if !strings.Contains(body, "queue p50</th>") || !strings.Contains(body, `data-kind="lattime"`) || strings.Contains(body, `<p class="error">`) {
 		t.Errorf("the run page of lat=queue: its table is not of queue, or a chart refused it")
+	}
+}
+
+// TestTimeSplitReportBundle: a traced run's report bundle (iolab report
+// DIR) has the time split's chart and CSV, its README's step table the
+// parts, each row as wide as its head, and its steps CSV the parts'
+// columns.
+func TestTimeSplitReportBundle(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	run := seedTracedFairnessLab(t, ts.store, system.HostInfo{Hostname: "lab-a", KernelRelease: "6.12.0-lab", CPUCount: 16})
+	ctx := context.Background()
+	rep, err := report.Build(ctx, ts.store, []int64{run.ID}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := rep.WriteBundle(ctx, dir, report.BundleOptions{Chromium: "no-such-chromium"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+	if !strings.Contains(md, "| queue p50 / p99 |") || !strings.Contains(md, "timesplit") || !strings.Contains(md, "% one-to-one)") {
+		t.Errorf("README.md lacks the parts or the time split:\n%s", md)
+	}
+	cols := 0
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols = 0
+			continue
+		}
+		if got := len(splitCells(line)); cols == 0 {
+			cols = got
+		} else if got != cols {
+			t.Errorf("%d cells, its table %d: %s", got, cols, line)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	steps := fmt.Sprintf("run-%d-steps.csv", run.ID)
+	if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "timesplit") && strings.HasSuffix(n, ".svg") }) ||
+		!slices.Contains(names, steps) {
+		t.Fatalf("bundle files %q", names)
+	}
+	csvText, err := os.ReadFile(filepath.Join(dir, steps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(csvText), ",queue p50 (µs),queue p99 (µs),") {
+		t.Errorf("the bundle's steps CSV has no parts: %.300s", csvText)
 	}
 }
