@@ -171,6 +171,17 @@ func (c *splitCategory) median(of func(splitStep) float64) stats.Spread {
 // out and named; a step whose split describes few of its I/Os, or whose
 // trace lost events or saw other I/O, is drawn hatched and says why.
 func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
+	if q.Series == "" {
+		// A bar per value of the first swept axis, numeric or not: an
+		// iodepth sweep's bars are "1", "4", "16" under "iodepth".
+	first:
+		for _, r := range runs {
+			for _, s := range r.plan.Swept() {
+				q.Series = s.Axis
+				break first
+			}
+		}
+	}
 	l := newLayout(q, runs, "")
 	g := gridOf(l, runs)
 	col, dirTitle := dirPrefix(q)
@@ -191,7 +202,8 @@ func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
 	var cats []splitCategory
 	var untraced []string
 	for _, s := range g.series {
-		cat := splitCategory{name: cmp.Or(s.name, s.run.label)}
+		// The x axis names the series axis: "4", not "iodepth=4".
+		cat := splitCategory{name: cmp.Or(strings.TrimPrefix(s.name, string(l.series)+"="), s.run.label)}
 		var steps []summary.StepView
 		for _, cell := range s.cells {
 			steps = append(steps, cell.steps...)

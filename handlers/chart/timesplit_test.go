@@ -293,3 +293,20 @@ func untraced(steps []sweep.StepResult) []sweep.StepResult {
 	}
 	return steps
 }
+
+// An iodepth sweep's time split has a bar per iodepth, named by its
+// value under the axis' name, as a scheduler sweep's are.
+func TestTimeSplitNumericAxis(t *testing.T) {
+	plan := testPlan(1, sweepOf(sweep.AxisIODepth, "1", "4", "16"))
+	run := testRun(3, plan, sweeptest.Steps(plan, func(s sweep.Step) sweep.StepResult {
+		qd, _ := strconv.Atoi(s.Value(sweep.AxisIODepth))
+		r := testJob("r", time.Second, testLoad{ios: 1000, bs: 4096, lat: time.Duration(qd) * 50 * time.Microsecond}, testLoad{})
+		sweeptest.Traced(&r, bench.Read, [4]float64{0.1, 0.3, 0.5, 0.1}, 1)
+		return sweeptest.Done(r)
+	}))
+	c := mustBuild(t, Query{Kind: TimeSplit}, run)
+	doc := checkOption(t, c)
+	if x := doc.XAxis[0]; !slices.Equal(x.Data, []string{"1", "4", "16"}) || x.Name != "iodepth" || !strings.HasSuffix(c.Title, "per iodepth") {
+		t.Errorf("%q: x axis %q %q", c.Title, x.Name, x.Data)
+	}
+}
