@@ -258,6 +258,13 @@ func TestTimeSplitStatDiff(t *testing.T) {
 	if !seen {
 		t.Errorf("no reader queue p99 row for bfq in:\n%q", rows)
 	}
+	// Against an untraced run, a part has nothing to compare, and says
+	// why.
+	plain := seedFairnessLab(t, ts.store, host)
+	body = ts.do(t, http.MethodGet, "/compare?run="+strconv.FormatInt(plain.ID, 10)+"&run="+id+"&lat=queue", "").Body.String()
+	if !strings.Contains(body, "no traced repeat in the base") {
+		t.Errorf("the diff against an untraced run does not say it was not traced")
+	}
 	// The run page takes lat=queue for its table and its charts that
 	// draw a part, the others keeping theirs.
 	body = ts.do(t, http.MethodGet, "/runs/"+id+"?lat=queue", "").Body.String()
