@@ -197,7 +197,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 	}
 	rep.Knees = qosKnees(runs)
 	for _, k := range chart.Available(runs, page) {
-		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids, Lat: chart.LatKind(opt.Lat)}.Values())
+		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids, Lat: k.PageLat(chart.LatKind(opt.Lat))}.Values())
 		if err != nil {
 			rep.Charts = append(rep.Charts, Chart{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
 			continue
