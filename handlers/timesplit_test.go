@@ -81,7 +81,7 @@ func TestTimeSplitPages(t *testing.T) {
 		want      []string
 		not       []string
 	}{
-		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`, "queue p50 / p99</th>", "% one-to-one</span>", "--trace-block"}, nil},
+		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`, "queue p50 / p99</th>", "% one-to-one</span>", "--trace-block", "the block-layer trace lost 12 events (12 dropped, 0 missed)"}, nil},
 		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`, "queue p50 / p99", "one-to-one"}},
 		{"steps csv", "/runs/" + id + "/steps.csv", 200, []string{
 			",outcomes,disturbed,error,submit p50 (µs),submit p99 (µs),queue p50 (µs),queue p99 (µs),device p50 (µs),device p99 (µs),completion p50 (µs),completion p99 (µs),one-to-one (%)\n"}, nil},

@@ -1,10 +1,12 @@
 package summary
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	"iolab/bench"
+	"iolab/bench/sweep"
 	"iolab/bench/sweep/sweeptest"
 )
 
@@ -45,5 +47,27 @@ func TestBlockParts(t *testing.T) {
 	plain := doneStep(sweeptest.SubmitJob("r", "io_uring", 0))
 	if got := FiguresOf(&plain).Jobs[0].As(LatQueue); got.IOs != 0 || got.P50 != 0 {
 		t.Errorf("an untraced step's queue figures: %d I/Os p50 %v", got.IOs, got.P50)
+	}
+}
+
+// A traced step that lost events or saw other processes' I/O is a note
+// to read its split with, in Notes and NotesOf alike; a trace that lost
+// nothing is none.
+func TestTraceNotes(t *testing.T) {
+	clean := doneStep(sweeptest.SubmitJob("r", "io_uring", 0))
+	clean.Result.Groups[0].Trace = &bench.BlockTrace{Devices: []string{"7:0"}}
+	lossy := doneStep(sweeptest.SubmitJob("r", "io_uring", 0))
+	lossy.Step.Seq = 1
+	lossy.Result.Groups[0].Trace = &bench.BlockTrace{Devices: []string{"7:0"}, Dropped: 3, Missed: 1, Foreign: 9}
+	steps := []sweep.StepResult{clean, lossy}
+	want := []Note{
+		{Step: 2, Text: "the block-layer trace lost 4 events (3 dropped, 1 missed): its time split may lack I/Os"},
+		{Step: 2, Text: "the block-layer trace saw 9 bios of other processes on the traced devices: they shared its queues"},
+	}
+	if got := Notes(steps); !reflect.DeepEqual(got, want) {
+		t.Errorf("Notes = %+v, want %+v", got, want)
+	}
+	if got := NotesOf(StepViews(steps)); !reflect.DeepEqual(got, want) {
+		t.Errorf("NotesOf = %+v, want %+v", got, want)
 	}
 }
