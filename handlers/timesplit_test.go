@@ -214,6 +214,16 @@ func TestBrowserTimeSplit(t *testing.T) {
 	if !slices.Contains(names, "queue p99") {
 		t.Errorf("the traced run's fairness chart draws %q", names)
 	}
+	// Every chart of the traced run's page read as TestBrowserReadable
+	// reads the experiments': the time split, the fairness chart's queue
+	// bars, no text over another, a value one colour.
+	got, err := readPage(ctx, hs.URL+fmt.Sprintf("/runs/%d", run.ID), []string{"none", "mq-deadline", "bfq", "kyber"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Kinds, "timesplit") || len(got.Violations) > 0 {
+		t.Errorf("charts %q; readability violations:\n%s", got.Kinds, strings.Join(got.Violations, "\n"))
+	}
 }
 
 // TestTimeSplitStatDiff: the statistical diff compares a block-layer
