@@ -220,16 +220,23 @@ func figuresOf(s *StepView) StepFigures {
 func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
-	var lats [8]hist.Histogram
+	// fio's kinds' histograms, and the block layer's parts' only when a
+	// result was traced: each is 15 kB to clear and to count, and a long
+	// run's page works out thousands of figures.
+	var lats [4]hist.Histogram
+	var block *[4]hist.Histogram
 	for _, r := range results {
 		for d := range r.Dirs {
 			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
 			}
 			if r.Dirs[d].Block != nil {
+				if block == nil {
+					block = new([4]hist.Histogram)
+				}
 				f.Traced += r.Dirs[d].Block.IOs()
-				for _, k := range BlockKinds {
-					k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
+				for i, k := range BlockKinds {
+					k.Of(&r.Dirs[d]).Hist.AddTo(&block[i])
 				}
 			}
 		}
@@ -237,9 +244,13 @@ func jobFigures(results []*JobView) JobFigures {
 		f.CPU = max(f.CPU, r.CPUShare())
 		f.Saturated = f.Saturated || r.Saturated()
 	}
-	for i := range lats {
-		if n := lats[i].N(); n > 0 {
-			p := lats[i].Percentiles([]float64{50, 99})
+	hists := lats[:]
+	if block != nil {
+		hists = append(hists, block[:]...) // the BlockKinds' indexes follow fio's kinds'
+	}
+	for i := range hists {
+		if n := hists[i].N(); n > 0 {
+			p := hists[i].Percentiles([]float64{50, 99})
 			f.kinds[i] = latFigures{ios: n, p50: time.Duration(p[0]), p99: time.Duration(p[1])}
 		}
 	}
