@@ -123,6 +123,9 @@ func summarySize(st *summary.StepView) int64 {
 			for d := range j.Dirs {
 				dr := &j.Dirs[d]
 				n += 16 * int64(len(dr.Slat.Hist)+len(dr.Clat.Hist)+len(dr.Lat.Hist)+len(dr.Intended.Hist))
+				if b := dr.Block; b != nil {
+					n += 256 + 16*int64(len(b.Submit.Hist)+len(b.Queue.Hist)+len(b.Device.Hist)+len(b.Completion.Hist))
+				}
 			}
 			for _, sm := range j.Samples {
 				n += 48

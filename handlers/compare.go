@@ -144,7 +144,11 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 	}
 	data.StatAxes = statDiffAxisLinks(runs, axis)
 	if len(data.StatDiffs) > 0 {
-		for _, k := range summary.LatKinds {
+		kinds := summary.LatKinds
+		if slices.ContainsFunc(chart.Available(runs, chart.ComparePage), func(k chart.KindSpec) bool { return k.Name == chart.TimeSplit }) {
+			kinds = slices.Concat(kinds, summary.BlockKinds) // a run was traced: its parts compare too
+		}
+		for _, k := range kinds {
 			lv := c.QueryParams()
 			lv.Set("lat", string(k))
 			data.StatLat = append(data.StatLat, chartLink{Kind: k.Title(), URL: "/compare?" + lv.Encode() + "#stat-diff",
@@ -180,7 +184,7 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 
 	for _, k := range chart.Available(runs, chart.ComparePage) {
 		q := base
-		q.Kind = k.Name
+		q.Kind, q.Lat = k.Name, k.PageLat(base.Lat)
 		data.Charts = append(data.Charts, keepState(chartViewOf(q, runs), v))
 	}
 	if data.MaxIOPS, err = chart.Build(chart.Query{Kind: chart.MaxIOPS}, runs); err != nil {

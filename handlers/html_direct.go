@@ -137,6 +137,11 @@ func (d *runPageData) StepRowsHTML() template.HTML {
 				esc(j.Saturated)
 				b.WriteString(`">saturated</span>`)
 			}
+			if j.FewOneToOne != "" {
+				b.WriteString(` <span class="flag" title="the block-layer parts are of the I/Os that mapped one-to-one onto a request">`)
+				esc(j.FewOneToOne)
+				b.WriteString(`</span>`)
+			}
 			for _, o := range j.Outcomes {
 				b.WriteString(`<div class="outcome">`)
 				esc(o)
@@ -160,6 +165,13 @@ func (d *runPageData) StepRowsHTML() template.HTML {
 				b.WriteString(`">`)
 				esc(p)
 				b.WriteString(`</td>`)
+			}
+			if d.Block {
+				for _, v := range j.Block {
+					b.WriteString(`<td class="num">`)
+					esc(v)
+					b.WriteString(`</td>`)
+				}
 			}
 			if i == 0 {
 				for _, v := range [...]string{s.Busy, s.IRQ, s.IOWait, s.PerIO, s.RPS, s.WPS, s.RAwait, s.WAwait, s.AQU, s.Util} {

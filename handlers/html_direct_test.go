@@ -57,7 +57,7 @@ func TestTableBodyIsTheTemplates(t *testing.T) {
 // byte, whatever the steps hold.
 func TestStepRowsHTMLIsTheTemplates(t *testing.T) {
 	set := template.Must(template.New("").Funcs(templateFuncs).ParseFS(web.Templates(), "runparts.html"))
-	template.Must(set.New("mine").Parse(`{{template "run-steps-head"}}{{.StepRowsHTML}}{{template "run-steps-foot" .}}`))
+	template.Must(set.New("mine").Parse(`{{template "run-steps-head" .}}{{.StepRowsHTML}}{{template "run-steps-foot" .}}`))
 	odd := "<b>&'\"+\x00 é"
 	job := func(name string, total bool, extra string) report.JobRow {
 		return report.JobRow{Name: name, Total: total, Options: "randread 4k" + extra, IOPS: "1.2k", BW: "4.7" + extra, P50: "81 µs", P99: "1.2 ms"}
@@ -67,25 +67,32 @@ func TestStepRowsHTMLIsTheTemplates(t *testing.T) {
 	saturated := job("w", false, odd)
 	saturated.Saturated, saturated.Unreliable = "a thread used 95 %"+odd, [2]string{"", odd}
 	saturated.Outcomes = []string{"verify crc32c: 256 blocks read back intact", "steady state attained" + odd}
+	traced := job("r", false, "")
+	traced.Block, traced.FewOneToOne = [4]string{"2.1 µs", "3.1 ms / 5.2 ms" + odd, "", "1 µs"}, "72 % one-to-one"+odd
 	for _, steps := range [][]report.StepRow{
 		nil,
 		{{Seq: 1, Label: "iodepth=1", Status: "failed", Error: "boom", Jobs: []report.JobRow{{}}}},
 		{
 			{Seq: 1, Label: "ioengine=io_uring iodepth=4 repeat 1", Status: "done", Jobs: []report.JobRow{job("a", false, ""), job("b", false, ""), job("total", true, "")},
 				Busy: "12", IRQ: "1.5", IOWait: "3", PerIO: "2.1 µs", RPS: "1k", WPS: "12", RAwait: "0.1", WAwait: "0.2", AQU: "3", Util: "99"},
-			{Seq: 2, Label: odd, Status: "done" + odd, Disturbed: "nvme0n1 did 1 GiB (12%) more" + odd, Jobs: []report.JobRow{unreliable, saturated}, Busy: odd},
+			{Seq: 2, Label: odd, Status: "done" + odd, Disturbed: "nvme0n1 did 1 GiB (12%) more" + odd, Jobs: []report.JobRow{unreliable, saturated, traced}, Busy: odd},
 		},
 	} {
-		data := &runPageData{Steps: steps, ReliableP50: 20, ReliableP99: 1000, SaturatedPct: 90}
-		var want, got strings.Builder
-		if err := set.ExecuteTemplate(&want, "run-steps", data); err != nil {
-			t.Fatal(err)
-		}
-		if err := set.ExecuteTemplate(&got, "mine", data); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Errorf("%d steps:\n got %s\nwant %s", len(steps), got.String(), want.String())
+		for _, block := range []bool{false, true} {
+			data := &runPageData{Steps: steps, ReliableP50: 20, ReliableP99: 1000, SaturatedPct: 90, Block: block, MinOneToOnePct: 90}
+			var want, got strings.Builder
+			if err := set.ExecuteTemplate(&want, "run-steps", data); err != nil {
+				t.Fatal(err)
+			}
+			if err := set.ExecuteTemplate(&got, "mine", data); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%d steps, block %v:\n got %s\nwant %s", len(steps), block, got.String(), want.String())
+			}
+			if block && len(steps) == 2 && !strings.Contains(got.String(), "3.1 ms / 5.2 ms") {
+				t.Errorf("a traced job's parts are not in its row:\n%s", got.String())
+			}
 		}
 	}
 }

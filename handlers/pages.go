@@ -148,6 +148,11 @@ type runPageData struct {
 	// and the share of a core that flags a job's thread as saturated.
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
+	// Block: a step was traced (report.Traced), and the step table shows
+	// the block-layer parts, flagging a job under MinOneToOnePct %
+	// one-to-one.
+	Block          bool
+	MinOneToOnePct float64
 	// Lat is the latency the step table shows (report.StepLat: the
 	// page's lat=, else lat for a run that compares engines, else clat);
 	// LatLinks switch it, StepsCSV is the table's CSV in it.
@@ -240,7 +245,11 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Lat = report.StepLat(summary.LatKind(state.Lat), run, steps)
 	data.Steps = report.SummaryRows(steps, data.Lat)
 	data.StepsCSV = fmt.Sprintf("/runs/%d/steps.csv?lat=%s", run.ID, data.Lat)
-	for _, k := range summary.LatKinds {
+	kinds := summary.LatKinds
+	if data.Block = report.Traced(steps); data.Block {
+		kinds = slices.Concat(kinds, summary.BlockKinds)
+	}
+	for _, k := range kinds {
 		v := c.QueryParams()
 		v.Set("lat", string(k))
 		data.LatLinks = append(data.LatLinks, jobLink{Name: k.Title(), URL: fmt.Sprintf("/runs/%d?%s#run-steps", run.ID, v.Encode()), Current: k == data.Lat})
@@ -254,6 +263,7 @@ func (s *Server) runPage(c echo.Context) error {
 	data.Notes = summary.NotesOf(steps)
 	data.ReliableP50, data.ReliableP99 = hist.ReliableN(report.StepPercentiles[0]), hist.ReliableN(report.StepPercentiles[1])
 	data.SaturatedPct = 100 * bench.SaturatedCPU
+	data.MinOneToOnePct = 100 * report.MinOneToOne
 	data.Report = fmt.Sprintf("/report?run=%d", run.ID)
 	if lat != "" {
 		data.Report += "&lat=" + string(lat)
@@ -327,7 +337,7 @@ func chartViews(runs []chart.LoadedRun, state chart.Query) []chartView {
 		// Through the query string, so the chart gets the defaults a
 		// copied URL would.
 		cq := chart.Query{Kind: k.Name, Runs: ids, Job: state.Job, Dir: state.Dir, Percentiles: state.Percentiles,
-			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns, Lat: state.Lat}
+			IODepths: state.IODepths, Show: state.Show, ShowRuns: state.ShowRuns, Lat: k.PageLat(state.Lat)}
 		if k.Needs.Samples {
 			cq.Step = state.Step
 		}
@@ -492,10 +502,11 @@ func (s *Server) stepsCSV(c echo.Context) error {
 	}
 	k = report.StepLat(k, run, steps)
 	startCSV(c, fmt.Sprintf("iolab-run-%d-steps.csv", id))
-	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns(k))
+	traced := report.Traced(steps)
+	cw := chart.NewCSVWriter(c.Response(), report.StepsColumns(k, traced))
 	err = cw.Header()
 	for i := 0; err == nil && i < len(steps); i++ {
-		for _, row := range report.SummaryTableRows(&steps[i], k) {
+		for _, row := range report.SummaryTableRows(&steps[i], k, traced) {
 			if err = cw.Row(row); err != nil {
 				break
 			}

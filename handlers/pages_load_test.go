@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"iolab/bench/fio"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 	"iolab/bench/system"
 	"iolab/db"
 	"iolab/handlers/chart"
@@ -77,6 +79,9 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 					dr.Lat.Add(slat + clat)
 				}
 				dr.IOs, dr.Bytes = n, n*4096
+				// Traced (--trace-block), for the time split and the
+				// block-layer parts of the tables.
+				sweeptest.Traced(&jr, d, [4]float64{0.05, 0.25, 0.65, 0.05}, 0.9+0.01*float64(ji))
 				for s := range uint64(4) {
 					var sm bench.Sample
 					sm.At = time.Duration(s+1) * 250 * time.Millisecond
@@ -87,6 +92,7 @@ func seedFullRun(t *testing.T, store *db.Store, name string, firstFailed int) *d
 				}
 				gr.Jobs = append(gr.Jobs, jr)
 			}
+			gr.Trace = &bench.BlockTrace{Devices: []string{"253:0"}, Foreign: uint64(i % 3)}
 			res.Result.Groups = append(res.Result.Groups, gr)
 		}
 		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
@@ -137,7 +143,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range summary.LatKinds {
+		for _, k := range slices.Concat(summary.LatKinds, summary.BlockKinds) {
 			if got, want := report.SummaryRows(page[0].Summary, k), report.StepRows(runs[0].Steps, k); !reflect.DeepEqual(got, want) {
 				t.Errorf("runs %v %s: step table differs:\n got %+v\nwant %+v", ids(runs), k, got, want)
 			}
@@ -215,7 +221,7 @@ func TestPagesShowWhatTheWholeStepsShow(t *testing.T) {
 		t.Fatalf("steps.csv: %d steps, want %d", len(steps), len(runs[0].Steps))
 	}
 	for i := range steps {
-		if got, want := report.SummaryTableRows(&steps[i], summary.LatClat), report.StepsTableRows(&runs[0].Steps[i], summary.LatClat); !reflect.DeepEqual(got, want) {
+		if got, want := report.SummaryTableRows(&steps[i], summary.LatClat, false), report.StepsTableRows(&runs[0].Steps[i], summary.LatClat, false); !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.csv: step %d: %+v, want %+v", i+1, got, want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/sweep"
+	"iolab/bench/sweep/sweeptest"
 	"iolab/bench/system"
 	"iolab/db"
 )
@@ -33,6 +34,13 @@ type labStep struct {
 	// behind its schedule (a device that could not keep up).
 	rate   int64
 	queued time.Duration
+	// split: the step was traced (--trace-block), each I/O's lat split
+	// into submit, queue, device and completion in these shares, of a
+	// share oneToOne of the I/Os (sweeptest.Traced); lost: events its
+	// trace lost.
+	split    *[4]float64
+	oneToOne float64
+	lost     uint64
 }
 
 // seedLab stores a run of plan whose steps look like a real device's: a
@@ -67,6 +75,7 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 			Schedulers: map[string]string{"nvme1n1": st.Scheduler}}
 		var jobs []bench.JobResult
 		var load float64
+		var trace *bench.BlockTrace
 		for ji, job := range st.Config.Groups[0].Jobs {
 			// The ramp in the step's config too, as a run stores it (the
 			// dashboard's timelines read it there).
@@ -125,6 +134,13 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 				jr.Samples = append(jr.Samples, sm)
 			}
 			jr.Moved[d] = dr.Bytes
+			if f.split != nil {
+				sweeptest.Traced(&jr, d, *f.split, f.oneToOne)
+				if trace == nil {
+					trace = &bench.BlockTrace{Devices: []string{"259:1"}}
+				}
+				trace.Dropped += f.lost
+			}
 			jr.Job.LatencyTarget, jr.LatencyDepth = f.latencyTarget, f.latencyDepth
 			jobs = append(jobs, jr)
 			load += f.iops
@@ -133,7 +149,7 @@ func seedLab(t testing.TB, store *db.Store, plan *sweep.Plan, host system.HostIn
 		res.CPU = system.CPUBreakdown{User: busy * 0.3, System: busy * 0.7, IRQ: busy * 0.1, SoftIRQ: busy * 0.2, IOWait: math.Min(25, 30-busy/3), Idle: 0}
 		res.CPU.Idle = 100 - res.CPU.User - res.CPU.System - res.CPU.IRQ - res.CPU.SoftIRQ - res.CPU.IOWait
 		res.Proc = system.ProcCPU{User: time.Duration(busy) * 10 * time.Millisecond, System: time.Duration(busy) * 20 * time.Millisecond}
-		res.Result = &bench.Result{Start: measure, Groups: []bench.GroupResult{{ID: 0, Jobs: jobs,
+		res.Result = &bench.Result{Start: measure, Groups: []bench.GroupResult{{ID: 0, Jobs: jobs, Trace: trace,
 			Disks: []system.DiskUtilization{{Name: "nvme1n1", ReadsPerSec: load, Util: math.Min(100, load/3000), AvgQueueSize: 1.5}}}}}
 		if err := store.SaveStep(ctx, run.ID, &res); err != nil {
 			t.Fatal(err)

@@ -137,13 +137,18 @@ type DiffRow struct {
 // "no significant difference", "too few repeats to tell", or why there
 // is nothing to compare.
 func (r *DiffRow) Verdict() string {
+	// A block-layer part has values only where the step was traced.
+	none := "no done repeat"
+	if r.Metric.Lat.Block() {
+		none = "no traced repeat"
+	}
 	switch {
 	case len(r.A.Values) == 0 && len(r.B.Values) == 0:
-		return "no done repeat on either side"
+		return none + " on either side"
 	case len(r.A.Values) == 0:
-		return "no done repeat in the base"
+		return none + " in the base"
 	case len(r.B.Values) == 0:
-		return "no done repeat"
+		return none
 	}
 	return string(r.Cmp.Verdict)
 }

@@ -54,9 +54,14 @@ type JobFigures struct {
 	Lat      LatKind
 	IOs      uint64
 	P50, P99 time.Duration
-	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index), and
-	// of LatIntended (none for a job not paced).
-	kinds [4]latFigures
+	// kinds are IOs, P50 and P99 of each LatKind (LatKind.index), of
+	// LatIntended (none for a job not paced) and of the BlockKinds (none
+	// for a job not traced).
+	kinds [8]latFigures
+	// Traced counts the I/Os a block-layer trace accounted for
+	// (BlockView.IOs): those of the BlockKinds' figures, the one-to-one,
+	// and those merged, split or unmatched; 0 when the job was not traced.
+	Traced uint64
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -82,6 +87,15 @@ func (f JobFigures) As(k LatKind) JobFigures {
 	l := f.kinds[k.index()]
 	f.Lat, f.IOs, f.P50, f.P99 = k, l.ios, l.p50, l.p99
 	return f
+}
+
+// OneToOne is the share of the traced I/Os that mapped one-to-one onto
+// a request, those the BlockKinds' figures are of; 0 untraced.
+func (f JobFigures) OneToOne() float64 {
+	if f.Traced == 0 {
+		return 0
+	}
+	return float64(f.kinds[LatSubmit.index()].ios) / float64(f.Traced)
 }
 
 // As is the step's figures with each job's latency of kind k.
@@ -206,20 +220,37 @@ func figuresOf(s *StepView) StepFigures {
 func jobFigures(results []*JobView) JobFigures {
 	n := numbersOf(results)
 	f := JobFigures{IOPS: n.iops, BWMiB: n.bw / (1 << 20)}
+	// fio's kinds' histograms, and the block layer's parts' only when a
+	// result was traced: each is 15 kB to clear and to count, and a long
+	// run's page works out thousands of figures.
 	var lats [4]hist.Histogram
+	var block *[4]hist.Histogram
 	for _, r := range results {
 		for d := range r.Dirs {
 			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
 				k.Of(&r.Dirs[d]).Hist.AddTo(&lats[k.index()])
+			}
+			if r.Dirs[d].Block != nil {
+				if block == nil {
+					block = new([4]hist.Histogram)
+				}
+				f.Traced += r.Dirs[d].Block.IOs()
+				for i, k := range BlockKinds {
+					k.Of(&r.Dirs[d]).Hist.AddTo(&block[i])
+				}
 			}
 		}
 		f.Threads += max(r.Jobs, 1)
 		f.CPU = max(f.CPU, r.CPUShare())
 		f.Saturated = f.Saturated || r.Saturated()
 	}
-	for i := range lats {
-		if n := lats[i].N(); n > 0 {
-			p := lats[i].Percentiles([]float64{50, 99})
+	hists := lats[:]
+	if block != nil {
+		hists = append(hists, block[:]...) // the BlockKinds' indexes follow fio's kinds'
+	}
+	for i := range hists {
+		if n := hists[i].N(); n > 0 {
+			p := hists[i].Percentiles([]float64{50, 99})
 			f.kinds[i] = latFigures{ios: n, p50: time.Duration(p[0]), p99: time.Duration(p[1])}
 		}
 	}

@@ -26,10 +26,25 @@ const (
 	// the statistical diff compare paced steps on. No picker offers it:
 	// it is the default where steps kept it, not a kind to pick.
 	LatIntended LatKind = "intended"
+
+	// The block layer's parts of a traced I/O's lat (bench.BlockTime,
+	// --trace-block): kinds only traced steps have, of the I/Os that
+	// mapped one-to-one onto a request.
+	LatSubmit     LatKind = "submit"     // the engine's submission to the bio's queueing
+	LatQueue      LatKind = "queue"      // queueing to the request's issue: tags, the I/O scheduler
+	LatDevice     LatKind = "device"     // issue to the device's completion
+	LatCompletion LatKind = "completion" // the device's completion to iolab's reaping
 )
 
 // LatKinds are the kinds, in the order pickers and help list them.
 var LatKinds = []LatKind{LatTotal, LatClat, LatSlat}
+
+// BlockKinds are the block layer's parts in the order of an I/O's life,
+// the order a time split stacks them in: they add up to lat.
+var BlockKinds = []LatKind{LatSubmit, LatQueue, LatDevice, LatCompletion}
+
+// Block reports whether k is one of the block layer's parts.
+func (k LatKind) Block() bool { return slices.Contains(BlockKinds, k) }
 
 // ParseLatKind reads a kind as ?lat= and --lat give it; "" is "".
 func ParseLatKind(s string) (LatKind, error) {
@@ -37,8 +52,8 @@ func ParseLatKind(s string) (LatKind, error) {
 	if s == "lat" {
 		k = LatTotal
 	}
-	if s != "" && !slices.Contains(LatKinds, k) {
-		return "", fmt.Errorf("%.40q is not a latency; use total (fio's lat, from submission), clat or slat", s)
+	if s != "" && !slices.Contains(LatKinds, k) && !k.Block() {
+		return "", fmt.Errorf("%.40q is not a latency; use total (fio's lat, from submission), clat or slat, or a traced run's block-layer part: submit, queue, device or completion", s)
 	}
 	return k, nil
 }
@@ -63,6 +78,14 @@ func (k LatKind) Title() string {
 		return "lat (from submission)"
 	case LatIntended:
 		return bench.LatIntended
+	case LatSubmit:
+		return "submit (to the block layer)"
+	case LatQueue:
+		return "queue (in the block layer)"
+	case LatDevice:
+		return "device (issue to completion)"
+	case LatCompletion:
+		return "completion (to the reap)"
 	}
 	return k.Name()
 }
@@ -77,6 +100,9 @@ func (k LatKind) index() int {
 	case LatIntended:
 		return 3
 	}
+	if i := slices.Index(BlockKinds, k); i >= 0 {
+		return 4 + i
+	}
 	return 1
 }
 
@@ -89,6 +115,12 @@ func (k LatKind) Of(d *DirView) *LatView {
 		return &d.Slat
 	case LatIntended:
 		return &d.Intended
+	}
+	if k.Block() {
+		if d.Block == nil {
+			return new(LatView) // an untraced direction has none of the parts
+		}
+		return d.Block.Part(k)
 	}
 	return &d.Clat
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"iolab/bench"
 	"iolab/bench/sweep"
 )
 
@@ -85,6 +86,13 @@ func Notes(results []sweep.StepResult) []Note {
 	for i := range results {
 		if r := &results[i]; r.Status == sweep.StepDone {
 			notes = appendNote(notes, r.Step.Seq, r.Disturbed())
+			if r.Result != nil {
+				var traces []*bench.BlockTrace
+				for _, g := range r.Result.Groups {
+					traces = append(traces, g.Trace)
+				}
+				notes = appendTraceNote(notes, r.Step.Seq, traces)
+			}
 		}
 	}
 	return notes
@@ -96,7 +104,33 @@ func NotesOf(results []StepView) []Note {
 	for i := range results {
 		if r := &results[i]; r.Status == sweep.StepDone {
 			notes = appendNote(notes, r.Step.Seq, r.Disturbed())
+			if r.Result != nil {
+				var traces []*bench.BlockTrace
+				for _, g := range r.Result.Groups {
+					traces = append(traces, g.Trace)
+				}
+				notes = appendTraceNote(notes, r.Step.Seq, traces)
+			}
 		}
+	}
+	return notes
+}
+
+// appendTraceNote adds what the step seq's block-layer traces (nil for a
+// group not traced) lost or saw beside its jobs' I/Os, if anything: its
+// time split may lack I/Os, or its queue hold other processes'.
+func appendTraceNote(notes []Note, seq int, traces []*bench.BlockTrace) []Note {
+	var lost, dropped, missed, foreign uint64
+	for _, t := range traces {
+		if t != nil {
+			dropped, missed, foreign = dropped+t.Dropped, missed+t.Missed, foreign+t.Foreign
+		}
+	}
+	if lost = dropped + missed; lost > 0 {
+		notes = append(notes, Note{Step: seq + 1, Text: fmt.Sprintf("the block-layer trace lost %d events (%d dropped, %d missed): its time split may lack I/Os", lost, dropped, missed)})
+	}
+	if foreign > 0 {
+		notes = append(notes, Note{Step: seq + 1, Text: fmt.Sprintf("the block-layer trace saw %d bios of other processes on the traced devices: they shared its queues", foreign)})
 	}
 	return notes
 }

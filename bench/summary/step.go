@@ -60,6 +60,9 @@ type GroupView struct {
 	Reporting bool
 	Jobs      []JobView
 	Disks     []system.DiskUtilization
+	// Trace is what the group's block-layer trace saw beside its jobs'
+	// I/Os and may have missed; nil when the step was not traced.
+	Trace *bench.BlockTrace
 }
 
 // JobView is a StepView's bench.JobResult: all the summaries and charts read of
@@ -107,7 +110,34 @@ type VerifyView struct {
 type DirView struct {
 	IOs, Bytes                uint64
 	Slat, Clat, Lat, Intended LatView
+	// Block is the direction's time in the block layer
+	// (bench.DirResult.Block); nil when the step was not traced.
+	Block *BlockView
 }
+
+// BlockView is a DirView's bench.BlockTime, each part's histogram as its
+// non-empty buckets.
+type BlockView struct {
+	Submit, Queue, Device, Completion  LatView
+	OneToOne, Merged, Split, Unmatched uint64
+}
+
+// Part is the part k (a BlockKinds kind) of the I/Os' time.
+func (b *BlockView) Part(k LatKind) *LatView {
+	switch k {
+	case LatSubmit:
+		return &b.Submit
+	case LatQueue:
+		return &b.Queue
+	case LatDevice:
+		return &b.Device
+	}
+	return &b.Completion
+}
+
+// IOs are the I/Os the trace accounts for: those in the histograms and
+// those left out of them.
+func (b *BlockView) IOs() uint64 { return b.OneToOne + b.Merged + b.Split + b.Unmatched }
 
 // LatView is a hist.Lat whose histogram is its non-empty buckets.
 type LatView struct {
@@ -183,7 +213,7 @@ func StepViewOf(r *sweep.StepResult) StepView {
 		if g.Jobs == nil {
 			mine = nil
 		}
-		res.Groups[i] = GroupView{ID: g.ID, Reporting: g.Reporting, Jobs: mine, Disks: g.Disks}
+		res.Groups[i] = GroupView{ID: g.ID, Reporting: g.Reporting, Jobs: mine, Disks: g.Disks, Trace: g.Trace}
 	}
 	s.Result = res
 	f := figuresOf(&s)
@@ -219,6 +249,12 @@ func JobViewOf(r *bench.JobResult) JobView {
 		dst.Clat = LatView{Stat: src.Clat.Stat, Hist: BinsOf(&src.Clat.Hist)}
 		dst.Lat = LatView{Stat: src.Lat.Stat, Hist: BinsOf(&src.Lat.Hist)}
 		dst.Intended = LatView{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
+		if b := src.Block; b != nil {
+			dst.Block = &BlockView{OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, Unmatched: b.Unmatched}
+			for k, l := range map[LatKind]*hist.Lat{LatSubmit: &b.Submit, LatQueue: &b.Queue, LatDevice: &b.Device, LatCompletion: &b.Completion} {
+				*dst.Block.Part(k) = LatView{Stat: l.Stat, Hist: BinsOf(&l.Hist)}
+			}
+		}
 	}
 	return j
 }

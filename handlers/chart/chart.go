@@ -53,6 +53,12 @@ type KindSpec struct {
 	// lat: the kind draws the latency Query.Lat picks (lat= is left out
 	// of the others' URLs).
 	lat bool
+	// blockLat: Query.Lat may also pick a block-layer part (submit,
+	// queue, device, completion) of a traced run's I/Os.
+	blockLat bool
+	// stat: the kind draws the statistic Query.Stat picks (stat= is left
+	// out of the others' URLs).
+	stat bool
 	// available reports whether runs, of which at least one has steps,
 	// can draw the kind; nil: any can.
 	available func(runs []*runView) bool
@@ -93,15 +99,27 @@ const (
 // kindTable lists the kinds in the order pages show them.
 var kindTable = []KindSpec{
 	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, answers: sweep.AxisIODepth, build: buildIOPS},
-	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, build: buildLatency},
-	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, build: buildDistribution},
+	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, blockLat: true, build: buildLatency},
+	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, blockLat: true, build: buildDistribution},
 	{Name: Timeline, Pages: RunPage, Needs: Needs{Samples: true, Logs: true}, PerJob: true, build: buildTimeline},
 	{Name: LatencyTimeline, Pages: RunPage, Needs: Needs{Samples: true}, PerJob: true, lat: true, build: buildLatencyTimeline},
 	{Name: CPU, Pages: RunPage, build: buildCPU},
 	{Name: Scaling, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisNumJobs, xParam: xFixed, answers: sweep.AxisNumJobs, available: scalingAvailable, build: buildScaling},
-	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},
+	{Name: Fairness, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, lat: true, blockLat: true, answers: sweep.AxisScheduler, available: fairnessAvailable, build: buildFairness},
+	{Name: TimeSplit, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, stat: true, available: timeSplitAvailable, build: buildTimeSplit},
 	{Name: MaxIOPS, Pages: ComparePage, PerJob: true, available: maxIOPSAvailable, build: buildMaxIOPS},
 	{Name: QoS, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, lat: true, answers: sweep.AxisRateIOPS, available: qosAvailable, build: buildQoS},
+}
+
+// PageLat is the latency a page's lat= gives the kind's chart: the
+// page's, but a block-layer part (lat=queue, which the page's tables
+// and the charts that draw one show) only to the kinds that draw one;
+// the others draw their default.
+func (k KindSpec) PageLat(lat LatKind) LatKind {
+	if lat.Block() && !k.blockLat {
+		return ""
+	}
+	return lat
 }
 
 // Kinds lists every kind, in the order pages show them.

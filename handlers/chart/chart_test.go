@@ -51,6 +51,7 @@ func TestBuildChartEveryKind(t *testing.T) {
 		w.Name = "w"
 		w.Samples = []bench.Sample{{At: time.Second, IOs: bench.DirCounts{0, 1000}, Lat: &bench.IntervalLat{N: 1000, P50: 50000, P99: 90000, Max: 200000}}}
 		r := testJob("r", time.Second, testLoad{ios: 10, bs: 4096, lat: time.Millisecond}, testLoad{})
+		sweeptest.Traced(&r, bench.Read, [4]float64{0.1, 0.3, 0.5, 0.1}, 1)
 		return sweeptest.Done(w, r)
 	}))
 	all := kindsOf(Kinds())

@@ -101,12 +101,15 @@ func buildDistribution(q Query, runs []*runView) (*Chart, error) {
 	for _, x := range g.xs {
 		qdPicker.Options = append(qdPicker.Options, PickerOption{Value: x, Label: x, On: slices.Contains(qds, x)})
 	}
-	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk), qdPicker}, g.pickers...), Hidden: g.hiddenNote(len(qds), string(l.x)+" values"),
+	c := &Chart{Title: dirTitle + "Latency distribution", Pickers: append([]Picker{latPicker(lk, timeSplitAvailable(runs)), qdPicker}, g.pickers...), Hidden: g.hiddenNote(len(qds), string(l.x)+" values"),
 		Format: Format{Tooltip: "dist", X: "us", Y: "pct", XName: string(l.x)}}
 	c.Columns = append(l.columns(false), string(l.x), "repeats", "failed", lk.Name()+"_us", "ios", "percent_ios")
 
 	line := echarts.NewLine()
 	how := lk.Title() + " histograms of all repeats merged, 8 bins per doubling"
+	if n := blockNote(lk, runs); n != "" {
+		how += " · " + n
+	}
 	if len(qds) > 1 || len(qds) == 1 && qds[0] != "" {
 		how = string(l.x) + " " + strings.Join(qds, ", ") + " · " + how
 	}

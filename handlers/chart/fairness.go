@@ -97,7 +97,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	q.Lat = latKind(q, runs)
 	lc := col + q.Lat.Name()
 	c := &Chart{Title: dirTitle + "Per-job latency and bandwidth", Format: Format{Tooltip: "bars"},
-		Pickers: []Picker{latPicker(q.Lat)}}
+		Pickers: []Picker{latPicker(q.Lat, timeSplitAvailable(runs))}}
 	if l.series == sweep.AxisScheduler {
 		c.Title += " per scheduler"
 	}
@@ -105,9 +105,17 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		lc+"_p50_min_us", lc+"_p50_median_us", lc+"_p50_max_us",
 		lc+"_p99_min_us", lc+"_p99_median_us", lc+"_p99_max_us",
 		lc+"_mean_min_us", lc+"_mean_median_us", lc+"_mean_max_us",
-		col+"bw_min_mib_s", col+"bw_median_mib_s", col+"bw_max_mib_s",
-		lc+"_p99_change_pct", col+"bw_change_pct")
-	f := fairnessRows(q, l, g, c)
+		col+"bw_min_mib_s", col+"bw_median_mib_s", col+"bw_max_mib_s")
+	// A traced run's jobs show their queue time beside their latency:
+	// how much of the reader's was queueing behind the writer.
+	queue := timeSplitAvailable(runs) && !q.Lat.Block()
+	if queue {
+		qc := col + string(summary.LatQueue)
+		c.Columns = append(c.Columns, qc+"_p50_min_us", qc+"_p50_median_us", qc+"_p50_max_us",
+			qc+"_p99_min_us", qc+"_p99_median_us", qc+"_p99_max_us")
+	}
+	c.Columns = append(c.Columns, lc+"_p99_change_pct", col+"bw_change_pct")
+	f := fairnessRows(q, l, g, c, queue)
 	f.addChanges(c, l, g)
 
 	under := "each group of bars"
@@ -115,6 +123,12 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		under = "each scheduler"
 	}
 	how := q.Lat.Title() + " · each job on its own linear axes · medians, whiskers min–max over repeats"
+	if n := blockNote(q.Lat, runs); n != "" {
+		how = q.Lat.Title() + " · " + n + " · medians, whiskers min–max over repeats"
+	}
+	if queue {
+		how += " · orange: the queue part of the one-to-one I/Os (--trace-block)"
+	}
 	if len(f.cats) > 1 {
 		how += "; under " + under + ", p99's and bandwidth's change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"
 	}
@@ -126,13 +140,13 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 	first := f.cats
 	for ji, job := range f.jobs {
 		bw := f.bwUnit(job)
-		lat := f.catLabels(job, fairnessPicks[2], "p99 ")
+		lat := f.catLabels(job, f.picks()[2], "p99 ")
 		if ji == 0 {
 			first = lat
 		}
 		bar.XAxisList = append(bar.XAxisList,
 			opts.XAxis{Type: "category", GridIndex: 2 * ji, Data: lat},
-			opts.XAxis{Type: "category", GridIndex: 2*ji + 1, Data: f.catLabels(job, fairnessPicks[3], "")})
+			opts.XAxis{Type: "category", GridIndex: 2*ji + 1, Data: f.catLabels(job, f.picks()[len(f.picks())-1], "")})
 		bar.YAxisList = append(bar.YAxisList,
 			opts.YAxis{Name: job + " · " + dirTitle + q.Lat.Name() + " (µs)", Type: "value", GridIndex: 2 * ji, SplitLine: splitLine()},
 			opts.YAxis{Name: job + " · " + strings.ToLower(dirTitle) + "bandwidth (" + bw.name + ")", Type: "value", GridIndex: 2*ji + 1, SplitLine: splitLine()})
@@ -179,6 +193,11 @@ type fairnessFigures struct {
 	// means, p50s, p99s and bws are the repeats' values, which a change
 	// is of.
 	means, p50s, p99s, bws []float64
+	// queue50 and queue99 are the queue part's p50 and p99 (µs) of a
+	// traced job (queued), over its traced repeats.
+	queued             bool
+	queue50, queue99   stats.Spread
+	queue50s, queue99s []float64
 }
 
 // fairnessData is what a fairness chart draws: its categories (a
@@ -188,13 +207,19 @@ type fairnessData struct {
 	cats   []string
 	jobs   []string
 	points map[string][]fairnessFigures
+	// queue: the chart draws each job's queue part beside its latency.
+	queue bool
 }
 
 // fairnessRows adds to c a row per job and category, their changes left
 // empty (addChanges), and returns the figures drawn.
-func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
+func fairnessRows(q Query, l *layout, g *grid, c *Chart, queue bool) *fairnessData {
 	const mib = 1 << 20
-	f := &fairnessData{cats: make([]string, len(g.series)), points: map[string][]fairnessFigures{}}
+	f := &fairnessData{cats: make([]string, len(g.series)), points: map[string][]fairnessFigures{}, queue: queue}
+	extra := 0
+	if queue {
+		extra = 6
+	}
 	for i, s := range g.series {
 		f.cats[i] = cmp.Or(s.name, s.run.label)
 		var steps []summary.StepView
@@ -214,17 +239,27 @@ func fairnessRows(q Query, l *layout, g *grid, c *Chart) *fairnessData {
 			}
 			row := append(l.row(s.run, "", s.group, false), js.Job, strconv.Itoa(js.Repeats), strconv.Itoa(js.Failed))
 			if js.Repeats == 0 {
-				c.Rows = append(c.Rows, append(row, make([]string, 14)...))
+				c.Rows = append(c.Rows, append(row, make([]string, 14+extra)...))
 				continue
 			}
 			mean, p50, p99 := jobLat(steps, js.Job, q.dirIndex(), q.Lat)
 			bws := jobBW(dirSteps(steps, q.dirIndex()), js.Job)
 			ff := fairnessFigures{ok: true, n: js.Repeats, mean: stats.SpreadOf(mean), p50: stats.SpreadOf(p50), p99: stats.SpreadOf(p99),
 				bw: js.BW.Scale(1.0 / mib), means: mean, p50s: p50, p99s: p99, bws: bws}
-			f.points[js.Job][i] = ff
 			row = append(row, num(ff.p50.Min), num(ff.p50.Median), num(ff.p50.Max), num(ff.p99.Min), num(ff.p99.Median), num(ff.p99.Max),
-				num(ff.mean.Min), num(ff.mean.Median), num(ff.mean.Max), num(ff.bw.Min), num(ff.bw.Median), num(ff.bw.Max), "", "")
-			c.Rows = append(c.Rows, row)
+				num(ff.mean.Min), num(ff.mean.Median), num(ff.mean.Max), num(ff.bw.Min), num(ff.bw.Median), num(ff.bw.Max))
+			if queue {
+				_, q50, q99 := jobLat(steps, js.Job, q.dirIndex(), summary.LatQueue)
+				if ff.queued = len(q50) > 0; ff.queued {
+					ff.queue50, ff.queue99, ff.queue50s, ff.queue99s = stats.SpreadOf(q50), stats.SpreadOf(q99), q50, q99
+					row = append(row, num(ff.queue50.Min), num(ff.queue50.Median), num(ff.queue50.Max),
+						num(ff.queue99.Min), num(ff.queue99.Median), num(ff.queue99.Max))
+				} else {
+					row = append(row, make([]string, 6)...) // not traced: empty, never zeros
+				}
+			}
+			f.points[js.Job][i] = ff
+			c.Rows = append(c.Rows, append(row, "", ""))
 		}
 	}
 	return f
@@ -315,13 +350,31 @@ var fairnessPicks = []fairnessPick{
 	{"bandwidth", "#8a8a8a", func(f fairnessFigures) stats.Spread { return f.bw }, func(f fairnessFigures) []float64 { return f.bws }, true},
 }
 
+// queuePicks are what a fairness chart of a traced run draws beside each
+// job's latency: its queue part's p50 and p99, in the time split's
+// orange.
+var queuePicks = []fairnessPick{
+	{"queue p50", "#fd8d3c", func(f fairnessFigures) stats.Spread { return f.queue50 }, func(f fairnessFigures) []float64 { return f.queue50s }, false},
+	{"queue p99", "#d94801", func(f fairnessFigures) stats.Spread { return f.queue99 }, func(f fairnessFigures) []float64 { return f.queue99s }, false},
+}
+
+// picks are what the chart draws of each job: fairnessPicks, and the
+// queue part's after the latency's where it draws it; bandwidth last.
+func (f *fairnessData) picks() []fairnessPick {
+	if !f.queue {
+		return fairnessPicks
+	}
+	n := len(fairnessPicks)
+	return slices.Concat(fairnessPicks[:n-1], queuePicks, fairnessPicks[n-1:])
+}
+
 // series are the chart's bars and their whiskers: per job, p50, mean and
 // p99 on its latency grid and its bandwidth on the one below. A pick has
 // one name on every job, so the legend toggles it everywhere.
 func (f *fairnessData) series() []map[string]any {
 	var bars, whiskers []map[string]any
 	lat := 0
-	for _, p := range fairnessPicks {
+	for _, p := range f.picks() {
 		if !p.bandwidth {
 			lat++
 		}
@@ -329,7 +382,7 @@ func (f *fairnessData) series() []map[string]any {
 	for ji, job := range f.jobs {
 		bw := f.bwUnit(job)
 		place := 0
-		for _, pick := range fairnessPicks {
+		for _, pick := range f.picks() {
 			grid, count, at := 2*ji, lat, place
 			if pick.bandwidth {
 				grid, count, at = 2*ji+1, 1, 0
@@ -394,7 +447,7 @@ func (f *fairnessData) bars(job string, pick fairnessPick, bw bandwidthUnit, pla
 	var whiskers [][]any
 	for i, ff := range f.points[job] {
 		data[i] = item{Value: missing}
-		if !ff.ok {
+		if !ff.ok || len(pick.values(ff)) == 0 { // no queue part of an untraced step
 			continue
 		}
 		sp, unit, text := pick.of(ff), "us", units.Nanos(pick.of(ff).Median*1000)

@@ -180,6 +180,36 @@ func goldenFairness(id int64) LoadedRun {
 	})
 }
 
+// goldenTimeSplit is goldenFairness traced: the reader's lat split
+// into submit, queue, device and completion, mostly queueing behind the
+// writer under none and mq-deadline; under mq-deadline a fifth of its
+// reads merged, and bfq's trace lost events.
+func goldenTimeSplit(id int64) LoadedRun {
+	run := goldenFairness(id)
+	shares := map[string][4]float64{"none": {0.02, 0.72, 0.24, 0.02}, "mq-deadline": {0.02, 0.66, 0.30, 0.02}, "bfq": {0.06, 0.22, 0.66, 0.06}}
+	for i := range run.Steps {
+		st := &run.Steps[i]
+		sched := st.Step.Value(sweep.AxisScheduler)
+		oneToOne := 1.0
+		if sched == "mq-deadline" {
+			oneToOne = 0.8
+		}
+		g := &st.Result.Groups[0]
+		for j := range g.Jobs {
+			if g.Jobs[j].Name == "fg-reader" {
+				sweeptest.Traced(&g.Jobs[j], bench.Read, shares[sched], oneToOne)
+			} else {
+				sweeptest.Traced(&g.Jobs[j], bench.Write, [4]float64{0.01, 0.1, 0.88, 0.01}, 1)
+			}
+		}
+		g.Trace = &bench.BlockTrace{Devices: []string{"7:0"}}
+		if sched == "bfq" {
+			g.Trace.Dropped = 12
+		}
+	}
+	return run
+}
+
 // goldenQoS is a rate_iops sweep of one reader: its probe at full speed,
 // then 20 %…80 % of it, latency from intended starts rising with the
 // rate.
@@ -239,6 +269,7 @@ func goldenCharts() []struct {
 		{CPU, Query{}, []LoadedRun{engines}},
 		{Scaling, Query{}, []LoadedRun{goldenScaling(3)}},
 		{Fairness, Query{}, []LoadedRun{goldenFairness(4)}},
+		{TimeSplit, Query{Job: "fg-reader"}, []LoadedRun{goldenTimeSplit(6)}},
 		{MaxIOPS, Query{}, []LoadedRun{engines, older}},
 		{QoS, Query{}, []LoadedRun{goldenQoS(5)}},
 	}

@@ -57,7 +57,7 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	col, dirTitle := dirPrefix(q)
 	lk := latKind(q, runs)
 	c := &Chart{Title: fmt.Sprintf("%sLatency percentiles vs %s", dirTitle, l.x),
-		Pickers: append([]Picker{latPicker(lk), percentilePicker(ps)}, g.pickers...), Hidden: g.hiddenNote(len(ps), "percentiles"),
+		Pickers: append([]Picker{latPicker(lk, timeSplitAvailable(runs)), percentilePicker(ps)}, g.pickers...), Hidden: g.hiddenNote(len(ps), "percentiles"),
 		Format: Format{Tooltip: "lines", Y: "us", XName: string(l.x)}}
 	c.Columns = append(l.columns(true), "repeats", "failed", "ios")
 	for _, p := range ps {
@@ -70,6 +70,9 @@ func buildLatency(q Query, runs []*runView) (*Chart, error) {
 	how := lk.Title() + " histograms of all repeats merged; line style: percentile; hollow: too few I/Os"
 	if l.compare {
 		how = lk.Title() + " histograms of all repeats merged; line style: percentile and run, symbol: run; hollow: too few I/Os"
+	}
+	if n := blockNote(lk, runs); n != "" {
+		how += " · " + n
 	}
 	if len(g.series) > 1 && g.series[0].name != "" {
 		how += "; tooltips: change from " + g.series[0].name + " (" + string(stats.PooledRatio) + ")"

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"cmp"
+	"strings"
 
 	"iolab/bench/hist"
 	"iolab/bench/summary"
@@ -51,13 +52,38 @@ func runsLatKind(runs []*runView) LatKind {
 	return LatClat
 }
 
-// latPicker offers the latency kinds, k chosen.
-func latPicker(k LatKind) Picker {
+// latPicker offers the latency kinds, k chosen, and the block layer's
+// parts when block (a run drawn was traced, or k is one).
+func latPicker(k LatKind, block bool) Picker {
 	p := Picker{Param: "lat", Label: "latency", Single: true}
-	for _, o := range summary.LatKinds {
+	kinds := summary.LatKinds
+	if block || k.Block() {
+		kinds = append(kinds[:len(kinds):len(kinds)], summary.BlockKinds...)
+	}
+	for _, o := range kinds {
 		p.Options = append(p.Options, PickerOption{Value: string(o), Label: o.Title(), On: o == k})
 	}
 	return p
+}
+
+// blockNote is what a chart of a block-layer part k says of runs: that
+// the part is of the one-to-one I/Os, and which runs were not traced
+// (drawn without it); "" for another kind.
+func blockNote(k LatKind, runs []*runView) string {
+	if !k.Block() {
+		return ""
+	}
+	note := "one-to-one I/Os (--trace-block)"
+	var untraced []string
+	for _, r := range runs {
+		if !timeSplitAvailable([]*runView{r}) {
+			untraced = append(untraced, r.name)
+		}
+	}
+	if len(untraced) > 0 {
+		note += "; not traced: " + strings.Join(untraced, ", ")
+	}
+	return note
 }
 
 // latOf merges the kind k histograms of the done steps' jobs in direction

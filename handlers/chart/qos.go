@@ -585,7 +585,7 @@ func (v *qosView) hiddenText() string {
 // points), the percentiles, and a curve's values by place (its axes in
 // order, then its job) when the curves differ there.
 func (v *qosView) pickers(lk LatKind, runs []*runView, all []runCurve, colors []string) []Picker {
-	out := []Picker{latPicker(lk)}
+	out := []Picker{latPicker(lk, false)}
 	p := Picker{Param: "p", Label: "percentiles"}
 	for k, pc := range qosPercentiles {
 		p.Options = append(p.Options, PickerOption{Value: num(pc.p), Label: pc.name, On: v.ps[k]})

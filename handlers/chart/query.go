@@ -55,7 +55,9 @@ type Query struct {
 	IODepths    []int      // ?qd=1&qd=16 for distribution (default those of 1, 4, 16 the runs have, else all)
 	// Lat is ?lat=total|clat|slat: the latency the latency charts draw
 	// (KindSpec.lat); default lat (total) when the runs compare engines
-	// or hosts, else clat (latKind).
+	// or hosts, else clat (latKind). The kinds that draw them
+	// (KindSpec.blockLat) also take submit|queue|device|completion, a
+	// part of a traced run's time in the block layer.
 	Lat LatKind
 	// Job is ?job=NAME: the job the kinds that draw one job draw
 	// (KindSpec.PerJob); default each run's measured job
@@ -68,6 +70,9 @@ type Query struct {
 	// ShowRuns is ?showrun=3: the compared runs whose series are drawn
 	// (default all).
 	ShowRuns []int64
+	// Stat is ?stat=p50|p99: the statistic the kinds that stack one
+	// (KindSpec.stat, the time split) draw; default p50.
+	Stat Stat
 
 	// perJob is the kind's PerJob, set by Build for the builders.
 	perJob bool
@@ -183,6 +188,10 @@ func ParseQuery(v url.Values) (Query, error) {
 	if q.ShowRuns, err = runIDs("showrun"); err != nil {
 		return Query{}, err
 	}
+	if s, err = single("stat"); err != nil {
+		return Query{}, err
+	}
+	q.Stat = Stat(s)
 	if err := q.check(); err != nil {
 		return Query{}, err
 	}
@@ -203,6 +212,9 @@ func (q Query) canonical() Query {
 	}
 	if spec, ok := LookupKind(q.kind()); ok && !spec.lat {
 		q.Lat = ""
+	}
+	if spec, ok := LookupKind(q.kind()); ok && !spec.stat || q.Stat == statP50 {
+		q.Stat = ""
 	}
 	return q
 }
@@ -247,6 +259,9 @@ func (q Query) Values() url.Values {
 	}
 	for _, id := range q.ShowRuns {
 		v.Add("showrun", strconv.FormatInt(id, 10))
+	}
+	if q.Stat != "" {
+		v.Set("stat", string(q.Stat))
 	}
 	return v
 }
@@ -341,8 +356,14 @@ func (q Query) check() error {
 			return queryError("qd", "%d is not an iodepth: want a whole number, 1 or more", d)
 		}
 	}
-	if q.Lat != "" && !slices.Contains(summary.LatKinds, q.Lat) {
-		return queryError("lat", "%.40q is not a latency; use total (fio's lat, from submission), clat or slat", q.Lat)
+	if q.Lat.Block() && spec.lat && !spec.blockLat {
+		return queryError("lat", "%s is a part of the time in the block layer, which the %s chart does not draw; the latency, distribution and fairness charts draw it, and the time split all four", q.Lat, spec.Name)
+	}
+	if q.Lat != "" && !slices.Contains(summary.LatKinds, q.Lat) && !q.Lat.Block() {
+		return queryError("lat", "%.40q is not a latency; use total (fio's lat, from submission), clat or slat, or a traced run's block-layer part: submit, queue, device or completion", q.Lat)
+	}
+	if q.Stat != "" && !slices.Contains(splitStats, q.Stat) {
+		return queryError("stat", "%.40q is not a statistic; use p50 or p99", q.Stat)
 	}
 	if len(q.Show) > maxShow {
 		return queryError("show", "%d values; at most %d", len(q.Show), maxShow)

@@ -97,7 +97,7 @@ func TestChartQueryErrors(t *testing.T) {
 	for _, tc := range []struct {
 		in, field, says string
 	}{
-		{"kind=pie", "kind", "iops, latency, distribution, timeline, lattime, cpu, scaling, fairness, maxiops, qos"},
+		{"kind=pie", "kind", "iops, latency, distribution, timeline, lattime, cpu, scaling, fairness, timesplit, maxiops, qos"},
 		{"kind=iops&kind=cpu", "kind", "give it once"},
 		{"run=abc", "run", "whole number"},
 		{"run=0", "run", "1 or more"},

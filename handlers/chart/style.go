@@ -180,6 +180,23 @@ type itemStyle struct {
 	BorderWidth float32 `json:"borderWidth,omitempty"`
 	BorderType  string  `json:"borderType,omitempty"`
 	Opacity     float32 `json:"opacity,omitempty"`
+	// Decal is a pattern over the fill: hatching, which keeps the
+	// colour (a value one colour on the page) and marks the bar.
+	Decal *decal `json:"decal,omitempty"`
+}
+
+// decal is echarts' itemStyle.decal.
+type decal struct {
+	Symbol     string  `json:"symbol"`
+	Color      string  `json:"color"`
+	DashArrayX []int   `json:"dashArrayX"`
+	DashArrayY []int   `json:"dashArrayY"`
+	Rotation   float64 `json:"rotation"`
+}
+
+// hatched is the decal of a bar to read with care: light diagonal lines.
+func hatched() *decal {
+	return &decal{Symbol: "rect", Color: "rgba(255,255,255,0.55)", DashArrayX: []int{1, 0}, DashArrayY: []int{3, 5}, Rotation: -0.785}
 }
 
 // setData replaces the data of the last series added (go-echarts' own

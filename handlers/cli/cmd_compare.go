@@ -27,7 +27,7 @@ repeats to tell" when no outcome of so few repeats could reach 95 % (3 against 3
 can). Latency percentiles come from each repeat's own histogram, of fio's lat (from submission) when the
 runs compare engines or hosts, of clat otherwise, and of the latency from each I/O's intended start for paced
 (rate, rate_iops) steps, as the QoS curve plots them; --lat picks one kind for every row (total, clat or
-slat), and each row names it.
+slat, or a traced run's block-layer part: submit, queue, device or completion), and each row names it.
 
 With one run, the values of one of its swept axes are compared with one of them: --axis (default: the
 first it sweeps of ioengine, scheduler, rw and option axes) and --base (default: its first value).
@@ -43,7 +43,7 @@ is when every row of the table is taken together (Holm's correction).
 		csv := fs.Bool("csv", false, "write the rows as CSV, every number whole")
 		axis := fs.String("axis", "", "with one run: the swept `AXIS` whose values are compared")
 		base := fs.String("base", "", "with one run: the `VALUE` of the axis the others are compared with")
-		lat := fs.String("lat", "", "the latency compared: `KIND` total (fio's lat), clat or slat (default: total for engines or hosts, else clat)")
+		lat := fs.String("lat", "", "the latency compared: `KIND` total (fio's lat), clat or slat, or a traced run's submit, queue, device or completion (default: total for engines or hosts, else clat)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				return e.usage()

@@ -36,7 +36,7 @@ statistical diff as CSV.
 		out := fs.String("o", "", "write to `DIR` (a bundle) or FILE.html (one file)")
 		axis := fs.String("axis", "", "with one run: the swept `AXIS` whose values the statistical diff compares")
 		base := fs.String("base", "", "with one run: the `VALUE` of the axis the others are compared with")
-		lat := fs.String("lat", "", "the latency the tables and charts show: `KIND` total (fio's lat), clat or slat (default: total for engines or hosts, else clat)")
+		lat := fs.String("lat", "", "the latency the tables and charts show: `KIND` total (fio's lat), clat or slat, or a traced run's submit, queue, device or completion (default: total for engines or hosts, else clat)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 || *out == "" {
 				return e.usage()

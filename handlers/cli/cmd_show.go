@@ -26,9 +26,10 @@ var showCommand = command{
 	usage:   "[--db FILE] [--lat KIND] ID",
 	about: `The numbers are rounded for reading (three significant digits); iolab export and the dashboard's CSVs
 keep them whole. Latency percentiles are of fio's lat (from submission) when the run compares engines, of
-clat otherwise; --lat picks (total, clat or slat), and the table's heading names it.`,
+clat otherwise; --lat picks (total, clat or slat, or a traced run's block-layer part: submit, queue,
+device or completion), and the table's heading names it.`,
 	flags: func(fs *flag.FlagSet) runFunc {
-		lat := fs.String("lat", "", "the latency shown: `KIND` total (fio's lat), clat or slat (default: total when the run compares engines, else clat)")
+		lat := fs.String("lat", "", "the latency shown: `KIND` total (fio's lat), clat or slat, or a traced run's submit, queue, device or completion (default: total when the run compares engines, else clat)")
 		run := storedRunFlags(func(ctx context.Context, e *env, store *db.Store, id int64) error {
 			k, err := summary.ParseLatKind(*lat)
 			if err != nil {
@@ -311,11 +312,15 @@ func writePerformance(b *strings.Builder, plan *sweep.Plan, steps []sweep.StepRe
 	for _, r := range rows {
 		sameJob = sameJob && (r.name == "-" || r.name == rows[0].name && r.ran == rows[0].ran)
 	}
-	title := "Per step: IOPS, bandwidth and " + map[summary.LatKind]string{
+	what, ok := map[summary.LatKind]string{
 		summary.LatTotal: "latency from submission (lat)",
 		summary.LatClat:  "completion latency (clat)",
 		summary.LatSlat:  "submission latency (slat)",
-	}[k] + " percentiles"
+	}[k]
+	if !ok {
+		what = k.Title() + " time" // a block-layer part: "queue (in the block layer) time"
+	}
+	title := "Per step: IOPS, bandwidth and " + what + " percentiles"
 	switch {
 	case !sameJob:
 		title += " of each job"

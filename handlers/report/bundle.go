@@ -98,12 +98,13 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 	}
 	for _, run := range r.Runs {
 		var csv bytes.Buffer
-		w := chart.NewCSVWriter(&csv, StepsColumns(run.Lat))
+		traced := Traced(run.steps)
+		w := chart.NewCSVWriter(&csv, StepsColumns(run.Lat, traced))
 		if err := w.Header(); err != nil {
 			return nil, err
 		}
 		for k := range run.steps {
-			for _, row := range SummaryTableRows(&run.steps[k], run.Lat) {
+			for _, row := range SummaryTableRows(&run.steps[k], run.Lat, traced) {
 				if err := w.Row(row); err != nil {
 					return nil, err
 				}

@@ -179,10 +179,22 @@ func (r *Report) markdownRun(b *strings.Builder, run *RunPart) {
 				if j.Saturated != "" {
 					row[3] += " (saturated)"
 				}
+				if run.Block {
+					row = append(row, j.Block[:]...)
+					if j.FewOneToOne != "" {
+						row[3] += " (" + j.FewOneToOne + ")"
+					}
+				}
 				rows = append(rows, row)
 			}
 		}
-		mdTable(b, []string{"#", "axes", "status", "job", "IOPS", "BW MiB/s", run.Lat.Name() + " p50", run.Lat.Name() + " p99"}, rows)
+		head := []string{"#", "axes", "status", "job", "IOPS", "BW MiB/s", run.Lat.Name() + " p50", run.Lat.Name() + " p99"}
+		if run.Block {
+			for _, part := range summary.BlockKinds {
+				head = append(head, part.Name()+" p50 / p99")
+			}
+		}
+		mdTable(b, head, rows)
 		// What verify, steady state and latency_target concluded: text
 		// too long for a cell.
 		first := true

@@ -66,6 +66,8 @@ type RunPart struct {
 	// What the step table's legend says (runPageData's fields alike).
 	ReliableP50, ReliableP99 uint64
 	SaturatedPct             float64
+	Block                    bool
+	MinOneToOnePct           float64
 	steps                    []summary.StepView // for the bundle's steps CSV
 }
 
@@ -165,6 +167,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 			rr.Notes = summary.NotesOf(runs[i].Summary)
 			rr.ReliableP50, rr.ReliableP99 = hist.ReliableN(StepPercentiles[0]), hist.ReliableN(StepPercentiles[1])
 			rr.SaturatedPct = 100 * bench.SaturatedCPU
+			rr.Block, rr.MinOneToOnePct = Traced(runs[i].Summary), 100*MinOneToOne
 		}
 		rep.Runs = append(rep.Runs, rr)
 	}
@@ -194,7 +197,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 	}
 	rep.Knees = qosKnees(runs)
 	for _, k := range chart.Available(runs, page) {
-		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids, Lat: chart.LatKind(opt.Lat)}.Values())
+		q, err := chart.ParseQuery(chart.Query{Kind: k.Name, Runs: ids, Lat: k.PageLat(chart.LatKind(opt.Lat))}.Values())
 		if err != nil {
 			rep.Charts = append(rep.Charts, Chart{Kind: string(k.Name), Title: string(k.Name), Error: err.Error()})
 			continue

@@ -39,6 +39,36 @@ type JobRow struct {
 	IOPS, BW   string
 	P50, P99   string
 	Unreliable [2]string // why P50 and P99 rest on too few I/Os; "" when they do not
+	// Block is each block-layer part's p50 and p99 ("2.1 ms / 4.3 ms", in
+	// the order of summary.BlockKinds) of a traced job; "" untraced.
+	Block [4]string
+	// FewOneToOne says why the parts describe few of the job's I/Os (under
+	// MinOneToOne of them mapped one-to-one); "" when they do not.
+	FewOneToOne string
+}
+
+// MinOneToOne is the share of a job's traced I/Os below which its
+// block-layer parts are flagged: they are of the I/Os that mapped
+// one-to-one onto a request, and describe few when most merged or split.
+const MinOneToOne = 0.9
+
+// Traced reports whether a step of steps has a block-layer time split
+// (--trace-block): the step table and its CSV then show the parts.
+func Traced(steps []summary.StepView) bool {
+	for i := range steps {
+		if r := steps[i].Result; r != nil {
+			for _, g := range r.Groups {
+				for j := range g.Jobs {
+					for d := range g.Jobs[j].Dirs {
+						if g.Jobs[j].Dirs[d].Block != nil {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // StepRows formats the per-step table, its latencies of kind k (StepLat);
@@ -103,6 +133,16 @@ func jobRowOf(j *summary.JobFigures) JobRow {
 			r.Unreliable[i] = fmt.Sprintf("from %d I/Os: p%g needs %d to be worth reading", j.IOs, p, hist.ReliableN(p))
 		}
 	}
+	if j.Traced > 0 {
+		for k, part := range summary.BlockKinds {
+			if f := j.As(part); f.IOs > 0 {
+				r.Block[k] = fmtLatency(f.P50) + " / " + fmtLatency(f.P99)
+			}
+		}
+		if sh := j.OneToOne(); sh < MinOneToOne {
+			r.FewOneToOne = fmt.Sprintf("%.0f %% one-to-one", 100*sh)
+		}
+	}
 	if j.Saturated {
 		r.Saturated = fmt.Sprintf("a thread of this job used %.0f %% of a core (above %.0f %%): iolab itself may be the bottleneck", 100*j.CPU, 100*bench.SaturatedCPU)
 	}
@@ -131,28 +171,37 @@ func fmtLatency(d time.Duration) string {
 }
 
 // StepsColumns are the per-step CSV's columns, its latencies of kind k
-// ("clat p50 (µs)").
-func StepsColumns(k summary.LatKind) []string {
+// ("clat p50 (µs)"); with block (a step was traced: Traced), each
+// block-layer part's p50 and p99 and the share of I/Os they are of, at
+// the end, so that an untraced run's CSV is as it always was.
+func StepsColumns(k summary.LatKind, block bool) []string {
 	lat := k.Name()
-	return []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
+	cols := []string{"step", "axes", "status", "job", "rw", "bs", "iodepth", "IOPS", "bandwidth (MiB/s)",
 		lat + " p50 (µs)", lat + " p50 reliable", lat + " p99 (µs)", lat + " p99 reliable", "job CPU (% of a core)", "saturated",
 		"us+sy (%)", "hi+si (%)", "iowait (%)", "CPU per I/O (µs)", "r/s", "w/s", "r_await (ms)", "w_await (ms)", "aqu-sz", "%util",
 		"outcomes", "disturbed", "error"}
+	if block {
+		for _, part := range summary.BlockKinds {
+			cols = append(cols, part.Name()+" p50 (µs)", part.Name()+" p99 (µs)")
+		}
+		cols = append(cols, "one-to-one (%)")
+	}
+	return cols
 }
 
 // StepsTableRows are one step's rows of the per-step CSV, its latencies
-// of kind k.
-func StepsTableRows(st *sweep.StepResult, k summary.LatKind) [][]string {
-	return figuresTableRows(stepFiguresOf(st).As(k))
+// of kind k, with the block-layer parts' columns when block.
+func StepsTableRows(st *sweep.StepResult, k summary.LatKind, block bool) [][]string {
+	return figuresTableRows(stepFiguresOf(st).As(k), block)
 }
 
 // SummaryTableRows is StepsTableRows of a summary.
-func SummaryTableRows(st *summary.StepView, k summary.LatKind) [][]string {
-	return figuresTableRows(summary.FiguresOfStep(st).As(k))
+func SummaryTableRows(st *summary.StepView, k summary.LatKind, block bool) [][]string {
+	return figuresTableRows(summary.FiguresOfStep(st).As(k), block)
 }
 
 // figuresTableRows are the rows of the per-step CSV of a step's figures.
-func figuresTableRows(f stepFigures) [][]string {
+func figuresTableRows(f stepFigures, block bool) [][]string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	us := func(d time.Duration) string { return g(float64(d) / 1e3) }
 	var rows [][]string
@@ -174,9 +223,25 @@ func figuresTableRows(f stepFigures) [][]string {
 		if j.IODepth > 0 {
 			row[6] = strconv.Itoa(j.IODepth)
 		}
-		rows = append(rows, append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
+		row = append(row, g(f.Busy), g(f.IRQ), g(f.IOWait), us(f.PerIO), g(f.Disk.ReadsPerSec),
 			g(f.Disk.WritesPerSec), g(f.Disk.ReadAwait), g(f.Disk.WriteAwait), g(f.Disk.AvgQueueSize), g(f.Disk.Util),
-			strings.Join(j.Outcomes, "; "), f.Disturbed, f.Error))
+			strings.Join(j.Outcomes, "; "), f.Disturbed, f.Error)
+		if block {
+			// Empty where the job was not traced: never zeros.
+			for _, part := range summary.BlockKinds {
+				if p := j.As(part); p.IOs > 0 && f.HasResult {
+					row = append(row, us(p.P50), us(p.P99))
+				} else {
+					row = append(row, "", "")
+				}
+			}
+			if j.Traced > 0 && f.HasResult {
+				row = append(row, g(100*j.OneToOne()))
+			} else {
+				row = append(row, "")
+			}
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -78,8 +78,10 @@
             return '<div class="' + (r.me ? "tt-me" : "") + '">' + dot(r.color) + esc(r.name) + " " + withUnit(r.v, fmt.y) + "</div>";
           }).join("") + extras(d) + "</div>";
         case "dist":
-          var dv = d.value || [];
-          return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + "</div><div>clat ≈ <b>" + withUnit(dv[0], "us") +
+          // The latency the curve is of, as its x axis names it: clat,
+          // lat, slat or a block-layer part ("queue (µs)").
+          var dv = d.value || [], xa = option.xAxis, xn = ((Array.isArray(xa) ? xa[0] : xa) || {}).name || "clat";
+          return '<div class="tt"><div class="tt-head">' + dot(p.color) + esc(p.seriesName) + "</div><div>" + esc(String(xn).replace(/ \(µs\)$/, "")) + " ≈ <b>" + withUnit(dv[0], "us") +
             "</b>: " + withUnit(dv[1], "pct") + " of I/Os</div>" + extras(d) + "</div>";
       }
       var unit = d.unit || fmt.y || (d.extra && d.extra[0] && d.extra[0][2]) || "";
