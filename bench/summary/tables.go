@@ -69,6 +69,10 @@ func WriteSummary(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) err
 		writeJobsTable(&b, &notes, sweeps, cells, of)
 	}
 	writeQoSTables(&b, plan, results) // qos.go
+	var split strings.Builder
+	if writeTimeSplitTable(&split, &notes, sweeps, results, of) { // tables_block.go
+		b.WriteString("\n" + split.String())
+	}
 	notes.write(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -368,6 +372,8 @@ var markLegend = map[string]string{
 	markNoisy: fmt.Sprintf("noisy: the repeats disagree (their coefficient of variation is above %.0f %%); read the range, not the median",
 		100*stats.NoisyCV),
 	markDisturbed: "disturbed: another process did I/O on the device during a repeat (the steps' notes say which)",
+	markFewOneToOne: fmt.Sprintf("few one-to-one: under %.0f %% of the job's I/Os mapped one-to-one onto a request (the rest merged, split or unmatched); its parts describe those alone",
+		100*MinOneToOne),
 }
 
 // summaryNotes number the distinct errors of failed steps by their first
@@ -409,7 +415,7 @@ func (n *summaryNotes) write(b *strings.Builder) {
 	if len(n.lines) > 0 || len(n.flags) > 0 {
 		b.WriteString("\n")
 	}
-	for _, m := range []string{markNoisy, markDisturbed} {
+	for _, m := range []string{markNoisy, markDisturbed, markFewOneToOne} {
 		if slices.Contains(n.flags, m) {
 			fmt.Fprintf(b, "%s   %s\n", m, markLegend[m])
 		}

@@ -23,9 +23,8 @@ import (
 const TimeSplit Kind = "timesplit"
 
 // minOneToOne is the share of a step's traced I/Os below which its parts
-// are flagged: the parts are of the I/Os that mapped one-to-one onto a
-// request, and when most merged or split they describe few of the I/Os.
-const minOneToOne = 0.9
+// are flagged (summary.MinOneToOne).
+const minOneToOne = summary.MinOneToOne
 
 // timeSplitAvailable: a run has a done step with a block-layer time split.
 func timeSplitAvailable(runs []*runView) bool {

@@ -47,10 +47,9 @@ type JobRow struct {
 	FewOneToOne string
 }
 
-// MinOneToOne is the share of a job's traced I/Os below which its
-// block-layer parts are flagged: they are of the I/Os that mapped
-// one-to-one onto a request, and describe few when most merged or split.
-const MinOneToOne = 0.9
+// MinOneToOne is summary.MinOneToOne: the share of a job's traced I/Os
+// below which its block-layer parts are flagged.
+const MinOneToOne = summary.MinOneToOne
 
 // Traced reports whether a step of steps has a block-layer time split
 // (--trace-block): the step table and its CSV then show the parts.

@@ -1,0 +1,97 @@
+package summary
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"iolab/bench/stats"
+	"iolab/bench/sweep"
+	"iolab/bench/units"
+)
+
+// MinOneToOne is the share of a job's traced I/Os below which its
+// block-layer parts are flagged wherever they are shown: the parts are of
+// the I/Os that mapped one-to-one onto a request, and describe few of the
+// job's I/Os when most merged or split.
+const MinOneToOne = 0.9
+
+// markFewOneToOne marks parts that describe few of a job's I/Os.
+const markFewOneToOne = "?"
+
+// writeTimeSplitTable writes where a traced plan's I/Os spent their time
+// (--trace-block): per combination and job, each block-layer part's p50
+// and p99 beside lat's, the medians over the repeats, and the share of
+// the I/Os they are of. It writes nothing and returns false when no step
+// was traced.
+func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, results []sweep.StepResult, of string) bool {
+	type row struct {
+		axes     []string
+		job      string
+		p50, p99 [5][]float64 // BlockKinds, then lat
+		share    []float64
+	}
+	var rows []*row
+	kinds := append(slices.Clone(BlockKinds), LatTotal)
+	for i := range results {
+		f := FiguresOf(&results[i])
+		if !f.HasResult {
+			continue
+		}
+		var axes []string
+		for _, s := range sweeps {
+			axes = append(axes, axisValueOf(results[i].Step.Axes, s.Axis))
+		}
+		for _, j := range f.Jobs {
+			if j.Traced == 0 || j.Total {
+				continue
+			}
+			k := slices.IndexFunc(rows, func(r *row) bool { return r.job == j.Name && slices.Equal(r.axes, axes) })
+			if k < 0 {
+				rows = append(rows, &row{axes: axes, job: j.Name})
+				k = len(rows) - 1
+			}
+			r := rows[k]
+			for n, kind := range kinds {
+				x := j.As(kind)
+				r.p50[n] = append(r.p50[n], float64(x.P50))
+				r.p99[n] = append(r.p99[n], float64(x.P99))
+			}
+			r.share = append(r.share, j.OneToOne())
+		}
+	}
+	if len(rows) == 0 {
+		return false
+	}
+	fmt.Fprintf(b, "Where the time went (--trace-block): p50 / p99 of each part of lat%s\n\n", strings.Replace(of, "median (min–max)", "medians", 1))
+	tw := newSummaryTable(b)
+	var header []string
+	for _, s := range sweeps {
+		header = append(header, string(s.Axis))
+	}
+	header = append(header, "job")
+	for _, k := range BlockKinds {
+		header = append(header, string(k))
+	}
+	header = append(header, "lat") // of all the job's I/Os
+	tw.row(append(header, "one-to-one")...)
+	ns := func(v []float64) string { return units.Nanos(stats.Median(v)) }
+	for i, r := range rows {
+		line := slices.Clone(r.axes)
+		if i > 0 && slices.Equal(rows[i-1].axes, r.axes) {
+			line = make([]string, len(r.axes))
+		}
+		line = append(line, r.job)
+		for n := range kinds {
+			line = append(line, ns(r.p50[n])+" / "+ns(r.p99[n]))
+		}
+		share := stats.Median(r.share)
+		cell := fmt.Sprintf("%.0f %%", 100*share)
+		if share < MinOneToOne {
+			cell += " " + notes.flag(markFewOneToOne)
+		}
+		tw.row(append(line, cell)...)
+	}
+	tw.flush()
+	return true
+}
