@@ -246,8 +246,10 @@ func (bj *blockJoin) join(io *joinIO) {
 	}
 	// Split: the kernel queued the I/O whole and cut a front piece off it
 	// (never queued), or the I/O's bios each cover part of it. Claim
-	// every bio of its time at each sector from its first on.
+	// every bio of its time at each sector from its first on; with every
+	// piece seen, the I/O is timed over its pieces (splitParts).
 	bt.Split++
+	var sp splitTimes
 	sector := io.sector
 	for range maxPieces {
 		covered := uint32(0)
@@ -257,15 +259,66 @@ func (bj *blockJoin) join(io *joinIO) {
 				if p.b.Split || p.b.Sector+uint64(p.b.Sectors) <= io.sector+uint64(io.sectors) {
 					covered = max(covered, p.b.Sectors)
 				}
+				sp.add(&p.b)
 				bj.drop(h)
 			}
 			h = next
 		}
 		sector += uint64(covered)
-		if covered == 0 || sector >= io.sector+uint64(io.sectors) {
+		if covered == 0 {
+			return // a piece not seen: the split is counted, not timed
+		}
+		if sector >= io.sector+uint64(io.sectors) {
+			bj.splitParts(bt, io, &sp)
 			return
 		}
 	}
+}
+
+// splitTimes are a split I/O's times over its pieces: the first queueing
+// (the I/O's bio before the kernel cut it), the first issue and the last
+// completion; untimed when a piece came from a merged request or a
+// request not seen issued.
+type splitTimes struct {
+	queue, issue, complete int64
+	bioBased, untimed      bool
+}
+
+func (s *splitTimes) add(b *blocktrace.Bio) {
+	if b.Merged || (!b.BioBased && b.Issue == 0) {
+		s.untimed = true
+	}
+	s.bioBased = s.bioBased || b.BioBased
+	if b.Queue > 0 && (s.queue == 0 || b.Queue < s.queue) {
+		s.queue = b.Queue
+	}
+	if b.Issue > 0 && (s.issue == 0 || b.Issue < s.issue) {
+		s.issue = b.Issue
+	}
+	s.complete = max(s.complete, b.Complete)
+}
+
+// splitParts files a split I/O whose pieces were all seen under the
+// four parts, taken over its pieces so that they add up to its lat:
+// submit to its queueing, queue to its first piece's issue, device to
+// its last piece's completion.
+func (bj *blockJoin) splitParts(bt *BlockTime, io *joinIO, s *splitTimes) {
+	if s.untimed || s.queue == 0 {
+		return
+	}
+	issue := s.issue
+	if s.bioBased {
+		issue = s.queue
+	}
+	submit, queue, device, completion := s.queue-io.start, issue-s.queue, s.complete-issue, io.reap-s.complete
+	if submit < 0 || queue < 0 || device < 0 || completion < 0 {
+		return
+	}
+	bt.SplitTimed++
+	bt.Submit.Add(uint64(submit))
+	bt.Queue.Add(uint64(queue))
+	bt.Device.Add(uint64(device))
+	bt.Completion.Add(uint64(completion))
 }
 
 // at is the newest bio held at a sector of dev, or -1.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"iolab/bench/blocktrace"
@@ -95,17 +96,56 @@ func TestBlockJoinCounts(t *testing.T) {
 	bj.addBios(bios[3:])
 	bj.settle(math.MaxInt64)
 	got := bj.out[0][Read]
-	if got.OneToOne != 2 || got.Merged != 2 || got.Split != 1 || got.Unmatched != 1 {
-		t.Errorf("counts: one-to-one %d merged %d split %d unmatched %d; want 2 2 1 1", got.OneToOne, got.Merged, got.Split, got.Unmatched)
+	if got.OneToOne != 2 || got.Merged != 2 || got.Split != 1 || got.SplitTimed != 1 || got.Unmatched != 1 {
+		t.Errorf("counts: one-to-one %d merged %d split %d (timed %d) unmatched %d; want 2 2 1 (1) 1", got.OneToOne, got.Merged, got.Split, got.SplitTimed, got.Unmatched)
 	}
-	if got.Device.Stat.Min != 1000 || got.Device.Stat.Max != 1000 || got.Submit.Stat.Min != 500 || got.Submit.Stat.Max != 7900 {
-		t.Errorf("the two I/Os of sector 100 took each other's bios: submit %d..%d", got.Submit.Stat.Min, got.Submit.Stat.Max)
+	// The two I/Os of sector 100 took their own bios (submit 500 and
+	// 7,900, device 1,000 each); the split, timed over its pieces, was
+	// queued at 1,100, first issued at 1,400 (its front piece) and last
+	// completed at 1,900: submit 100, queue 300, device 500, completion 100.
+	if got.Device.Stat.Min != 500 || got.Device.Stat.Max != 1000 || got.Submit.Stat.Min != 100 || got.Submit.Stat.Max != 7900 ||
+		got.Queue.Stat.Max != 500 || got.Completion.Stat.Min != 100 {
+		t.Errorf("parts: submit %d..%d, device %d..%d, queue max %d, completion min %d", got.Submit.Stat.Min, got.Submit.Stat.Max,
+			got.Device.Stat.Min, got.Device.Stat.Max, got.Queue.Stat.Max, got.Completion.Stat.Min)
 	}
 	if bj.foreign != 1 {
 		t.Errorf("foreign = %d, want 1", bj.foreign)
 	}
 	if len(bj.byKey) != 0 {
 		t.Errorf("%d keys held after the end", len(bj.byKey))
+	}
+}
+
+// TestBlockJoinSplits: a split I/O whose pieces were all seen is timed
+// over them — its parts add up to its lat — and one with a piece unseen,
+// or a piece of a merged request, is counted but not timed.
+func TestBlockJoinSplits(t *testing.T) {
+	bj := newTestJoin()
+	merged := rqBio(200, 8, 1100, 1500, 1700)
+	merged.Merged = true
+	bj.addBios([]blocktrace.Bio{
+		// 1 MiB in four pieces of 512 sectors, issued one after another.
+		rqBio(0, 512, 1100, 1300, 2100),
+		{Dev: jDisk, Sector: 512, Sectors: 512, Own: true, Split: true, Issue: 1400, Complete: 2300},
+		{Dev: jDisk, Sector: 1024, Sectors: 512, Own: true, Split: true, Issue: 1500, Complete: 2600},
+		{Dev: jDisk, Sector: 1536, Sectors: 512, Own: true, Split: true, Issue: 1600, Complete: 2400},
+		// An I/O at 100 whose second piece was not seen.
+		rqBio(100, 8, 1100, 1200, 1300),
+		// One at 200 whose second piece's request held others' bios.
+		{Dev: jDisk, Sector: 192, Sectors: 8, Own: true, Split: true, Queue: 1100, Issue: 1200, Complete: 1300},
+		merged,
+	})
+	bj.addIO(joinIO{dev: jDisk, sector: 0, sectors: 2048, start: 1000, reap: 3000})
+	bj.addIO(joinIO{dev: jDisk, sector: 100, sectors: 16, start: 1000, reap: 3000})
+	bj.addIO(joinIO{dev: jDisk, sector: 192, sectors: 16, start: 1000, reap: 3000})
+	bj.settle(math.MaxInt64)
+	got := bj.out[0][Read]
+	if got.Split != 3 || got.SplitTimed != 1 || got.OneToOne != 0 || got.Timed() != 1 {
+		t.Fatalf("split %d (timed %d), one-to-one %d; want 3 (1), 0", got.Split, got.SplitTimed, got.OneToOne)
+	}
+	parts := []uint64{got.Submit.Stat.Max, got.Queue.Stat.Max, got.Device.Stat.Max, got.Completion.Stat.Max}
+	if want := []uint64{100, 200, 1300, 400}; !slices.Equal(parts, want) {
+		t.Errorf("parts %v, want %v (queued at 1,100, first issued at 1,300, last completed at 2,600)", parts, want)
 	}
 }
 

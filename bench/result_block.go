@@ -17,19 +17,32 @@ import "iolab/bench/hist"
 //	            bio's completion for bio-based drivers
 //	completion: C to iolab's reaping of the I/O
 //
-// I/Os merged with others into one request, split into several, or with
-// no bio seen are counted apart and left out of the histograms.
+// An I/O split into several bios or requests is timed over its pieces
+// when every piece was seen: submit to its queueing, queue to its first
+// piece's issue, device to its last piece's completion, so that its parts
+// too add up to its lat (SplitTimed counts those). I/Os merged with
+// others into one request, split I/Os with a piece unseen or merged, and
+// those with no bio seen are counted apart and left out of the
+// histograms.
 type BlockTime struct {
 	Submit     hist.Lat `json:"submit"`
 	Queue      hist.Lat `json:"queue"`
 	Device     hist.Lat `json:"device"`
 	Completion hist.Lat `json:"completion"`
 
-	OneToOne  uint64 `json:"one_to_one"` // I/Os in the histograms
-	Merged    uint64 `json:"merged"`     // shared a request with other I/Os
-	Split     uint64 `json:"split"`      // became several bios or requests
-	Unmatched uint64 `json:"unmatched"`  // no bio of theirs was seen
+	OneToOne   uint64 `json:"one_to_one"`            // one bio, one request: in the histograms
+	Merged     uint64 `json:"merged"`                // shared a request with other I/Os
+	Split      uint64 `json:"split"`                 // became several bios or requests
+	SplitTimed uint64 `json:"split_timed,omitempty"` // of Split, in the histograms
+	Unmatched  uint64 `json:"unmatched"`             // no bio of theirs was seen
 }
+
+// IOs counts the I/Os the trace accounted for.
+func (b *BlockTime) IOs() uint64 { return b.OneToOne + b.Merged + b.Split + b.Unmatched }
+
+// Timed counts the I/Os in the histograms: the one-to-one and the timed
+// splits.
+func (b *BlockTime) Timed() uint64 { return b.OneToOne + b.SplitTimed }
 
 // Merge adds o into b.
 func (b *BlockTime) Merge(o *BlockTime) {
@@ -40,6 +53,7 @@ func (b *BlockTime) Merge(o *BlockTime) {
 	b.OneToOne += o.OneToOne
 	b.Merged += o.Merged
 	b.Split += o.Split
+	b.SplitTimed += o.SplitTimed
 	b.Unmatched += o.Unmatched
 }
 

@@ -138,7 +138,7 @@ func (d *runPageData) StepRowsHTML() template.HTML {
 				b.WriteString(`">saturated</span>`)
 			}
 			if j.FewOneToOne != "" {
-				b.WriteString(` <span class="flag" title="the block-layer parts are of the I/Os that mapped one-to-one onto a request">`)
+				b.WriteString(` <span class="flag" title="the block-layer parts are of the I/Os timed: one-to-one onto a request, or split with every piece seen">`)
 				esc(j.FewOneToOne)
 				b.WriteString(`</span>`)
 			}

@@ -29,6 +29,7 @@ type BlockReport struct {
 	OneToOne   uint64    `json:"one_to_one"`
 	Merged     uint64    `json:"merged"`
 	Split      uint64    `json:"split"`
+	SplitTimed uint64    `json:"split_timed"`
 	Unmatched  uint64    `json:"unmatched"`
 }
 
@@ -45,7 +46,7 @@ func iolabReport(r *bench.JobResult, plus bool) *IOLabReport {
 			dir.Block = &BlockReport{
 				Submit: LatReportFrom(&b.Submit, list, plus), Queue: LatReportFrom(&b.Queue, list, plus),
 				Device: LatReportFrom(&b.Device, list, plus), Completion: LatReportFrom(&b.Completion, list, plus),
-				OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, Unmatched: b.Unmatched,
+				OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, SplitTimed: b.SplitTimed, Unmatched: b.Unmatched,
 			}
 		}
 		if dir.IntendedLat != nil || dir.Block != nil {

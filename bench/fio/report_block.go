@@ -10,8 +10,9 @@ import (
 
 // writeBlock prints a direction's time in the block layer (--trace-block)
 // after its lat line: the four parts' median, then their 99th percentile,
-// in one unit chosen as fio's percentiles choose theirs, and how many I/Os
-// they are of. fio has no such lines; without --trace-block none is
+// in one unit chosen as fio's percentiles choose theirs, of the I/Os
+// timed (one-to-one, and splits with every piece seen), and how the I/Os
+// mapped. fio has no such lines; without --trace-block none is
 // printed.
 func writeBlock(b *strings.Builder, bt *bench.BlockTime) {
 	if bt == nil {
@@ -38,7 +39,7 @@ func writeBlock(b *strings.Builder, bt *bench.BlockTime) {
 	case hi > 99_999:
 		unit, div = "usec", 1e3
 	}
-	if bt.OneToOne > 0 {
+	if bt.Timed() > 0 {
 		for k, pct := range []string{"p50", "p99"} {
 			fmt.Fprintf(b, "    block (%s): %s", unit, pct)
 			for i, p := range parts {
@@ -50,8 +51,7 @@ func writeBlock(b *strings.Builder, bt *bench.BlockTime) {
 			}
 		}
 	}
-	n := bt.OneToOne + bt.Merged + bt.Split + bt.Unmatched
-	fmt.Fprintf(b, "    block I/Os : one-to-one=%d of %d, merged=%d, split=%d, unmatched=%d\n", bt.OneToOne, n, bt.Merged, bt.Split, bt.Unmatched)
+	fmt.Fprintf(b, "    block I/Os : one-to-one=%d of %d, merged=%d, split=%d (timed %d), unmatched=%d\n", bt.OneToOne, bt.IOs(), bt.Merged, bt.Split, bt.SplitTimed, bt.Unmatched)
 }
 
 // writeBlockTrace prints, after a traced group's run status, what its

@@ -372,7 +372,7 @@ var markLegend = map[string]string{
 	markNoisy: fmt.Sprintf("noisy: the repeats disagree (their coefficient of variation is above %.0f %%); read the range, not the median",
 		100*stats.NoisyCV),
 	markDisturbed: "disturbed: another process did I/O on the device during a repeat (the steps' notes say which)",
-	markFewOneToOne: fmt.Sprintf("few one-to-one: under %.0f %% of the job's I/Os mapped one-to-one onto a request (the rest merged, split or unmatched); its parts describe those alone",
+	markFewOneToOne: fmt.Sprintf("few timed: under %.0f %% of the job's I/Os were timed in the block layer (one-to-one onto a request, or split with every piece seen; the rest merged or unmatched); its parts describe those alone",
 		100*MinOneToOne),
 }
 

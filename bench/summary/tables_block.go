@@ -12,8 +12,9 @@ import (
 
 // MinOneToOne is the share of a job's traced I/Os below which its
 // block-layer parts are flagged wherever they are shown: the parts are of
-// the I/Os that mapped one-to-one onto a request, and describe few of the
-// job's I/Os when most merged or split.
+// the I/Os timed (one-to-one onto a request, or split with every piece
+// seen), and describe few of the job's I/Os when most merged or went
+// unmatched.
 const MinOneToOne = 0.9
 
 // markFewOneToOne marks parts that describe few of a job's I/Os.
@@ -22,7 +23,8 @@ const markFewOneToOne = "?"
 // writeTimeSplitTable writes where a traced plan's I/Os spent their time
 // (--trace-block): per combination and job, each block-layer part's p50
 // and p99 beside lat's, the medians over the repeats, and the share of
-// the I/Os they are of. It writes nothing and returns false when no step
+// the I/Os they are of (timed: one-to-one, or split with every piece
+// seen). It writes nothing and returns false when no step
 // was traced.
 func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, results []sweep.StepResult, of string) bool {
 	type row struct {
@@ -74,7 +76,7 @@ func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep
 		header = append(header, string(k))
 	}
 	header = append(header, "lat") // of all the job's I/Os
-	tw.row(append(header, "one-to-one")...)
+	tw.row(append(header, "timed")...)
 	ns := func(v []float64) string { return units.Nanos(stats.Median(v)) }
 	for i, r := range rows {
 		line := slices.Clone(r.axes)

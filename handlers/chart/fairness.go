@@ -127,7 +127,7 @@ func buildFairness(q Query, runs []*runView) (*Chart, error) {
 		how = q.Lat.Title() + " · " + n + " · medians, whiskers min–max over repeats"
 	}
 	if queue {
-		how += " · orange: the queue part of the one-to-one I/Os (--trace-block)"
+		how += " · orange: the queue part of the timed I/Os (--trace-block)"
 	}
 	if len(f.cats) > 1 {
 		how += "; under " + under + ", p99's and bandwidth's change from " + f.cats[0] + " (" + string(stats.MedianRatio) + ")"

@@ -73,7 +73,7 @@ func blockNote(k LatKind, runs []*runView) string {
 	if !k.Block() {
 		return ""
 	}
-	note := "one-to-one I/Os (--trace-block)"
+	note := "timed I/Os (--trace-block)"
 	var untraced []string
 	for _, r := range runs {
 		if !timeSplitAvailable([]*runView{r}) {

@@ -57,6 +57,7 @@ type splitStep struct {
 	parts                              [4]float64
 	lat                                float64
 	oneToOne, merged, split, unmatched uint64
+	splitTimed                         uint64 // of split, in the histograms
 	foreign, dropped, missed           uint64
 }
 
@@ -84,6 +85,7 @@ func splitOf(s *summary.StepView, d int, p float64) (out splitStep, ok bool) {
 				}
 				dv.Lat.Hist.AddTo(&lat)
 				out.oneToOne += dv.Block.OneToOne
+				out.splitTimed += dv.Block.SplitTimed
 				out.merged += dv.Block.Merged
 				out.split += dv.Block.Split
 				out.unmatched += dv.Block.Unmatched
@@ -102,13 +104,14 @@ func splitOf(s *summary.StepView, d int, p float64) (out splitStep, ok bool) {
 	return out, true
 }
 
-// oneToOneShare is the share of the traced I/Os in the histograms.
+// oneToOneShare is the share of the traced I/Os in the histograms: the
+// timed ones (one-to-one, and splits with every piece seen).
 func (s splitStep) oneToOneShare() float64 {
 	all := s.oneToOne + s.merged + s.split + s.unmatched
 	if all == 0 {
 		return 0
 	}
-	return float64(s.oneToOne) / float64(all)
+	return float64(s.oneToOne+s.splitTimed) / float64(all)
 }
 
 // flags say why a step's split is to be read with care: few I/Os mapped
@@ -117,7 +120,7 @@ func (s splitStep) oneToOneShare() float64 {
 func (s splitStep) flags() []string {
 	var out []string
 	if sh := s.oneToOneShare(); sh < minOneToOne {
-		out = append(out, fmt.Sprintf("%.0f %% one-to-one", 100*sh))
+		out = append(out, fmt.Sprintf("%.0f %% timed", 100*sh))
 	}
 	if n := s.dropped + s.missed; n > 0 {
 		out = append(out, units.Count(float64(n))+" events lost")
@@ -242,7 +245,7 @@ func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
 		cats = append(cats, cat)
 	}
 
-	how := "median over repeats of each part's " + string(stat) + " (one-to-one I/Os), ◆ lat's " + string(stat) + " (all I/Os)"
+	how := "median over repeats of each part's " + string(stat) + " (the timed I/Os), ◆ lat's " + string(stat) + " (all I/Os)"
 	if stat == statP99 {
 		how += "; p99s do not add up: each part's tail is its own"
 	}
@@ -299,6 +302,7 @@ func (c *splitCategory) sum() splitStep {
 	var out splitStep
 	for _, s := range c.steps {
 		out.oneToOne += s.oneToOne
+		out.splitTimed += s.splitTimed
 		out.merged += s.merged
 		out.split += s.split
 		out.unmatched += s.unmatched
@@ -325,7 +329,7 @@ func splitBars(cats []splitCategory, sp splitPart) []item {
 			data[i].Extra = append(data[i].Extra, [3]any{"of lat", 100 * v.Median / lat, "pct"})
 		}
 		sum := cats[i].sum()
-		data[i].Extra = append(data[i].Extra, [3]any{"one-to-one", 100 * sum.oneToOneShare(), "pct"})
+		data[i].Extra = append(data[i].Extra, [3]any{"timed", 100 * sum.oneToOneShare(), "pct"})
 		if f := sum.flags(); len(f) > 0 {
 			data[i].Note = "read with care: " + strings.Join(f, ", ")
 			data[i].ItemStyle = &itemStyle{Color: sp.color, BorderColor: "#333", BorderWidth: 1, BorderType: "dashed", Decal: hatched()}

@@ -43,7 +43,8 @@ type JobRow struct {
 	// the order of summary.BlockKinds) of a traced job; "" untraced.
 	Block [4]string
 	// FewOneToOne says why the parts describe few of the job's I/Os (under
-	// MinOneToOne of them mapped one-to-one); "" when they do not.
+	// MinOneToOne of them were timed: one-to-one, or split with every
+	// piece seen); "" when they do not.
 	FewOneToOne string
 }
 
@@ -139,7 +140,7 @@ func jobRowOf(j *summary.JobFigures) JobRow {
 			}
 		}
 		if sh := j.OneToOne(); sh < MinOneToOne {
-			r.FewOneToOne = fmt.Sprintf("%.0f %% one-to-one", 100*sh)
+			r.FewOneToOne = fmt.Sprintf("%.0f %% timed", 100*sh)
 		}
 	}
 	if j.Saturated {
@@ -183,7 +184,7 @@ func StepsColumns(k summary.LatKind, block bool) []string {
 		for _, part := range summary.BlockKinds {
 			cols = append(cols, part.Name()+" p50 (µs)", part.Name()+" p99 (µs)")
 		}
-		cols = append(cols, "one-to-one (%)")
+		cols = append(cols, "timed (%)")
 	}
 	return cols
 }
