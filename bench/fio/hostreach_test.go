@@ -19,6 +19,9 @@ var reviewedHarmless = []string{
 	"fsync_on_close", "sync", "log_avg_msec", "log_hist_msec", "log_hist_coarseness", "log_max_value",
 	"log_offset", "log_prio", "log_unix_epoch", "registerfiles", "verify_only", "description",
 	"verify", "do_verify", "verify_backlog", "lat_percentiles", "experimental_verify",
+	// "logged writes": the job's own blocks on its own target, trimmed as
+	// a trimwrite job's trims are (the write guard's).
+	"trim_percentage", "trim_backlog", "trim_backlog_batch",
 }
 
 // TestReachTableReviewed: every row names an option iolab takes, or one
