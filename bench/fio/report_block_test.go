@@ -25,7 +25,7 @@ func TestBlockReport(t *testing.T) {
 	// clat percentiles print them.
 	want := "    block (usec): p50 submit=10.05, queue=0.00, device=248.83, completion=2.99\n" +
 		"    block (usec): p99 submit=10.05, queue=0.00, device=296.96, completion=2.99\n" +
-		"    block I/Os : one-to-one=100 of 103, merged=0, split=2, unmatched=1\n"
+		"    block I/Os : one-to-one=100 of 103, merged=0, split=2 (timed 0), unmatched=1\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
