@@ -4,8 +4,11 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"iolab/db"
 )
 
 // TestTraceBlockFromTheForm: the form's "trace the block layer" box and
@@ -30,9 +33,12 @@ func TestTraceBlockFromTheForm(t *testing.T) {
 		t.Fatalf("API with trace_block on a file: %d %s, want 400", rec.Code, rec.Body)
 	}
 
-	// Without the box, the same plan runs.
+	// Without the box, the same plan runs (waited for: its data
+	// directory is unmounted when the test ends).
 	form.Del("trace_block")
 	if rec = ts.do(t, http.MethodPost, "/runs", form.Encode()); rec.Code != http.StatusSeeOther {
 		t.Fatalf("form without trace_block: %d %.1000s", rec.Code, rec.Body)
 	}
+	id, _ := strconv.ParseInt(strings.TrimPrefix(rec.Header().Get("Location"), "/runs/"), 10, 64)
+	waitStatus(t, ts.store, id, db.StatusDone)
 }
