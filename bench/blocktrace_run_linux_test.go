@@ -172,25 +172,6 @@ time_based
 	}
 }
 
-// TestTraceBlockRefusesFile: a regular file's blocks are not traced yet,
-// and the run is refused before any I/O, saying so.
-func TestTraceBlockRefusesFile(t *testing.T) {
-	f := testdev.TempFile(t, 1<<20)
-	cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+f+"\nrw=read\nsize=1m\n"), "f.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TraceBlock = true
-	start := time.Now()
-	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), "--trace-block needs a block device target; "+f+" is a file on") {
-		t.Fatalf("got %v", err)
-	}
-	if res != nil {
-		t.Errorf("a result for a refused run, after %v", time.Since(start))
-	}
-}
-
 // TestTraceBlockPartition: on a partition, bios carry the partition's
 // device and requests the disk's, with the disk's sectors: the I/Os,
 // at their offsets in the partition, still meet their bios one-to-one.
