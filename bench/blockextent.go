@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"slices"
 
 	"iolab/bench/system"
@@ -86,4 +87,27 @@ func placeInExtents(ext []fileExtent, start uint64, off int64, n uint32) (uint64
 		return 0, missSplit
 	}
 	return start + (e.physical+o-e.logical)/512, missNone
+}
+
+// CheckTraceFile refuses a file target whose I/O the trace cannot place
+// on a device: one on a filesystem with no block device under it (tmpfs,
+// overlay, nfs, fuse: st_dev's major is 0), or on btrfs, whose extents
+// are at its own addresses over one or several devices. A file not there
+// yet is described by its directory's filesystem, where it will be laid
+// out.
+func CheckTraceFile(t system.Target) error {
+	if t.IsBlock {
+		return nil
+	}
+	fs := t.Filesystem
+	if fs == "" {
+		fs = "its filesystem"
+	}
+	switch {
+	case t.Disk == "":
+		return fmt.Errorf("--trace-block needs a block device under its targets; %s is a file on %s, which has no block device (its device is %s)", t.Path, fs, t.Dev)
+	case t.Filesystem == "btrfs":
+		return fmt.Errorf("--trace-block cannot place %s's I/O on a device: it is a file on btrfs, whose extents are at btrfs's own addresses over its devices, not a device's", t.Path)
+	}
+	return nil
 }

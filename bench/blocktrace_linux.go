@@ -152,15 +152,8 @@ func traceDevices(sys system.FS, targets [][]system.Target, mapFiles bool) (devs
 		for _, t := range ts {
 			var extents []fileExtent
 			if !t.IsBlock {
-				fs := t.Filesystem
-				if fs == "" {
-					fs = "its filesystem"
-				}
-				switch {
-				case t.Disk == "":
-					return nil, nil, nil, fmt.Errorf("--trace-block needs a block device under its targets; %s is a file on %s, which has no block device (its device is %s)", t.Path, fs, t.Dev)
-				case t.Filesystem == "btrfs":
-					return nil, nil, nil, fmt.Errorf("--trace-block cannot place %s's I/O on a device: it is a file on btrfs, whose extents are at btrfs's own addresses over its devices, not a device's", t.Path)
+				if err := CheckTraceFile(t); err != nil {
+					return nil, nil, nil, err
 				}
 				if _, err := os.Stat(t.Resolved); mapFiles || err == nil {
 					es, err := system.FileExtents(t.Resolved)
