@@ -13,8 +13,10 @@ import (
 // An I/O the map cannot place one-to-one is counted without a join
 // (joinIO.miss): one that runs past its extent into the next is a split;
 // one in a hole, or in an extent whose bytes are not at its address
-// (unwritten, delalloc, inline, encoded, not aligned: no bio of its own
-// reaches that place), is unmatched.
+// (delalloc, inline, encoded, not aligned: no bio of its own reaches that
+// place), is unmatched. An unwritten extent is at its address: a write
+// there is joined with its bio; a read has none, and the join finds it
+// unmatched.
 
 // fileExtent is a run of a file's bytes on its device.
 type fileExtent struct {

@@ -40,7 +40,7 @@ func TestPlaceInExtents(t *testing.T) {
 		{"into the hole", 188 * k, 8 * k, 0, missSplit},
 		{"after the hole", 260 * k, 4 * k, 2048 + (4096+4)*k/512, missNone},
 		{"into an extent elsewhere", 316 * k, 8 * k, 0, missSplit},
-		{"unwritten", 320 * k, 4 * k, 0, missUnmatched},
+		{"unwritten: a write's bio is there, a read has none", 320 * k, 4 * k, 2048 + 8192*k/512, missNone},
 		{"delalloc", 400 * k, 4 * k, 0, missUnmatched},
 		{"inline", 448 * k, 4 * k, 0, missUnmatched},
 		{"past the end", 1024 * k, 4 * k, 0, missUnmatched},

@@ -45,9 +45,10 @@ func traceExt4(t *testing.T, size int64) (mnt, dev string) {
 
 // TestTraceBlockFile: a file on ext4, laid out by the run, its reads and
 // writes placed on the filesystem's loop device through its extents and
-// joined with their bios one-to-one, as on the device itself.
+// joined with their bios one-to-one, as on the device itself; and the
+// writes of a file laid out with fallocate (unwritten extents) too.
 func TestTraceBlockFile(t *testing.T) {
-	mnt, dev := traceExt4(t, 96<<20)
+	mnt, dev := traceExt4(t, 128<<20)
 	res := traceRun(t, `[global]
 filename=`+filepath.Join(mnt, "f")+`
 size=32m
@@ -65,9 +66,22 @@ rw=randread
 stonewall
 rw=randwrite
 ioengine=libaio
+
+[fresh]
+stonewall
+filename=`+filepath.Join(mnt, "g")+`
+rw=randwrite
+ioengine=libaio
 `)
-	r, w := &res.Groups[0].Jobs[0], &res.Groups[1].Jobs[0]
-	for _, b := range []*bench.BlockTime{checkBlock(t, "file randread", &r.Dirs[bench.Read]), checkBlock(t, "file randwrite", &w.Dirs[bench.Write])} {
+	r, w, fresh := &res.Groups[0].Jobs[0], &res.Groups[1].Jobs[0], &res.Groups[2].Jobs[0]
+	// fresh's file is laid out with fallocate, its extents unwritten: its
+	// writes reach their places, and the filesystem's conversion of the
+	// extent as each completes is in its completion part.
+	for _, b := range []*bench.BlockTime{
+		checkBlock(t, "file randread", &r.Dirs[bench.Read]),
+		checkBlock(t, "file randwrite", &w.Dirs[bench.Write]),
+		checkBlock(t, "fallocated file randwrite", &fresh.Dirs[bench.Write]),
+	} {
 		if b.Queue.Stat.N == 0 || b.Device.Stat.Min == 0 {
 			t.Errorf("a request-based device's queue and device parts: %+v %+v", b.Queue.Stat, b.Device.Stat)
 		}

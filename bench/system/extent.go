@@ -27,5 +27,6 @@ const (
 
 // ExtentsNotOnDevice are the flags of an extent whose bytes are not where
 // its Physical says, one for one: an I/O there does not become a bio of
-// its own at that place.
-const ExtentsNotOnDevice = ExtentUnknown | ExtentDelalloc | ExtentEncoded | ExtentNotAligned | ExtentDataInline | ExtentDataTail | ExtentUnwritten
+// its own at that place. An unwritten extent is allocated at its place: a
+// write there is a bio at its address (a read is zeroes, with no bio).
+const ExtentsNotOnDevice = ExtentUnknown | ExtentDelalloc | ExtentEncoded | ExtentNotAligned | ExtentDataInline | ExtentDataTail
