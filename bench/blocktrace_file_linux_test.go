@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -228,5 +229,30 @@ func TestTraceBlockRefusesFile(t *testing.T) {
 	}
 	if res != nil {
 		t.Errorf("a result for a refused run, after %v", time.Since(start))
+	}
+}
+
+// TestTraceBlockFilePartition: a file on ext4 on a partition: its
+// extents' addresses are the partition's, moved by its start onto the
+// disk the requests carry, and its reads meet their bios one-to-one.
+func TestTraceBlockFilePartition(t *testing.T) {
+	testdev.NeedLoopTools(t, "mkfs.ext4", "mount")
+	part := loopPartition(t, 64<<20)
+	testdev.Run(t, "mkfs.ext4", "-q", "-F", part)
+	mnt := testdev.MountTemp(t, part)
+	res := traceRun(t, `[r]
+filename=`+filepath.Join(mnt, "f")+`
+size=16m
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+rw=randread
+runtime=1s
+time_based
+`)
+	checkBlock(t, "file on a partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 || !slices.Contains(tr.Devices, devNum(t, part)) {
+		t.Errorf("traced devices %+v, want the partition's %s and its disk's", tr, devNum(t, part))
 	}
 }
