@@ -251,7 +251,8 @@ rw=randread
 runtime=1s
 time_based
 `)
-	checkBlock(t, "file on a partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	b := checkBlock(t, "file on a partition randread", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	t.Logf("merged %d, split %d, unmatched %d; foreign %d", b.Merged, b.Split, b.Unmatched, res.Groups[0].Trace.Foreign)
 	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 || !slices.Contains(tr.Devices, devNum(t, part)) {
 		t.Errorf("traced devices %+v, want the partition's %s and its disk's", tr, devNum(t, part))
 	}
