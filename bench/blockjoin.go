@@ -60,6 +60,7 @@ type joinIO struct {
 	start, reap int64
 	job         int32
 	dir         uint8
+	miss        uint8 // missUnmatched or missSplit: a file's I/O its extents cannot place (blockextent.go)
 }
 
 type bioKey struct {
@@ -193,6 +194,14 @@ func (bj *blockJoin) join(io *joinIO) {
 		return // before its window's restart
 	}
 	bt := &bj.out[io.job][io.dir]
+	switch io.miss {
+	case missUnmatched:
+		bt.Unmatched++
+		return
+	case missSplit:
+		bt.Split++
+		return
+	}
 	// The bios at io's first sector in its time. Whole ones (queued,
 	// covering io exactly) are claimed oldest first: of two I/Os of one
 	// sector in flight one after the other, the first reaped takes the

@@ -60,7 +60,20 @@ type jobTrace struct {
 // it starts there.
 type traceFile struct {
 	disk  uint32
-	start uint64 // sectors
+	start uint64 // sectors: the device's (a partition's, or the file's filesystem's) on its disk
+	// file: a regular file, placed on the device by extents (its map as
+	// the phase started); a block device's offsets are its own.
+	file    bool
+	extents []fileExtent
+}
+
+// place is the disk's sector of an I/O of n bytes at off, or why it has
+// none (missUnmatched, missSplit).
+func (f *traceFile) place(off int64, n uint32) (uint64, uint8) {
+	if !f.file {
+		return f.start + uint64(off)/512, missNone
+	}
+	return placeInExtents(f.extents, f.start, off, n)
 }
 
 type recChunk struct {
@@ -127,19 +140,28 @@ func monotonicNow() int64 {
 
 // traceDevices are the kernel's devices for the targets of a phase's jobs
 // (targets[k] are job k's files' targets): the devices to trace, each
-// job's files and the map of a traced device to its disk. A target that
-// is not a block device is refused.
-func traceDevices(sys system.FS, targets [][]system.Target) (devs []uint32, files [][]traceFile, disk map[uint32]uint32, err error) {
+// job's files and the map of a traced device to its disk. A file's
+// device is its filesystem's; with mapFiles, its extents are taken (the
+// files laid out), and without, those of a file already there are asked
+// for, to refuse a filesystem without FIEMAP before any I/O. A file on a
+// filesystem with no block device under it, or on btrfs, is refused.
+func traceDevices(sys system.FS, targets [][]system.Target, mapFiles bool) (devs []uint32, files [][]traceFile, disk map[uint32]uint32, err error) {
 	disk = map[uint32]uint32{}
 	files = make([][]traceFile, len(targets))
 	for k, ts := range targets {
 		for _, t := range ts {
+			var extents []fileExtent
 			if !t.IsBlock {
-				where := "on a filesystem"
-				if t.Filesystem != "" {
-					where += " (" + t.Filesystem + ")"
+				if err := CheckTraceFile(t); err != nil {
+					return nil, nil, nil, err
 				}
-				return nil, nil, nil, fmt.Errorf("--trace-block needs a block device target; %s is a file %s; tracing the blocks of files is not built yet", t.Path, where)
+				if _, err := os.Stat(t.Resolved); mapFiles || err == nil {
+					es, err := system.FileExtents(t.Resolved)
+					if err != nil {
+						return nil, nil, nil, fmt.Errorf("--trace-block: %w", err)
+					}
+					extents = fileExtents(es)
+				}
 			}
 			td, err := sys.TraceDevice(t)
 			if err != nil {
@@ -153,7 +175,7 @@ func traceDevices(sys system.FS, targets [][]system.Target) (devs []uint32, file
 					devs = append(devs, x)
 				}
 			}
-			files[k] = append(files[k], traceFile{disk: d, start: td.Start})
+			files[k] = append(files[k], traceFile{disk: d, start: td.Start, file: !t.IsBlock, extents: extents})
 		}
 	}
 	slices.Sort(devs)
@@ -171,7 +193,7 @@ func (rn *Runner) CheckTraceBlock(files [][]JobFiles) error {
 			targets = append(targets, jf.Targets)
 		}
 	}
-	devs, _, _, err := traceDevices(rn.Sys, targets)
+	devs, _, _, err := traceDevices(rn.Sys, targets, false)
 	if err != nil {
 		return err
 	}
@@ -184,9 +206,10 @@ func (rn *Runner) CheckTraceBlock(files [][]JobFiles) error {
 }
 
 // startBlockTrace starts the phase's tracer and collector; targets[k] are
-// the phase's job k's files' targets.
+// the phase's job k's files' targets, laid out: their extents are taken
+// now.
 func (rn *Runner) startBlockTrace(targets [][]system.Target) (*blockCollector, error) {
-	devs, files, disk, err := traceDevices(rn.Sys, targets)
+	devs, files, disk, err := traceDevices(rn.Sys, targets, true)
 	if err != nil {
 		return nil, err
 	}
@@ -280,10 +303,11 @@ func (c *blockCollector) takeRecords(ch recChunk) {
 		if int(r.file) >= len(jt.files) {
 			continue
 		}
-		f := jt.files[r.file]
+		f := &jt.files[r.file]
+		sector, miss := f.place(r.off, r.len)
 		c.join.addIO(joinIO{
-			dev: f.disk, sector: f.start + uint64(r.off)/512, sectors: r.len / 512,
-			start: jt.mm.mono(r.start), reap: jt.mm.mono(r.reap), job: jt.k, dir: r.dir,
+			dev: f.disk, sector: sector, sectors: r.len / 512,
+			start: jt.mm.mono(r.start), reap: jt.mm.mono(r.reap), job: jt.k, dir: r.dir, miss: miss,
 		})
 	}
 	select {

@@ -172,37 +172,19 @@ time_based
 	}
 }
 
-// TestTraceBlockRefusesFile: a regular file's blocks are not traced yet,
-// and the run is refused before any I/O, saying so.
-func TestTraceBlockRefusesFile(t *testing.T) {
-	f := testdev.TempFile(t, 1<<20)
-	cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+f+"\nrw=read\nsize=1m\n"), "f.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TraceBlock = true
-	start := time.Now()
-	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), "--trace-block needs a block device target; "+f+" is a file on") {
-		t.Fatalf("got %v", err)
-	}
-	if res != nil {
-		t.Errorf("a result for a refused run, after %v", time.Since(start))
-	}
-}
-
-// TestTraceBlockPartition: on a partition, bios carry the partition's
-// device and requests the disk's, with the disk's sectors: the I/Os,
-// at their offsets in the partition, still meet their bios one-to-one.
-func TestTraceBlockPartition(t *testing.T) {
-	// An MBR with one Linux partition from sector 2048 to the end of 32 MiB.
+// loopPartition attaches a loop device of size bytes with an MBR of one
+// Linux partition from sector 2048 to its end, and returns the
+// partition's node.
+func loopPartition(t *testing.T, size int64) string {
+	t.Helper()
+	// An MBR with one Linux partition from sector 2048 to the end.
 	mbr := make([]byte, 512)
 	e := mbr[446:]
 	e[4] = 0x83
 	binary.LittleEndian.PutUint32(e[8:], 2048)
-	binary.LittleEndian.PutUint32(e[12:], 32<<20/512-2048)
+	binary.LittleEndian.PutUint32(e[12:], uint32(size/512-2048))
 	mbr[510], mbr[511] = 0x55, 0xaa
-	dev := testdev.AttachLoop(t, 32<<20, mbr, true)
+	dev := testdev.AttachLoop(t, size, mbr, true)
 	part := dev + "p1"
 	if _, err := os.Stat(filepath.Join("/sys/block", filepath.Base(dev), filepath.Base(part))); err != nil {
 		// A kernel without CONFIG_MSDOS_PARTITION does not scan the table:
@@ -221,6 +203,14 @@ func TestTraceBlockPartition(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return part
+}
+
+// TestTraceBlockPartition: on a partition, bios carry the partition's
+// device and requests the disk's, with the disk's sectors: the I/Os,
+// at their offsets in the partition, still meet their bios one-to-one.
+func TestTraceBlockPartition(t *testing.T) {
+	part := loopPartition(t, 32<<20)
 	res := traceRun(t, `[r]
 filename=`+part+`
 ioengine=libaio

@@ -4,6 +4,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,11 +13,22 @@ import (
 )
 
 // TestTraceBlockFromTheForm: the form's "trace the block layer" box and
-// the API's trace_block ask for the trace outright, so a file target (no
-// block device to trace) is refused before anything runs, saying why,
-// with the box still ticked on the form shown again.
+// the API's trace_block ask for the trace outright, so a file target on
+// tmpfs (no block device to trace) is refused before anything runs,
+// saying why, with the box still ticked on the form shown again.
 func TestTraceBlockFromTheForm(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	// The data directory on a tmpfs of its own (let go lazily: the run
+	// started last may still hold its file as the server shuts down).
+	tmpfs := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", tmpfs).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", "-l", tmpfs).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", tmpfs, err, out)
+		}
+	})
+	ts := newTestServer(t, Config{DataDir: tmpfs})
 	form := url.Values{"target": {"tb.dat"}, "size": {"1m"}, "rw": {"randread"}, "bs": {"4k"}, "runtime": {"1"},
 		"iodepth": {"1"}, "ioengine": {"psync"}, "repeat": {"1"}, "trace_block": {"on"}}
 	rec := ts.do(t, http.MethodPost, "/runs", form.Encode())

@@ -206,30 +206,36 @@ func CheckOfflineSteps(plan *Plan, steps []Step) ([]Step, error) {
 }
 
 // traceOffline is the block-layer trace's check of a plan whose targets
-// the run lays out: files, which have no block layer of their own to
-// trace (bench's CheckTraceBlock says the same of a file that is there).
+// the run lays out: a file to be laid out on a filesystem with no block
+// device under it, or on btrfs, cannot be traced (bench's CheckTraceBlock
+// says the same of a file that is there).
 func traceOffline(plan *Plan) error {
 	if !plan.Base.TraceBlock && !plan.TraceBlockWhereAble {
 		return nil
 	}
-	var missing string
+	var why error
 	for _, g := range plan.Base.Groups {
 		for _, j := range g.Jobs {
 			for _, path := range j.FilePaths() {
-				if _, err := os.Stat(path); err != nil && missing == "" {
-					missing = path
+				if _, err := os.Stat(path); err == nil || why != nil {
+					continue
+				}
+				t, err := system.FS{}.ResolveTarget(path)
+				if err != nil {
+					why = fmt.Errorf("--trace-block: %w", err)
+				} else {
+					why = bench.CheckTraceFile(t)
 				}
 			}
 		}
 	}
-	if missing == "" {
+	if why == nil {
 		return nil
 	}
-	why := missing + " is not there yet, so the run lays it out as a file, and the block layer is traced on block device targets only (docs/trace.md)"
 	if plan.Base.TraceBlock {
-		return errors.New("--trace-block: " + why)
+		return why
 	}
-	note := "the block layer is not traced (no time split): " + why
+	note := "the block layer is not traced (no time split): " + why.Error()
 	if !slices.Contains(plan.Notes, note) {
 		plan.Notes = append(plan.Notes, note)
 	}

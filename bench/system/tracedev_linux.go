@@ -19,11 +19,12 @@ type TraceDevice struct {
 
 // TraceDevice reads t's devices from sysfs (/sys/class/block/NAME/dev and
 // start, block/stat.c's and partitions/core.c's attributes). t must be a
-// block device.
+// block device, or a regular file on a filesystem with one under it (the
+// filesystem's device: its extents' addresses are that device's).
 func (s FS) TraceDevice(t Target) (TraceDevice, error) {
 	var td TraceDevice
-	if !t.IsBlock || t.Disk == "" {
-		return td, fmt.Errorf("trace device: %s is not a block device", t.Path)
+	if t.Disk == "" {
+		return td, fmt.Errorf("trace device: %s has no block device under it", t.Path)
 	}
 	var err error
 	if td.Disk, err = s.classDev(t.Disk); err != nil {

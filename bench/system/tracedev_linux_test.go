@@ -29,7 +29,8 @@ func TestTraceDevice(t *testing.T) {
 	}{
 		{"disk", Target{Path: "/dev/sda", IsBlock: true, Disk: "sda"}, TraceDevice{Dev: [2]uint32{8, 0}, Disk: [2]uint32{8, 0}}, false},
 		{"partition", Target{Path: "/dev/sda2", IsBlock: true, Disk: "sda", Partition: "sda2"}, TraceDevice{Dev: [2]uint32{8, 2}, Disk: [2]uint32{8, 0}, Start: 2099200}, false},
-		{"file", Target{Path: "/tmp/f", Disk: "sda", Partition: "sda2"}, TraceDevice{}, true},
+		{"file", Target{Path: "/tmp/f", Disk: "sda", Partition: "sda2"}, TraceDevice{Dev: [2]uint32{8, 2}, Disk: [2]uint32{8, 0}, Start: 2099200}, false},
+		{"tmpfs", Target{Path: "/dev/shm/f", Filesystem: "tmpfs"}, TraceDevice{}, true},
 		{"missing", Target{Path: "/dev/sdb", IsBlock: true, Disk: "sdb"}, TraceDevice{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -69,15 +69,20 @@ func TestTraceBlockOutput(t *testing.T) {
 	}
 }
 
-// TestTraceBlockRefusals: a file target (nothing stored, nothing run),
+// TestTraceBlockRefusals: a file on tmpfs (nothing stored, nothing run),
 // --on, and a process without the rights are refused, each saying why.
 func TestTraceBlockRefusals(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "iolab.db")
-	file := testdev.TempFile(t, 1<<20)
+	shm, err := os.MkdirTemp("/dev/shm", "iolab-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	file := testdev.TempFileIn(t, shm, "target", 1<<20)
 	var out, errOut bytes.Buffer
-	err := run([]string{"run", "--db", dbPath, "--trace-block", "--name=r", "--filename=" + file, "--rw=read", "--size=1m"}, &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "--trace-block needs a block device target; "+file+" is a file on a filesystem") {
+	err = run([]string{"run", "--db", dbPath, "--trace-block", "--name=r", "--filename=" + file, "--rw=read", "--size=1m"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--trace-block needs a block device under its targets; "+file+" is a file on tmpfs") {
 		t.Errorf("a file target: %v", err)
 	}
 	if store, err := db.Open(context.Background(), dbPath); err == nil {
