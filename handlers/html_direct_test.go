@@ -68,7 +68,7 @@ func TestStepRowsHTMLIsTheTemplates(t *testing.T) {
 	saturated.Saturated, saturated.Unreliable = "a thread used 95 %"+odd, [2]string{"", odd}
 	saturated.Outcomes = []string{"verify crc32c: 256 blocks read back intact", "steady state attained" + odd}
 	traced := job("r", false, "")
-	traced.Block, traced.FewOneToOne = [4]string{"2.1 µs", "3.1 ms / 5.2 ms" + odd, "", "1 µs"}, "72 % one-to-one"+odd
+	traced.Block, traced.FewOneToOne = [4]string{"2.1 µs", "3.1 ms / 5.2 ms" + odd, "", "1 µs"}, "72 % timed"+odd
 	for _, steps := range [][]report.StepRow{
 		nil,
 		{{Seq: 1, Label: "iodepth=1", Status: "failed", Error: "boom", Jobs: []report.JobRow{{}}}},

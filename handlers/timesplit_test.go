@@ -81,21 +81,21 @@ func TestTimeSplitPages(t *testing.T) {
 		want      []string
 		not       []string
 	}{
-		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`, "queue p50 / p99</th>", "% one-to-one</span>", "--trace-block", "the block-layer trace lost 12 events (12 dropped, 0 missed)"}, nil},
-		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`, "queue p50 / p99", "one-to-one"}},
+		{"run page", "/runs/" + id, 200, []string{`data-kind="timesplit"`, "queue p50 / p99</th>", "% timed</span>", "--trace-block", "the block-layer trace lost 12 events (12 dropped, 0 missed)"}, nil},
+		{"untraced run page", "/runs/" + pid, 200, []string{`data-kind="fairness"`}, []string{`data-kind="timesplit"`, "queue p50 / p99", "% timed"}},
 		{"steps csv", "/runs/" + id + "/steps.csv", 200, []string{
-			",outcomes,disturbed,error,submit p50 (µs),submit p99 (µs),queue p50 (µs),queue p99 (µs),device p50 (µs),device p99 (µs),completion p50 (µs),completion p99 (µs),one-to-one (%)\n"}, nil},
+			",outcomes,disturbed,error,submit p50 (µs),submit p99 (µs),queue p50 (µs),queue p99 (µs),device p50 (µs),device p99 (µs),completion p50 (µs),completion p99 (µs),timed (%)\n"}, nil},
 		// An untraced run's CSV is as it always was: no column more.
 		{"untraced steps csv", "/runs/" + pid + "/steps.csv", 200, []string{",outcomes,disturbed,error\n"}, []string{"queue"}},
 		{"steps csv of queue", "/runs/" + id + "/steps.csv?lat=queue", 200, []string{",queue p50 (µs),queue p50 reliable,"}, nil},
 		{"compare", "/compare?run=" + id + "&run=" + pid, 200, []string{`data-kind="timesplit"`}, nil},
 		{"chart", "/charts?kind=timesplit&run=" + id, 200, []string{"Time split in the block layer per scheduler", "not traced: kyber"}, nil},
 		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"p99s do not add up"}, nil},
-		{"report", "/report?run=" + id, 200, []string{"Time split in the block layer per scheduler", "<svg", "queue p50 / p99</th>", "% one-to-one</span>"}, nil},
+		{"report", "/report?run=" + id, 200, []string{"Time split in the block layer per scheduler", "<svg", "queue p50 / p99</th>", "% timed</span>"}, nil},
 		{"untraced report", "/report?run=" + pid, 200, []string{"<svg"}, []string{"Time split", "queue p50 / p99"}},
 		{"bad stat", "/charts?kind=timesplit&stat=p90&run=" + id, 400, []string{"use p50 or p99"}, nil},
 		{"csv", "/charts/export.csv?kind=timesplit&run=" + id, 200, []string{
-			"job,scheduler,repeats,traced,failed,submit_p50_us,queue_p50_us,device_p50_us,completion_p50_us,lat_p50_us,one_to_one_pct",
+			"job,scheduler,repeats,traced,failed,submit_p50_us,queue_p50_us,device_p50_us,completion_p50_us,lat_p50_us,timed_pct",
 			"fg-reader,mq-deadline,2,2,0,", "fg-reader,kyber,2,0,0,,,,,,,,,,,,,\n"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestTimeSplitPages(t *testing.T) {
 	// The flags: mq-deadline's reads about 80 % one-to-one, bfq's trace
 	// lost 12 events a step.
 	rows := ts.do(t, http.MethodGet, "/charts/export.csv?kind=timesplit&run="+id, "").Body.String()
-	for _, want := range []string{"% one-to-one\n", ",24,0,24 events lost\n"} {
+	for _, want := range []string{"% timed\n", ",24,0,24 events lost\n"} {
 		if !strings.Contains(rows, want) {
 			t.Errorf("the CSV does not flag %q:\n%s", want, rows)
 		}
@@ -195,7 +195,7 @@ func TestBrowserTimeSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cats) != 3 || cats[0] != "none" || !strings.Contains(cats[1], "% one-to-one") || !strings.Contains(cats[2], "24 events lost") {
+	if len(cats) != 3 || cats[0] != "none" || !strings.Contains(cats[1], "% timed") || !strings.Contains(cats[2], "24 events lost") {
 		t.Errorf("categories %q", cats)
 	}
 	// The fairness chart of the traced run: each job's queue part beside
@@ -304,7 +304,7 @@ func TestTimeSplitReportBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(raw)
-	if !strings.Contains(md, "| queue p50 / p99 |") || !strings.Contains(md, "timesplit") || !strings.Contains(md, "% one-to-one)") {
+	if !strings.Contains(md, "| queue p50 / p99 |") || !strings.Contains(md, "timesplit") || !strings.Contains(md, "% timed)") {
 		t.Errorf("README.md lacks the parts or the time split:\n%s", md)
 	}
 	cols := 0

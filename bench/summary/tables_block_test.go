@@ -42,7 +42,7 @@ func TestSummaryTimeSplit(t *testing.T) {
 		t.Fatalf("no time split table:\n%s", text)
 	}
 	lines := strings.Split(table, "\n")
-	if h := strings.Fields(lines[0]); strings.Join(h, " ") != "scheduler job submit queue device completion lat one-to-one" {
+	if h := strings.Fields(lines[0]); strings.Join(h, " ") != "scheduler job submit queue device completion lat timed" {
 		t.Errorf("header %q", lines[0])
 	}
 	reader := strings.Fields(lines[2])
@@ -53,9 +53,9 @@ func TestSummaryTimeSplit(t *testing.T) {
 	}
 	writer := lines[1]
 	if !strings.Contains(writer, "mq-deadline") || !strings.Contains(writer, "bg-writer") || !strings.HasSuffix(strings.TrimSpace(writer), "40 % ?") {
-		t.Errorf("the writer's row: %q (want 40 %% one-to-one, marked)", writer)
+		t.Errorf("the writer's row: %q (want 40 %% timed, marked)", writer)
 	}
-	if !strings.Contains(lines[3], "kyber") || !strings.Contains(text, "?   few one-to-one: under 90 % of the job's I/Os") {
+	if !strings.Contains(lines[3], "kyber") || !strings.Contains(text, "?   few timed: under 90 % of the job's I/Os") {
 		t.Errorf("kyber's rows or the mark's legend missing:\n%s", text)
 	}
 

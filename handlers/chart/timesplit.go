@@ -198,7 +198,7 @@ func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
 	for _, sp := range splitParts {
 		c.Columns = append(c.Columns, col+string(sp.kind)+"_"+string(stat)+"_us")
 	}
-	c.Columns = append(c.Columns, col+"lat_"+string(stat)+"_us", "one_to_one_pct", "merged", "split", "unmatched",
+	c.Columns = append(c.Columns, col+"lat_"+string(stat)+"_us", "timed_pct", "merged", "split", "unmatched",
 		"foreign", "dropped", "missed", "flags")
 
 	var cats []splitCategory

@@ -58,7 +58,7 @@ func TestBuildChartTimeSplit(t *testing.T) {
 	run := timeSplitRun(4)
 	c := mustBuild(t, Query{Kind: TimeSplit, Job: "fg-reader"}, run)
 	cols := []string{"job", "scheduler", "repeats", "traced", "failed", "submit_p50_us", "queue_p50_us", "device_p50_us", "completion_p50_us",
-		"lat_p50_us", "one_to_one_pct", "merged", "split", "unmatched", "foreign", "dropped", "missed", "flags"}
+		"lat_p50_us", "timed_pct", "merged", "split", "unmatched", "foreign", "dropped", "missed", "flags"}
 	if !slices.Equal(c.Columns, cols) {
 		t.Fatalf("columns = %q\nwant      %q", c.Columns, cols)
 	}
@@ -92,7 +92,7 @@ func TestBuildChartTimeSplit(t *testing.T) {
 		if math.Abs(sum-lat) > 0.05*lat {
 			t.Errorf("%s: the parts add up to %v µs, lat p50 %v", sched, sum, lat)
 		}
-		wantFlags := map[string]string{"none": "", "mq-deadline": "8 events lost", "kyber": "70 % one-to-one"}[sched]
+		wantFlags := map[string]string{"none": "", "mq-deadline": "8 events lost", "kyber": "70 % timed"}[sched]
 		if row[17] != wantFlags {
 			t.Errorf("%s: flags %q, want %q", sched, row[17], wantFlags)
 		}
@@ -113,13 +113,13 @@ func TestBuildChartTimeSplit(t *testing.T) {
 	// bfq is absent, not a zero bar; the flagged schedulers say why
 	// under their bars.
 	x := doc.XAxis[0].Data
-	if len(x) != 3 || x[0] != "none" || x[1] != "mq-deadline\n⚠ 8 events lost" || x[2] != "kyber\n⚠ 70 % one-to-one" {
+	if len(x) != 3 || x[0] != "none" || x[1] != "mq-deadline\n⚠ 8 events lost" || x[2] != "kyber\n⚠ 70 % timed" {
 		t.Errorf("categories = %q", x)
 	}
 	if !strings.Contains(doc.Title.Subtext, "not traced: bfq") {
 		t.Errorf("subtitle %q does not name the untraced scheduler", doc.Title.Subtext)
 	}
-	if !strings.Contains(string(c.Option), "read with care: 70 % one-to-one") {
+	if !strings.Contains(string(c.Option), "read with care: 70 % timed") {
 		t.Errorf("kyber's bars carry no note")
 	}
 
@@ -196,8 +196,8 @@ func TestBlockPartCharts(t *testing.T) {
 		}
 	}
 	doc := checkOption(t, c)
-	if !strings.Contains(doc.Title.Subtext, "not traced") && !strings.Contains(doc.Title.Subtext, "one-to-one") {
-		t.Errorf("subtitle %q does not say the part is of one-to-one I/Os", doc.Title.Subtext)
+	if !strings.Contains(doc.Title.Subtext, "not traced") && !strings.Contains(doc.Title.Subtext, "timed I/Os") {
+		t.Errorf("subtitle %q does not say the part is of the timed I/Os", doc.Title.Subtext)
 	}
 	var offered []string
 	for _, o := range c.Pickers[0].Options {

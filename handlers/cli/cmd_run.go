@@ -78,7 +78,7 @@ func runFlags(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&o.allowDiskScheduler, "allow-disk-scheduler", false, "let a scheduler sweep switch the disk under a file target")
 	limitFlags(fs, &o.limits)
 	fs.StringVar(&o.slo, "slo", "", "the latency objective `pP<LAT` the QoS curve's knee is found under, e.g. p99<1ms (default p99<1ms, or the preset's)")
-	fs.BoolVar(&o.traceBlock, "trace-block", false, "split each I/O's latency into its time before, in and after the block layer (submit, queue, device, completion), from the kernel's trace of the block targets' bios; needs root (docs/trace.md)")
+	fs.BoolVar(&o.traceBlock, "trace-block", false, "split each I/O's latency into its time before, in and after the block layer (submit, queue, device, completion), from the kernel's trace of the targets' bios (block devices, and files through their extents on the disk under them); needs root (docs/trace.md)")
 	fs.BoolVar(&o.skipImpossible, "skip-impossible", false, "leave out the steps the targets cannot run (recorded with the run) instead of refusing the plan")
 	fs.StringVar(&o.push, "push", "", "send the finished run to the dashboard at `URL`")
 	fs.StringVar(&o.pushToken, "push-token", "", "the dashboard's `TOKEN` for --push and --on (default $IOLAB_TOKEN)")
