@@ -17,7 +17,8 @@ import (
 // find for every bio of four threads' reads on a loop device under
 // mq-deadline the times the event programs and the matcher find from the
 // same tracepoints at the same time (each program reads the clock itself:
-// within 5 µs), and the same bios.
+// means and medians within 2 % and 1 µs, p99s within 5 % and 5 µs), and
+// the same bios.
 func TestPairedMatchesEvents(t *testing.T) {
 	dev := testdev.LoopInMemory(t, 64<<20)
 	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
@@ -93,7 +94,14 @@ func TestPairedMatchesEvents(t *testing.T) {
 			of   func([]float64) float64
 		}{{"mean", mean}, {"p50", pct(50)}, {"p99", pct(99)}} {
 			a, b := s.of(part.paired), s.of(part.evts)
-			if math.Abs(a-b) > 0.02*b+1000 {
+			// The 99th percentile is the 40th largest of 4,000: a few
+			// reads whose two programs were parted by an interrupt or a
+			// preemption move it by microseconds on a busy machine.
+			tol := 0.02*b + 1000
+			if s.stat == "p99" {
+				tol = 0.05*b + 5000
+			}
+			if math.Abs(a-b) > tol {
 				t.Errorf("%s %s: paired in the kernel %.0f ns, from the events %.0f ns", part.name, s.stat, a, b)
 			}
 		}
