@@ -131,22 +131,7 @@ ioengine=libaio
 }
 
 // zram attaches a zram device of size bytes until the test ends.
-func zram(t *testing.T, size int64) string {
-	t.Helper()
-	b, err := os.ReadFile("/sys/class/zram-control/hot_add")
-	if err != nil {
-		t.Skipf("no zram here: %v", err)
-	}
-	n := strings.TrimSpace(string(b))
-	t.Cleanup(func() {
-		os.WriteFile("/sys/block/zram"+n+"/reset", []byte("1"), 0o200)
-		os.WriteFile("/sys/class/zram-control/hot_remove", []byte(n), 0o200)
-	})
-	if err := os.WriteFile("/sys/block/zram"+n+"/disksize", []byte(strconv.FormatInt(size, 10)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return "/dev/zram" + n
-}
+func zram(t *testing.T, size int64) string { return testdev.Zram(t, size) }
 
 // TestTraceBlockBioBased: on zram, whose driver takes bios, nothing is
 // queued (queue is 0) and the device's part is from the queueing on.

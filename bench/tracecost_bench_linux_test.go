@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"iolab/bench/blocktrace"
 	"iolab/bench/stats"
+	"iolab/bench/testdev"
 )
 
 // BenchmarkTracedZram is issue 27's bar for --trace-block: a 4 KiB random
@@ -145,23 +145,7 @@ func processCPU() time.Duration {
 // (so that reads decompress, as calibrate's zram target does) and removes
 // it when the benchmark ends.
 func zramDevice(b *testing.B, size int64) string {
-	const ctl = "/sys/class/zram-control"
-	if _, err := os.Stat(ctl); err != nil {
-		b.Skipf("no zram (modprobe zram): %v", err)
-	}
-	out, err := os.ReadFile(filepath.Join(ctl, "hot_add"))
-	if err != nil {
-		b.Skipf("adding a zram device needs root: %v", err)
-	}
-	id := strings.TrimSpace(string(out))
-	b.Cleanup(func() {
-		os.WriteFile("/sys/block/zram"+id+"/reset", []byte("1"), 0)
-		os.WriteFile(filepath.Join(ctl, "hot_remove"), []byte(id), 0)
-	})
-	if err := os.WriteFile("/sys/block/zram"+id+"/disksize", []byte(strconv.FormatInt(size, 10)), 0); err != nil {
-		b.Fatal(err)
-	}
-	dev := "/dev/zram" + id
+	dev := testdev.Zram(b, size)
 	f, err := os.OpenFile(dev, os.O_WRONLY, 0)
 	if err != nil {
 		b.Fatal(err)
