@@ -131,10 +131,15 @@ func TestTraceBlockKilledLeavesNothing(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond) // the run's phase, not only its check, under way
-	if programsEnding(t, suffix) == 0 {
-		cmd.Process.Kill()
-		t.Fatal("no program while the traced run runs")
+	// The plan's check loads the programs and lets them go; the run's
+	// phase loads them again: wait for them past the check.
+	time.Sleep(300 * time.Millisecond)
+	for programsEnding(t, suffix) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no program while the traced run runs")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
