@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/guard"
 	"iolab/bench/testdev"
 )
 
@@ -255,5 +257,59 @@ time_based
 	t.Logf("merged %d, split %d, unmatched %d; foreign %d", b.Merged, b.Split, b.Unmatched, res.Groups[0].Trace.Foreign)
 	if tr := res.Groups[0].Trace; tr == nil || len(tr.Devices) != 2 || !slices.Contains(tr.Devices, devNum(t, part)) {
 		t.Errorf("traced devices %+v, want the partition's %s and its disk's", tr, devNum(t, part))
+	}
+}
+
+// TestTraceBlockFileSwapped: the file whose extents the trace takes is
+// the one the run checked, opened through the guard as the job opens it.
+// A file swapped after the check for another file, a symlink to one
+// (here, to the machine's own /etc/hostname through /proc/self/root) or a
+// FIFO (whose open would block) is refused as changed, and nothing of the
+// new one is mapped.
+func TestTraceBlockFileSwapped(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	swaps := map[string]func(path string) error{
+		"another file": func(path string) error { return os.Rename(other, path) },
+		"a symlink":    func(path string) error { return os.Symlink("/proc/self/root/etc/hostname", path) },
+		"a fifo":       func(path string) error { return unix.Mkfifo(path, 0o644) },
+	}
+	for name, swap := range swaps {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, "f-"+strings.ReplaceAll(name, " ", "-"))
+			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+path+"\nrw=read\nsize=1m\n"), "f.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.TraceBlock = true
+			rn := &bench.Runner{}
+			files, err := rn.Prepare(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := swap(path); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- rn.CheckTraceBlock(files) }()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the trace's check blocked on the swapped file")
+			}
+			if !errors.Is(err, guard.ErrChanged) {
+				t.Fatalf("the file swapped for %s: %v; want refused as changed", name, err)
+			}
+			t.Logf("%s: %v", name, err)
+		})
 	}
 }

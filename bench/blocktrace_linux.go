@@ -139,28 +139,37 @@ func monotonicNow() int64 {
 }
 
 // traceDevices are the kernel's devices for the targets of a phase's jobs
-// (targets[k] are job k's files' targets): the devices to trace, each
-// job's files and the map of a traced device to its disk. A file's
-// device is its filesystem's; with mapFiles, its extents are taken (the
-// files laid out), and without, those of a file already there are asked
-// for, to refuse a filesystem without FIEMAP before any I/O. A file on a
-// filesystem with no block device under it, or on btrfs, is refused.
-func traceDevices(sys system.FS, targets [][]system.Target, mapFiles bool) (devs []uint32, files [][]traceFile, disk map[uint32]uint32, err error) {
+// (jobs[k] are job k's files): the devices to trace, each job's files
+// and the map of a traced device to its disk. A file's device is its
+// filesystem's; with mapFiles, its extents are taken (the files laid
+// out), and without, those of a file already there are asked for, to
+// refuse a filesystem without FIEMAP before any I/O. A file is opened for
+// its extents through the job's guard, as the job opens it: the file that
+// was checked, or an error. A file on a filesystem with no block device
+// under it, or on btrfs, is refused.
+func traceDevices(sys system.FS, jobs []JobFiles, mapFiles bool) (devs []uint32, files [][]traceFile, disk map[uint32]uint32, err error) {
 	disk = map[uint32]uint32{}
-	files = make([][]traceFile, len(targets))
-	for k, ts := range targets {
-		for _, t := range ts {
+	files = make([][]traceFile, len(jobs))
+	for k, jf := range jobs {
+		for i, t := range jf.Targets {
 			var extents []fileExtent
 			if !t.IsBlock {
 				if err := CheckTraceFile(t); err != nil {
 					return nil, nil, nil, err
 				}
-				if _, err := os.Stat(t.Resolved); mapFiles || err == nil {
-					es, err := system.FileExtents(t.Resolved)
+				path := t.Resolved
+				if i < len(jf.layout.Files) {
+					path = jf.layout.Files[i].Path
+				}
+				switch {
+				case t.Inode != 0:
+					es, err := traceFileExtents(jf, path, t)
 					if err != nil {
 						return nil, nil, nil, fmt.Errorf("--trace-block: %w", err)
 					}
 					extents = fileExtents(es)
+				case mapFiles:
+					return nil, nil, nil, fmt.Errorf("--trace-block: %s is made only as its job opens it (create_on_open), so where it lies on the disk is not known when the trace starts; trace it laid out beforehand", path)
 				}
 			}
 			td, err := sys.TraceDevice(t)
@@ -182,18 +191,28 @@ func traceDevices(sys system.FS, targets [][]system.Target, mapFiles bool) (devs
 	return devs, files, disk, nil
 }
 
+// traceFileExtents opens a job's file t (named path) read-only through the
+// job's guard, only if it is still the file that was checked, and takes
+// its extents.
+func traceFileExtents(jf JobFiles, path string, t system.Target) ([]system.Extent, error) {
+	fd, err := jf.opener().Open(path, identityOf(t), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	return system.FileExtents(fd, path)
+}
+
 // CheckTraceBlock refuses a run whose targets (files, as Prepare worked
 // them out) cannot be traced, or a kernel or process that cannot trace,
 // before any I/O: it opens the tracer on the run's devices and closes it
 // again.
 func (rn *Runner) CheckTraceBlock(files [][]JobFiles) error {
-	var targets [][]system.Target
+	var jobs []JobFiles
 	for g := range files {
-		for _, jf := range files[g] {
-			targets = append(targets, jf.Targets)
-		}
+		jobs = append(jobs, files[g]...)
 	}
-	devs, _, _, err := traceDevices(rn.Sys, targets, false)
+	devs, _, _, err := traceDevices(rn.Sys, jobs, false)
 	if err != nil {
 		return err
 	}
@@ -205,23 +224,22 @@ func (rn *Runner) CheckTraceBlock(files [][]JobFiles) error {
 	return err
 }
 
-// startBlockTrace starts the phase's tracer and collector; targets[k] are
-// the phase's job k's files' targets, laid out: their extents are taken
-// now.
-func (rn *Runner) startBlockTrace(targets [][]system.Target) (*blockCollector, error) {
-	devs, files, disk, err := traceDevices(rn.Sys, targets, true)
+// startBlockTrace starts the phase's tracer and collector; jobs[k] are
+// the phase's job k's files, laid out: their extents are taken now.
+func (rn *Runner) startBlockTrace(jobs []JobFiles) (*blockCollector, error) {
+	devs, files, disk, err := traceDevices(rn.Sys, jobs, true)
 	if err != nil {
 		return nil, err
 	}
 	c := &blockCollector{
-		join: newBlockJoin(disk, len(targets)),
+		join: newBlockJoin(disk, len(jobs)),
 		bios: make(chan []blocktrace.Bio, 64), bioFree: make(chan []blocktrace.Bio, 64),
 		recs: make(chan recChunk, 64), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	for _, d := range devs {
 		c.devices = append(c.devices, fmt.Sprintf("%d:%d", d>>20, d&(1<<20-1)))
 	}
-	for k := range targets {
+	for k := range jobs {
 		jt := &jobTrace{k: int32(k), files: files[k], out: c.recs, free: make(chan []ioRecord, 4), buf: make([]ioRecord, 0, blockChunk)}
 		jt.begun.Store(-1)
 		c.jobs = append(c.jobs, jt)

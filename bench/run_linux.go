@@ -201,12 +201,12 @@ func (rn *Runner) runPhase(ctx context.Context, groups []Group, files [][]JobFil
 	}
 	var bc *blockCollector
 	if rc.traceBlock {
-		var targets [][]system.Target
+		var jobs []JobFiles
 		for _, ref := range refs {
-			targets = append(targets, files[ref.g][ref.i].Targets)
+			jobs = append(jobs, files[ref.g][ref.i])
 		}
 		var err error
-		if bc, err = rn.startBlockTrace(targets); err != nil {
+		if bc, err = rn.startBlockTrace(jobs); err != nil {
 			return nil, setupError{err}
 		}
 		defer bc.close() // on every path; finish has closed it on the usual one

@@ -3,7 +3,6 @@ package system
 import (
 	"errors"
 	"fmt"
-	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,18 +32,23 @@ type fiemapHead struct {
 	Flags, Mapped, Count, Reserved uint32
 }
 
-// FileExtents is path's extents, after its dirty pages are written back
-// (FIEMAP_FLAG_SYNC), in file order. A filesystem whose extents are not
-// its device's addresses (btrfs: its own logical addresses, over one or
-// several devices) is refused, as is one without FIEMAP.
-func FileExtents(path string) ([]Extent, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("extents: %w", err)
+// FileExtents is the extents of the regular file open as fd (path names
+// it in errors), after its dirty pages are written back
+// (FIEMAP_FLAG_SYNC), in file order. The caller opens it, as a job opens
+// its files (the guard: the file checked, not whatever its name leads to
+// now). A filesystem whose extents are not its device's addresses
+// (btrfs: its own logical addresses, over one or several devices) is
+// refused, as is one without FIEMAP.
+func FileExtents(fd int, path string) ([]Extent, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("extents of %s: %w", path, err)
 	}
-	defer f.Close()
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("extents of %s: not a regular file", path)
+	}
 	var sf unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &sf); err != nil {
+	if err := unix.Fstatfs(fd, &sf); err != nil {
 		return nil, fmt.Errorf("extents of %s: %w", path, err)
 	}
 	if sf.Type == unix.BTRFS_SUPER_MAGIC {
@@ -56,7 +60,7 @@ func FileExtents(path string) ([]Extent, error) {
 		clear(buf)
 		h := (*fiemapHead)(unsafe.Pointer(&buf[0]))
 		h.Start, h.Length, h.Flags, h.Count = start, ^uint64(0)-start, fiemapFlagSync, fiemapExtentsAtOnce
-		if _, _, e := unix.Syscall(unix.SYS_IOCTL, f.Fd(), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
 			if errors.Is(e, unix.EOPNOTSUPP) || errors.Is(e, unix.ENOTTY) {
 				return nil, fmt.Errorf("extents of %s: the filesystem does not map its files' extents (FIEMAP: %w)", path, e)
 			}

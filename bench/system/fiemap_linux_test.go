@@ -3,6 +3,7 @@ package system
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +29,7 @@ func TestFileExtents(t *testing.T) {
 	if err := f.Truncate(3 << 20); err != nil {
 		t.Fatal(err)
 	}
-	ext, err := FileExtents(path)
+	ext, err := FileExtents(int(f.Fd()), path)
 	if err != nil {
 		t.Skipf("the test directory's filesystem: %v", err)
 	}
@@ -61,11 +62,20 @@ func TestFileExtents(t *testing.T) {
 		t.Skip(err)
 	}
 	defer os.Remove(shm.Name())
+	defer shm.Close()
 	shm.Write(make([]byte, 4096))
-	shm.Close()
-	if ext, err := FileExtents(shm.Name()); err == nil {
+	if ext, err := FileExtents(int(shm.Fd()), shm.Name()); err == nil {
 		t.Errorf("tmpfs mapped its file: %+v", ext)
 	} else {
 		t.Logf("tmpfs: %v", err)
+	}
+	// Not a regular file: refused before the ioctl.
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if ext, err := FileExtents(int(dir.Fd()), dir.Name()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory: %+v, %v; want refused as not a regular file", ext, err)
 	}
 }
