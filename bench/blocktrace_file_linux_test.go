@@ -110,44 +110,9 @@ func devNum(t *testing.T, dev string) string {
 // reads stay one-to-one.
 func TestTraceBlockFileForeign(t *testing.T) {
 	mnt, _ := traceExt4(t, 96<<20)
-	cfg, err := fio.ParseJobFile(strings.NewReader(`[r]
-filename=`+filepath.Join(mnt, "f")+`
-size=16m
-ioengine=libaio
-direct=1
-bs=4k
-iodepth=4
-rw=randread
-runtime=1500ms
-time_based
-`), "foreign.fio")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TraceBlock = true
-	rn := &bench.Runner{}
 	const writes = 300
-	dd := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if lj := rn.LiveJobs(); len(lj) == 1 && lj[0].IOs() > 1000 {
-				out, err := exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(mnt, "other"), "bs=4k", "count="+strconv.Itoa(writes), "oflag=direct", "conv=fsync").CombinedOutput()
-				if err != nil {
-					err = fmt.Errorf("dd: %v: %s", err, out)
-				}
-				dd <- err
-				return
-			}
-		}
-		dd <- fmt.Errorf("the job did no I/O in 10 s")
-	}()
-	res, err := rn.Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := <-dd; err != nil {
-		t.Fatal(err)
-	}
+	res := tracedBeside(t, filepath.Join(mnt, "f"), "16m",
+		"dd", "if=/dev/zero", "of="+filepath.Join(mnt, "other"), "bs=4k", "count="+strconv.Itoa(writes), "oflag=direct", "conv=fsync")
 	checkBlock(t, "file randread beside dd", &res.Groups[0].Jobs[0].Dirs[bench.Read])
 	tr := res.Groups[0].Trace
 	if tr == nil || tr.Foreign < writes {

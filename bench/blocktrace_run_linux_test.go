@@ -217,47 +217,51 @@ time_based
 // the job's I/Os.
 func TestTraceBlockForeign(t *testing.T) {
 	dev := testdev.LoopInMemory(t, 64<<20)
-	cfg, err := fio.ParseJobFile(strings.NewReader(`[r]
-filename=`+dev+`
-ioengine=libaio
-direct=1
-bs=4k
-iodepth=4
-rw=randread
-runtime=1500ms
-time_based
-`), "foreign.fio")
+	const reads = 500
+	// Read the device from a process of its own: 500 direct 4 KiB reads,
+	// one bio each.
+	res := tracedBeside(t, dev, "", "dd", "if="+dev, "of=/dev/null", "bs=4k", "count="+strconv.Itoa(reads), "iflag=direct")
+	checkBlock(t, "randread beside dd", &res.Groups[0].Jobs[0].Dirs[bench.Read])
+	if tr := res.Groups[0].Trace; tr == nil || tr.Foreign != reads {
+		t.Errorf("trace %+v: want %d foreign bios, dd's", tr, reads)
+	}
+}
+
+// tracedBeside runs a traced 4 KiB random read of filename (of size, if
+// not "") at iodepth 4 for 1.5 s, and the command once the job has done
+// a thousand I/Os; the run's result, the command having succeeded.
+func tracedBeside(t *testing.T, filename, size string, command ...string) *bench.Result {
+	t.Helper()
+	job := "[r]\nfilename=" + filename + "\nioengine=libaio\ndirect=1\nbs=4k\niodepth=4\nrw=randread\nruntime=1500ms\ntime_based\n"
+	if size != "" {
+		job += "size=" + size + "\n"
+	}
+	cfg, err := fio.ParseJobFile(strings.NewReader(job), "foreign.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.TraceBlock = true
 	rn := &bench.Runner{}
-	const reads = 500
-	dd := make(chan error, 1)
+	beside := make(chan error, 1)
 	go func() {
-		// Once the job has done I/O, read the device from a process of its
-		// own: 500 direct 4 KiB reads, one bio each.
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if lj := rn.LiveJobs(); len(lj) == 1 && lj[0].IOs() > 1000 {
-				out, err := exec.Command("dd", "if="+dev, "of=/dev/null", "bs=4k", "count="+strconv.Itoa(reads), "iflag=direct").CombinedOutput()
+				out, err := exec.Command(command[0], command[1:]...).CombinedOutput()
 				if err != nil {
-					err = fmt.Errorf("dd: %v: %s", err, out)
+					err = fmt.Errorf("%s: %v: %s", command[0], err, out)
 				}
-				dd <- err
+				beside <- err
 				return
 			}
 		}
-		dd <- errors.New("the job did no I/O in 10 s")
+		beside <- errors.New("the job did no I/O in 10 s")
 	}()
 	res, err := rn.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := <-dd; err != nil {
+	if err := <-beside; err != nil {
 		t.Fatal(err)
 	}
-	checkBlock(t, "randread beside dd", &res.Groups[0].Jobs[0].Dirs[bench.Read])
-	if tr := res.Groups[0].Trace; tr == nil || tr.Foreign != reads {
-		t.Errorf("trace %+v: want %d foreign bios, dd's", tr, reads)
-	}
+	return res
 }

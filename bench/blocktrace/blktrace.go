@@ -22,31 +22,19 @@ const (
 	tcShift    = 16
 )
 
-// blkAction is blktrace's action word for an event: the __BLK_TA_ code
-// and the categories (BLK_TC_ACT) as the kernel's blk_add_trace_* set
-// them.
+// blkActions is blktrace's __BLK_TA_ code and categories (BLK_TC_ACT)
+// for each kind, as the kernel's blk_add_trace_* set them.
+var blkActions = map[Kind]struct{ code, cat uint32 }{
+	Queue: {1, tcQueue}, BackMerge: {2, tcQueue}, FrontMerge: {3, tcQueue}, GetRq: {4, tcQueue},
+	Requeue: {6, tcRequeue}, Issue: {7, tcIssue}, Complete: {8, tcComplete}, BioComplete: {8, tcComplete},
+	Insert: {12, tcQueue}, Split: {13, tcQueue},
+}
+
+// blkAction is blktrace's action word for an event: its kind's code and
+// categories, and its direction's.
 func blkAction(e *Event) uint32 {
-	var code, cat uint32
-	switch e.Kind {
-	case Queue:
-		code, cat = 1, tcQueue
-	case BackMerge:
-		code, cat = 2, tcQueue
-	case FrontMerge:
-		code, cat = 3, tcQueue
-	case GetRq:
-		code, cat = 4, tcQueue
-	case Issue:
-		code, cat = 7, tcIssue
-	case Complete, BioComplete:
-		code, cat = 8, tcComplete
-	case Insert:
-		code, cat = 12, tcQueue
-	case Split:
-		code, cat = 13, tcQueue
-	case Requeue:
-		code, cat = 6, tcRequeue
-	}
+	a := blkActions[e.Kind]
+	code, cat := a.code, a.cat
 	switch e.Op {
 	case 'W':
 		cat |= tcWrite

@@ -9,10 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"iolab/bench/testdev"
 )
@@ -38,31 +35,10 @@ func TestMatchesBtt(t *testing.T) {
 	c := traceDev(t, devT(t, dev))
 	c.keep = true
 
-	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	const threads, reads = 4, 1500
-	var wg sync.WaitGroup
-	for th := range threads {
-		wg.Go(func() {
-			buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer unix.Munmap(buf)
-			rng := rand.New(rand.NewPCG(uint64(th), 9))
-			for range reads {
-				if _, err := unix.Pread(int(f.Fd()), buf, (rng.Int64N(64<<20/4096/threads)*threads+int64(th))*4096); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	directReads(t, dev, threads, reads, func(th, _ int, rng *rand.Rand) int64 {
+		return (rng.Int64N(64<<20/4096/threads)*threads + int64(th)) * 4096
+	})
 	st, ms := c.close(t)
 	// Every read is accounted for, nothing paired wrongly (Orphans) or
 	// dropped. Another process attaching programs to the same tracepoints

@@ -37,29 +37,9 @@ func TestPairedMatchesEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	const threads, reads = 4, 1000
-	var wg sync.WaitGroup
-	for th := range threads {
-		wg.Go(func() {
-			buf, _ := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-			defer unix.Munmap(buf)
-			rng := rand.New(rand.NewPCG(uint64(th), 3))
-			for i := range reads {
-				// Sectors of its own, each read once.
-				blk := int64(i*threads+th) + rng.Int64N(1)
-				if _, err := unix.Pread(int(f.Fd()), buf, blk*4096); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	// Sectors of its own, each read once.
+	directReads(t, dev, threads, reads, func(th, i int, _ *rand.Rand) int64 { return int64(i*threads+th) * 4096 })
 	pst, err := pt.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -125,26 +105,8 @@ func TestPairedSlotsShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	const threads, reads = 16, 300
-	var wg sync.WaitGroup
-	for th := range threads {
-		wg.Go(func() {
-			buf, _ := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-			defer unix.Munmap(buf)
-			for i := range reads {
-				if _, err := unix.Pread(int(f.Fd()), buf, int64(i*threads+th)*4096); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	directReads(t, dev, threads, reads, func(th, i int, _ *rand.Rand) int64 { return int64(i*threads+th) * 4096 })
 	st, err := pt.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -160,4 +122,35 @@ func TestPairedSlotsShared(t *testing.T) {
 	if len(seen) != threads*reads || st.Dropped != 0 {
 		t.Fatalf("%d reads paired of %d (%+v)", len(seen), threads*reads, st)
 	}
+}
+
+// directReads reads dev with O_DIRECT, 4 KiB at a time, from threads
+// goroutines, reads each, at the offsets at gives (th, the goroutine; i,
+// its read; rng, its own source, seeded by th).
+func directReads(t *testing.T, dev string, threads, reads int, at func(th, i int, rng *rand.Rand) int64) {
+	t.Helper()
+	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var wg sync.WaitGroup
+	for th := range threads {
+		wg.Go(func() {
+			buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer unix.Munmap(buf)
+			rng := rand.New(rand.NewPCG(uint64(th), 9))
+			for i := range reads {
+				if _, err := unix.Pread(int(f.Fd()), buf, at(th, i, rng)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

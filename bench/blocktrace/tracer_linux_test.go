@@ -2,7 +2,6 @@ package blocktrace
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
 	"iolab/bench/testdev"
@@ -179,43 +177,17 @@ func TestTraceKilledLeavesNothing(t *testing.T) {
 		t.Fatalf("the child: %q %v", line, err)
 	}
 	suffix := "_" + strconv.Itoa(cmd.Process.Pid)
-	if n := programsEnding(t, suffix); n != int(numKinds) {
+	if n := testdev.ProgramsEnding(t, suffix); n != int(numKinds) {
 		t.Errorf("%d programs of the tracing child, want %d", n, numKinds)
 	}
 	cmd.Process.Signal(unix.SIGKILL)
 	cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
-	for programsEnding(t, suffix) > 0 {
+	for testdev.ProgramsEnding(t, suffix) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the killed child's programs are still loaded")
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// programsEnding counts the loaded BPF programs named iolab_…suffix.
-func programsEnding(t *testing.T, suffix string) int {
-	t.Helper()
-	n := 0
-	var id ebpf.ProgramID
-	for {
-		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		id = next
-		p, err := ebpf.NewProgramFromID(id)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		info, err := p.Info()
-		p.Close()
-		if err == nil && strings.HasPrefix(info.Name, "iolab_") && strings.HasSuffix(info.Name, suffix) {
-			n++
-		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cilium/ebpf"
 
 	"iolab/bench/testdev"
 	"iolab/db"
@@ -124,7 +121,7 @@ func TestTraceBlockKilledLeavesNothing(t *testing.T) {
 	defer cmd.Wait()
 	suffix := "_" + strconv.Itoa(cmd.Process.Pid)
 	deadline := time.Now().Add(10 * time.Second)
-	for programsEnding(t, suffix) == 0 {
+	for testdev.ProgramsEnding(t, suffix) == 0 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("the traced run loaded no program in 10 s")
@@ -134,7 +131,7 @@ func TestTraceBlockKilledLeavesNothing(t *testing.T) {
 	// The plan's check loads the programs and lets them go; the run's
 	// phase loads them again: wait for them past the check.
 	time.Sleep(300 * time.Millisecond)
-	for programsEnding(t, suffix) == 0 {
+	for testdev.ProgramsEnding(t, suffix) == 0 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("no program while the traced run runs")
@@ -144,37 +141,10 @@ func TestTraceBlockKilledLeavesNothing(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	deadline = time.Now().Add(5 * time.Second)
-	for programsEnding(t, suffix) > 0 {
+	for testdev.ProgramsEnding(t, suffix) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the killed run's programs are still loaded")
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// programsEnding counts the loaded BPF programs named iolab_…suffix
-// (bench/blocktrace names its programs by tracepoint and process).
-func programsEnding(t *testing.T, suffix string) int {
-	t.Helper()
-	n := 0
-	var id ebpf.ProgramID
-	for {
-		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		id = next
-		p, err := ebpf.NewProgramFromID(id)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		info, err := p.Info()
-		p.Close()
-		if err == nil && strings.HasPrefix(info.Name, "iolab_") && strings.HasSuffix(info.Name, suffix) {
-			n++
-		}
 	}
 }
