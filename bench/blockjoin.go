@@ -324,10 +324,7 @@ func (bj *blockJoin) splitParts(bt *BlockTime, io *joinIO, s *splitTimes) {
 		return
 	}
 	bt.SplitTimed++
-	bt.Submit.Add(uint64(submit))
-	bt.Queue.Add(uint64(queue))
-	bt.Device.Add(uint64(device))
-	bt.Completion.Add(uint64(completion))
+	bt.AddTimed(submit, queue, device, completion)
 }
 
 // at is the newest bio held at a sector of dev, or -1.
@@ -361,8 +358,5 @@ func (bj *blockJoin) addParts(bt *BlockTime, io *joinIO, b *blocktrace.Bio) {
 		return
 	}
 	bt.OneToOne++
-	bt.Submit.Add(uint64(submit))
-	bt.Queue.Add(uint64(queue))
-	bt.Device.Add(uint64(device))
-	bt.Completion.Add(uint64(completion))
+	bt.AddTimed(submit, queue, device, completion)
 }

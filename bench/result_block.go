@@ -1,6 +1,14 @@
 package bench
 
-import "iolab/bench/hist"
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"iolab/bench/hist"
+)
 
 // BlockTime is where one direction's I/Os spent their time in the block
 // layer, from the kernel's timestamps of their bios and requests
@@ -24,11 +32,17 @@ import "iolab/bench/hist"
 // others into one request, split I/Os with a piece unseen or merged, and
 // those with no bio seen are counted apart and left out of the
 // histograms.
+//
+// A part's percentiles are of its own times: the queue's median is the
+// median I/O's wait, whatever that I/O's lat. ByLat keeps the timed
+// I/Os' parts by their lat, so that the I/Os at a percentile of lat can
+// be split: SplitAt.
 type BlockTime struct {
-	Submit     hist.Lat `json:"submit"`
-	Queue      hist.Lat `json:"queue"`
-	Device     hist.Lat `json:"device"`
-	Completion hist.Lat `json:"completion"`
+	Submit     hist.Lat   `json:"submit"`
+	Queue      hist.Lat   `json:"queue"`
+	Device     hist.Lat   `json:"device"`
+	Completion hist.Lat   `json:"completion"`
+	ByLat      SplitByLat `json:"by_lat,omitempty"`
 
 	OneToOne   uint64 `json:"one_to_one"`            // one bio, one request: in the histograms
 	Merged     uint64 `json:"merged"`                // shared a request with other I/Os
@@ -44,12 +58,36 @@ func (b *BlockTime) IOs() uint64 { return b.OneToOne + b.Merged + b.Split + b.Un
 // splits.
 func (b *BlockTime) Timed() uint64 { return b.OneToOne + b.SplitTimed }
 
+// AddTimed files a timed I/O's four parts (ns), which add up to its lat.
+func (b *BlockTime) AddTimed(submit, queue, device, completion int64) {
+	b.Submit.Add(uint64(submit))
+	b.Queue.Add(uint64(queue))
+	b.Device.Add(uint64(device))
+	b.Completion.Add(uint64(completion))
+	if b.ByLat == nil {
+		b.ByLat = SplitByLat{}
+	}
+	k := hist.BucketIndex(uint64(submit + queue + device + completion))
+	s := b.ByLat[k]
+	s[0]++
+	for i, v := range [4]int64{submit, queue, device, completion} {
+		s[i+1] += uint64(v)
+	}
+	b.ByLat[k] = s
+}
+
 // Merge adds o into b.
 func (b *BlockTime) Merge(o *BlockTime) {
 	b.Submit.Merge(&o.Submit)
 	b.Queue.Merge(&o.Queue)
 	b.Device.Merge(&o.Device)
 	b.Completion.Merge(&o.Completion)
+	if len(o.ByLat) > 0 {
+		if b.ByLat == nil {
+			b.ByLat = SplitByLat{}
+		}
+		b.ByLat.Merge(o.ByLat)
+	}
 	b.OneToOne += o.OneToOne
 	b.Merged += o.Merged
 	b.Split += o.Split
@@ -71,4 +109,86 @@ type BlockTrace struct {
 	// (nested in another BPF program).
 	Dropped uint64 `json:"dropped"`
 	Missed  uint64 `json:"missed"`
+}
+
+// SplitByLat is timed I/Os' parts by their lat: per bucket of fio's
+// latency histogram (by index) that their lat fell in, how many they were
+// and the sums of their submit, queue, device and completion times in ns.
+// It merges bucket by bucket, exactly, as the histograms do.
+type SplitByLat map[int][5]uint64
+
+// Merge adds o into m.
+func (m SplitByLat) Merge(o SplitByLat) {
+	for k, v := range o {
+		s := m[k]
+		for i := range s {
+			s[i] += v[i]
+		}
+		m[k] = s
+	}
+}
+
+// LatSplit is the I/Os at a percentile of lat split into their parts:
+// Lat is lat's percentile as fio reports it (its bucket's midpoint), IOs
+// the timed I/Os in that bucket and Parts their mean submit, queue,
+// device and completion times (ns), which add up to their mean lat: a
+// value in that bucket, within fio's bucket width (1/64, 1.6 %) of Lat.
+type LatSplit struct {
+	Lat   uint64
+	IOs   uint64
+	Parts [4]float64
+}
+
+// Sum is the parts added up: the I/Os' mean lat.
+func (s LatSplit) Sum() float64 { return s.Parts[0] + s.Parts[1] + s.Parts[2] + s.Parts[3] }
+
+// SplitAt splits the timed I/Os at lat's percentile p; false when none
+// were timed.
+func (m SplitByLat) SplitAt(p float64) (LatSplit, bool) {
+	var h hist.Histogram
+	for k, v := range m {
+		h.Counts[k] += v[0]
+	}
+	if h.N() == 0 {
+		return LatSplit{}, false
+	}
+	lat := h.Percentiles([]float64{p})[0]
+	v := m[hist.BucketIndex(lat)]
+	out := LatSplit{Lat: lat, IOs: v[0]}
+	for i := range out.Parts {
+		out.Parts[i] = float64(v[i+1]) / float64(v[0])
+	}
+	return out, true
+}
+
+// MarshalJSON writes the buckets as their midpoints (as fio's json+ bins
+// name them) → [I/Os, submit, queue, device, completion sums in ns].
+func (m SplitByLat) MarshalJSON() ([]byte, error) {
+	out := make(map[string][5]uint64, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out[strconv.FormatUint(hist.BucketValue(k), 10)] = m[k]
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a key that is not a
+// bucket's midpoint is an error.
+func (m *SplitByLat) UnmarshalJSON(data []byte) error {
+	var in map[string][5]uint64
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*m = make(SplitByLat, len(in))
+	for key, v := range in {
+		mid, err := strconv.ParseUint(key, 10, 64)
+		if err != nil {
+			return fmt.Errorf("by_lat: bucket %q: %w", key, err)
+		}
+		k := hist.BucketIndex(mid)
+		if hist.BucketValue(k) != mid {
+			return fmt.Errorf("by_lat: %d is not a latency bucket's midpoint", mid)
+		}
+		(*m)[k] = v
+	}
+	return nil
 }

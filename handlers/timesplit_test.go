@@ -90,7 +90,7 @@ func TestTimeSplitPages(t *testing.T) {
 		{"steps csv of queue", "/runs/" + id + "/steps.csv?lat=queue", 200, []string{",queue p50 (µs),queue p50 reliable,"}, nil},
 		{"compare", "/compare?run=" + id + "&run=" + pid, 200, []string{`data-kind="timesplit"`}, nil},
 		{"chart", "/charts?kind=timesplit&run=" + id, 200, []string{"Time split in the block layer per scheduler", "not traced: kyber"}, nil},
-		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"p99s do not add up"}, nil},
+		{"p99", "/charts?kind=timesplit&stat=p99&run=" + id + "&job=bg-writer", 200, []string{"the timed I/Os at lat&#39;s p99, split"}, nil},
 		{"report", "/report?run=" + id, 200, []string{"Time split in the block layer per scheduler", "<svg", "queue p50 / p99</th>", "% timed</span>"}, nil},
 		{"untraced report", "/report?run=" + pid, 200, []string{"<svg"}, []string{"Time split", "queue p50 / p99"}},
 		{"bad stat", "/charts?kind=timesplit&stat=p90&run=" + id, 400, []string{"use p50 or p99"}, nil},

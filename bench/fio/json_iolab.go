@@ -1,6 +1,10 @@
 package fio
 
-import "iolab/bench"
+import (
+	"strconv"
+
+	"iolab/bench"
+)
 
 // IOLabReport is a job's "iolab" object in the JSON output: what iolab
 // measures that fio does not. Absent when there is nothing to say.
@@ -31,6 +35,21 @@ type BlockReport struct {
 	Split      uint64    `json:"split"`
 	SplitTimed uint64    `json:"split_timed"`
 	Unmatched  uint64    `json:"unmatched"`
+	// SplitAtLat splits the timed I/Os at each of the job's percentiles
+	// of their lat (keys as fio's percentiles'): parts that add up to it.
+	SplitAtLat map[string]LatSplitReport `json:"split_at_lat,omitempty"`
+}
+
+// LatSplitReport is bench.LatSplit: the timed I/Os at a percentile of
+// lat, that lat as fio reports a percentile, how many they are and their
+// mean parts (ns).
+type LatSplitReport struct {
+	Lat        uint64  `json:"lat_ns"`
+	IOs        uint64  `json:"ios"`
+	Submit     float64 `json:"submit_ns"`
+	Queue      float64 `json:"queue_ns"`
+	Device     float64 `json:"device_ns"`
+	Completion float64 `json:"completion_ns"`
 }
 
 func iolabReport(r *bench.JobResult, plus bool) *IOLabReport {
@@ -47,6 +66,15 @@ func iolabReport(r *bench.JobResult, plus bool) *IOLabReport {
 				Submit: LatReportFrom(&b.Submit, list, plus), Queue: LatReportFrom(&b.Queue, list, plus),
 				Device: LatReportFrom(&b.Device, list, plus), Completion: LatReportFrom(&b.Completion, list, plus),
 				OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, SplitTimed: b.SplitTimed, Unmatched: b.Unmatched,
+			}
+			for _, p := range list {
+				if at, ok := b.ByLat.SplitAt(p); ok {
+					if dir.Block.SplitAtLat == nil {
+						dir.Block.SplitAtLat = map[string]LatSplitReport{}
+					}
+					dir.Block.SplitAtLat[strconv.FormatFloat(p, 'f', 6, 64)] = LatSplitReport{Lat: at.Lat, IOs: at.IOs,
+						Submit: at.Parts[0], Queue: at.Parts[1], Device: at.Parts[2], Completion: at.Parts[3]}
+				}
 			}
 		}
 		if dir.IntendedLat != nil || dir.Block != nil {

@@ -5,53 +5,43 @@ import (
 	"strings"
 
 	"iolab/bench"
-	"iolab/bench/hist"
 )
 
 // writeBlock prints a direction's time in the block layer (--trace-block)
-// after its lat line: the four parts' median, then their 99th percentile,
-// in one unit chosen as fio's percentiles choose theirs, of the I/Os
-// timed (one-to-one, and splits with every piece seen), and how the I/Os
-// mapped. fio has no such lines; without --trace-block none is
-// printed.
+// after its lat line: the timed I/Os (one-to-one, and splits with every
+// piece seen) at lat's median, then at its 99th percentile, split into
+// the four parts, which add up to that lat (bench.SplitByLat), in one
+// unit chosen as fio's percentiles choose theirs; then how the I/Os
+// mapped. fio has no such lines; without --trace-block none is printed.
 func writeBlock(b *strings.Builder, bt *bench.BlockTime) {
 	if bt == nil {
 		return
 	}
-	parts := []struct {
-		name string
-		l    *hist.Lat
-	}{{"submit", &bt.Submit}, {"queue", &bt.Queue}, {"device", &bt.Device}, {"completion", &bt.Completion}}
-	var vals [2][4]uint64
-	hi := uint64(0)
-	for i, p := range parts {
-		if p.l.Stat.N == 0 {
-			continue
-		}
-		v := p.l.Hist.Percentiles([]float64{50, 99})
-		vals[0][i], vals[1][i] = v[0], v[1]
-		hi = max(hi, v[1])
+	var at [2]bench.LatSplit
+	var ok bool
+	for k, p := range []float64{50, 99} {
+		at[k], ok = bt.ByLat.SplitAt(p)
 	}
-	unit, div := "nsec", 1.0
-	switch {
-	case hi > 99_999_999:
-		unit, div = "msec", 1e6
-	case hi > 99_999:
-		unit, div = "usec", 1e3
-	}
-	if bt.Timed() > 0 {
+	if ok {
+		unit, div := latUnit(at[1].Lat)
 		for k, pct := range []string{"p50", "p99"} {
-			fmt.Fprintf(b, "    block (%s): %s", unit, pct)
-			for i, p := range parts {
-				sep := ","
-				if i == len(parts)-1 {
-					sep = "\n"
-				}
-				fmt.Fprintf(b, " %s=%.2f%s", p.name, float64(vals[k][i])/div, sep)
-			}
+			fmt.Fprintf(b, "    block (%s): lat %s=%.2f: submit=%.2f, queue=%.2f, device=%.2f, completion=%.2f\n", unit, pct,
+				float64(at[k].Lat)/div, at[k].Parts[0]/div, at[k].Parts[1]/div, at[k].Parts[2]/div, at[k].Parts[3]/div)
 		}
 	}
 	fmt.Fprintf(b, "    block I/Os : one-to-one=%d of %d, merged=%d, split=%d (timed %d), unmatched=%d\n", bt.OneToOne, bt.IOs(), bt.Merged, bt.Split, bt.SplitTimed, bt.Unmatched)
+}
+
+// latUnit is the unit fio's percentiles would print hi in, and its size
+// in ns.
+func latUnit(hi uint64) (string, float64) {
+	switch {
+	case hi > 99_999_999:
+		return "msec", 1e6
+	case hi > 99_999:
+		return "usec", 1e3
+	}
+	return "nsec", 1
 }
 
 // writeBlockTrace prints, after a traced group's run status, what its

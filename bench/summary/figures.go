@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
@@ -62,6 +63,11 @@ type JobFigures struct {
 	// (BlockView.IOs): those of the BlockKinds' figures, the one-to-one,
 	// and those merged, split or unmatched; 0 when the job was not traced.
 	Traced uint64
+	// Split50 and Split99 are the timed I/Os at lat's p50 and p99 split
+	// into the block layer's parts, which add up to their lat
+	// (bench.SplitByLat.SplitAt); IOs 0 when the job was not traced, or
+	// was traced before iolab kept its parts by lat.
+	Split50, Split99 bench.LatSplit
 	// CPU is the largest share of a core any of the job's threads used
 	// over the window (bench.JobResult.CPUShare); Saturated when that is
 	// above bench.SaturatedCPU: the numbers may measure iolab itself.
@@ -225,6 +231,7 @@ func jobFigures(results []*JobView) JobFigures {
 	// run's page works out thousands of figures.
 	var lats [4]hist.Histogram
 	var block *[4]hist.Histogram
+	var byLat bench.SplitByLat
 	for _, r := range results {
 		for d := range r.Dirs {
 			for _, k := range append(LatKinds[:len(LatKinds):len(LatKinds)], LatIntended) {
@@ -235,6 +242,12 @@ func jobFigures(results []*JobView) JobFigures {
 					block = new([4]hist.Histogram)
 				}
 				f.Traced += r.Dirs[d].Block.IOs()
+				if b := r.Dirs[d].Block.ByLat; len(b) > 0 {
+					if byLat == nil {
+						byLat = bench.SplitByLat{}
+					}
+					byLat.Merge(b)
+				}
 				for i, k := range BlockKinds {
 					k.Of(&r.Dirs[d]).Hist.AddTo(&block[i])
 				}
@@ -244,6 +257,8 @@ func jobFigures(results []*JobView) JobFigures {
 		f.CPU = max(f.CPU, r.CPUShare())
 		f.Saturated = f.Saturated || r.Saturated()
 	}
+	f.Split50, _ = byLat.SplitAt(50)
+	f.Split99, _ = byLat.SplitAt(99)
 	hists := lats[:]
 	if block != nil {
 		hists = append(hists, block[:]...) // the BlockKinds' indexes follow fio's kinds'

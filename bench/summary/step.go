@@ -121,6 +121,9 @@ type BlockView struct {
 	Submit, Queue, Device, Completion  LatView
 	OneToOne, Merged, Split, Unmatched uint64
 	SplitTimed                         uint64 // of Split, in the histograms
+	// ByLat is the timed I/Os' parts by their lat (bench.SplitByLat);
+	// empty for a step traced before iolab kept them.
+	ByLat bench.SplitByLat
 }
 
 // Part is the part k (a BlockKinds kind) of the I/Os' time.
@@ -251,7 +254,7 @@ func JobViewOf(r *bench.JobResult) JobView {
 		dst.Lat = LatView{Stat: src.Lat.Stat, Hist: BinsOf(&src.Lat.Hist)}
 		dst.Intended = LatView{Stat: src.Intended.Stat, Hist: BinsOf(&src.Intended.Hist)}
 		if b := src.Block; b != nil {
-			dst.Block = &BlockView{OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, SplitTimed: b.SplitTimed, Unmatched: b.Unmatched}
+			dst.Block = &BlockView{OneToOne: b.OneToOne, Merged: b.Merged, Split: b.Split, SplitTimed: b.SplitTimed, Unmatched: b.Unmatched, ByLat: b.ByLat}
 			for k, l := range map[LatKind]*hist.Lat{LatSubmit: &b.Submit, LatQueue: &b.Queue, LatDevice: &b.Device, LatCompletion: &b.Completion} {
 				*dst.Block.Part(k) = LatView{Stat: l.Stat, Hist: BinsOf(&l.Hist)}
 			}

@@ -21,10 +21,12 @@ const MinOneToOne = 0.9
 const markFewOneToOne = "?"
 
 // writeTimeSplitTable writes where a traced plan's I/Os spent their time
-// (--trace-block): per combination and job, each block-layer part's p50
-// and p99 beside lat's, the medians over the repeats, and the share of
-// the I/Os they are of (timed: one-to-one, or split with every piece
-// seen). It writes nothing and returns false when no step
+// (--trace-block): per combination and job, the timed I/Os at lat's p50
+// and at its p99 (one-to-one, or split with every piece seen) split into
+// the block layer's parts, which add up to that lat, the medians over the
+// repeats, and the share of the I/Os they are of. A step traced before
+// iolab kept the parts by lat shows each part's own p50 and p99, marked:
+// those need not add up. It writes nothing and returns false when no step
 // was traced.
 func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep.Sweep, results []sweep.StepResult, of string) bool {
 	type row struct {
@@ -32,6 +34,7 @@ func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep
 		job      string
 		p50, p99 [5][]float64 // BlockKinds, then lat
 		share    []float64
+		own      bool // a repeat without the split by lat
 	}
 	var rows []*row
 	kinds := append(slices.Clone(BlockKinds), LatTotal)
@@ -54,10 +57,20 @@ func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep
 				k = len(rows) - 1
 			}
 			r := rows[k]
-			for n, kind := range kinds {
-				x := j.As(kind)
-				r.p50[n] = append(r.p50[n], float64(x.P50))
-				r.p99[n] = append(r.p99[n], float64(x.P99))
+			if j.Split50.IOs > 0 {
+				for n := range BlockKinds {
+					r.p50[n] = append(r.p50[n], j.Split50.Parts[n])
+					r.p99[n] = append(r.p99[n], j.Split99.Parts[n])
+				}
+				r.p50[4] = append(r.p50[4], float64(j.Split50.Lat))
+				r.p99[4] = append(r.p99[4], float64(j.Split99.Lat))
+			} else {
+				r.own = true
+				for n, kind := range kinds {
+					x := j.As(kind)
+					r.p50[n] = append(r.p50[n], float64(x.P50))
+					r.p99[n] = append(r.p99[n], float64(x.P99))
+				}
 			}
 			r.share = append(r.share, j.OneToOne())
 		}
@@ -65,7 +78,7 @@ func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep
 	if len(rows) == 0 {
 		return false
 	}
-	fmt.Fprintf(b, "Where the time went (--trace-block): p50 / p99 of each part of lat%s\n\n", strings.Replace(of, "median (min–max)", "medians", 1))
+	fmt.Fprintf(b, "Where the time went (--trace-block): the timed I/Os at lat's p50 / p99, split%s\n\n", strings.Replace(of, "median (min–max)", "medians", 1))
 	tw := newSummaryTable(b)
 	var header []string
 	for _, s := range sweeps {
@@ -75,15 +88,23 @@ func writeTimeSplitTable(b *strings.Builder, notes *summaryNotes, sweeps []sweep
 	for _, k := range BlockKinds {
 		header = append(header, string(k))
 	}
-	header = append(header, "lat") // of all the job's I/Os
+	header = append(header, "lat")
 	tw.row(append(header, "timed")...)
 	ns := func(v []float64) string { return units.Nanos(stats.Median(v)) }
+	var ownMark string
 	for i, r := range rows {
 		line := slices.Clone(r.axes)
 		if i > 0 && slices.Equal(rows[i-1].axes, r.axes) {
 			line = make([]string, len(r.axes))
 		}
-		line = append(line, r.job)
+		job := r.job
+		if r.own {
+			if ownMark == "" {
+				ownMark = notes.marks([]string{"each part's own p50 / p99 and lat's of all the job's I/Os: traced before iolab kept the parts by lat, they need not add up"})
+			}
+			job += " " + ownMark
+		}
+		line = append(line, job)
 		for n := range kinds {
 			line = append(line, ns(r.p50[n])+" / "+ns(r.p99[n]))
 		}

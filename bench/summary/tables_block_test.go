@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,11 @@ import (
 )
 
 // TestSummaryTimeSplit: a traced fairness sweep ends with where each
-// job's time went per scheduler — each part's p50 / p99 beside lat's,
-// medians over the repeats — and a job whose I/Os mostly merged is
-// marked, with the mark explained; an untraced plan has no such table.
+// job's time went per scheduler — the timed I/Os at lat's p50 and p99
+// split into parts that add up to that lat, medians over the repeats —
+// and a job whose I/Os mostly merged is marked, with the mark explained;
+// a step traced before the parts were kept by lat shows each part's own
+// percentiles, marked; an untraced plan has no such table.
 func TestSummaryTimeSplit(t *testing.T) {
 	plan := synthPlan(3, sweep.Sweep{Axis: sweep.AxisScheduler, Values: []string{"mq-deadline", "kyber"}})
 	plan.Base = bench.Config{Jobs: []bench.Job{
@@ -37,7 +40,7 @@ func TestSummaryTimeSplit(t *testing.T) {
 		return doneStep(w, r)
 	})
 	text := summaryText(t, plan, results)
-	_, table, ok := strings.Cut(text, "Where the time went (--trace-block): p50 / p99 of each part of lat, medians of 3 repeats\n\n")
+	_, table, ok := strings.Cut(text, "Where the time went (--trace-block): the timed I/Os at lat's p50 / p99, split, medians of 3 repeats\n\n")
 	if !ok {
 		t.Fatalf("no time split table:\n%s", text)
 	}
@@ -58,6 +61,41 @@ func TestSummaryTimeSplit(t *testing.T) {
 	if !strings.Contains(lines[3], "kyber") || !strings.Contains(text, "?   few timed: under 90 % of the job's I/Os") {
 		t.Errorf("kyber's rows or the mark's legend missing:\n%s", text)
 	}
+	// Each row's parts add up to its lat, at p50 and at p99.
+	for _, line := range lines[1:5] {
+		cells := strings.Fields(line)
+		job := slices.IndexFunc(cells, func(c string) bool { return strings.HasSuffix(c, "-writer") || strings.HasSuffix(c, "-reader") })
+		cells = cells[job+1 : job+16]
+		for _, at := range []int{0, 2} {
+			var sum time.Duration
+			for k := range 4 {
+				sum += parseNanos(t, cells[3*k+at])
+			}
+			if lat := parseNanos(t, cells[12+at]); sum < lat*98/100 || sum > lat*102/100 {
+				t.Errorf("%q: the parts add up to %v, lat is %v", line, sum, lat)
+			}
+		}
+	}
+	if strings.Contains(text, "need not add up") {
+		t.Errorf("a note for the parts' own percentiles where none were shown:\n%s", text)
+	}
+
+	// Traced before the parts were kept by lat: each part's own
+	// percentiles, marked.
+	for i := range results {
+		for g := range results[i].Result.Groups {
+			for j := range results[i].Result.Groups[g].Jobs {
+				for d := range results[i].Result.Groups[g].Jobs[j].Dirs {
+					if b := results[i].Result.Groups[g].Jobs[j].Dirs[d].Block; b != nil {
+						b.ByLat = nil
+					}
+				}
+			}
+		}
+	}
+	if text := summaryText(t, plan, results); !strings.Contains(text, "fg-reader [1]") || !strings.Contains(text, "[1] each part's own p50 / p99 and lat's of all the job's I/Os") {
+		t.Errorf("steps traced without the split by lat, unmarked:\n%s", text)
+	}
 
 	traced = false
 	results = synthSteps(plan, func(s sweep.Step) sweep.StepResult {
@@ -66,4 +104,14 @@ func TestSummaryTimeSplit(t *testing.T) {
 	if text := summaryText(t, plan, results); strings.Contains(text, "Where the time went") {
 		t.Errorf("an untraced plan's summary has a time split:\n%s", text)
 	}
+}
+
+// parseNanos reads a latency as units.Nanos writes it.
+func parseNanos(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return d
 }

@@ -10,6 +10,7 @@ import (
 	echarts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"iolab/bench"
 	"iolab/bench/hist"
 	"iolab/bench/stats"
 	"iolab/bench/summary"
@@ -59,14 +60,21 @@ type splitStep struct {
 	oneToOne, merged, split, unmatched uint64
 	splitTimed                         uint64 // of split, in the histograms
 	foreign, dropped, missed           uint64
+	// own: the parts are each its own percentile, and lat all the I/Os',
+	// for a step traced before iolab kept the parts by lat.
+	own bool
 }
 
 // splitOf is the time split of direction d (both when d < 0) of step s's
-// jobs, their histograms merged, at percentile p; ok false when the step
-// has none.
+// jobs, merged, at lat's percentile p: the timed I/Os at that percentile
+// of their lat, their mean parts, which add up to it
+// (bench.SplitByLat.SplitAt). A step traced before iolab kept the parts
+// by lat has each part's own percentile instead, and lat's of all the
+// I/Os (own). ok false when the step has none.
 func splitOf(s *summary.StepView, d int, p float64) (out splitStep, ok bool) {
 	var parts [4]hist.Histogram
 	var lat hist.Histogram
+	byLat := bench.SplitByLat{}
 	for _, g := range s.Result.Groups {
 		if t := g.Trace; t != nil {
 			out.foreign += t.Foreign
@@ -84,6 +92,7 @@ func splitOf(s *summary.StepView, d int, p float64) (out splitStep, ok bool) {
 					dv.Block.Part(kind).Hist.AddTo(&parts[k])
 				}
 				dv.Lat.Hist.AddTo(&lat)
+				byLat.Merge(dv.Block.ByLat)
 				out.oneToOne += dv.Block.OneToOne
 				out.splitTimed += dv.Block.SplitTimed
 				out.merged += dv.Block.Merged
@@ -95,6 +104,11 @@ func splitOf(s *summary.StepView, d int, p float64) (out splitStep, ok bool) {
 	if !ok || parts[0].N() == 0 {
 		return out, false
 	}
+	if at, found := byLat.SplitAt(p); found && at.IOs > 0 {
+		out.parts, out.lat = at.Parts, float64(at.Lat)
+		return out, true
+	}
+	out.own = true
 	for k := range parts {
 		out.parts[k] = float64(parts[k].Percentiles([]float64{p})[0])
 	}
@@ -127,6 +141,9 @@ func (s splitStep) flags() []string {
 	}
 	if s.foreign > 0 {
 		out = append(out, units.Count(float64(s.foreign))+" foreign I/Os")
+	}
+	if s.own {
+		out = append(out, "each part's own percentile (traced before iolab kept the parts by lat): they need not add up to lat")
 	}
 	return out
 }
@@ -165,13 +182,14 @@ func (c *splitCategory) median(of func(splitStep) float64) stats.Spread {
 }
 
 // buildTimeSplit draws, per combination of the swept axes (per scheduler,
-// engine, iodepth…), the median over repeats of each part's statistic
-// (q.Stat: p50 or p99 of the merged histograms of a step's job) stacked,
-// with lat's beside as a mark: the parts are of the I/Os that mapped
-// one-to-one, and their medians add up to about lat's, their p99s not (a
-// part's tail is its own I/Os'). Steps that were not traced are left
-// out and named; a step whose split describes few of its I/Os, or whose
-// trace lost events or saw other I/O, is drawn hatched and says why.
+// engine, iodepth…), the timed I/Os at lat's q.Stat (p50 or p99 of a
+// step's jobs merged) split into their parts, stacked, the median over
+// repeats, with that lat beside as a mark: the stack adds up to it.
+// Steps that were not traced are left out and named; a step whose split
+// describes few of its I/Os, whose trace lost events or saw other I/O,
+// or that was traced before the parts were kept by lat (each part's own
+// percentile then, which need not add up), is drawn hatched and says
+// why.
 func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
 	if q.Series == "" {
 		// A bar per value of the first swept axis, numeric or not: an
@@ -245,10 +263,7 @@ func buildTimeSplit(q Query, runs []*runView) (*Chart, error) {
 		cats = append(cats, cat)
 	}
 
-	how := "median over repeats of each part's " + string(stat) + " (the timed I/Os), ◆ lat's " + string(stat) + " (all I/Os)"
-	if stat == statP99 {
-		how += "; p99s do not add up: each part's tail is its own"
-	}
+	how := "the timed I/Os at lat's " + string(stat) + ", split (◆ that lat), median over repeats"
 	if len(untraced) > 0 {
 		how += " · not traced: " + strings.Join(untraced, ", ")
 	}
@@ -309,6 +324,7 @@ func (c *splitCategory) sum() splitStep {
 		out.foreign += s.foreign
 		out.dropped += s.dropped
 		out.missed += s.missed
+		out.own = out.own || s.own
 	}
 	return out
 }

@@ -61,7 +61,7 @@ func TestTraceBlockOutput(t *testing.T) {
 	normal := text[i+3:]
 	lat := strings.Index(normal, "     lat (")
 	blk := strings.Index(normal, "    block (")
-	if lat < 0 || blk < lat || !strings.Contains(normal, "    block I/Os : one-to-one=") || !strings.Contains(normal, "p99 submit=") {
+	if lat < 0 || blk < lat || !strings.Contains(normal, "    block I/Os : one-to-one=") || !strings.Contains(normal, "lat p99=") {
 		t.Errorf("normal output without the block lines after lat:\n%s", normal)
 	}
 }

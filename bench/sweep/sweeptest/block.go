@@ -12,7 +12,6 @@ import (
 // that the parts add up to the I/O's lat; the rest count as merged.
 func Traced(j *bench.JobResult, d int, parts [4]float64, oneToOne float64) {
 	b := &bench.BlockTime{}
-	dst := [4]*hist.Lat{&b.Submit, &b.Queue, &b.Device, &b.Completion}
 	var all uint64
 	for idx, c := range j.Dirs[d].Lat.Hist.Counts {
 		if c == 0 {
@@ -21,9 +20,7 @@ func Traced(j *bench.JobResult, d int, parts [4]float64, oneToOne float64) {
 		all += c
 		v := float64(hist.BucketValue(idx))
 		for range uint64(float64(c)*oneToOne + 0.5) {
-			for k, l := range dst {
-				l.Add(uint64(v * parts[k]))
-			}
+			b.AddTimed(int64(v*parts[0]), int64(v*parts[1]), int64(v*parts[2]), int64(v*parts[3]))
 		}
 	}
 	b.OneToOne = b.Submit.Stat.N
