@@ -106,6 +106,8 @@ func CheckTraceFile(t system.Target) error {
 		fs = "its filesystem"
 	}
 	switch {
+	case t.Dev == "":
+		return fmt.Errorf("--trace-block: %s is made only as its job opens it (create_on_open), so where it lies on the disk is not known when the trace starts; lay it out beforehand (create_on_open=0) to trace it", t.Path)
 	case t.Disk == "":
 		return fmt.Errorf("--trace-block needs a block device under its targets; %s is a file on %s, which has no block device (its device is %s)", t.Path, fs, t.Dev)
 	case t.Filesystem == "btrfs":

@@ -176,7 +176,8 @@ offset=2m
 
 // TestTraceBlockRefusesFile: a file on a filesystem with no block device
 // under it (tmpfs) cannot be traced, and the run is refused before it
-// runs, saying so.
+// runs, saying so — one the run would lay out is not made — and so is a
+// file the job makes only as it opens it (create_on_open).
 func TestTraceBlockRefusesFile(t *testing.T) {
 	shm, err := os.CreateTemp("/dev/shm", "iolab-test-")
 	if err != nil {
@@ -184,18 +185,31 @@ func TestTraceBlockRefusesFile(t *testing.T) {
 	}
 	shm.Close()
 	t.Cleanup(func() { os.Remove(shm.Name()) })
-	cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+shm.Name()+"\nrw=read\nsize=1m\n"), "f.fio")
-	if err != nil {
-		t.Fatal(err)
+	missing := shm.Name() + "-laid-out"
+	t.Cleanup(func() { os.Remove(missing) })
+	later := filepath.Join(t.TempDir(), "f")
+	for _, tc := range []struct{ file, options, want string }{
+		{shm.Name(), "", shm.Name() + " is a file on tmpfs, which has no block device"},
+		{missing, "", missing + " is a file on tmpfs, which has no block device"},
+		{later, "create_on_open=1\n", later + " is made only as its job opens it (create_on_open)"},
+	} {
+		cfg, err := fio.ParseJobFile(strings.NewReader("[r]\nfilename="+tc.file+"\nrw=read\nsize=1m\n"+tc.options), "f.fio")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.TraceBlock = true
+		res, err := (&bench.Runner{}).Run(context.Background(), cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v", tc.file, err)
+		}
+		if res != nil {
+			t.Errorf("%s: a result for a refused run", tc.file)
+		}
 	}
-	cfg.TraceBlock = true
-	start := time.Now()
-	res, err := (&bench.Runner{}).Run(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), shm.Name()+" is a file on tmpfs, which has no block device") {
-		t.Fatalf("got %v", err)
-	}
-	if res != nil {
-		t.Errorf("a result for a refused run, after %v", time.Since(start))
+	for _, f := range []string{missing, later} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s was made for a refused run (%v)", f, err)
+		}
 	}
 }
 

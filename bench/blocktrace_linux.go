@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -169,7 +170,7 @@ func traceDevices(sys system.FS, jobs []JobFiles, mapFiles bool) (devs []uint32,
 					}
 					extents = fileExtents(es)
 				case mapFiles:
-					return nil, nil, nil, fmt.Errorf("--trace-block: %s is made only as its job opens it (create_on_open), so where it lies on the disk is not known when the trace starts; trace it laid out beforehand", path)
+					return nil, nil, nil, fmt.Errorf("--trace-block: %s was not there when the trace started, so where it lies on the disk is not known", path)
 				}
 			}
 			td, err := sys.TraceDevice(t)
@@ -189,6 +190,30 @@ func traceDevices(sys system.FS, jobs []JobFiles, mapFiles bool) (devs []uint32,
 	}
 	slices.Sort(devs)
 	return devs, files, disk, nil
+}
+
+// checkTraceTargets refuses a job's file that cannot be traced
+// (CheckTraceFile) before Prepare lays it out, judged where it is or
+// would be made: a file not there yet by its directory's filesystem, and
+// one the job makes only as it opens it (create_on_open) outright. A name
+// that does not resolve is left to Prepare to refuse.
+func (rn *Runner) checkTraceTargets(j *Job) error {
+	if j.Diskless() {
+		return nil
+	}
+	for _, p := range j.FilePaths() {
+		t, err := rn.Sys.ResolveTarget(p)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(t.Resolved); j.CreateOnOpen && errors.Is(err, os.ErrNotExist) {
+			t.Dev = ""
+		}
+		if err := CheckTraceFile(t); err != nil {
+			return fmt.Errorf("job %s: %w", j.Name, err)
+		}
+	}
+	return nil
 }
 
 // traceFileExtents opens a job's file t (named path) read-only through the

@@ -78,11 +78,18 @@ func checkBlock(t *testing.T, what string, d *bench.DirResult) *bench.BlockTime 
 	if m := d.Lat.Stat.Mean; mean < (1-tol)*m || mean > (1+tol)*m {
 		t.Errorf("%s: the parts' means add up to %.3f ns, lat's is %.3f: not within %g", what, mean, m, tol)
 	}
+	// The I/Os at lat's median, split: parts that add up to it, within
+	// fio's bucket. When every I/O was timed, that lat is the I/Os' own.
+	at, ok := b.ByLat.SplitAt(50)
+	lo, hi := hist.BucketBounds(hist.BucketIndex(at.Lat))
+	if !ok || at.Sum() < float64(lo) || at.Sum() >= float64(hi) || b.Timed() == d.IOs && at.Lat != d.Lat.Percentiles([]float64{50})[0] {
+		t.Errorf("%s: the I/Os at lat's median %+v add up to %.0f ns, not within lat's median's bucket [%d, %d) (lat's median %d ns)",
+			what, at, at.Sum(), lo, hi, d.Lat.Percentiles([]float64{50})[0])
+	}
 	p50 := func(l *hist.Lat) float64 { return float64(l.Percentiles([]float64{50})[0]) }
-	t.Logf("%s: %d of %d one-to-one; medians submit %.0f + queue %.0f + device %.0f + completion %.0f = %.0f ns, lat's %.0f (%+.1f %%)",
-		what, b.OneToOne, d.IOs, p50(&b.Submit), p50(&b.Queue), p50(&b.Device), p50(&b.Completion),
-		p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion), p50(&d.Lat),
-		100*((p50(&b.Submit)+p50(&b.Queue)+p50(&b.Device)+p50(&b.Completion))/p50(&d.Lat)-1))
+	own := p50(&b.Submit) + p50(&b.Queue) + p50(&b.Device) + p50(&b.Completion)
+	t.Logf("%s: %d of %d one-to-one; at lat's median %d ns: submit %.0f + queue %.0f + device %.0f + completion %.0f = %.0f ns (%d I/Os); the parts' own medians add up to %.0f (%+.1f %%)",
+		what, b.OneToOne, d.IOs, at.Lat, at.Parts[0], at.Parts[1], at.Parts[2], at.Parts[3], at.Sum(), at.IOs, own, 100*(own/p50(&d.Lat)-1))
 	return b
 }
 

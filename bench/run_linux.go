@@ -35,6 +35,13 @@ func (rn *Runner) Prepare(cfg *Config) ([][]JobFiles, error) {
 			if _, _, err := numaPlacement(rn.Sys, &grp.Jobs[i]); err != nil {
 				return nil, err
 			}
+			if cfg.TraceBlock {
+				// Before anything is laid out: a file that cannot be traced
+				// is not made.
+				if err := rn.checkTraceTargets(&grp.Jobs[i]); err != nil {
+					return nil, err
+				}
+			}
 			if grp.Jobs[i].CreateParallel {
 				out[g][i] = JobFiles{parallel: true} // prepareParallel
 				continue
