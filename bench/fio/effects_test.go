@@ -32,9 +32,17 @@ type effect func(t *testing.T)
 
 var effects = map[string]effect{}
 
-// TestEveryOptionHasAnEffect walks the option tables.
+// TestEveryOptionHasAnEffect walks the option tables. Under
+// IOLAB_EFFECTS_SHARD=k/n it runs the probes of every n-th option from
+// the k-th (0-based) and names the shards that run the rest: .ci/test
+// runs two shards side by side, in two processes, as the probes mostly
+// wait (on fio, devices and timers) and some change the process (its
+// working directory, environment, threads), so they cannot run in
+// parallel in one.
 func TestEveryOptionHasAnEffect(t *testing.T) {
+	shard, shards := effectsShard(t)
 	seen := map[string]bool{}
+	ran, all := 0, 0
 	for _, o := range AllOptions() {
 		if seen[o.Name] {
 			continue
@@ -45,8 +53,29 @@ func TestEveryOptionHasAnEffect(t *testing.T) {
 			t.Errorf("option %s has no effect probe (add one to effects, or refuse the option)", o.Name)
 			continue
 		}
+		all++
+		if (all-1)%shards != shard {
+			continue
+		}
+		ran++
 		t.Run(o.Name, probe)
 	}
+	if shards > 1 {
+		t.Logf("shard %d/%d: %d of the %d probes; the others run with IOLAB_EFFECTS_SHARD=k/%d for every other k below %d", shard, shards, ran, all, shards, shards)
+	}
+}
+
+// effectsShard reads IOLAB_EFFECTS_SHARD ("k/n", 0 <= k < n <= 16): the
+// shard k of n this process runs; 0 of 1 when it is not set.
+func effectsShard(t *testing.T) (k, n int) {
+	v := os.Getenv("IOLAB_EFFECTS_SHARD")
+	if v == "" {
+		return 0, 1
+	}
+	if _, err := fmt.Sscanf(v, "%d/%d", &k, &n); err != nil || n < 1 || n > 16 || k < 0 || k >= n || fmt.Sprintf("%d/%d", k, n) != v {
+		t.Fatalf("IOLAB_EFFECTS_SHARD=%q: want k/n, 0 <= k < n <= 16 (e.g. 0/2)", v)
+	}
+	return k, n
 }
 
 // TestMain lets a probe run a job in a child process (under strace, or
