@@ -172,6 +172,7 @@ func newFiftyFleet(b *testing.B, n int) *fiftyFleet {
 			"--token", token, "--name", names[i], "--data-dir", fleettest.DataDir, "--db", filepath.Join(shm, names[i]+".db"))
 		f.agents = append(f.agents, p)
 	}
+	b.Cleanup(f.stopAgents) // all at once, before each waits for its own
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var hs []db.Host
@@ -396,6 +397,9 @@ func (f *fiftyFleet) runGroup(b *testing.B, plan fiftyPlan) fiftyFigures {
 	if len(g.Runs) != len(f.names) {
 		b.Fatalf("the group has %d runs, want %d", len(g.Runs), len(f.names))
 	}
+	// Said now, not with the benchmark's log at its end: to open the
+	// group's page while it runs.
+	fmt.Fprintf(os.Stderr, "BenchmarkFiftyAgents: group %s/groups/%s\n", f.base, g.Group)
 	seen := map[string]*hostSeen{}
 	for _, n := range f.names {
 		seen[n] = &hostSeen{progSteps: map[string]bool{}, stored: map[int]bool{}}
