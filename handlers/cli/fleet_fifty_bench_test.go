@@ -68,6 +68,7 @@ func BenchmarkFiftyAgents(b *testing.B) {
 	b.ReportMetric(float64(last.fails), "agent-req-refused")
 	b.ReportMetric(float64(last.stepP99.Microseconds())/1000, "step-upload-p99-ms")
 	b.ReportMetric(last.machineBusy, "machine-busy-%")
+	b.ReportMetric(float64(last.fds), "serve-fds-max")
 }
 
 // fiftyLog keeps the dashboard's whole log (its request log: every
@@ -119,6 +120,9 @@ type fiftyFigures struct {
 	// machineBusy is the whole machine's CPU over the group, in percent of
 	// all its CPUs: the agents are on it too.
 	machineBusy float64
+	// fds is the most descriptors the dashboard had open (its store's,
+	// fifty agents' connections and long polls, the pages').
+	fds int
 }
 
 // fiftyShm holds the hosts' data directories and the agents' stores; a
@@ -378,6 +382,22 @@ func (f *fiftyFleet) runGroup(b *testing.B, plan fiftyPlan) fiftyFigures {
 	b.Helper()
 	pid := f.serve.Process.Pid
 	rss := watchRSS(pid)
+	fdsPeak := make(chan int)
+	stopFds := make(chan struct{})
+	go func() {
+		peak := 0
+		for {
+			if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
+				peak = max(peak, len(ents))
+			}
+			select {
+			case <-stopFds:
+				fdsPeak <- peak
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
 	cpu0, reqs0, fails0 := procCPU(pid), f.log.agentRequests(), f.log.agentFailures()
 	machine0, err := system.FS{}.CPUTimes()
 	if err != nil {
@@ -461,6 +481,8 @@ func (f *fiftyFleet) runGroup(b *testing.B, plan fiftyPlan) fiftyFigures {
 	}
 	fig := fiftyFigures{wall: wall, cpu: procCPU(pid) - cpu0, agentReqs: f.log.agentRequests() - reqs0, fails: f.log.agentFailures() - fails0}
 	fig.peakRSS, fig.hwm = rss.done()
+	close(stopFds)
+	fig.fds = <-fdsPeak
 	if machine1, err := (system.FS{}).CPUTimes(); err == nil {
 		fig.machineBusy = 100 - system.CPUDelta(machine0, machine1).Idle
 	}
@@ -510,11 +532,11 @@ func (f *fiftyFleet) runGroup(b *testing.B, plan fiftyPlan) fiftyFigures {
 	}
 	b.Logf("group of %d hosts × %d steps of %s: %v; the dashboard: peak RSS %d MiB (VmHWM %d MiB), CPU %.1f s (%.0f %% of a core), "+
 		"%d agent requests (%.2f a second each, %d failed; step uploads p50 %v p99 %v, event batches p99 %v), group API p99 %v over %d polls, group page at most %v; "+
-		"the machine %.0f %% busy",
+		"at most %d descriptors open; the machine %.0f %% busy",
 		len(f.names), len(plan.steps), plan.runtime, wall.Round(time.Millisecond), fig.peakRSS>>20, fig.hwm>>20, fig.cpu.Seconds(),
 		100*fig.cpu.Seconds()/wall.Seconds(), fig.agentReqs, fig.agentRate, fig.fails,
 		fig.stepP50.Round(time.Millisecond), fig.stepP99.Round(time.Millisecond), fig.eventsP99.Round(time.Millisecond),
-		fig.apiP99.Round(time.Millisecond), len(apiTimes), fig.pageMax.Round(time.Millisecond), fig.machineBusy)
+		fig.apiP99.Round(time.Millisecond), len(apiTimes), fig.pageMax.Round(time.Millisecond), fig.fds, fig.machineBusy)
 	b.Logf("agent requests by route: %s", f.log.byRoute())
 	b.Logf("the machine's load average at the group's end: %s", loadAvg())
 	if p := f.log.problems(); p != "" {
