@@ -125,10 +125,13 @@ type fiftyFigures struct {
 	fds int
 }
 
-// fiftyShm holds the hosts' data directories and the agents' stores; a
-// directory of a benchmark process that is gone is removed at the next
-// start.
-const fiftyShm = "/dev/shm/iolab-fifty-"
+// fiftyDir is where a benchmark process keeps its files, in /dev/shm
+// (the hosts' data directories and the agents' stores) and in the
+// temporary directory (the dashboard's store, on the disk, and every
+// TempDir: TMPDIR points there while it runs). Its pid ends the name:
+// what a process that is gone left (one killed runs no cleanup) is
+// removed at the next start, as fleettest removes its namespaces.
+const fiftyDir = "iolab-fifty-"
 
 // newFiftyFleet makes n namespace hosts, starts the dashboard on the
 // first one's gateway (every other host routed to it, fleettest.Reach),
@@ -136,14 +139,22 @@ const fiftyShm = "/dev/shm/iolab-fifty-"
 // all n have said hello from a hostname of their own.
 func newFiftyFleet(b *testing.B, n int) *fiftyFleet {
 	b.Helper()
-	reapFiftyShm()
 	// Other work on the machine slows the dashboard as much as the agents.
 	b.Logf("the machine's load average before the hosts: %s", loadAvg())
-	shm := fiftyShm + strconv.Itoa(os.Getpid())
-	if err := os.Mkdir(shm, 0o700); err != nil {
-		b.Fatal(err)
+	var shm, tmp string
+	for _, dir := range []*string{&shm, &tmp} {
+		parent := "/dev/shm"
+		if dir == &tmp {
+			parent = os.TempDir()
+		}
+		reapFifty(parent)
+		*dir = filepath.Join(parent, fiftyDir+strconv.Itoa(os.Getpid()))
+		if err := os.Mkdir(*dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(*dir) })
 	}
-	b.Cleanup(func() { os.RemoveAll(shm) })
+	b.Setenv("TMPDIR", tmp)
 
 	made := time.Now()
 	hosts := make([]*fleettest.Host, n)
@@ -205,12 +216,13 @@ func newFiftyFleet(b *testing.B, n int) *fiftyFleet {
 	return f
 }
 
-// reapFiftyShm removes what benchmark processes that are gone left in
-// /dev/shm (a killed one runs no cleanup).
-func reapFiftyShm() {
-	old, _ := filepath.Glob(fiftyShm + "*")
+// reapFifty removes the directories in parent of benchmark processes
+// that are gone.
+func reapFifty(parent string) {
+	prefix := filepath.Join(parent, fiftyDir)
+	old, _ := filepath.Glob(prefix + "*")
 	for _, dir := range old {
-		pid, err := strconv.Atoi(strings.TrimPrefix(dir, fiftyShm))
+		pid, err := strconv.Atoi(strings.TrimPrefix(dir, prefix))
 		if err != nil {
 			continue
 		}
