@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain runs the helper of TestKilledRun when the test binary is started
@@ -118,5 +120,45 @@ func TestMarkInterruptedWhileOpen(t *testing.T) {
 	}
 	if r, err := s.GetRun(ctx, runs[0].ID); err != nil || r.Status != StatusInterrupted {
 		t.Errorf("run after MarkInterrupted: %v, %v", r, err)
+	}
+}
+
+// The dashboard calls MarkInterrupted every 2 s: with many runs of live
+// processes open (fifty agents' runs, the dashboard their owner) it
+// writes nothing and takes no write lock, so it never keeps the store's
+// writers waiting — here it answers while another connection holds the
+// write lock.
+func TestMarkInterruptedLiveRunsTakeNoWriteLock(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	for range 50 {
+		if _, err := s.CreateRun(ctx, testRun()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	// Less than the store's busy_timeout: waiting for the lock fails.
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	ids, err := s.MarkInterrupted(short)
+	if err != nil || len(ids) != 0 {
+		t.Fatalf("MarkInterrupted = %v, %v; want nothing, without waiting for the write lock", ids, err)
+	}
+	runs, err := s.ListRuns(ctx, RunFilter{Status: StatusRunning})
+	if err != nil || len(runs) != 50 {
+		t.Fatalf("%d running runs, %v; want all 50", len(runs), err)
 	}
 }

@@ -363,13 +363,15 @@ func (s *Store) MarkInterrupted(ctx context.Context) ([]int64, error) {
 // (status) when it stopped: what the next open marks it interrupted with.
 func StoppedMessage(status string) string { return "iolab stopped while the run was " + status }
 
+// markInterrupted finds the unfinished runs on the read connection and
+// asks /proc about each owner once, outside any transaction: a dashboard
+// calls it every 2 s, and with fifty agents' runs open (the dashboard
+// their owner) a write transaction held over fifty owners' /proc reads
+// kept every agent's request waiting on the one write connection. Only a
+// run found dead is written, and only if its status and owner are still
+// those read (a run that ended or was taken over since is left alone).
 func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("mark interrupted runs: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, status, owner_boot, owner_pid, owner_start
+	rows, err := s.read.QueryContext(ctx, `SELECT id, status, owner_boot, owner_pid, owner_start
 		FROM runs WHERE status IN ('queued', 'running') ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted runs: %w", err)
@@ -377,22 +379,27 @@ func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 	type unfinished struct {
 		id     int64
 		status string
+		boot   sql.NullString
+		pid    sql.NullInt64
+		start  sql.NullInt64
 	}
 	var dead []unfinished
+	alive := map[owner]bool{}
 	for rows.Next() {
-		var (
-			u     unfinished
-			boot  sql.NullString
-			pid   sql.NullInt64
-			start sql.NullInt64
-		)
-		if err := rows.Scan(&u.id, &u.status, &boot, &pid, &start); err != nil {
+		var u unfinished
+		if err := rows.Scan(&u.id, &u.status, &u.boot, &u.pid, &u.start); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("mark interrupted runs: %w", err)
 		}
-		o := owner{Boot: boot.String, PID: int(pid.Int64), Start: uint64(start.Int64)}
-		if !o.alive(s.proc) {
-			o.settle(s.proc, 2*time.Second)
+		o := owner{Boot: u.boot.String, PID: int(u.pid.Int64), Start: uint64(u.start.Int64)}
+		live, asked := alive[o]
+		if !asked {
+			if live = o.alive(s.proc); !live {
+				o.settle(s.proc, 2*time.Second)
+			}
+			alive[o] = live
+		}
+		if !live {
 			dead = append(dead, u)
 		}
 	}
@@ -400,13 +407,27 @@ func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("mark interrupted runs: %w", err)
 	}
+	if len(dead) == 0 {
+		return nil, nil
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mark interrupted runs: %w", err)
+	}
+	defer tx.Rollback()
 	now := time.Now().UnixNano()
 	var ids []int64
 	for _, u := range dead {
 		msg := StoppedMessage(u.status)
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
-			error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`, now, msg, u.id); err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
+			error = CASE WHEN error = '' THEN ? ELSE error END
+			WHERE id = ? AND status = ? AND owner_boot IS ? AND owner_pid IS ? AND owner_start IS ?`,
+			now, msg, u.id, u.status, u.boot, u.pid, u.start)
+		if err != nil {
 			return nil, fmt.Errorf("mark run %d interrupted: %w", u.id, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			continue // it moved on since it was read
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE steps SET status = 'interrupted',
 			error = CASE WHEN error = '' THEN 'iolab stopped during the step' ELSE error END

@@ -373,6 +373,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		status, msg, field = http.StatusBadRequest, re.Msg, re.Field
 	case errors.As(err, &he):
 		status, msg = he.Code, fmt.Sprint(he.Message)
+	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
+		// The client hung up before its answer (an agent that gave up
+		// on an upload and sends it again, a closed tab): nothing failed
+		// here, and the request log says it.
+		status, msg = statusClientClosed, "the client closed the request"
 	default:
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
@@ -390,6 +395,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.String(status, msg)
 	}
 }
+
+// statusClientClosed is the status the request log gives a request
+// whose client went away before its answer: nginx's 499.
+const statusClientClosed = 499
 
 // notFoundError is a 404 that says what is missing.
 type notFoundError struct{ what string }

@@ -483,11 +483,14 @@
   }
 
   // A group's page follows its runs while one is active, and shows the
-  // comparison once they have all ended.
+  // comparison once they have all ended. It asks again a second after
+  // each answer, not every second: a dashboard slow to answer (fifty
+  // hosts on a busy machine took 10 s) is never sent polls that pile up.
   function group() {
     var t = document.getElementById("group-runs");
     if (!t || !t.dataset.active) return;
-    var timer = setInterval(function () {
+    var again = function () { setTimeout(poll, 1000); };
+    var poll = function () {
       fetch("/api/groups/" + t.dataset.group, { headers: { Accept: "application/json" } }).then(function (r) { return r.json(); }).then(function (g) {
         (g.members || []).forEach(function (m) {
           var row = t.querySelector('tr[data-run="' + m.run_id + '"]');
@@ -498,9 +501,11 @@
           row.querySelector('[data-col="steps"]').textContent = m.steps + "/" + m.planned;
           row.querySelector('[data-col="progress"]').textContent = m.progress || "";
         });
-        if (!g.active) { clearInterval(timer); setTimeout(function () { location.reload(); }, 300); }
-      }).catch(function () {});
-    }, 1000);
+        if (!g.active) { setTimeout(function () { location.reload(); }, 300); return; }
+        again();
+      }).catch(again);
+    };
+    again();
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -273,6 +273,15 @@ func (h *Host) remove() error {
 	return errors.Join(errs...)
 }
 
+// Reach routes addr, an address of this machine in another host's
+// /24 (its Gateway), through the host's own link, so that one server
+// listening on one address serves every host: a dashboard for fifty
+// agents. The host still reaches no other host (this machine does not
+// forward), and the route goes with the namespace.
+func (h *Host) Reach(addr netip.Addr) error {
+	return ip("-n", h.NS, "route", "add", addr.String()+"/32", "via", h.Gateway.String(), "dev", h.peer)
+}
+
 // SetLink takes the host's link down (up false) or up again: a network
 // cut between the host and this machine that leaves the processes running.
 func (h *Host) SetLink(up bool) error {

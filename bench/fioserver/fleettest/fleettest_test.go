@@ -2,9 +2,12 @@ package fleettest
 
 import (
 	"context"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +129,53 @@ func TestReapStale(t *testing.T) {
 	ns, _ := exec.Command("ip", "netns", "list").Output()
 	if strings.Contains(string(out), stale.link+"@") || strings.Contains(string(ns), stale.NS+" ") || strings.Contains(string(ns), stale.NS+"\n") {
 		t.Errorf("%s or %s is still there", stale.NS, stale.link)
+	}
+}
+
+// TestReach: a host given a route to another host's gateway reaches a
+// server listening there, one without it does not, and neither reaches
+// the other hosts.
+func TestReach(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed: the hosts dial with it")
+	}
+	a, b, c := NewHost(t, "fleet-ra"), NewHost(t, "fleet-rb"), NewHost(t, "fleet-rc")
+	ln, err := net.Listen("tcp", net.JoinHostPort(a.Gateway.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Write([]byte("here\n"))
+			conn.Close()
+		}
+	}()
+	if err := b.Reach(a.Gateway); err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	// Each host dials from inside its namespace, with python3's socket
+	// (the hosts run what this machine has).
+	dial := func(h *Host, addr netip.Addr) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := h.Command(ctx, "python3", "-c",
+			"import socket,sys; print(socket.create_connection((sys.argv[1], int(sys.argv[2])), 3).recv(16).decode().strip())",
+			addr.String(), strconv.Itoa(port)).CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if out, err := dial(b, a.Gateway); err != nil || out != "here" {
+		t.Errorf("%s to %s: %q, %v", b.Name, a.Gateway, out, err)
+	}
+	if out, err := dial(c, a.Gateway); err == nil {
+		t.Errorf("%s reached %s without the route: %q", c.Name, a.Gateway, out)
+	}
+	if out, err := dial(b, c.Addr); err == nil || !strings.Contains(out, "unreachable") {
+		t.Errorf("%s to the host %s: %q, %v: want unreachable", b.Name, c.Addr, out, err)
 	}
 }
