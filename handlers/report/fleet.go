@@ -1,0 +1,173 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"iolab/bench/summary"
+	"iolab/bench/units"
+	"iolab/db"
+	"iolab/handlers/chart"
+)
+
+// FleetView is a group's fleet (summary.Fleet) as the group page and the
+// report show it (web/templates/fleet.html): per step and job, the
+// fleet's row and each host's, with how the hosts' time lined up, the
+// spread and the stragglers.
+type FleetView struct {
+	Rule       string
+	Stragglers int
+	// Percentiles name the latency columns: p50, p90, p99, p99.9.
+	Percentiles []string
+	Cols        int // the table's columns
+	Steps       []FleetStepView
+}
+
+// FleetStepView is one planned step.
+type FleetStepView struct {
+	Seq     int
+	Label   string
+	Missing string // the hosts whose step is not done, "" when none
+	Jobs    []FleetJobView
+}
+
+// FleetJobView is one job of a step: its rows, the fleet's first.
+type FleetJobView struct {
+	Name   string
+	Time   string // how the hosts' windows lined up
+	Apart  bool
+	Spread string
+	Rows   []FleetRowView
+}
+
+// FleetRowView is the fleet's or one host's figures in one direction.
+type FleetRowView struct {
+	Host      string
+	Fleet     bool
+	Dir       string
+	IOs       string
+	IOPS, BW  string
+	Lat       []string // lat's FleetPercentiles
+	Straggler string
+}
+
+// FleetOf is the fleet of a group's runs, each host named by its run's
+// Host (the Hosts page's name; its hostname, else its id, when it has
+// none).
+func FleetOf(runs []chart.LoadedRun) *summary.Fleet {
+	hosts := make([]summary.FleetHost, len(runs))
+	for i := range runs {
+		name := runs[i].Host
+		if name == "" {
+			name = runs[i].Run.Hostname
+		}
+		if name == "" {
+			name = fmt.Sprintf("run %d", runs[i].Run.ID)
+		}
+		hosts[i] = summary.FleetHost{Name: name, Steps: runs[i].StepSummaries()}
+	}
+	return summary.FleetOf(hosts)
+}
+
+// GroupOf is the group runs all belong to with the Hosts page's name of
+// each run's host, when they are two or more runs of one group; "" else.
+func GroupOf(ctx context.Context, store *db.Store, runs []chart.LoadedRun) (string, []string, error) {
+	if len(runs) < 2 {
+		return "", nil, nil
+	}
+	var (
+		group string
+		names []string
+	)
+	for i := range runs {
+		uid, m, err := store.FleetRunOf(ctx, runs[i].Run.ID)
+		if errors.Is(err, db.ErrNotFound) || err == nil && group != "" && uid != group {
+			return "", nil, nil
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		group = uid
+		names = append(names, m.HostName)
+	}
+	return group, names, nil
+}
+
+// FleetViewOf is f as the pages show it.
+func FleetViewOf(f *summary.Fleet) *FleetView {
+	v := &FleetView{Rule: summary.StragglerRule, Stragglers: f.Stragglers}
+	for _, p := range summary.FleetPercentiles {
+		v.Percentiles = append(v.Percentiles, "p"+strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	v.Cols = 6 + len(v.Percentiles)
+	for _, st := range f.Steps {
+		sv := FleetStepView{Seq: st.Seq, Label: st.Label, Missing: strings.Join(st.Missing, ", ")}
+		for k := range st.Jobs {
+			sv.Jobs = append(sv.Jobs, fleetJobView(&st.Jobs[k]))
+		}
+		v.Steps = append(v.Steps, sv)
+	}
+	return v
+}
+
+var dirTitles = [3]string{"read", "write", "trim"}
+
+func fleetJobView(j *summary.FleetJob) FleetJobView {
+	jv := FleetJobView{Name: j.Name, Apart: j.Time.Apart, Time: FleetTimeText(&j.Time)}
+	if j.IOPSSpread > 0 {
+		jv.Spread = fmt.Sprintf("highest host over lowest: IOPS ×%s", units.Significant(j.IOPSSpread, 3))
+		if j.P99Spread > 0 {
+			jv.Spread += fmt.Sprintf(", lat p99 ×%s", units.Significant(j.P99Spread, 3))
+		}
+	}
+	var dirs []int
+	for d := range j.Fleet.Dirs {
+		if j.Fleet.Dirs[d].IOs > 0 {
+			dirs = append(dirs, d)
+		}
+	}
+	row := func(host string, f *summary.FleetFigures, d int, fleet bool) FleetRowView {
+		fd := &f.Dirs[d]
+		r := FleetRowView{Host: host, Fleet: fleet, Dir: dirTitles[d], IOs: units.Count(float64(fd.IOs))}
+		if fleet && j.Time.Apart {
+			r.IOPS, r.BW = "—", "—"
+		} else {
+			r.IOPS, r.BW = units.Count(fd.IOPS), units.Rate(fd.BW)
+		}
+		for i := range summary.FleetPercentiles {
+			r.Lat = append(r.Lat, units.Nanos(float64(fd.Lat.P(i))))
+		}
+		return r
+	}
+	for _, d := range dirs {
+		jv.Rows = append(jv.Rows, row(summary.FleetHostName, &j.Fleet, d, true))
+	}
+	for _, h := range j.Hosts {
+		for _, d := range dirs {
+			r := row(h.Host, &h.Figures, d, false)
+			r.Straggler = h.Straggler
+			jv.Rows = append(jv.Rows, r)
+		}
+	}
+	return jv
+}
+
+// FleetTimeText says how a job's hosts lined up in time, and so what the
+// fleet's IOPS are of.
+func FleetTimeText(t *summary.FleetTime) string {
+	switch {
+	case t.Apart:
+		return "the hosts did not run at the same time (not for one interval): no fleet IOPS; the latencies are merged"
+	case !t.Aligned:
+		return "a host kept no per-interval samples (fio's output): the fleet's IOPS are every host's I/Os over the longest host's window, as fio's \"All clients\""
+	}
+	s := fmt.Sprintf("IOPS summed over the %s every host ran, the hosts' %s intervals lined up on the wall clock",
+		units.Nanos(float64(t.End.Sub(t.Start))), units.Nanos(float64(t.Interval)))
+	if t.Coverage < 0.9 {
+		s += fmt.Sprintf("; the hosts overlapped for only %.0f %% of the longest host's window", 100*t.Coverage)
+	}
+	return s
+}
