@@ -1,13 +1,17 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +25,9 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
+	"iolab/bench/units"
 	"iolab/db"
+	"iolab/handlers/report"
 )
 
 // fleetHost is one host of the seeded fleet: when its steps start after
@@ -250,4 +256,60 @@ func TestBrowserGroupFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtifact(t, artifactsDir(t), "group-fleet.png", shot)
+}
+
+// TestGroupFleetReport: a report of a group's runs has the fleet's
+// table and chart (drawn as SVG), and its bundle the fleet's CSV; a
+// report of runs of no group has neither.
+func TestGroupFleetReport(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	uid, all := seedFleet(t, ts.store)
+	ctx := context.Background()
+	g, err := ts.store.GetFleetRun(ctx, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, m := range g.Members {
+		ids = append(ids, m.RunID)
+	}
+	rep, err := report.Build(ctx, ts.store, ids, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html bytes.Buffer
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	page := html.String()
+	writeArtifact(t, artifactsDir(t), "group-fleet-report.html", html.Bytes())
+	p99 := units.Nanos(float64(all[0].Percentiles(summary.FleetPercentiles)[2]))
+	for _, want := range []string{`<h2 id="fleet">`, `id="fleet-table"`, `data-host="rack-c"`, `class=" straggler-row"`, `data-kind="fleet"`, "Fleet IOPS over time, step 1", p99} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report does not have %q", want)
+		}
+	}
+	dir := t.TempDir()
+	b, err := rep.WriteBundle(ctx, dir, report.BundleOptions{Chromium: "/nonexistent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(b.Files, "fleet.csv") {
+		t.Fatalf("bundle %v: no fleet.csv", b.Files)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "fleet.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(rows) != 9 || !slices.Equal(rows[0], summary.FleetColumns()) {
+		t.Errorf("fleet.csv: %d rows, %v", len(rows), err)
+	}
+	// Two of the group's runs are still a group; a run alone is not.
+	if rep, err := report.Build(ctx, ts.store, ids[:1], report.Options{}); err != nil || rep.Fleet != nil {
+		t.Errorf("a report of one run: fleet %v, %v", rep.Fleet, err)
+	}
+	if rep, err := report.Build(ctx, ts.store, ids[:2], report.Options{}); err != nil || rep.Fleet == nil || len(rep.Fleet.Steps[0].Jobs[0].Rows) != 3 {
+		t.Errorf("a report of two of the group's runs: %v", err)
+	}
 }

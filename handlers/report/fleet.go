@@ -1,9 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -170,4 +172,57 @@ func FleetTimeText(t *summary.FleetTime) string {
 		s += fmt.Sprintf("; the hosts overlapped for only %.0f %% of the longest host's window", 100*t.Coverage)
 	}
 	return s
+}
+
+// addFleet adds the fleet of runs to the report when they are one
+// group's: its table and the chart of the first step with IOPS over time.
+func (r *Report) addFleet(ctx context.Context, store *db.Store, runs []chart.LoadedRun) error {
+	uid, names, err := GroupOf(ctx, store, runs)
+	if err != nil || uid == "" {
+		return err
+	}
+	hosts := slices.Clone(runs)
+	for i := range hosts {
+		hosts[i].Host = names[i]
+	}
+	f := FleetOf(hosts)
+	if len(f.Steps) == 0 {
+		return nil
+	}
+	r.fleet, r.Fleet = f, FleetViewOf(f)
+	for _, st := range f.Steps {
+		if len(st.Jobs) == 0 || len(st.Jobs[0].Time.Series) == 0 {
+			continue
+		}
+		rc := Chart{Kind: string(chart.Fleet), Title: string(chart.Fleet), file: string(chart.Fleet)}
+		ch, err := chart.FleetTimeline(f, st.Seq, 0)
+		if err != nil {
+			rc.Error = err.Error()
+		} else {
+			rc = renderChart(rc, ch)
+		}
+		r.Charts = append(r.Charts, rc)
+		break
+	}
+	return nil
+}
+
+// fleetCSV is the fleet's table (summary.FleetColumns) as CSV.
+func (r *Report) fleetCSV() ([]byte, error) {
+	var buf bytes.Buffer
+	w := chart.NewCSVWriter(&buf, summary.FleetColumns())
+	if err := w.Header(); err != nil {
+		return nil, err
+	}
+	for i := range r.fleet.Steps {
+		for _, row := range r.fleet.Steps[i].TableRows() {
+			if err := w.Row(row); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
