@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"iolab/bench"
+	"iolab/bench/fio"
 	"iolab/bench/hist"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
@@ -311,5 +312,75 @@ func TestGroupFleetReport(t *testing.T) {
 	}
 	if rep, err := report.Build(ctx, ts.store, ids[:2], report.Options{}); err != nil || rep.Fleet == nil || len(rep.Fleet.Steps[0].Jobs[0].Rows) != 3 {
 		t.Errorf("a report of two of the group's runs: %v", err)
+	}
+}
+
+// TestImportFioClientsAsGroup: fio's client output of three servers
+// imports as a group of one run per server, whose fleet is fio's own "All
+// clients" (the same reads and IOPS), with percentiles from the servers'
+// histograms merged; importing it again finds the same group, and the
+// import form goes to the group's page.
+func TestImportFioClientsAsGroup(t *testing.T) {
+	data, err := os.ReadFile("../bench/fio/testdata/client/client-three.jsonplus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, Config{})
+	rec := ts.do(t, http.MethodPost, "/api/import?name=three", string(data))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /api/import: %d %s", rec.Code, rec.Body)
+	}
+	var created importedRun
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil {
+		t.Fatal(err)
+	}
+	if created.Group == "" || created.URL != "/groups/"+created.Group || rec.Header().Get("Location") != created.URL {
+		t.Fatalf("import %+v, Location %q: want a group", created, rec.Header().Get("Location"))
+	}
+	rec = ts.do(t, http.MethodGet, "/api/groups/"+created.Group+"/fleet", "")
+	var doc groupFleetJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("fleet: %d %v", rec.Code, err)
+	}
+	if doc.Name != "three" || !slices.Equal(doc.Hosts, []string{"10.213.241.2", "10.213.243.2", "10.213.242.2"}) || len(doc.Fleet.Steps) != 1 {
+		t.Fatalf("group %q of %v, %d steps", doc.Name, doc.Hosts, len(doc.Fleet.Steps))
+	}
+	j := doc.Fleet.Steps[0].Jobs[0]
+	read := j.Fleet.Dirs["read"]
+	// fio's "All clients": 77042 reads, 76965.034965 IOPS.
+	if read.IOs != 77042 || math.Abs(j.Fleet.IOPS-76965.034965) > 1e-5 || j.Aligned || j.Apart {
+		t.Errorf("fleet %d reads, %v IOPS (aligned %v, apart %v); fio's All clients 77042, 76965.034965", read.IOs, j.Fleet.IOPS, j.Aligned, j.Apart)
+	}
+	// fio's json+ prints clat's bins (lat's only with lat_percentiles):
+	// clat's percentiles are one histogram of the servers' bins; lat has
+	// none, and the page shows clat's.
+	var one hist.Lat
+	reps, err := fio.ParseReports(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range reps[0].ClientStats[:3] {
+		h, err := hist.HistogramFromBins(e.Read.Clat.Bins)
+		if err != nil || len(e.Read.Lat.Bins) != 0 {
+			t.Fatalf("bins: %v, %d of lat", err, len(e.Read.Lat.Bins))
+		}
+		one.Hist.Merge(&h)
+		one.Stat.N += e.Read.Clat.N
+	}
+	if want := one.Percentiles(summary.FleetPercentiles); !slices.Equal(read.Clat.P, want) || slices.ContainsFunc(read.Lat.P, func(p uint64) bool { return p != 0 }) {
+		t.Errorf("fleet clat percentiles %v, lat %v; want one histogram's %v, and none of lat", read.Clat.P, read.Lat.P, want)
+	}
+	page := ts.do(t, http.MethodGet, created.URL, "").Body.String()
+	if !strings.Contains(page, "percentiles of clat") || strings.Contains(page, "percentiles of lat") {
+		t.Error("the group page does not say its percentiles are clat's")
+	}
+	again := ts.do(t, http.MethodPost, "/api/import", string(data))
+	var second importedRun
+	if err := json.Unmarshal(again.Body.Bytes(), &second); err != nil || again.Code != http.StatusOK || second.Group != created.Group || !second.Existing {
+		t.Errorf("import again: %d %+v, want 200 and group %s", again.Code, second, created.Group)
+	}
+	form := postImportForm(t, ts, data, nil)
+	if form.Code != http.StatusSeeOther || form.Header().Get("Location") != created.URL {
+		t.Errorf("the import form: %d to %q, want 303 to %s", form.Code, form.Header().Get("Location"), created.URL)
 	}
 }

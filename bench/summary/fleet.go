@@ -122,13 +122,25 @@ func (l *FleetLat) P(i int) uint64 {
 	return l.Pcts[i]
 }
 
-// fleetLat is a merged latency's FleetLat.
+// fleetLat is a merged latency's FleetLat; without a histogram (fio's
+// json output, or json+ of lat without lat_percentiles) it has no
+// percentiles.
 func fleetLat(l *hist.Lat) FleetLat {
 	out := FleetLat{Stat: l.Stat}
-	if l.Stat.N > 0 {
+	if l.Stat.N > 0 && l.Hist.N() > 0 {
 		out.Pcts = l.Percentiles(FleetPercentiles)
 	}
 	return out
+}
+
+// Latency is the latency a direction's percentiles are shown of: lat
+// (from submission: hosts are compared on it), or clat where lat has no
+// histogram (fio's json+ keeps lat's only with lat_percentiles).
+func (d *FleetDir) Latency() (*FleetLat, LatKind) {
+	if d.Lat.Pcts == nil && d.Clat.Pcts != nil {
+		return &d.Clat, LatClat
+	}
+	return &d.Lat, LatTotal
 }
 
 // hostJob is one host's result of a job of a step.

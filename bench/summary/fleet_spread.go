@@ -16,7 +16,8 @@ import (
 //     off cannot be told: the spread says how far apart they are);
 //   - its IOPS (every direction) are below StragglerIOPS × the lowest of
 //     the other hosts', or
-//   - its p99 of lat, in the job's direction with the most I/Os, is above
+//   - its p99 of lat (clat where lat has no histogram: FleetDir.Latency),
+//     in the job's direction with the most I/Os, is above
 //     StragglerP99 × the highest of the other hosts', every host having
 //     done hist.ReliableN(99) I/Os there (fewer and p99 is a handful of
 //     I/Os).
@@ -30,6 +31,8 @@ const (
 // it.
 var StragglerRule = fmt.Sprintf("with %d hosts or more, a host is a straggler when its IOPS are below %.0f %% of the lowest of the other hosts', or its p99 of lat is above %.0f %% of the highest of theirs (in the job's main direction, each host with %d I/Os there or more)",
 	StragglerMinHosts, StragglerIOPS*100, StragglerP99*100, hist.ReliableN(99))
+
+// The rule's p99 is lat's, or clat's where lat has no histogram.
 
 // p99Index is p99's place in FleetPercentiles.
 const p99Index = 2
@@ -48,8 +51,9 @@ func spread(fj *FleetJob) {
 	for i := range fj.Hosts {
 		f := &fj.Hosts[i].Figures
 		iops[i] = f.IOPS
-		p99[i] = float64(f.Dirs[d].Lat.P(p99Index))
-		reliable = reliable && f.Dirs[d].Lat.Stat.N >= hist.ReliableN(99)
+		l, _ := f.Dirs[d].Latency()
+		p99[i] = float64(l.P(p99Index))
+		reliable = reliable && l.Stat.N >= hist.ReliableN(99)
 	}
 	fj.IOPSSpread = ratio(iops)
 	fj.P99Spread = ratio(p99)

@@ -36,7 +36,8 @@ func pctName(p float64) string {
 	return s
 }
 
-// TableRows are the rows of step st of the fleet table (FleetColumns).
+// TableRows are the rows of step st of the fleet table (FleetColumns);
+// a latency without a histogram has its percentiles empty.
 // The fleet's rows carry how the hosts' time lined up and the spread; a
 // host's carry why it is a straggler.
 func (st *FleetStep) TableRows() [][]string {
@@ -85,6 +86,10 @@ func (st *FleetStep) row(j *FleetJob, host string, fd *FleetDir, d int) []string
 	for _, l := range []*FleetLat{&fd.Clat, &fd.Lat} {
 		row = append(row, fnum(l.Stat.Mean))
 		for i := range FleetPercentiles {
+			if l.Pcts == nil { // no histogram: no percentiles
+				row = append(row, "")
+				continue
+			}
 			row = append(row, strconv.FormatUint(l.P(i), 10))
 		}
 	}

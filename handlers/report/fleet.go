@@ -38,7 +38,10 @@ type FleetStepView struct {
 
 // FleetJobView is one job of a step: its rows, the fleet's first.
 type FleetJobView struct {
-	Name   string
+	Name string
+	// Lat is the latency the percentiles are of: lat, or clat where lat
+	// has no histogram (FleetDir.Latency).
+	Lat    summary.LatKind
 	Time   string // how the hosts' windows lined up
 	Apart  bool
 	Spread string
@@ -52,7 +55,7 @@ type FleetRowView struct {
 	Dir       string
 	IOs       string
 	IOPS, BW  string
-	Lat       []string // lat's FleetPercentiles
+	Lat       []string // FleetPercentiles of the job's Lat
 	Straggler string
 }
 
@@ -122,7 +125,7 @@ func fleetJobView(j *summary.FleetJob) FleetJobView {
 	if j.IOPSSpread > 0 {
 		jv.Spread = fmt.Sprintf("highest host over lowest: IOPS ×%s", units.Significant(j.IOPSSpread, 3))
 		if j.P99Spread > 0 {
-			jv.Spread += fmt.Sprintf(", lat p99 ×%s", units.Significant(j.P99Spread, 3))
+			jv.Spread += fmt.Sprintf(", p99 ×%s", units.Significant(j.P99Spread, 3))
 		}
 	}
 	var dirs []int
@@ -139,8 +142,14 @@ func fleetJobView(j *summary.FleetJob) FleetJobView {
 		} else {
 			r.IOPS, r.BW = units.Count(fd.IOPS), units.Rate(fd.BW)
 		}
+		l, k := fd.Latency()
+		jv.Lat = k
 		for i := range summary.FleetPercentiles {
-			r.Lat = append(r.Lat, units.Nanos(float64(fd.Lat.P(i))))
+			if l.Pcts == nil {
+				r.Lat = append(r.Lat, "—")
+				continue
+			}
+			r.Lat = append(r.Lat, units.Nanos(float64(l.P(i))))
 		}
 		return r
 	}
