@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"slices"
 	"time"
 
 	"iolab/bench"
@@ -70,7 +71,8 @@ type curve struct {
 }
 
 func curveOf(j *JobView) *curve {
-	c := &curve{start: j.Start, at: []time.Duration{0}, ios: []bench.DirCounts{{}}, bytes: []bench.DirCounts{{}}}
+	n := len(j.Samples) + 2
+	c := &curve{start: j.Start, at: make([]time.Duration, 1, n), ios: make([]bench.DirCounts, 1, n), bytes: make([]bench.DirCounts, 1, n)}
 	for _, s := range j.Samples {
 		if s.At <= c.at[len(c.at)-1] {
 			continue
@@ -106,10 +108,9 @@ func (c *curve) value(t time.Time, d int, bytes bool) float64 {
 	if off >= c.at[n-1] {
 		return float64(counts[n-1][d])
 	}
-	i := 1
-	for c.at[i] < off {
-		i++
-	}
+	// The first sample at or after off: a series reads every host's
+	// curve at each of up to MaxFleetPoints intervals.
+	i, _ := slices.BinarySearch(c.at, off)
 	lo, hi := float64(counts[i-1][d]), float64(counts[i][d])
 	frac := float64(off-c.at[i-1]) / float64(c.at[i]-c.at[i-1])
 	return lo + (hi-lo)*frac
