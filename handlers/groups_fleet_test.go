@@ -306,6 +306,15 @@ func TestGroupFleetReport(t *testing.T) {
 	if err != nil || len(rows) != 9 || !slices.Equal(rows[0], summary.FleetColumns()) {
 		t.Errorf("fleet.csv: %d rows, %v", len(rows), err)
 	}
+	md, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Fleet: the hosts as one system", "| **fleet** | read | 153k | 51k |", "| rack-c | read |", "[fleet.csv](fleet.csv)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the bundle's README.md does not have %q", want)
+		}
+	}
 	// Two of the group's runs are still a group; a run alone is not.
 	if rep, err := report.Build(ctx, ts.store, ids[:1], report.Options{}); err != nil || rep.Fleet != nil {
 		t.Errorf("a report of one run: fleet %v, %v", rep.Fleet, err)

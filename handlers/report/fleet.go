@@ -235,3 +235,41 @@ func (r *Report) fleetCSV() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// markdownFleet writes the fleet's table, a row per host, the fleet's
+// first, under each step's job; all columns: fleet.csv.
+func (r *Report) markdownFleet(b *strings.Builder) {
+	v := r.Fleet
+	if v == nil {
+		return
+	}
+	b.WriteString("\n## Fleet: the hosts as one system\n\nPer step and job, latency percentiles from every host's histogram merged (never an average of the hosts'), IOPS summed over the wall-clock time every host ran; only the same job of the same step is merged. Stragglers: " + mdText(v.Rule) + ". All columns, clat too: [fleet.csv](fleet.csv).\n")
+	head := []string{"host", "dir", "I/Os", "IOPS", "bandwidth"}
+	head = append(head, v.Percentiles...)
+	head = append(head, "straggler")
+	for _, st := range v.Steps {
+		for _, j := range st.Jobs {
+			fmt.Fprintf(b, "\n**step %d · %s · %s** — percentiles of %s; %s", st.Seq, mdText(st.Label), mdText(j.Name), j.Lat.Name(), mdText(j.Time))
+			if j.Spread != "" {
+				fmt.Fprintf(b, "; %s", mdText(j.Spread))
+			}
+			if st.Missing != "" {
+				fmt.Fprintf(b, "; not done on %s, left out", mdText(st.Missing))
+			}
+			b.WriteString("\n\n")
+			var rows [][]string
+			for _, row := range j.Rows {
+				cells := append([]string{row.Host, row.Dir, row.IOs, row.IOPS, row.BW}, row.Lat...)
+				cells = append(cells, row.Straggler)
+				for i := range cells {
+					cells[i] = mdText(cells[i])
+				}
+				if row.Fleet {
+					cells[0] = "**fleet**" // markup of ours, around no run's text
+				}
+				rows = append(rows, cells)
+			}
+			mdRows(b, head, rows)
+		}
+	}
+}
