@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -143,10 +144,16 @@ func (d *FleetDir) Latency() (*FleetLat, LatKind) {
 	return &d.Lat, LatTotal
 }
 
-// hostJob is one host's result of a job of a step.
+// jobKey is a job of a step: its reporting group and name.
+type jobKey struct {
+	group int
+	name  string
+}
+
+// hostJob is one host's results of a job of a step: one, or its clones.
 type hostJob struct {
 	host int // index in the fleet's hosts
-	job  *JobView
+	jobs []*JobView
 }
 
 // FleetOf works out a group's fleet figures. Every host ran the same plan,
@@ -170,8 +177,8 @@ func FleetOf(hosts []FleetHost) *Fleet {
 	slices.Sort(seqs)
 	for _, seq := range seqs {
 		st := FleetStep{Seq: seq + 1}
-		var jobs []string
-		byJob := map[string][]hostJob{}
+		var jobs []jobKey
+		byJob := map[jobKey][]hostJob{}
 		for h, i := range bySeq[seq] {
 			if i < 0 {
 				st.Missing = append(st.Missing, hosts[h].Name)
@@ -189,15 +196,32 @@ func FleetOf(hosts []FleetHost) *Fleet {
 			for g := range sv.Result.Groups {
 				for j := range sv.Result.Groups[g].Jobs {
 					jv := &sv.Result.Groups[g].Jobs[j]
-					if _, ok := byJob[jv.Name]; !ok {
-						jobs = append(jobs, jv.Name)
+					k := jobKey{group: jv.GroupID, name: jv.Name}
+					runs := byJob[k]
+					if len(runs) == 0 {
+						jobs = append(jobs, k)
 					}
-					byJob[jv.Name] = append(byJob[jv.Name], hostJob{host: h, job: jv})
+					// A job's clones on one host (numjobs without
+					// group_reporting) are that host's job.
+					if n := len(runs); n > 0 && runs[n-1].host == h {
+						runs[n-1].jobs = append(runs[n-1].jobs, jv)
+					} else {
+						runs = append(runs, hostJob{host: h, jobs: []*JobView{jv}})
+					}
+					byJob[k] = runs
 				}
 			}
 		}
-		for _, name := range jobs {
-			fj := fleetJob(name, byJob[name], f.Hosts)
+		named := map[string]int{}
+		for _, k := range jobs {
+			named[k.name]++
+		}
+		for _, k := range jobs {
+			name := k.name
+			if named[name] > 1 { // one name in two reporting groups
+				name = fmt.Sprintf("%s (group %d)", name, k.group)
+			}
+			fj := fleetJob(name, byJob[k], f.Hosts)
 			for _, h := range fj.Hosts {
 				if h.Straggler != "" {
 					f.Stragglers++
@@ -216,19 +240,23 @@ func fleetJob(name string, runs []hostJob, hostNames []string) FleetJob {
 	var clat, lat [3]hist.Lat
 	for _, r := range runs {
 		hf := FleetFigures{}
-		for d := range r.job.Dirs {
-			src := &r.job.Dirs[d]
+		for d := range hf.Dirs {
 			var c, l hist.Lat
-			src.Clat.AddTo(&c)
-			src.Lat.AddTo(&l)
+			for _, jv := range r.jobs {
+				src := &jv.Dirs[d]
+				src.Clat.AddTo(&c)
+				src.Lat.AddTo(&l)
+				hf.Dirs[d].IOs += src.IOs
+				hf.Dirs[d].Bytes += src.Bytes
+				hf.Dirs[d].IOPS += bench.PerSecond(src.IOs, jv.Runtime)
+				hf.Dirs[d].BW += bench.PerSecond(src.Bytes, jv.Runtime)
+			}
 			clat[d].Merge(&c)
 			lat[d].Merge(&l)
-			hf.Dirs[d] = FleetDir{IOs: src.IOs, Bytes: src.Bytes,
-				IOPS: bench.PerSecond(src.IOs, r.job.Runtime), BW: bench.PerSecond(src.Bytes, r.job.Runtime),
-				Clat: fleetLat(&c), Lat: fleetLat(&l)}
+			hf.Dirs[d].Clat, hf.Dirs[d].Lat = fleetLat(&c), fleetLat(&l)
 			hf.IOPS += hf.Dirs[d].IOPS
-			fj.Fleet.Dirs[d].IOs += src.IOs
-			fj.Fleet.Dirs[d].Bytes += src.Bytes
+			fj.Fleet.Dirs[d].IOs += hf.Dirs[d].IOs
+			fj.Fleet.Dirs[d].Bytes += hf.Dirs[d].Bytes
 		}
 		fj.Hosts = append(fj.Hosts, FleetHostJob{Host: hostNames[r.host], Figures: hf})
 	}
@@ -245,11 +273,20 @@ func fleetJob(name string, runs []hostJob, hostNames []string) FleetJob {
 	return fj
 }
 
-// window is a job's measured window on the wall clock.
-func window(j *JobView) (start, end time.Time) {
-	end = j.Start.Add(j.Runtime)
-	if n := len(j.Samples); n > 0 && j.Start.Add(j.Samples[n-1].At).After(end) {
-		end = j.Start.Add(j.Samples[n-1].At)
+// window is a host's measured window of a job on the wall clock: from
+// its clones' first start to their last end.
+func (r *hostJob) window() (start, end time.Time) {
+	for i, j := range r.jobs {
+		s, e := j.Start, j.Start.Add(j.Runtime)
+		if n := len(j.Samples); n > 0 && j.Start.Add(j.Samples[n-1].At).After(e) {
+			e = j.Start.Add(j.Samples[n-1].At)
+		}
+		if i == 0 || s.Before(start) {
+			start = s
+		}
+		if i == 0 || e.After(end) {
+			end = e
+		}
 	}
-	return j.Start, end
+	return start, end
 }

@@ -301,3 +301,38 @@ func TestStragglers(t *testing.T) {
 		t.Errorf("two hosts' spread: IOPS %v, p99 %v; want 3.33 and about 9", j.IOPSSpread, j.P99Spread)
 	}
 }
+
+// TestFleetJobsByGroupAndClones: a job's clones on one host (numjobs
+// without group_reporting) are that host's job, added up; one name in
+// two reporting groups is two jobs.
+func TestFleetJobsByGroupAndClones(t *testing.T) {
+	stepOf := func(groups ...[]bench.JobResult) StepView {
+		r := sweep.StepResult{Status: sweep.StepDone, Result: &bench.Result{}}
+		for id, jobs := range groups {
+			for k := range jobs {
+				jobs[k].GroupID = id
+			}
+			r.Result.Groups = append(r.Result.Groups, bench.GroupResult{ID: id, Jobs: jobs})
+		}
+		return StepViewOf(&r)
+	}
+	a := stepOf([]bench.JobResult{steadyJob(t0, constant(1000, 4)...), steadyJob(t0, constant(1000, 4)...)},
+		[]bench.JobResult{steadyJob(t0.Add(5*time.Second), constant(300, 4)...)})
+	b := stepOf([]bench.JobResult{steadyJob(t0, constant(2000, 4)...)},
+		[]bench.JobResult{steadyJob(t0.Add(5*time.Second), constant(300, 4)...)})
+	f := FleetOf([]FleetHost{{Name: "a", Steps: []StepView{a}}, {Name: "b", Steps: []StepView{b}}})
+	jobs := f.Steps[0].Jobs
+	if len(jobs) != 2 || jobs[0].Name != "reader (group 0)" || jobs[1].Name != "reader (group 1)" {
+		t.Fatalf("jobs %d: %q", len(jobs), []string{jobs[0].Name, jobs[len(jobs)-1].Name})
+	}
+	j := jobs[0]
+	if len(j.Hosts) != 2 || j.Hosts[0].Figures.IOPS != 2000 || j.Hosts[0].Figures.Dirs[bench.Read].Lat.Stat.N != 200 {
+		t.Fatalf("host a: %+v; want its two clones as one host of 2000 IOPS and 200 latencies", j.Hosts)
+	}
+	if math.Abs(j.Fleet.IOPS-4000) > 1e-6 || j.Time.Series[0].Fleet != 4000 || *j.Time.Series[0].Hosts[0] != 2000 {
+		t.Errorf("fleet %v IOPS, first point %+v; want 4000, a's 2000", j.Fleet.IOPS, j.Time.Series[0])
+	}
+	if g1 := jobs[1]; math.Abs(g1.Fleet.IOPS-600) > 1e-6 || g1.Fleet.Dirs[bench.Read].IOs != 2400 {
+		t.Errorf("group 1's reader: %v IOPS, %d reads; want 600, 2400", g1.Fleet.IOPS, g1.Fleet.Dirs[bench.Read].IOs)
+	}
+}

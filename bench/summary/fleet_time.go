@@ -137,9 +137,12 @@ func alignTime(runs []hostJob) FleetTime {
 		longest     time.Duration
 	)
 	for i, r := range runs {
-		start, end := window(r.job)
-		if len(r.job.Samples) == 0 {
-			ft.Aligned = false
+		start, end := r.window()
+		for _, j := range r.jobs {
+			if len(j.Samples) == 0 {
+				ft.Aligned = false
+			}
+			ft.Interval = max(ft.Interval, j.Interval)
 		}
 		if i == 0 || start.After(ft.Start) {
 			ft.Start = start
@@ -154,7 +157,6 @@ func alignTime(runs []hostJob) FleetTime {
 			last = end
 		}
 		longest = max(longest, end.Sub(start))
-		ft.Interval = max(ft.Interval, r.job.Interval)
 	}
 	if ft.Interval <= 0 {
 		ft.Interval = time.Second
@@ -170,22 +172,29 @@ func alignTime(runs []hostJob) FleetTime {
 	if !ft.Aligned {
 		// fio's "All clients": the I/Os over the longest window.
 		for _, r := range runs {
-			for d := range r.job.Dirs {
-				ft.IOPS[d] += bench.PerSecond(r.job.Dirs[d].IOs, longest)
-				ft.BW[d] += bench.PerSecond(r.job.Dirs[d].Bytes, longest)
+			for _, j := range r.jobs {
+				for d := range j.Dirs {
+					ft.IOPS[d] += bench.PerSecond(j.Dirs[d].IOs, longest)
+					ft.BW[d] += bench.PerSecond(j.Dirs[d].Bytes, longest)
+				}
 			}
 		}
 		return ft
 	}
-	curves := make([]*curve, len(runs))
+	// Each host's curves, one per clone of the job.
+	curves := make([][]*curve, len(runs))
 	for i, r := range runs {
-		curves[i] = curveOf(r.job)
+		for _, j := range r.jobs {
+			curves[i] = append(curves[i], curveOf(j))
+		}
 	}
 	secs := common.Seconds()
-	for _, c := range curves {
-		for d := range ft.IOPS {
-			ft.IOPS[d] += (c.value(ft.End, d, false) - c.value(ft.Start, d, false)) / secs
-			ft.BW[d] += (c.value(ft.End, d, true) - c.value(ft.Start, d, true)) / secs
+	for _, cs := range curves {
+		for _, c := range cs {
+			for d := range ft.IOPS {
+				ft.IOPS[d] += (c.value(ft.End, d, false) - c.value(ft.Start, d, false)) / secs
+				ft.BW[d] += (c.value(ft.End, d, true) - c.value(ft.Start, d, true)) / secs
+			}
 		}
 	}
 	ft.Series = series(curves, first, last, &ft.Interval)
@@ -194,7 +203,7 @@ func alignTime(runs []hostJob) FleetTime {
 
 // series is the fleet's IOPS per interval from first to last; a span of
 // more than MaxFleetPoints intervals widens the interval.
-func series(curves []*curve, first, last time.Time, interval *time.Duration) []FleetPoint {
+func series(curves [][]*curve, first, last time.Time, interval *time.Duration) []FleetPoint {
 	span := last.Sub(first)
 	if n := (span + *interval - 1) / *interval; n > MaxFleetPoints {
 		*interval = (span + MaxFleetPoints - 1) / MaxFleetPoints
@@ -204,10 +213,14 @@ func series(curves []*curve, first, last time.Time, interval *time.Duration) []F
 	for a := first; a.Before(last); a = a.Add(w) {
 		b := a.Add(w)
 		p := FleetPoint{At: b.Sub(first), Hosts: make([]*float64, len(curves))}
-		for i, c := range curves {
-			n := c.total(b) - c.total(a)
+		for i, cs := range curves {
+			var n float64
+			var ran time.Duration // the host's longest-running clone's time in the interval
+			for _, c := range cs {
+				n += c.total(b) - c.total(a)
+				ran = max(ran, minTime(b, c.end()).Sub(maxTime(a, c.start)))
+			}
 			p.Fleet += n / w.Seconds()
-			ran := minTime(b, c.end()).Sub(maxTime(a, c.start))
 			if ran*2 >= w {
 				v := n / ran.Seconds()
 				p.Hosts[i] = &v
