@@ -19,11 +19,13 @@ import (
 //     bucket (hist.Histogram.Merge), never an average of the hosts'
 //     percentiles, and the mean and deviation merged as fio's __sum_stat
 //     merges them;
-//   - IOPS and bandwidth summed over the same wall-clock time (fleet.go's
-//     alignment, fleet_time.go);
-//   - only the same job of the same planned step is merged: a step's
-//     "reader" with the other hosts' "reader", never with their "writer".
-//     fio's "All clients" sums every entry, unlike jobs and all.
+//   - IOPS and bandwidth summed over the same wall-clock time
+//     (fleet_time.go);
+//   - only the same job (reporting group and name) of the same planned
+//     step is merged: a step's "reader" with the other hosts' "reader",
+//     never with their "writer". fio's "All clients" sums every entry,
+//     unlike jobs and all. A job's clones on one host (numjobs without
+//     group_reporting) are that host's job.
 //
 // Beside the fleet's, each host's own figures, the spread between them
 // and the stragglers (fleet_spread.go).
