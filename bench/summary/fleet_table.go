@@ -81,7 +81,7 @@ func (j *FleetJob) dirs() []int {
 }
 
 func (st *FleetStep) row(j *FleetJob, host string, fd *FleetDir, d int) []string {
-	row := []string{strconv.Itoa(st.Seq), st.Label, j.Name, host, dirNames[d],
+	row := []string{strconv.Itoa(st.Seq), st.Label, j.Name, host, fleetDirNames[d],
 		strconv.FormatUint(fd.IOs, 10), strconv.FormatUint(fd.Bytes, 10), fnum(fd.IOPS), fnum(fd.BW)}
 	for _, l := range []*FleetLat{&fd.Clat, &fd.Lat} {
 		row = append(row, fnum(l.Stat.Mean))
@@ -96,8 +96,8 @@ func (st *FleetStep) row(j *FleetJob, host string, fd *FleetDir, d int) []string
 	return row
 }
 
-// dirNames are the directions as the fleet's table and JSON name them.
-var dirNames = [3]string{"read", "write", "trim"}
+// fleetDirNames are the directions as the fleet's table and JSON name them.
+var fleetDirNames = [3]string{"read", "write", "trim"}
 
 func fnum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
@@ -207,7 +207,7 @@ func figuresJSON(f *FleetFigures, dirs []int) FleetFiguresJSON {
 	out := FleetFiguresJSON{IOPS: f.IOPS, Dirs: map[string]FleetDirJSON{}}
 	for _, d := range dirs {
 		fd := &f.Dirs[d]
-		out.Dirs[dirNames[d]] = FleetDirJSON{IOs: fd.IOs, Bytes: fd.Bytes, IOPS: fd.IOPS, BW: fd.BW,
+		out.Dirs[fleetDirNames[d]] = FleetDirJSON{IOs: fd.IOs, Bytes: fd.Bytes, IOPS: fd.IOPS, BW: fd.BW,
 			Clat: latJSON(&fd.Clat), Lat: latJSON(&fd.Lat)}
 	}
 	return out

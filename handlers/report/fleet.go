@@ -118,7 +118,7 @@ func FleetViewOf(f *summary.Fleet) *FleetView {
 	return v
 }
 
-var dirTitles = [3]string{"read", "write", "trim"}
+var fleetDirTitles = [3]string{"read", "write", "trim"}
 
 func fleetJobView(j *summary.FleetJob) FleetJobView {
 	jv := FleetJobView{Name: j.Name, Apart: j.Time.Apart, Time: FleetTimeText(&j.Time)}
@@ -136,7 +136,7 @@ func fleetJobView(j *summary.FleetJob) FleetJobView {
 	}
 	row := func(host string, f *summary.FleetFigures, d int, fleet bool) FleetRowView {
 		fd := &f.Dirs[d]
-		r := FleetRowView{Host: host, Fleet: fleet, Dir: dirTitles[d], IOs: units.Count(float64(fd.IOs))}
+		r := FleetRowView{Host: host, Fleet: fleet, Dir: fleetDirTitles[d], IOs: units.Count(float64(fd.IOs))}
 		if fleet && j.Time.Apart {
 			r.IOPS, r.BW = "—", "—"
 		} else {
