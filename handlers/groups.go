@@ -305,6 +305,9 @@ type groupPageData struct {
 	Group  *groupView
 	Stats  *hostStats
 	HasFio bool
+	// Fleet is the hosts as one system (groups_fleet.go); nil before a
+	// step is done.
+	Fleet *groupFleet
 }
 
 func (s *Server) groupPage(c echo.Context) error {
@@ -326,6 +329,9 @@ func (s *Server) groupPage(c echo.Context) error {
 		data.comparePageData = *cd
 		data.Warnings = report.GroupWarnings(cd.Runs)
 		data.Stats = hostDiffs(cd.Runs, v.Members, cmp.Or(cd.Lat, summary.LatTotal), cd.Lat != "")
+		if data.Fleet, err = s.fleetOnPage(c, v.UID, ids); err != nil {
+			return err
+		}
 	}
 	name := v.Name
 	if name == "" {

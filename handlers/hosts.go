@@ -77,7 +77,7 @@ func (s *Server) initFleet(cfg FleetConfig) error {
 		files := []string{"layout.html", name + ".html"}
 		if name == "group" {
 			// The group page is a compare page with the group above it.
-			files = []string{"layout.html", "statdiff.html", "compare.html", "group.html"}
+			files = []string{"layout.html", "statdiff.html", "compare.html", "fleet.html", "group.html"}
 		}
 		t, err := template.New(name).Funcs(templateFuncs).ParseFS(web.Templates(), files...)
 		if err != nil {
@@ -117,6 +117,9 @@ func (s *Server) fleetRoutes() []route {
 		{"POST", "/groups/:uid/cancel", s.cancelGroupForm, writeAccess, light},
 		{"GET", "/api/groups/:uid", s.apiGroup, readAccess, light},
 		{"POST", "/api/groups/:uid/cancel", s.apiCancelGroup, writeAccess, light},
+		// The group as one system (handlers/groups_fleet.go).
+		{"GET", "/api/groups/:uid/fleet", s.apiGroupFleet, readAccess, heavy},
+		{"GET", "/groups/:uid/fleet.csv", s.groupFleetCSV, readAccess, heavy},
 	}
 }
 

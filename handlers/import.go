@@ -19,6 +19,10 @@ type importedRun struct {
 	ID       int64  `json:"id"`
 	URL      string `json:"url"`
 	Existing bool   `json:"existing,omitempty"` // the run (by uid) was already here
+	// Group is the group fio's client output of several servers made,
+	// one run per server (import_clients.go): ID is the first's, URL the
+	// group's page.
+	Group string `json:"group,omitempty"`
 }
 
 // importDoc is the one import path of POST /api/import and the import
@@ -32,6 +36,8 @@ func (s *Server) importDoc(ctx context.Context, r io.Reader, o db.ImportOptions,
 	source := db.SourceImport
 	if push {
 		source = db.SourcePush
+	} else if res, ok, err := s.importClients(ctx, body, o); ok {
+		return res, err
 	}
 	// Parsed as it is stored: an export's steps one at a time, fio's jobs
 	// counted before they are decoded; over a limit, nothing is stored

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"iolab/db"
 )
@@ -19,7 +20,9 @@ var importCommand = command{
 	about: `Each file is an iolab export (iolab export) or fio's JSON output; a directory stands for its *.json
 files, sorted; - is the standard input (once). A --status-interval stream of JSON documents imports its
 last, the final report. With --as-run fio's outputs are one run, each file's steps after the one before, the same
-axis values again counting as repeats. It prints each run's id; a run imported before keeps its id.
+axis values again counting as repeats. fio's client output of several servers (fio --client=A --client=B)
+imports as a group, one run per server named by its address, which the dashboard's group page shows as one
+system (docs/fleets.md). It prints each run's id; a run imported before keeps its id.
 
   iolab import run7.json
   fio … --output-format=json+ > out.json
@@ -63,8 +66,11 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 		return err
 	}
 	// Read and check every file before opening the store.
-	var docs []*db.Export
-	var sources []string
+	var (
+		docs    []*db.Export
+		sources []string
+		groups  []clientGroup // fio's client output of several servers
+	)
 	if opts.asRun != "" {
 		o.Name = opts.asRun
 		datas := make([][]byte, len(files))
@@ -83,6 +89,10 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 			data, err := readImport(e, f)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", f, err)
+			}
+			if exps, hosts := db.ClientExports(data, o); exps != nil {
+				groups = append(groups, clientGroup{file: f, exps: exps, hosts: hosts})
+				continue
 			}
 			doc, source, err := db.ParseImport(data, o)
 			if err != nil {
@@ -113,6 +123,47 @@ func importRuns(ctx context.Context, e *env, opts *importOptions, args []string)
 		} else {
 			fmt.Fprintf(e.stderr, "iolab: %s: imported as run %d (%s, %d steps)\n", what, id, sources[i], len(doc.Steps))
 		}
+		fmt.Fprintln(e.stdout, id)
+	}
+	for _, g := range groups {
+		if err := g.store(ctx, e, store, o.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clientGroup is fio's client output of several servers: it imports as a
+// group, one run per server (db.ClientExports).
+type clientGroup struct {
+	file  string
+	exps  []*db.Export
+	hosts []string
+}
+
+// store imports the group and prints each run's id, as a run's.
+func (g *clientGroup) store(ctx context.Context, e *env, store *db.Store, name string) error {
+	what := filepath.Base(g.file)
+	if g.file == "-" {
+		what = "standard input"
+	}
+	if name == "" {
+		name = "fio clients"
+	}
+	uid, ids, existed, err := store.ImportGroup(ctx, g.exps, g.hosts, name, db.SourceFio)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	var runs []string
+	for i, id := range ids {
+		runs = append(runs, fmt.Sprintf("%s run %d", g.hosts[i], id))
+	}
+	if existed {
+		fmt.Fprintf(e.stderr, "iolab: %s: already imported as group %s (%s)\n", what, uid, strings.Join(runs, ", "))
+	} else {
+		fmt.Fprintf(e.stderr, "iolab: %s: fio's client output of %d servers, imported as group %s (%s): its page shows them as one system\n", what, len(ids), uid, strings.Join(runs, ", "))
+	}
+	for _, id := range ids {
 		fmt.Fprintln(e.stdout, id)
 	}
 	return nil

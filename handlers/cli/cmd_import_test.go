@@ -136,3 +136,34 @@ func stepRows(show string) string {
 	}
 	return strings.Join(rows, ", ")
 }
+
+// TestImportFioClients: fio's client output of three servers imports as
+// a group of one run per server, named by its address; again, the same
+// group and runs.
+func TestImportFioClients(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "i.db")
+	file := "../../bench/fio/testdata/client/client-three.jsonplus.json"
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"import", "--db", dbPath, "--name", "three", file}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	group := regexp.MustCompile(`imported as group ([0-9a-f]+) \(10\.213\.241\.2 run 1, 10\.213\.243\.2 run 2, 10\.213\.242\.2 run 3\)`).FindStringSubmatch(stderr.String())
+	if stdout.String() != "1\n2\n3\n" || group == nil {
+		t.Fatalf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := run([]string{"import", "--db", dbPath, file}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "1\n2\n3\n" || !strings.Contains(stderr.String(), "already imported as group "+group[1]) {
+		t.Errorf("again: stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if err := run([]string{"show", "--db", dbPath, "2"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "10.213.243.2") {
+		t.Errorf("run 2 is not the second server's:\n%s", stdout.String())
+	}
+}

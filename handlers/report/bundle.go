@@ -38,7 +38,8 @@ type Bundle struct {
 // and tickets: report.html (WriteHTML), README.md (the summary tables in
 // Markdown, each chart as an image), each chart as NN-kind.svg,
 // NN-kind.png (2×) and NN-kind.csv (what it plots), each run's steps as
-// run-ID-steps.csv and the statistical diff as stat-diff.csv.
+// run-ID-steps.csv, the statistical diff as stat-diff.csv and a group's
+// fleet as fleet.csv.
 func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions) (*Bundle, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -94,6 +95,15 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 			b.NoPNG = err.Error()
 		} else {
 			b.Files = append(b.Files, pngs...)
+		}
+	}
+	if r.fleet != nil {
+		csv, err := r.fleetCSV()
+		if err != nil {
+			return nil, err
+		}
+		if err := write("fleet.csv", csv); err != nil {
+			return nil, err
 		}
 	}
 	for _, run := range r.Runs {

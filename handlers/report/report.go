@@ -49,6 +49,10 @@ type Report struct {
 	// Knees: each QoS curve's knee under its run's SLO and its points
 	// (qos.go).
 	Knees []Knee
+	// Fleet: the runs are one group's hosts, as one system (fleet.go);
+	// nil else. Its chart is among Charts.
+	Fleet *FleetView
+	fleet *summary.Fleet
 
 	diffs []*summary.Diff
 }
@@ -204,6 +208,9 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 		}
 		rep.Charts = append(rep.Charts, drawReportChart(q, runs))
 	}
+	if err := rep.addFleet(ctx, store, runs); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
@@ -215,6 +222,11 @@ func drawReportChart(q chart.Query, runs []chart.LoadedRun) Chart {
 		rc.Error = err.Error()
 		return rc
 	}
+	return renderChart(rc, ch)
+}
+
+// renderChart draws a built chart into rc as SVG.
+func renderChart(rc Chart, ch *chart.Chart) Chart {
 	rc.Title, rc.Hidden, rc.chart = ch.Title, ch.Hidden, ch
 	if ch.File != "" {
 		rc.file = ch.File
@@ -241,7 +253,7 @@ func inlineSVG(doc []byte) []byte {
 // diff's table (shared with the compare page) and the parts of a run
 // (shared with the run page).
 var reportTemplate = template.Must(template.New("report").Funcs(TemplateFuncs()).
-	ParseFS(web.Templates(), "report.html", "statdiff.html", "runparts.html"))
+	ParseFS(web.Templates(), "report.html", "statdiff.html", "runparts.html", "fleet.html"))
 
 // WriteHTML writes the report as one self-contained HTML file.
 func (r *Report) WriteHTML(w io.Writer) error {
