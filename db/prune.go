@@ -124,7 +124,7 @@ func (s *Store) PlanPrune(ctx context.Context, rule PruneRule) (*PrunePlan, erro
 			why = rule.Protect(r.ID)
 		}
 		if why == "" && rule.Keep > 0 && rank[k] <= rule.Keep {
-			why = fmt.Sprintf("one of the newest %d of host %q, workload %q (number %d)", rule.Keep, r.Hostname, r.Workload, rank[k])
+			why = fmt.Sprintf("kept by keep %d: number %d, newest first, of host %q, workload %q", rule.Keep, rank[k], r.Hostname, r.Workload)
 		}
 		r.Kept = why
 		if why != "" {
@@ -397,4 +397,59 @@ func (s *Store) pruneBatch(ctx context.Context, ids []int64) ([]int64, error) {
 	}
 	slices.SortFunc(free, func(a, b int64) int { return cmp.Compare(a, b) })
 	return free, nil
+}
+
+// MaxPruneAge bounds an age: older than a century is older than any run.
+const MaxPruneAge = 100 * 365 * 24 * time.Hour
+
+// ParsePruneAge reads an age as the CLI and the dashboard take it: a
+// whole number and a unit, s, m, h, d or w ("90d", "12h", "2w"), or a
+// date, YYYY-MM-DD (midnight, local time), as the time itself. It
+// returns the time runs must be created before.
+func ParsePruneAge(v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseInLocation(time.DateOnly, v, time.Local); err == nil {
+		if d.After(now) {
+			return time.Time{}, fmt.Errorf("age %q: a date to come; give one past", v)
+		}
+		return d, nil
+	}
+	bad := fmt.Errorf("age %q: want a whole number and a unit, s, m, h, d or w (e.g. 90d), or a date YYYY-MM-DD", v)
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 12 {
+		return time.Time{}, bad
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil {
+		return time.Time{}, bad
+	}
+	unit, ok := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour,
+		"d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[v[i:]]
+	if !ok {
+		return time.Time{}, bad
+	}
+	if n > int64(MaxPruneAge/unit) {
+		return time.Time{}, fmt.Errorf("age %q: at most a hundred years", v)
+	}
+	return now.Add(-time.Duration(n) * unit), nil
+}
+
+// ParsePruneStatuses reads a comma-separated list of run statuses.
+func ParsePruneStatuses(v string) ([]string, error) {
+	var out []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !slices.Contains(statuses, s) {
+			return nil, fmt.Errorf("status %q: want one of %s", s, strings.Join(statuses, ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

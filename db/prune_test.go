@@ -314,3 +314,41 @@ func TestPruneGivesSpaceBack(t *testing.T) {
 		t.Errorf("vacuum: %s, %d → %d bytes, %d free pages", after.AutoVacuum, b.FileBytes, after.FileBytes, after.FreePages)
 	}
 }
+
+func TestParsePruneAge(t *testing.T) {
+	now := time.Date(2026, 12, 6, 10, 0, 0, 0, time.Local)
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+		err  string
+	}{
+		{in: "90d", want: now.Add(-90 * 24 * time.Hour)},
+		{in: "12h", want: now.Add(-12 * time.Hour)},
+		{in: "2w", want: now.Add(-14 * 24 * time.Hour)},
+		{in: "0d", want: now},
+		{in: "2026-01-31", want: time.Date(2026, 1, 31, 0, 0, 0, 0, time.Local)},
+		{in: "2027-01-01", err: "a date to come"},
+		{in: "-5d", err: "want a whole number"},
+		{in: "1.5d", err: "want a whole number"},
+		{in: "90", err: "want a whole number"},
+		{in: "90 days", err: "want a whole number"},
+		{in: "36600d", err: "a hundred years"},
+		{in: "99999999999999999999d", err: "want a whole number"},
+		{in: "1d' OR 1=1 --", err: "want a whole number"},
+		{in: "", err: "want a whole number"},
+	} {
+		got, err := ParsePruneAge(tc.in, now)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.err)
+		case tc.err == "" && (err != nil || !got.Equal(tc.want)):
+			t.Errorf("%q: %v, %v, want %v", tc.in, got, err, tc.want)
+		}
+	}
+	if l, err := ParsePruneStatuses("failed, cancelled,failed"); err != nil || !slices.Equal(l, []string{"failed", "cancelled"}) {
+		t.Errorf("statuses: %v, %v", l, err)
+	}
+	if _, err := ParsePruneStatuses("done;DELETE FROM runs"); err == nil {
+		t.Error("a status that is not one was taken")
+	}
+}
