@@ -33,9 +33,9 @@ type PruneRule struct {
 	Tag string
 	// Statuses: runs in one of these; empty: any.
 	Statuses []string
-	// Keep > 0 keeps the newest Keep runs of each host and workload
-	// (Workload), counted over every stored run whatever the other
-	// fields say: after the prune each still has its newest Keep.
+	// Keep > 0 keeps the newest Keep finished runs of each host and
+	// workload (Workload), counted over every stored run whatever the
+	// other fields say: after the prune each still has its newest Keep.
 	Keep int
 	// Protect, when set, says why a run must stay ("" when it may go):
 	// what the caller knows that the store does not (the dashboard's
@@ -112,7 +112,9 @@ func (s *Store) PlanPrune(ctx context.Context, rule PruneRule) (*PrunePlan, erro
 	plan := &PrunePlan{Delete: []PruneRun{}, Kept: []PruneRun{}}
 	for _, r := range all {
 		k := hw{r.Hostname, r.Workload}
-		rank[k]++
+		if unfinishedWhy(r.Status) == "" {
+			rank[k]++ // a run still going may yet fail: it is not one of the N
+		}
 		if !rule.matches(r) {
 			continue
 		}

@@ -30,6 +30,9 @@ type Space struct {
 	Checkpointed bool `json:"checkpointed"`
 }
 
+// Bytes is what the store takes on disk: its file and its WAL.
+func (sp Space) Bytes() int64 { return sp.FileBytes + sp.WALBytes }
+
 // FreeBytes is what the freelist holds.
 func (sp Space) FreeBytes() int64 { return sp.FreePages * sp.PageSize }
 

@@ -23,8 +23,9 @@ and deletes nothing. --delete deletes them, 50 to a transaction (a prune
 stopped halfway has deleted whole runs), then gives the space back.
 
 A run goes when it matches every rule given: created before --older-than,
-tagged --tag, in one of --status. --keep N keeps the newest N runs of each
-host and workload whatever else matched (alone, it deletes all but those).
+tagged --tag, in one of --status. --keep N keeps the newest N finished runs
+of each host and workload whatever else matched (alone, it deletes all but
+those).
 A queued or running run is never pruned, nor a run of a group whose other
 hosts are still running, nor (on an agent) a run its dashboard does not
 have whole yet: --explain lists each run kept and why.
@@ -44,7 +45,7 @@ its size in free disk). --vacuum alone does only that.
 		fs.StringVar(&o.age, "older-than", "", "prune runs created more than `AGE` ago: 90d, 12h, 2w, or a date YYYY-MM-DD")
 		fs.StringVar(&o.tag, "tag", "", "prune runs tagged `TAG`")
 		fs.StringVar(&o.status, "status", "", "prune runs in one of `LIST`, e.g. failed,cancelled")
-		fs.IntVar(&o.keep, "keep", 0, "keep the newest `N` runs of each host and workload")
+		fs.IntVar(&o.keep, "keep", 0, "keep the newest `N` finished runs of each host and workload")
 		fs.BoolVar(&o.explain, "explain", false, "list the runs the rules matched but that stay, and why")
 		fs.BoolVar(&o.dryRun, "dry-run", false, "list what would go and delete nothing (the default without --delete)")
 		fs.BoolVar(&o.delete, "delete", false, "delete the runs listed, then give their space back")
@@ -183,9 +184,8 @@ func writePrunePlan(w io.Writer, plan *db.PrunePlan, explain, deleting bool) {
 // writeSpace says what the file was and is, and what stays free in it.
 func writeSpace(w io.Writer, before, after db.Space) {
 	size := func(b int64) string { return units.Bytes(float64(b)) + " (" + strconv.FormatInt(b, 10) + " bytes)" }
-	fmt.Fprintf(w, "store file: %s → %s, %s given back; free pages %d → %d (auto_vacuum %s)\n",
-		size(before.FileBytes+before.WALBytes), size(after.FileBytes+after.WALBytes),
-		units.Bytes(float64(max(0, before.FileBytes+before.WALBytes-after.FileBytes-after.WALBytes))),
+	fmt.Fprintf(w, "store on disk (file and write-ahead log): %s → %s, %s given back; free pages %d → %d (auto_vacuum %s)\n",
+		size(before.Bytes()), size(after.Bytes()), units.Bytes(float64(max(0, before.Bytes()-after.Bytes()))),
 		before.FreePages, after.FreePages, after.AutoVacuum)
 	switch {
 	case after.AutoVacuum == "none" && after.FreePages > 0:

@@ -98,12 +98,13 @@ func TestPruneCommand(t *testing.T) {
 		t.Errorf("failed and tagged scratch: none is both: %d %s%s", code, out, stderr)
 	}
 
-	code, out, stderr = runOut(t, "prune", "--db", path, "--older-than", "90d", "--keep", "4", "--delete")
+	code, out, stderr = runOut(t, "prune", "--db", path, "--older-than", "90d", "--keep", "3", "--delete")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	// keep 4 of the one host and workload: 6, 5, 4 and 3 are the newest.
-	for _, want := range []string{"to delete: 2 runs", "deleted 2 runs", "store file: ", "auto_vacuum incremental"} {
+	// keep 3 of the one host and workload: 5, 4 and 3 are the newest
+	// finished runs; 6 is running.
+	for _, want := range []string{"to delete: 2 runs", "deleted 2 runs", "store on disk (file and write-ahead log): ", "auto_vacuum incremental"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("delete: no %q in\n%s", want, out)
 		}
@@ -111,7 +112,7 @@ func TestPruneCommand(t *testing.T) {
 	if got := storedIDs(t, path); !slices.Equal(got, []int64{3, 4, 5, 6}) {
 		t.Errorf("after --delete: %v, want 3 4 5 6", got)
 	}
-	if code, out, stderr = runOut(t, "prune", "--db", path, "--vacuum"); code != 0 || !strings.Contains(out, "store file: ") {
+	if code, out, stderr = runOut(t, "prune", "--db", path, "--vacuum"); code != 0 || !strings.Contains(out, "store on disk (file and write-ahead log): ") {
 		t.Errorf("--vacuum: %d %s%s", code, out, stderr)
 	}
 }
