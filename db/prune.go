@@ -224,20 +224,23 @@ func (s *Store) heldRuns(ctx context.Context) (map[int64]string, error) {
 	return held, rows.Err()
 }
 
-// runBytesSQL is about what a run's rows hold: the lengths of their
-// text and blobs, and 8 bytes a number (a sample's row has a dozen).
+// runBytesSQL is about what a run's rows hold: the bytes of their text
+// and blobs, and 8 bytes a number (a sample's row has a dozen). It reads
+// no value: octet_length takes a text's size from its record header,
+// and a result's samples are counted by their last index (they are
+// stored 0, 1, 2, …), one seek in the primary key.
 const runBytesSQL = `
-	SELECT r.id, length(r.name) + length(r.plan) + length(r.host) + length(r.targets) + length(r.tags)
-		+ length(r.engines) + length(r.schedulers) + length(r.error) + length(r.hostname) + length(r.target) + 128
-	+ coalesce((SELECT sum(length(st.axes) + length(st.config) + length(st.schedulers) + length(st.cpu)
-		+ length(st.proc) + length(st.error) + coalesce(length(st.result_host), 0)
-		+ coalesce(length(st.result_groups), 0) + 96) FROM steps st WHERE st.run_id = r.id), 0)
-	+ coalesce((SELECT sum(length(sr.job) + length(sr.job_name) + length(sr.error)
-		+ coalesce(length(sr.read_slat_bins), 0) + coalesce(length(sr.read_clat_bins), 0) + coalesce(length(sr.read_lat_bins), 0)
-		+ coalesce(length(sr.write_slat_bins), 0) + coalesce(length(sr.write_clat_bins), 0) + coalesce(length(sr.write_lat_bins), 0)
-		+ coalesce(length(sr.fio), 0) + coalesce(length(sr.qos), 0) + 8 * 56
-		+ 8 * 12 * (SELECT count(*) FROM samples sa WHERE sa.result_id = sr.id)
-		+ coalesce((SELECT sum(length(lg.data) + length(lg.file) + 32) FROM result_logs lg WHERE lg.result_id = sr.id), 0))
+	SELECT r.id, octet_length(r.name) + octet_length(r.plan) + octet_length(r.host) + octet_length(r.targets) + octet_length(r.tags)
+		+ octet_length(r.engines) + octet_length(r.schedulers) + octet_length(r.error) + octet_length(r.hostname) + octet_length(r.target) + 128
+	+ coalesce((SELECT sum(octet_length(st.axes) + octet_length(st.config) + octet_length(st.schedulers) + octet_length(st.cpu)
+		+ octet_length(st.proc) + octet_length(st.error) + coalesce(octet_length(st.result_host), 0)
+		+ coalesce(octet_length(st.result_groups), 0) + 96) FROM steps st WHERE st.run_id = r.id), 0)
+	+ coalesce((SELECT sum(octet_length(sr.job) + octet_length(sr.job_name) + octet_length(sr.error)
+		+ coalesce(octet_length(sr.read_slat_bins), 0) + coalesce(octet_length(sr.read_clat_bins), 0) + coalesce(octet_length(sr.read_lat_bins), 0)
+		+ coalesce(octet_length(sr.write_slat_bins), 0) + coalesce(octet_length(sr.write_clat_bins), 0) + coalesce(octet_length(sr.write_lat_bins), 0)
+		+ coalesce(octet_length(sr.fio), 0) + coalesce(octet_length(sr.qos), 0) + 8 * 56
+		+ 8 * 12 * (SELECT coalesce(max(sa.idx) + 1, 0) FROM samples sa WHERE sa.result_id = sr.id)
+		+ coalesce((SELECT sum(octet_length(lg.data) + octet_length(lg.file) + 32) FROM result_logs lg WHERE lg.result_id = sr.id), 0))
 		FROM steps st JOIN step_results sr ON sr.step_id = st.id WHERE st.run_id = r.id), 0)
 	FROM runs r WHERE r.id IN (%s)`
 

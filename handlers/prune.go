@@ -236,6 +236,13 @@ func (s *Server) runPrune(ctx context.Context, j *pruneJob) {
 	}
 	plan.Delete = slices.DeleteFunc(plan.Delete, func(r db.PruneRun) bool { return !j.ids[r.ID] })
 	set(func() { j.Planned = len(plan.Delete) })
+	// The size on disk before: the deletes grow the write-ahead log
+	// until the checkpoint after them.
+	start, err := s.store.Space(ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
 	res, err := s.store.Prune(ctx, plan, func(done int) { set(func() { j.Done = done }) })
 	set(func() { j.Result = res })
 	if err != nil {
@@ -248,6 +255,7 @@ func (s *Server) runPrune(ctx context.Context, j *pruneJob) {
 		fail(err)
 		return
 	}
+	before.FileBytes, before.WALBytes = start.FileBytes, start.WALBytes
 	set(func() { j.Before, j.After, j.Running, j.Ended = &before, &after, false, time.Now() })
 }
 

@@ -112,6 +112,7 @@ func prune(ctx context.Context, e *env, dbPath string, o pruneOptions) error {
 	if (o.delete || o.vacuum) && store.ReadOnly() {
 		return fmt.Errorf("iolab prune: %s", db.FaultMessage(db.FaultReadOnly, store.Path()))
 	}
+	var start db.Space
 	if ruled {
 		plan, err := store.PlanPrune(ctx, rule)
 		if err != nil {
@@ -121,6 +122,11 @@ func prune(ctx context.Context, e *env, dbPath string, o pruneOptions) error {
 		if !o.delete {
 			fmt.Fprintln(e.stdout, "dry run: nothing deleted; add --delete to delete them")
 			return nil
+		}
+		// The size on disk before the prune: its deletes grow the
+		// write-ahead log until the checkpoint after them.
+		if start, err = store.Space(ctx); err != nil {
+			return err
 		}
 		res, err := store.Prune(ctx, plan, nil)
 		if res != nil {
@@ -142,6 +148,9 @@ func prune(ctx context.Context, e *env, dbPath string, o pruneOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if ruled {
+		before.FileBytes, before.WALBytes = start.FileBytes, start.WALBytes
 	}
 	writeSpace(e.stdout, before, after)
 	return nil

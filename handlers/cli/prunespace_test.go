@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"iolab/db"
 )
@@ -70,7 +71,14 @@ func TestPruneSpace(t *testing.T) {
 			t.Logf("auto_vacuum %s: %d runs, %d steps: %d bytes (%.1f MiB), %.0f bytes a step, %.2f MiB a %d-step run",
 				full.AutoVacuum, *pruneSpaceRuns, steps, full.Bytes(), mib(full.Bytes()), perStep, perStep*float64(*pruneSpaceSteps)/(1<<20), *pruneSpaceSteps)
 
+			start := time.Now()
+			if code, _, stderr := runOut(t, "prune", "--db", path, "--keep", strconv.Itoa(*pruneSpaceKeep)); code != 0 {
+				t.Fatal(stderr)
+			}
+			t.Logf("the dry run (open, plan, sizes): %s", time.Since(start).Round(time.Millisecond))
+			start = time.Now()
 			code, out, stderr := runOut(t, "prune", "--db", path, "--keep", strconv.Itoa(*pruneSpaceKeep), "--delete")
+			t.Logf("the prune (plan, delete, give back): %s", time.Since(start).Round(time.Millisecond))
 			if code != 0 {
 				t.Fatal(stderr)
 			}
