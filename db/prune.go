@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 // Pruning: which stored runs a retention rule lets go, and deleting them.
@@ -176,17 +179,45 @@ func (s *Store) pruneRows(ctx context.Context) ([]pruneRow, error) {
 			r          Run
 			created    int64
 			tags, plan string
+			w          workloadPlan
 		)
 		if err := rows.Scan(&r.ID, &r.Name, &r.Status, &r.Hostname, &created, &tags, &plan); err != nil {
 			return nil, err
 		}
-		if err := unmarshalFields([]jsonField{{"tags", tags, &r.Tags}, {"plan", plan, &r.Plan}}); err != nil {
+		if err := unmarshalFields([]jsonField{{"tags", tags, &r.Tags}, {"plan", plan, &w}}); err != nil {
 			return nil, fmt.Errorf("run %d: %w", r.ID, err)
 		}
+		w.into(&r.Plan)
 		list = append(list, pruneRow{PruneRun: PruneRun{ID: r.ID, Name: r.Name, Status: r.Status, Hostname: r.Hostname,
 			Workload: Workload(r), Created: time.Unix(0, created)}, tags: r.Tags})
 	}
 	return list, rows.Err()
+}
+
+// workloadPlan is what Workload reads of a stored plan: decoding only
+// that skips building the rest of every job of a lab's 30,000 plans.
+type workloadPlan struct {
+	Base struct {
+		Groups []struct {
+			Jobs []struct {
+				RW string `json:"rw"`
+				BS int64  `json:"bs"`
+			} `json:"jobs"`
+		} `json:"groups"`
+	} `json:"base"`
+	Sweeps []sweep.Sweep `json:"sweeps"`
+}
+
+// into fills p with w, as far as Workload reads it.
+func (w *workloadPlan) into(p *sweep.Plan) {
+	p.Sweeps = w.Sweeps
+	for _, g := range w.Base.Groups {
+		var bg bench.Group
+		for _, j := range g.Jobs {
+			bg.Jobs = append(bg.Jobs, bench.Job{RW: j.RW, BS: j.BS})
+		}
+		p.Base.Groups = append(p.Base.Groups, bg)
+	}
 }
 
 // heldSQL are the runs that must stay though finished, with why: a

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"iolab/bench"
+	"iolab/bench/sweep"
 )
 
 // pruneLab stores runs of two hosts and two workloads over 100 days, one
@@ -350,5 +353,49 @@ func TestParsePruneAge(t *testing.T) {
 	}
 	if _, err := ParsePruneStatuses("done;DELETE FROM runs"); err == nil {
 		t.Error("a status that is not one was taken")
+	}
+}
+
+// TestPruneWorkload: the workload a prune reads of a plan (workloadPlan)
+// is Workload's of the whole plan, sweeps of rw and bs included.
+func TestPruneWorkload(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	for _, edit := range []func(r *Run){
+		func(r *Run) {},
+		func(r *Run) {
+			r.Plan.Sweeps = append(r.Plan.Sweeps, sweep.Sweep{Axis: sweep.AxisRW, Values: []string{"randread", "randwrite"}})
+		},
+		func(r *Run) {
+			r.Plan.Sweeps = append(r.Plan.Sweeps, sweep.Sweep{Axis: sweep.AxisBS, Values: []string{"4k", "64k"}})
+			j := testJob("w", "write", 1, "psync")
+			j.BS = 1 << 20
+			r.Plan.Base.Groups = append(r.Plan.Base.Groups, bench.Group{ID: 1, Jobs: []bench.Job{j}})
+		},
+	} {
+		r := testRun()
+		r.Status = StatusDone
+		edit(r)
+		if _, err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := s.PlanPrune(ctx, PruneRule{Statuses: []string{StatusDone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range plan.Delete {
+		full, err := s.GetRun(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Workload(*full); p.Workload != want || want == "" {
+			t.Errorf("run %d: workload %q, want %q", p.ID, p.Workload, want)
+		}
+		seen[p.Workload] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("workloads %v, want three", seen)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"flag"
+	"fmt"
 
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"iolab/bench/fio"
+	"iolab/bench/sweep"
 	"iolab/db"
 )
 
@@ -148,4 +151,62 @@ func pruneRowBytes(t *testing.T, out string) int64 {
 	}
 	v, _ := strconv.ParseFloat(m[1], 64)
 	return int64(v * map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m[2]])
+}
+
+// TestPruneLab is the retention benchmark at a lab's scale: 30,000 runs
+// (a year of nights on fifty hosts × ten workloads, their plans as the
+// CLI stores them, no steps), a dry run of --older-than 90d --keep 3
+// and the prune, timed.
+//
+//	go test -run TestPruneLab -prunespace -count=1 -v ./handlers/cli
+func TestPruneLab(t *testing.T) {
+	if !*pruneSpace {
+		t.Skip("the retention benchmark: go test -run TestPruneLab -prunespace ./handlers/cli")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lab.db")
+	store, err := db.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rws := []string{"randread", "randwrite", "read", "write", "randrw"}
+	bss := []string{"4k", "1m"}
+	var plans []sweep.Plan
+	for _, rw := range rws {
+		for _, bs := range bss {
+			args := []string{"--name=nightly", "--filename=/dev/nvme0n1", "--direct=1", "--ioengine=io_uring", "--rw=" + rw, "--bs=" + bs,
+				"--iodepth=32", "--runtime=60", "--time_based"}
+			cfg, err := fio.ParseArgs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plans = append(plans, sweep.Plan{Name: "nightly " + rw + " " + bs, Args: args, Base: *cfg})
+		}
+	}
+	const runs = 30_000
+	start := time.Now()
+	year := 365 * 24 * time.Hour
+	for i := range runs {
+		r := &db.Run{Name: plans[i%len(plans)].Name, Status: db.StatusDone, Plan: plans[i%len(plans)],
+			Hostname: fmt.Sprintf("lab-%02d", (i/len(plans))%50), Created: start.Add(-year + time.Duration(i)*(year/runs))}
+		if i%7 == 0 {
+			r.Status = db.StatusFailed
+		}
+		if _, err := store.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.Close()
+	t.Logf("stored %d runs in %s: %.1f MiB", runs, time.Since(start).Round(time.Millisecond), mib(fileSize(t, path)))
+	for _, args := range [][]string{
+		{"--older-than", "90d", "--keep", "3"},
+		{"--older-than", "90d", "--keep", "3", "--delete"},
+	} {
+		start := time.Now()
+		code, out, stderr := runOut(t, append([]string{"prune", "--db", path}, args...)...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		t.Logf("iolab prune %s: %s\n%s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond), lastLines(out, 3))
+	}
 }
