@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,17 +81,6 @@ type pruneParams struct {
 
 func (p pruneParams) empty() bool {
 	return p.OlderThan == "" && p.Tag == "" && p.Status == "" && p.Keep == ""
-}
-
-// query is p as the page's URL query.
-func (p pruneParams) query() string {
-	v := url.Values{}
-	for _, f := range []struct{ k, v string }{{"older_than", p.OlderThan}, {"tag", p.Tag}, {"status", p.Status}, {"keep", p.Keep}} {
-		if f.v != "" {
-			v.Set(f.k, f.v)
-		}
-	}
-	return v.Encode()
 }
 
 // rule checks p and makes it a rule, with what the dashboard knows of
@@ -263,7 +251,6 @@ func (s *Server) runPrune(ctx context.Context, j *pruneJob) {
 type prunePageData struct {
 	pageBase
 	Rule   pruneParams
-	Query  string // Rule as a URL query, for the confirm's redirect
 	Errors map[string]string
 	Plan   *db.PrunePlan
 	IDs    string // the dry run's runs, comma-separated, for the confirm
@@ -281,7 +268,7 @@ func (s *Server) prunePage(c echo.Context) error {
 	if err := (&echo.DefaultBinder{}).BindQueryParams(c, &p); err != nil {
 		return &ValidationError{Msg: "the prune's query: " + err.Error()}
 	}
-	data := prunePageData{pageBase: s.base(c, "Prune runs"), Rule: p, Query: p.query(), Last: s.prune.snapshot()}
+	data := prunePageData{pageBase: s.base(c, "Prune runs"), Rule: p, Last: s.prune.snapshot()}
 	status := http.StatusOK
 	if !p.empty() {
 		rule, err := s.pruneRule(p, time.Now())
