@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("IOLAB_DB_KILLED"); path != "" {
 		saveAndDie(path)
 	}
+	if path := os.Getenv("IOLAB_DB_PRUNE_KILLED"); path != "" {
+		pruneAndDie(path)
+	}
 	os.Exit(m.Run())
 }
 

@@ -139,7 +139,9 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 	// read lock mid-transaction.
 	pragmas := "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
 	var err error
-	s.write, err = sql.Open("sqlite", path+pragmas+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// auto_vacuum before anything creates a table: a new store is
+	// incremental (space.go); an older one keeps its mode until a VACUUM.
+	s.write, err = sql.Open("sqlite", path+pragmas+"&_pragma=auto_vacuum(2)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}

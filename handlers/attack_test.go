@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -376,6 +377,55 @@ func TestAttacks(t *testing.T) {
 			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"`+strings.Repeat("n", 100<<10)+`"}`), "Content-Type", "application/json")},
 		{name: "rename to ESC", srv: open, status: 400, contains: "control characters",
 			do: req("PATCH", "/api/runs/"+fairID, text(`{"name":"a\u001bb"}`), "Content-Type", "application/json")},
+		// 6c. Pruning (issue 28): the admin's alone, a confirm no other
+		// site can send, hostile rules refused before any SQL.
+		{name: "prune on a dashboard without a token", srv: open, status: 403, contains: "no token",
+			do: req("POST", "/api/prune", text(`{"keep":1,"ids":[1,2,3]}`), "Content-Type", "application/json")},
+		{name: "prune's dry run without a token", srv: open, status: 403, contains: "no token",
+			do: req("GET", "/api/prune?older_than=0d", nil)},
+		{name: "prune unauthenticated", srv: guarded, status: 401, contains: "token",
+			do: req("POST", "/api/prune", text(`{"keep":1,"ids":[1]}`), "Content-Type", "application/json")},
+		{name: "prune with a session never issued", srv: guarded, status: 401,
+			do: req("POST", "/prune", text("keep=1&ids=1"), "Cookie", sessionCookie+"=00", "Content-Type", "application/x-www-form-urlencoded")},
+		{name: "prune's confirm from another site", srv: guarded, status: 403, contains: "cross-origin",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				sid := login(t, ls, token)
+				return ls.send(t, "POST", "/prune", text("older_than=0d&ids="+fairID)(), "Cookie", sessionCookie+"="+sid,
+					"Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "cross-site")
+			}},
+		{name: "prune's confirm with a foreign Origin", srv: guarded, status: 403, contains: "cross-origin",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				sid := login(t, ls, token)
+				return ls.send(t, "POST", "/prune", text("older_than=0d&ids="+fairID)(), "Cookie", sessionCookie+"="+sid,
+					"Content-Type", "application/x-www-form-urlencoded", "Origin", "http://evil.example")
+			}},
+		{name: "prune keeping 10^15", srv: guarded, status: 400, contains: "want a whole number of runs from 1 to",
+			do: req("GET", "/api/prune?keep=1000000000000000", nil, bearer...)},
+		{name: "prune keeping -1", srv: guarded, status: 400, contains: "want a whole number of runs",
+			do: req("POST", "/api/prune", text(`{"keep":-1,"ids":[1]}`), append([]string{"Content-Type", "application/json"}, bearer...)...)},
+		{name: "prune older than -90d", srv: guarded, status: 400, contains: "want a whole number and a unit",
+			do: req("GET", "/api/prune?older_than=-90d", nil, bearer...)},
+		{name: "prune older than a date to come", srv: guarded, status: 400, contains: "a date to come",
+			do: req("GET", "/api/prune?older_than=2999-01-01", nil, bearer...)},
+		{name: "prune of a status that is SQL", srv: guarded, status: 400, contains: "want one of",
+			do: req("GET", "/api/prune?status="+url.QueryEscape("done' OR '1'='1"), nil, bearer...)},
+		{name: "prune of a tag that is SQL", srv: guarded, status: 200, contains: `"delete":[]`,
+			do: req("GET", "/api/prune?tag="+url.QueryEscape("x') OR 1=1; DROP TABLE runs; --"), nil, bearer...)},
+		{name: "prune of a tag with ESC", srv: guarded, status: 400, contains: "control characters",
+			do: req("GET", "/api/prune?tag=a%1Bb", nil, bearer...)},
+		{name: "prune with no rule", srv: guarded, status: 400, contains: "say what to prune",
+			do: req("POST", "/api/prune", text(`{"ids":[1]}`), append([]string{"Content-Type", "application/json"}, bearer...)...)},
+		{name: "prune of 100,001 runs", srv: guarded, status: 400, contains: "1 to 100000",
+			do: func(t *testing.T, ls *liveServer) (int, http.Header, string) {
+				ids := make([]int64, maxPruneIDs+1)
+				for i := range ids {
+					ids[i] = int64(i + 1)
+				}
+				b, _ := json.Marshal(PruneRequest{Keep: 1, IDs: ids})
+				return ls.send(t, "POST", "/api/prune", bytes.NewReader(b), append([]string{"Content-Type", "application/json"}, bearer...)...)
+			}},
+		{name: "prune with a body that is not one", srv: guarded, status: 400, contains: "not a prune",
+			do: req("POST", "/api/prune", text(`{"keep":"1; DELETE FROM runs","ids":[1]}`), append([]string{"Content-Type", "application/json"}, bearer...)...)},
 		// 7. Sessions and guessing.
 		{name: "a session cookie that was never issued", srv: guarded, status: 401,
 			do: req("POST", "/api/runs", text(plan), "Cookie", sessionCookie+"=00", "Content-Type", "application/json")},

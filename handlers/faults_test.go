@@ -150,6 +150,14 @@ func TestStoreReadOnly(t *testing.T) {
 			t.Errorf("%s %s on a read-only store: %d %s", w.method, w.target, rec.Code, rec.Body)
 		}
 	}
+	// Pruning is refused up front, even to the token's holder.
+	admin := newTestServer(t, Config{Store: store, Token: "t0k"})
+	for _, target := range []string{"/prune?keep=1", "/api/prune?keep=1"} {
+		rec := admin.do(t, http.MethodGet, target, "", "Authorization", "Bearer t0k")
+		if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "read-only store") {
+			t.Errorf("GET %s on a read-only store: %d %.300s", target, rec.Code, rec.Body)
+		}
+	}
 	if r, err := store.GetRun(context.Background(), run.ID); err != nil || r.Name != "kept" {
 		t.Errorf("the run after the refused writes: %+v %v", r, err)
 	}

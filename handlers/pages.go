@@ -17,6 +17,7 @@ import (
 	"iolab/bench/hist"
 	"iolab/bench/launch"
 	"iolab/bench/summary"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
@@ -32,6 +33,7 @@ var templateFuncs = func() template.FuncMap {
 	funcs["filterSel"] = func(name, label, current string, values []string) filterSelect {
 		return filterSelect{Name: name, Label: label, Current: current, Values: values}
 	}
+	funcs["bytes"] = func(b int64) string { return units.Bytes(float64(b)) }
 	funcs["fieldErr"] = func(errs map[string]string, field string) fieldError {
 		return fieldError{Field: field, Msg: errs[field]}
 	}

@@ -124,10 +124,11 @@ type Server struct {
 	cache          *respCache // the cached class's answers (answer_cache.go)
 	planned        *plannedSteps
 	fleet          *fleetState
+	prune          *pruneState // the dashboard's prune (prune.go)
 }
 
 // pageNames are the templates, each parsed with layout.html.
-var pageNames = []string{"runs", "run", "new", "chart", "login", "error"}
+var pageNames = []string{"runs", "run", "new", "chart", "login", "error", "prune"}
 
 // The launcher records the dashboard's runs in the store through its own
 // Recorder interface: it sits below the store and does not import it.
@@ -168,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 	s = &Server{store: cfg.Store, newRunner: newRunner, limits: cfg.Limits, token: token, readNeedsToken: cfg.ReadNeedsToken,
 		sessions: newSessions(), logins: newLoginLimiter(), agentFails: newLoginLimiter(), httpLimits: hl, turns: turns, conns: newConns(hl.MaxConns), streams: newStreams(hl.MaxStreams, hl.MaxStreamsPerClient), listen: cfg.Listen,
 		log: log, pages: map[string]*template.Template{}, crossOrigin: http.NewCrossOriginProtection(),
-		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}}
+		cache: newRespCache(hl.CacheBytes), planned: &plannedSteps{counts: map[plannedKey]int{}}, prune: newPruneState()}
 	if cfg.Listen != "" && IsLoopback(cfg.Listen) {
 		host, _, _ := net.SplitHostPort(cfg.Listen)
 		s.loopbackHost = host
@@ -236,6 +237,8 @@ func (s *Server) Register(e *echo.Echo) {
 			mw = append(mw, s.requireRead)
 		case writeAccess:
 			mw = append(mw, s.requireWrite)
+		case adminAccess:
+			mw = append(mw, s.requireAdmin)
 		}
 		if r.class == cached {
 			mw = append(mw, s.cached) // after the access check
@@ -253,6 +256,7 @@ const (
 	openAccess access = iota
 	readAccess
 	writeAccess
+	adminAccess // the token's holder, on a dashboard with a token (prune.go)
 )
 
 // route is one row of the route table: everything about one route.
@@ -305,13 +309,14 @@ func (s *Server) routes() []route {
 		{"POST", "/runs/:id/rename", s.renameRun, writeAccess, light},
 		{"POST", "/runs/:id/labels", s.editLabels, writeAccess, light},
 		{"PATCH", "/api/runs/:id", s.apiPatchRun, writeAccess, light},
-	}, s.fleetRoutes()...)
+	}, append(s.fleetRoutes(), s.pruneRoutes()...)...)
 }
 
 // Shutdown cancels the runs: the running step ends cancelled, schedulers
 // are restored, the runs are marked cancelled. Call it after the HTTP
 // server's own Shutdown.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.prune.shutdown()
 	s.fleet.stop()
 	return s.launcher.Shutdown(ctx)
 }

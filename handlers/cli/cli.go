@@ -28,7 +28,7 @@ import (
 func commandTable() []*command {
 	return []*command{
 		&serveCommand, &runCommand, &agentCommand, &calibrateCommand,
-		&runsCommand, &showCommand, &compareCommand, &reportCommand, &exportCommand, &importCommand, &pushCommand,
+		&runsCommand, &pruneCommand, &showCommand, &compareCommand, &reportCommand, &exportCommand, &importCommand, &pushCommand,
 		&presetsCommand, &versionCommand, &helpCommand,
 	}
 }
