@@ -13,6 +13,7 @@ import (
 	"iolab/bench/launch"
 	"iolab/bench/summary"
 	"iolab/db"
+	"iolab/handlers/agent"
 	"iolab/handlers/fleet"
 	"iolab/handlers/report"
 
@@ -171,6 +172,8 @@ type groupMemberView struct {
 	// Progress says what the run does now: its step, and its IOPS (a
 	// fio server: its share done).
 	Progress string `json:"progress,omitempty"`
+	// Agent: whether the agent running the run is heard from.
+	Agent *agent.Reach `json:"agent,omitempty"`
 }
 
 // groupView is GET /api/groups/UID.
@@ -208,6 +211,7 @@ func (s *Server) loadGroup(ctx context.Context, uid string) (*groupView, error) 
 		if r.Status == db.StatusQueued || r.Status == db.StatusRunning {
 			v.Active = true
 			mv.Progress = progressText(s.fleet.groups.Latest(r.ID))
+			mv.Agent = s.agentReach(r.ID)
 		}
 		v.Members = append(v.Members, mv)
 	}

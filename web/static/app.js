@@ -371,6 +371,14 @@
       queuedEl.hidden = false;
       queuedEl.textContent = "Queued: " + d.waiting + ".";
     });
+    // An agent's run: its agent unreachable (the run goes on there), or
+    // back.
+    var reachEl = document.getElementById("live-reach"), reachBadge = document.getElementById("run-reach");
+    es.addEventListener("agent", function (e) {
+      var d = JSON.parse(e.data);
+      if (reachEl) { reachEl.hidden = !d.unreachable; reachEl.textContent = d.unreachable ? d.text : ""; }
+      if (reachBadge) reachBadge.hidden = !d.unreachable;
+    });
     es.addEventListener("notice", function (e) {
       // What the runner does before the jobs start (laying out files).
       queuedEl.hidden = false;
@@ -500,6 +508,13 @@
           st.className = "status s-" + m.status;
           row.querySelector('[data-col="steps"]').textContent = m.steps + "/" + m.planned;
           row.querySelector('[data-col="progress"]').textContent = m.progress || "";
+          var reach = row.querySelector('[data-col="reach"]');
+          if (reach) {
+            var away = !!(m.agent && m.agent.unreachable);
+            reach.hidden = !away;
+            reach.title = away ? m.agent.text : "";
+            reach.textContent = "agent unreachable" + (away && m.agent.last_heard ? ", last heard " + new Date(m.agent.last_heard).toLocaleString() : "");
+          }
         });
         if (!g.active) { setTimeout(function () { location.reload(); }, 300); return; }
         again();
