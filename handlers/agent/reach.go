@@ -45,12 +45,12 @@ func (r Reach) text() string {
 	if !r.Unreachable {
 		return fmt.Sprintf("agent %s is reachable", r.Agent)
 	}
-	heard := "not heard from since the dashboard started"
+	heard := "has not been heard from since the dashboard started"
 	if !r.LastHeard.IsZero() {
-		heard = "last heard from at " + r.LastHeard.Format("2006-01-02 15:04:05")
+		heard = "was last heard from at " + r.LastHeard.Format("2006-01-02 15:04:05")
 	}
-	t := fmt.Sprintf("agent unreachable: %s is %s; it goes on with the run and sends its results when it is back. "+
-		"Called lost (interrupted) at %s unless heard from.", r.Agent, heard, r.LostAt.Format("2006-01-02 15:04:05"))
+	t := fmt.Sprintf("agent unreachable: %s %s; it goes on with the run and sends its results when it is back. "+
+		"The run is called lost (interrupted) at %s unless the agent is heard from before.", r.Agent, heard, r.LostAt.Format("2006-01-02 15:04:05"))
 	if r.CancelPending {
 		t += " Cancelled: the agent stops the run when it is back."
 	}

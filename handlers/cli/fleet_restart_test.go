@@ -264,7 +264,7 @@ func TestDashboardRestartMidGroup(t *testing.T) {
 			t.Fatalf("run %d on %s after the restart: %s %+v", r.ID, r.Host, doc.Run.Status, doc.Agent)
 		}
 		page := d.page(fmt.Sprintf("/runs/%d", r.ID))
-		if !strings.Contains(page, `<p class="unreachable" id="live-reach">agent unreachable: `+r.Host+` is last heard from at`) ||
+		if !strings.Contains(page, `<p class="unreachable" id="live-reach">agent unreachable: `+r.Host+` was last heard from at`) ||
 			!strings.Contains(page, `<span class="status s-unreachable" id="run-reach">agent unreachable</span>`) {
 			t.Fatalf("run %d's page does not say its agent is unreachable:\n%s", r.ID, page)
 		}

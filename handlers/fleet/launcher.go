@@ -423,7 +423,6 @@ func (g *Launcher) Resume(ctx context.Context) error {
 		}
 		g.keep(r)
 		g.Hub.Resume(host.ID, host.Name, run.ID, run.UID, &run.Plan, r, host.LastSeen)
-		g.log().Info("agent run held again after a start: waiting for its agent", "run", run.ID, "agent", host.Name)
 	}
 	return nil
 }
