@@ -30,13 +30,14 @@ import (
 // at one port, so that it can be killed and started again on the same
 // store and address while the agents in their namespaces run on.
 type childDash struct {
-	t     *testing.T
-	db    string
-	port  int
-	token string
-	cmd   *exec.Cmd
-	out   *syncBuf // its stdout and stderr, every start's
-	local string   // http://127.0.0.1:PORT
+	t      *testing.T
+	db     string
+	port   int
+	token  string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has ended
+	out    *syncBuf      // its stdout and stderr, every start's
+	local  string        // http://127.0.0.1:PORT
 }
 
 func newChildDash(t *testing.T) *childDash {
@@ -52,13 +53,11 @@ func newChildDash(t *testing.T) *childDash {
 	t.Cleanup(func() {
 		if d.cmd != nil {
 			d.cmd.Process.Signal(os.Interrupt)
-			done := make(chan struct{})
-			go func() { d.cmd.Wait(); close(done) }()
 			select {
-			case <-done:
+			case <-d.exited:
 			case <-time.After(10 * time.Second):
 				d.cmd.Process.Kill()
-				<-done
+				<-d.exited
 			}
 		}
 		if t.Failed() {
@@ -79,21 +78,27 @@ func (d *childDash) start() {
 	if err := cmd.Start(); err != nil {
 		d.t.Fatal(err)
 	}
-	d.cmd = cmd
+	d.cmd, d.exited = cmd, make(chan struct{})
 	up := make(chan struct{})
 	go func() {
 		listening := regexp.MustCompile(`dashboard on http://`)
 		sc := bufio.NewScanner(pr)
-		said := false
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			d.out.Write(append(sc.Bytes(), '\n'))
-			if !said && listening.Match(sc.Bytes()) {
-				said = true
+			if listening.Match(sc.Bytes()) {
 				close(up)
+				break
 			}
 		}
+		io.Copy(d.out, pr) // the rest, read to the end whatever it holds
 	}()
-	go func() { cmd.Wait(); pw.Close() }()
+	exited := d.exited
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		close(exited)
+	}()
 	select {
 	case <-up:
 	case <-time.After(20 * time.Second):
@@ -107,7 +112,7 @@ func (d *childDash) kill() {
 	if err := d.cmd.Process.Kill(); err != nil {
 		d.t.Fatal(err)
 	}
-	d.cmd.Wait()
+	<-d.exited
 	d.cmd = nil
 }
 
