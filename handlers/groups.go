@@ -12,6 +12,7 @@ import (
 
 	"iolab/bench/launch"
 	"iolab/bench/summary"
+	"iolab/bench/units"
 	"iolab/db"
 	"iolab/handlers/agent"
 	"iolab/handlers/fleet"
@@ -238,6 +239,9 @@ func progressText(step, progress *launch.Event) string {
 				parts = append(parts, fmt.Sprintf("%s: %.0f %%", p.Phase, p.Percent))
 			} else {
 				parts = append(parts, p.Phase)
+			}
+			if p.IOPS > 0 {
+				parts = append(parts, units.Count(p.IOPS)+" IOPS")
 			}
 		}
 	}

@@ -429,13 +429,23 @@
       // enough I/Os completed for it.
       iopsEl.textContent = liveRates(d) + (d.clat_p99_us ? " · clat p99 " + withUnit(d.clat_p99_us, "us") + " so far" : "");
     });
-    // A fio server's step: how far it is, no IOPS (fio's client prints
-    // none while it prints JSON).
+    // A fio server's step: how far it is and its IOPS, as fio's server
+    // tells its client each second (every job together), drawn as a
+    // local step's.
     es.addEventListener("percent", function (e) {
       var d = JSON.parse(e.data);
       stepEl.textContent = "step " + d.step + "/" + d.total;
       if (phaseEl) { phaseEl.textContent = "fio server " + d.phase + (d.percent >= 0 ? ": " + Math.round(d.percent) + " % of the step" : ""); phaseEl.className = "phase"; }
-      iopsEl.textContent = "– (fio reports them when the step ends)";
+      if (!d.from_fio || d.phase !== "running") {
+        iopsEl.textContent = d.iops ? withUnit(d.iops, "iops") : "– IOPS (fio has not said yet)";
+        return;
+      }
+      if (stale) { series = {}; names = []; stale = false; }
+      drawn = "step " + d.step + "/" + d.total;
+      if (!series.IOPS) { series.IOPS = []; names.push("IOPS"); }
+      series.IOPS.push([Math.round(d.elapsed_s * 100) / 100, Math.round(d.iops)]);
+      draw();
+      iopsEl.textContent = withUnit(d.iops, "iops") + " (fio's status)";
     });
     es.addEventListener("done", function (e) {
       es.close();
