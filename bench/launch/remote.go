@@ -43,8 +43,8 @@ type Remote struct {
 
 // Adopt registers stored run id as run elsewhere. owned says this
 // process runs it (a fio server's client): Shutdown then waits for its
-// End. An agent's run is not owned: once the dashboard is gone the agent
-// loses its lease and stops the run itself.
+// End. An agent's run is not owned: the agent runs it on while the
+// dashboard is gone, and the dashboard that starts again adopts it again.
 func (l *Launcher) Adopt(id int64, owned bool) (*Remote, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
