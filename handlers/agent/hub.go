@@ -125,8 +125,9 @@ func (h *Hub) Queue(agentID, runID int64, uid string, plan *sweep.Plan, remote *
 }
 
 // watch follows a job's page: a cancel by its user stops it (queued: at
-// once; leased: the agent is told), a shutdown forgets it (the next start
-// marks it interrupted; the agent loses its lease).
+// once; leased: the agent is told), a shutdown forgets it (queued: the
+// next start marks it interrupted; leased: the agent runs on, and the
+// next start holds it again, Resume).
 func (h *Hub) watch(j *job) {
 	select {
 	case <-j.remote.Done():
@@ -426,7 +427,7 @@ func decodeEvent(ev Event) (launch.Event, error) {
 // one of the plan's with its axes and repeat. Storing a step again
 // replaces it (the same uid): a retried upload neither loses nor
 // duplicates it. Steps are taken as long as the run is the agent's, lease
-// or not: a step measured before the lease ran out is a step. A run that
+// or not: a step measured before the agent was lost is a step. A run that
 // has ended keeps the steps it has (finishedStep).
 func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, seq int, res *sweep.StepResult) (StepAck, error) {
 	h.touch(ctx, host, addr)
