@@ -35,7 +35,14 @@ type dashboard struct {
 
 func newDashboard(t *testing.T, timing agent.Timing) *dashboard {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "dash.db"))
+	return newDashboardOn(t, filepath.Join(t.TempDir(), "dash.db"), timing)
+}
+
+// newDashboardOn is a dashboard over the store at path: a second one on
+// the same path is that dashboard started again.
+func newDashboardOn(t *testing.T, path string, timing agent.Timing) *dashboard {
+	t.Helper()
+	store, err := db.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
