@@ -109,6 +109,31 @@ func (s *Store) FleetRunOf(ctx context.Context, id int64) (string, FleetRunMembe
 	return uid, m, nil
 }
 
+// RunningAgentRuns lists the runs agents are running for the dashboard
+// (source agent, status running) with their place in their group: what
+// a dashboard that starts again holds for its agents, which go on while
+// it is away (Open leaves these runs running).
+func (s *Store) RunningAgentRuns(ctx context.Context) ([]FleetRunMember, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT g.run_id, g.position, coalesce(g.host_id, 0), g.host_kind, g.host_name
+		FROM runs r JOIN group_runs g ON g.run_id = r.id WHERE r.status = ? AND r.source = ? ORDER BY r.id`, StatusRunning, SourceAgent)
+	if err != nil {
+		return nil, fmt.Errorf("db: running agent runs: %w", err)
+	}
+	defer rows.Close()
+	var out []FleetRunMember
+	for rows.Next() {
+		var m FleetRunMember
+		if err := rows.Scan(&m.RunID, &m.Position, &m.HostID, &m.HostKind, &m.HostName); err != nil {
+			return nil, fmt.Errorf("db: running agent runs: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: running agent runs: %w", err)
+	}
+	return out, nil
+}
+
 // SetRunHost records where a run runs once the host says it: its
 // environment and its targets resolved there (an agent's, as it starts
 // the run; a fio server's, as its probe says). Hostname, Kernel and

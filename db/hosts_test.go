@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,67 @@ func TestAgentRuns(t *testing.T) {
 	}
 	if other, _ := s.UnsyncedAgentRuns(ctx, "http://other"); len(other) != 0 {
 		t.Fatalf("another dashboard's: %+v", other)
+	}
+}
+
+// TestOpenLeavesAgentRunsRunning: a dashboard that stops while agents run
+// its group's runs (its process gone) leaves them running at the next
+// Open — the agents go on, and the dashboard holds them for them again
+// (RunningAgentRuns) — while its own runs and an agent's run still queued
+// (never taken) are interrupted.
+func TestOpenLeavesAgentRunsRunning(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	agent, _, err := s.CreateAgent(ctx, "agent-z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentID := agent.ID
+	g := &FleetRun{Name: "g"}
+	if err := s.CreateFleetRun(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	s.self = deadOwner
+	ids := map[string]int64{}
+	for i, kind := range []string{"agent running", "agent queued", "local running"} {
+		r := testRun()
+		r.Status, r.Source = StatusRunning, SourceAgent
+		switch kind {
+		case "agent queued":
+			r.Status = StatusQueued
+		case "local running":
+			r.Source = SourceLocal
+		}
+		if ids[kind], err = s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		m := FleetRunMember{RunID: ids[kind], Position: i, HostID: agentID, HostKind: HostAgent, HostName: "agent-z"}
+		if kind == "local running" {
+			m = FleetRunMember{RunID: ids[kind], Position: i, HostKind: HostLocal, HostName: "dash"}
+		}
+		if err := s.AddFleetRunMember(ctx, g.UID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got, want := s2.Interrupted(), []int64{ids["agent queued"], ids["local running"]}; !slices.Equal(got, want) {
+		t.Errorf("Interrupted() = %v, want %v", got, want)
+	}
+	held, err := s2.RunningAgentRuns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 1 || held[0].RunID != ids["agent running"] || held[0].HostID != agentID || held[0].HostKind != HostAgent {
+		t.Fatalf("RunningAgentRuns = %+v, want run %d of agent %d", held, ids["agent running"], agentID)
+	}
+	if r, err := s2.GetRun(ctx, ids["agent running"]); err != nil || r.Status != StatusRunning {
+		t.Fatalf("the agent's run: %+v %v", r, err)
 	}
 }

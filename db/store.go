@@ -100,7 +100,8 @@ func DefaultPath() (string, error) {
 
 // Open opens (creating it and its directory if need be) the store at path,
 // brings its schema up to date, and marks as interrupted the runs left queued
-// or running by a process that no longer exists, with their running steps;
+// or running by a process that no longer exists, with their running steps
+// (not those an agent runs: see MarkInterrupted);
 // Interrupted tells which. An existing store that cannot be written (its
 // file or directory read-only) is opened read-only (see ReadOnly).
 func Open(ctx context.Context, path string) (*Store, error) {
@@ -351,8 +352,12 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 // MarkInterrupted marks as interrupted the queued and running runs whose
 // process is gone, and their running steps, and returns their ids. Runs of
 // a live process — a dashboard or another `iolab run` sharing the database
-// — are left alone. Open calls it; a long-lived process may call it again to
-// notice runs whose process died since.
+// — are left alone, and so are the runs an agent is running for a
+// dashboard (source agent, running): the agent runs them, not the process
+// that stored them, and goes on while its dashboard is away; the
+// dashboard that starts again holds them for their agents
+// (RunningAgentRuns). Open calls it; a long-lived process may call it
+// again to notice runs whose process died since.
 func (s *Store) MarkInterrupted(ctx context.Context) ([]int64, error) {
 	ids, err := s.markInterrupted(ctx)
 	if err != nil {
@@ -374,7 +379,7 @@ func StoppedMessage(status string) string { return "iolab stopped while the run 
 // those read (a run that ended or was taken over since is left alone).
 func (s *Store) markInterrupted(ctx context.Context) ([]int64, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, status, owner_boot, owner_pid, owner_start
-		FROM runs WHERE status IN ('queued', 'running') ORDER BY id`)
+		FROM runs WHERE status IN ('queued', 'running') AND NOT (status = 'running' AND source = ?) ORDER BY id`, SourceAgent)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted runs: %w", err)
 	}

@@ -190,6 +190,9 @@ func (s *Server) cacheKey(c echo.Context) (key string, ok bool, err error) {
 	}
 	for i, id := range ids {
 		fmt.Fprintf(&b, " run=%d@%d active=%t waiting=%q", id, versions[i], s.launcher.Active(id), s.launcher.Waiting(id))
+		if r := s.agentReach(id); r != nil {
+			fmt.Fprintf(&b, " agent=%q", r.Text)
+		}
 	}
 	return b.String(), true, nil
 }

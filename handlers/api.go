@@ -12,6 +12,7 @@ import (
 
 	"iolab/bench/launch"
 	"iolab/db"
+	"iolab/handlers/agent"
 
 	"github.com/labstack/echo/v4"
 )
@@ -74,8 +75,9 @@ func (s *Server) apiListRuns(c echo.Context) error {
 // are in the order written, the steps last.
 type runDocument struct {
 	*db.Export
-	Waiting string `json:"waiting,omitempty"`
-	URL     string `json:"url"`
+	Waiting string       `json:"waiting,omitempty"`
+	Agent   *agent.Reach `json:"agent,omitempty"`
+	URL     string       `json:"url"`
 }
 
 // runDocumentHead is a runDocument without its steps.
@@ -84,7 +86,10 @@ type runDocumentHead struct {
 	Version int     `json:"version"`
 	Run     *db.Run `json:"run"`
 	Waiting string  `json:"waiting,omitempty"`
-	URL     string  `json:"url"`
+	// Agent: whether the agent running the run is heard from (a run an
+	// agent holds on this dashboard).
+	Agent *agent.Reach `json:"agent,omitempty"`
+	URL   string       `json:"url"`
 }
 
 // apiGetRun writes the run, then each step as the store reads it
@@ -102,7 +107,7 @@ func (s *Server) apiGetRun(c echo.Context) error {
 		return err
 	}
 	head, err := json.Marshal(runDocumentHead{Format: db.ExportFormat, Version: db.ExportVersion, Run: run,
-		Waiting: s.launcher.Waiting(id), URL: fmt.Sprintf("/runs/%d", id)})
+		Waiting: s.launcher.Waiting(id), Agent: s.agentReach(id), URL: fmt.Sprintf("/runs/%d", id)})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 
 	"iolab/bench/launch"
 	"iolab/bench/summary"
+	"iolab/bench/units"
 	"iolab/db"
+	"iolab/handlers/agent"
 	"iolab/handlers/fleet"
 	"iolab/handlers/report"
 
@@ -171,6 +173,8 @@ type groupMemberView struct {
 	// Progress says what the run does now: its step, and its IOPS (a
 	// fio server: its share done).
 	Progress string `json:"progress,omitempty"`
+	// Agent: whether the agent running the run is heard from.
+	Agent *agent.Reach `json:"agent,omitempty"`
 }
 
 // groupView is GET /api/groups/UID.
@@ -208,6 +212,7 @@ func (s *Server) loadGroup(ctx context.Context, uid string) (*groupView, error) 
 		if r.Status == db.StatusQueued || r.Status == db.StatusRunning {
 			v.Active = true
 			mv.Progress = progressText(s.fleet.groups.Latest(r.ID))
+			mv.Agent = s.agentReach(r.ID)
 		}
 		v.Members = append(v.Members, mv)
 	}
@@ -234,6 +239,9 @@ func progressText(step, progress *launch.Event) string {
 				parts = append(parts, fmt.Sprintf("%s: %.0f %%", p.Phase, p.Percent))
 			} else {
 				parts = append(parts, p.Phase)
+			}
+			if p.IOPS > 0 {
+				parts = append(parts, units.Count(p.IOPS)+" IOPS")
 			}
 		}
 	}

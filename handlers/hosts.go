@@ -85,6 +85,12 @@ func (s *Server) initFleet(cfg FleetConfig) error {
 		}
 		s.pages[name] = t
 	}
+	// Before any agent's request: the runs agents went on with while
+	// this dashboard was away are theirs again.
+	if err := f.groups.Resume(ctx); err != nil {
+		cancel()
+		return fmt.Errorf("handlers: hold the agents' runs again: %w", err)
+	}
 	s.fleet = f
 	return nil
 }
@@ -292,8 +298,17 @@ func (s *Server) apiIssueToken(c echo.Context) error {
 	return c.JSON(http.StatusOK, addedHost{Host: h, Token: token})
 }
 
+// agentReach is whether the agent that runs run id is heard from; nil
+// when no agent holds it here.
+func (s *Server) agentReach(id int64) *agent.Reach {
+	if r, ok := s.fleet.hub.Reach(id); ok {
+		return &r
+	}
+	return nil
+}
+
 // revoke revokes an agent's token: its requests are refused from now on,
-// and the run it holds is interrupted when its lease runs out.
+// the run it holds is interrupted and those queued for it fail.
 func (s *Server) revoke(c echo.Context) (*db.Host, error) {
 	h, err := s.hostParam(c)
 	if err != nil {
@@ -306,6 +321,7 @@ func (s *Server) revoke(c echo.Context) (*db.Host, error) {
 		return nil, err
 	}
 	s.log.Info("agent token revoked", "agent", h.Name)
+	s.fleet.hub.Revoked(h.ID)
 	return s.store.GetHost(c.Request().Context(), h.ID)
 }
 

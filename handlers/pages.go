@@ -19,6 +19,7 @@ import (
 	"iolab/bench/summary"
 	"iolab/bench/units"
 	"iolab/db"
+	"iolab/handlers/agent"
 	"iolab/handlers/chart"
 	"iolab/handlers/report"
 
@@ -131,9 +132,10 @@ func appendNew(list []string, vals ...string) []string {
 type runPageData struct {
 	pageBase
 	Run       *db.Run
-	Active    bool   // queued or running on this server
-	Waiting   string // what a queued run waits for
-	Planned   int    // steps in the plan
+	Active    bool         // queued or running on this server
+	Waiting   string       // what a queued run waits for
+	Agent     *agent.Reach // an agent's run: whether its agent is heard from
+	Planned   int          // steps in the plan
 	Charts    []chartView
 	Steps     []report.StepRow
 	Errors    []summary.ErrorGroup // the failed steps' errors, each once
@@ -237,7 +239,7 @@ func (s *Server) runPage(c echo.Context) error {
 		return err
 	}
 	data := runPageData{pageBase: s.base(c, fmt.Sprintf("Run %d · %s", run.ID, run.Name)), Run: run,
-		Active: s.launcher.Active(id), Waiting: s.launcher.Waiting(id),
+		Active: s.launcher.Active(id), Waiting: s.launcher.Waiting(id), Agent: s.agentReach(id),
 		Command: run.Plan.Command(), JobFile: run.Plan.JobFile()}
 	data.Planned = s.planned.of(run)
 	data.CanDelete = !data.Active

@@ -63,14 +63,23 @@
 // fio's client prints its status line ("Jobs: 2 (f=2): [r(1),W(1)][60.0%]
 // [r=851MiB/s][r=213k IOPS][eta 00m:02s]") only when no JSON output is
 // asked for (client.c: client_display_thread_status), and prints JSON
-// only when the servers are done, and the status line gives no figures
-// per job or per host when several servers share a client. Results with
-// json+ histograms are what the import needs, so Run cannot relay fio's
-// running IOPS. What it reports per host, every Runner.ProgressEvery and
-// at each change of phase (probing, running, done, failed, cancelled):
-// the time since the host started, the share done estimated from the
-// jobs' ramp_time and runtime when every job is time_based (else -1:
-// unknown), and, once done, the host's IOPS from its results.
+// (with --status-interval, every interval's block too) only when the
+// servers are done. Results with json+ histograms are what the import
+// needs; the status line's figures come from the server, which sends
+// its jobs' status (FIO_NET_CMD_ETA, struct jobs_eta) whenever the
+// client asks, about once a second, and with --eta=always the client
+// asks even when it prints JSON. So each host's client talks to its
+// server through a relay on this machine's loopback (status.go) that
+// passes every byte through and reads those answers on the way: the
+// host's IOPS of the last second, every direction, and its share done
+// as fio computes it (elapsed / (elapsed + eta)). What Run reports per
+// host, at each status and at each change of phase (probing, running,
+// done, failed, cancelled): the time since the host started, fio's IOPS
+// and share done (Progress.FromFio; before the first status, and where
+// the relay cannot listen, the share estimated from the jobs' ramp_time
+// and runtime when every job is time_based, else -1), and, once done,
+// the host's IOPS from its results. The results name the server, not
+// the relay.
 //
 // # What iolab can and cannot guarantee for a fio server host
 //

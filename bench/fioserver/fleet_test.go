@@ -297,3 +297,53 @@ func TestRunJobFails(t *testing.T) {
 		t.Errorf("messages %q", results[0].Messages)
 	}
 }
+
+// TestRunStatusFromFio: while a host runs, its progress is fio's own:
+// the server's status as its client asks for it each second (the IOPS of
+// the last second and the share done), read on its way to the client;
+// the jobs' results are imported as ever, naming the server itself.
+func TestRunStatusFromFio(t *testing.T) {
+	t.Parallel() // each test has hosts of its own
+	srv := servers(t, "fleet-s")
+	r := runner(t)
+	cfg, err := fio.ParseArgs([]string{"--name=paced", "--filename=" + fleettest.DataDir + "/data", "--rw=randread",
+		"--bs=4k", "--size=4m", "--ioengine=psync", "--rate_iops=2000", "--runtime=5", "--time_based"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log progressLog
+	results, err := r.Run(context.Background(), hosts(srv), cfg, log.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []fioserver.Progress
+	for _, p := range log.of("fleet-s") {
+		if p.Phase == fioserver.PhaseRunning && p.FromFio {
+			live = append(live, p)
+		}
+	}
+	if len(live) < 3 {
+		t.Fatalf("%d reports of fio's own status in a run of 5 s: %+v", len(live), log.of("fleet-s"))
+	}
+	paced, prev := 0, -1.0
+	for _, p := range live {
+		if p.IOPS >= 1800 && p.IOPS <= 2200 {
+			paced++
+		}
+		if p.Percent < prev || p.Percent >= 100 {
+			t.Errorf("fio's share done went %v → %v", prev, p.Percent)
+		}
+		prev = p.Percent
+	}
+	if paced < 2 || prev < 40 {
+		t.Errorf("fio's status: %d of %d reports at the paced 2000 IOPS, last at %v %%: %+v", paced, len(live), prev, live)
+	}
+	imp := results[0].Import
+	if imp == nil || imp.Server == nil || imp.Server.Hostname != srv[0].ns.Addr.String() || imp.Server.Port != fleettest.DefaultFioPort {
+		t.Fatalf("results of server %+v", imp)
+	}
+	if iops, _ := imp.Result.Totals(); iops < 1800 || iops > 2200 {
+		t.Errorf("the imported result: %v IOPS, paced at 2000", iops)
+	}
+	t.Logf("%d reports of fio's status, e.g. %+v", len(live), live[len(live)/2])
+}

@@ -54,14 +54,18 @@ type Progress struct {
 	Phase Phase
 	// Elapsed is the time since the host's jobs started (0 before).
 	Elapsed time.Duration
-	// Percent is the share of the run done, estimated from the jobs'
-	// ramp_time and runtime when every job is time_based; -1 when it
-	// cannot be told. fio's client does not say it (see the package doc).
+	// Percent is the share of the run done: fio's own while it runs
+	// (FromFio), else estimated from the jobs' ramp_time and runtime when
+	// every job is time_based; -1 when it cannot be told.
 	Percent float64
-	// IOPS is the host's jobs' IOPS added up, both directions, once it
-	// is done (from its results); 0 before.
+	// IOPS is the host's jobs' IOPS added up, every direction: while it
+	// runs, fio's own figure of the last second (FromFio); once it is
+	// done, from its results; 0 before fio has said.
 	IOPS float64
-	Err  error // the host's error, when it failed or was cancelled
+	// FromFio: Percent and IOPS are what the server said of its running
+	// jobs (Status), not an estimate.
+	FromFio bool
+	Err     error // the host's error, when it failed or was cancelled
 }
 
 // HostResult is one host's part of a run.
@@ -224,6 +228,27 @@ func (r *Runner) runHost(ctx context.Context, res *HostResult, jobFile string, e
 		res.Err = hostError(res.Host, addr, kind, msg, err)
 	}
 	res.Start = time.Now()
+	// fio's own status of the jobs, read on its way to the client: the
+	// progress reports carry it from its first answer on.
+	var (
+		mu     sync.Mutex
+		status *Status
+		ended  bool
+	)
+	target, args := res.Addr, []string{"--output-format=json+"}
+	relay, rerr := newStatusRelay(res.Addr, func(s Status) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
+		status = &s
+		rep.report(runningProgress(label, time.Since(res.Start), expected, status))
+	})
+	if rerr == nil {
+		defer relay.Close()
+		target, args = relay.Addr(), append(args, "--eta=always") // --eta: the client asks for the status
+	}
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -235,16 +260,26 @@ func (r *Runner) runHost(ctx context.Context, res *HostResult, jobFile string, e
 			case <-done:
 				return
 			case now := <-tick.C:
-				el := now.Sub(res.Start)
-				rep.report(Progress{Host: label, Phase: PhaseRunning, Elapsed: el, Percent: percent(el, expected)})
+				mu.Lock()
+				if status == nil {
+					rep.report(runningProgress(label, now.Sub(res.Start), expected, nil))
+				}
+				mu.Unlock()
 			}
 		}
 	}()
 	var stdout, stderr bytes.Buffer
-	err := r.fio(ctx, &stdout, &stderr, clientArg(res.Addr), "--output-format=json+", jobFile)
+	err := r.fio(ctx, &stdout, &stderr, append([]string{clientArg(target)}, append(args, jobFile)...)...)
 	close(done)
 	<-stopped // no running report after the end's
+	mu.Lock()
+	ended = true
+	mu.Unlock()
 	res.End = time.Now()
+	if target != res.Addr {
+		// fio's client named the relay: its messages and results name the server.
+		stdout = *bytes.NewBuffer(bytes.ReplaceAll(stdout.Bytes(), []byte("<"+target.Addr().String()+">"), []byte("<"+res.Addr.Addr().String()+">")))
+	}
 	if ctx.Err() != nil {
 		fail(ctx.Err(), "cancelled: fio's client told the server to stop the jobs", nil)
 		return
@@ -263,6 +298,9 @@ func (r *Runner) runHost(ctx context.Context, res *HostResult, jobFile string, e
 		return
 	}
 	imp := imps[0]
+	if target != res.Addr && imp.Server != nil && imp.Server.Hostname == target.Addr().String() && imp.Server.Port == int(target.Port()) {
+		imp.Server = &fio.Server{Hostname: res.Addr.Addr().String(), Port: int(res.Addr.Port())}
+	}
 	if imp.Server == nil || imp.Server.Hostname != res.Addr.Addr().String() {
 		res.Notes = append(res.Notes, fmt.Sprintf("fio's client output names the server %v, not %s", imp.Server, res.Addr.Addr()))
 	}
@@ -349,6 +387,18 @@ func percent(el, expected time.Duration) float64 {
 		return -1
 	}
 	return min(99, 100*el.Seconds()/expected.Seconds())
+}
+
+// runningProgress is a running host's progress after el: fio's status
+// when it has said one, else the estimate.
+func runningProgress(label string, el, expected time.Duration, s *Status) Progress {
+	p := Progress{Host: label, Phase: PhaseRunning, Elapsed: el, Percent: percent(el, expected)}
+	if s != nil {
+		// fio's share, 0 as fio's own line says while it cannot tell
+		// (its jobs setting up): never the estimate beside it.
+		p.FromFio, p.IOPS, p.Percent = true, s.TotalIOPS(), min(99, s.Percent())
+	}
+	return p
 }
 
 // endProgress is a host's last progress.

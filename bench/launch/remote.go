@@ -6,18 +6,23 @@ import (
 	"sync"
 )
 
-// EventPercent is the event of a run whose host tells only how far it
-// is, not its IOPS: a fio server (fio's client prints no running figures
-// when it prints JSON).
+// EventPercent is the event of a run on a fio server: how far its step
+// is and its IOPS, as fio's server tells its client each second.
 const EventPercent = "percent"
 
 // PercentEvent is how far a step on a fio server has gone.
 type PercentEvent struct {
 	Step    int     `json:"step"` // 1-based
 	Total   int     `json:"total"`
-	Percent float64 `json:"percent"`   // estimated from the jobs' runtime; -1: unknown
+	Percent float64 `json:"percent"`   // fio's (FromFio), else estimated from the jobs' runtime; -1: unknown
 	Elapsed float64 `json:"elapsed_s"` // since the step's jobs started
 	Phase   string  `json:"phase"`     // probing, running, done, failed, cancelled
+	// IOPS is the jobs' IOPS: fio's figure of the last second while they
+	// run (FromFio), the step's once done; 0 before fio has said.
+	IOPS float64 `json:"iops,omitempty"`
+	// FromFio: Percent and IOPS are the server's own status, not an
+	// estimate.
+	FromFio bool `json:"from_fio,omitempty"`
 }
 
 // Remote is a run this launcher shows but does not run itself — one an
@@ -38,8 +43,8 @@ type Remote struct {
 
 // Adopt registers stored run id as run elsewhere. owned says this
 // process runs it (a fio server's client): Shutdown then waits for its
-// End. An agent's run is not owned: once the dashboard is gone the agent
-// loses its lease and stops the run itself.
+// End. An agent's run is not owned: the agent runs it on while the
+// dashboard is gone, and the dashboard that starts again adopts it again.
 func (l *Launcher) Adopt(id int64, owned bool) (*Remote, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

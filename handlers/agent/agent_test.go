@@ -35,7 +35,14 @@ type dashboard struct {
 
 func newDashboard(t *testing.T, timing agent.Timing) *dashboard {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "dash.db"))
+	return newDashboardOn(t, filepath.Join(t.TempDir(), "dash.db"), timing)
+}
+
+// newDashboardOn is a dashboard over the store at path: a second one on
+// the same path is that dashboard started again.
+func newDashboardOn(t *testing.T, path string, timing agent.Timing) *dashboard {
+	t.Helper()
+	store, err := db.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,11 +331,13 @@ func TestStepUploadIdempotent(t *testing.T) {
 	_ = id
 }
 
-// TestLeaseRunsOut: an agent that takes a run and goes silent loses it:
-// the run is interrupted after the lease, and the agent's late word is
-// refused with what became of the run (its late steps still count).
-func TestLeaseRunsOut(t *testing.T) {
-	d := newDashboard(t, agent.Timing{Lease: 1500 * time.Millisecond, Poll: time.Second})
+// TestAgentUnreachableThenLost: an agent that takes a run and goes
+// silent has it shown "agent unreachable" (still running) once a lease
+// has passed, reachable again at its next word, and lost — interrupted —
+// after Timing.Lost without one; the agent's late word is then refused
+// with what became of the run (its late steps still count).
+func TestAgentUnreachableThenLost(t *testing.T) {
+	d := newDashboard(t, agent.Timing{Lease: 500 * time.Millisecond, Lost: 2 * time.Second, Poll: time.Second})
 	_, token := d.addAgent(t, "agent-l")
 	if code := d.call(t, "POST", agent.PathHello, token, &agent.Hello{DataDir: "/data"}, nil); code != 200 {
 		t.Fatalf("hello: %d", code)
@@ -342,12 +351,58 @@ func TestLeaseRunsOut(t *testing.T) {
 		t.Fatalf("work: %d", code)
 	}
 	var ack agent.Ack
-	if code := d.call(t, "POST", fmt.Sprintf("%s%d/events", agent.PathRuns, w.RunID), token, &agent.Events{}, &ack); code != 200 || ack.Status != db.StatusRunning {
-		t.Fatalf("heartbeat: %d %+v", code, ack)
+	heartbeat := func() {
+		t.Helper()
+		if code := d.call(t, "POST", fmt.Sprintf("%s%d/events", agent.PathRuns, w.RunID), token, &agent.Events{}, &ack); code != 200 || ack.Status != db.StatusRunning {
+			t.Fatalf("heartbeat: %d %+v", code, ack)
+		}
+	}
+	reach := func() (*agent.Reach, string) {
+		t.Helper()
+		var doc struct {
+			Run   db.Run       `json:"run"`
+			Agent *agent.Reach `json:"agent"`
+		}
+		if code := d.call(t, "GET", fmt.Sprintf("/api/runs/%d", w.RunID), "", nil, &doc); code != 200 {
+			t.Fatalf("run: %d", code)
+		}
+		return doc.Agent, doc.Run.Status
+	}
+	heartbeat()
+	heard := time.Now()
+	if r, st := reach(); r == nil || r.Unreachable || st != db.StatusRunning {
+		t.Fatalf("right after a heartbeat: %s %+v", st, r)
+	}
+	// Silent for more than a lease: unreachable, still running.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		r, st := reach()
+		if st != db.StatusRunning {
+			t.Fatalf("run %s before it was shown unreachable", st)
+		}
+		if r != nil && r.Unreachable {
+			if r.Agent != "agent-l" || r.LastHeard.Before(heard.Add(-time.Second)) || r.LastHeard.After(heard) ||
+				!strings.Contains(r.Text, "agent unreachable") || r.LostAt.Before(r.LastHeard.Add(time.Second)) {
+				t.Fatalf("unreachable: %+v", r)
+			}
+			if time.Since(heard) < 500*time.Millisecond {
+				t.Fatalf("unreachable %v after a heartbeat, with a lease of 500ms", time.Since(heard))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still reachable %v after its last word", time.Since(heard))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Its next word makes it reachable again, and restarts the clock.
+	heartbeat()
+	if r, st := reach(); r == nil || r.Unreachable || st != db.StatusRunning {
+		t.Fatalf("after the agent's word again: %s %+v", st, r)
 	}
 	start := time.Now()
 	r := waitRun(t, d.store, w.RunID, 5*time.Second)
-	if r.Status != db.StatusInterrupted || !strings.Contains(r.Error, "lease ran out") || time.Since(start) < time.Second {
+	if r.Status != db.StatusInterrupted || !strings.Contains(r.Error, "agent agent-l lost") || time.Since(start) < 1500*time.Millisecond {
 		t.Fatalf("after %v: %s %q", time.Since(start), r.Status, r.Error)
 	}
 	var eb errBody

@@ -218,7 +218,7 @@ func (a *Agent) execute(ctx context.Context, w *Work) {
 	// The lease is renewed from now on, not from the run's start: the
 	// preflight lays out missing files, which on a file of many GiB
 	// takes longer than a lease, and a lease run out while it did would
-	// have the dashboard mark the run interrupted before it began.
+	// have the dashboard show the run unreachable before it began.
 	lk := newLink(a, w.RunID, cancel, time.Now())
 	go lk.loop()
 	runner := &bench.Runner{Sys: a.cfg.Sys, Log: a.log, Guard: a.guard, StateDir: a.cfg.Allow.DataDir}

@@ -19,8 +19,9 @@ import (
 // Hub is the dashboard's side of the protocol: it queues runs for agents,
 // hands each to its agent when it asks for work, holds the run's lease,
 // relays its events to the run's page, stores its steps as they arrive,
-// and marks the run interrupted when the lease runs out. Its methods are
-// what the handlers call, one per request, after Authenticate.
+// shows the run "agent unreachable" while its agent is silent and marks
+// it interrupted when the agent is lost (reach.go). Its methods are what
+// the handlers call, one per request, after Authenticate.
 type Hub struct {
 	store  *db.Store
 	log    *slog.Logger
@@ -39,14 +40,21 @@ type job struct {
 	runID  int64
 	uid    string
 	agent  int64
+	name   string // the agent's, as the dashboard calls it
 	plan   *sweep.Plan
 	remote *launch.Remote
 }
 
 // lease is a run an agent holds.
 type lease struct {
-	job    *job
-	until  time.Time
+	job *job
+	// heard is the agent's last word about the run (a run held again by
+	// a dashboard that started again: its host's last word before).
+	heard time.Time
+	until time.Time // when the run is lost, unless the agent is heard from
+	// away: the run shows "agent unreachable" (no word for a lease, or
+	// none since this dashboard started).
+	away   bool
 	cancel bool // its user cancelled it; the agent is told at its next request
 }
 
@@ -64,8 +72,9 @@ func NewHub(store *db.Store, log *slog.Logger, timing Timing) *Hub {
 // Timing is the hub's clock.
 func (h *Hub) Timing() Timing { return h.timing }
 
-// Run expires leases until ctx ends: an agent that has not been heard of
-// for a lease's length has its run marked interrupted.
+// Run watches the leases until ctx ends: a run whose agent has not been
+// heard from for a lease's length shows "agent unreachable", and is
+// marked interrupted once the agent is lost (Timing.Lost).
 func (h *Hub) Run(ctx context.Context) {
 	t := time.NewTicker(min(time.Second, h.timing.Lease/10))
 	defer t.Stop()
@@ -76,24 +85,6 @@ func (h *Hub) Run(ctx context.Context) {
 		case now := <-t.C:
 			h.expire(now)
 		}
-	}
-}
-
-func (h *Hub) expire(now time.Time) {
-	h.mu.Lock()
-	var expired []*lease
-	for id, l := range h.leases {
-		if now.After(l.until) {
-			expired = append(expired, l)
-			delete(h.leases, id)
-		}
-	}
-	h.mu.Unlock()
-	for _, l := range expired {
-		name := h.agentName(l.job.agent)
-		msg := fmt.Sprintf("agent %s's lease ran out: no word from it for %s (killed, or cut off from the dashboard); the steps it stored are kept",
-			name, h.timing.Lease)
-		h.finish(l.job, db.StatusInterrupted, msg)
 	}
 }
 
@@ -120,7 +111,7 @@ func (h *Hub) agentName(id int64) string {
 // The plan is checked (group.Launcher.Check): the agent checks it again
 // against its own allow-list before it runs it.
 func (h *Hub) Queue(agentID, runID int64, uid string, plan *sweep.Plan, remote *launch.Remote) {
-	j := &job{runID: runID, uid: uid, agent: agentID, plan: plan, remote: remote}
+	j := &job{runID: runID, uid: uid, agent: agentID, name: h.agentName(agentID), plan: plan, remote: remote}
 	h.mu.Lock()
 	h.queues[agentID] = append(h.queues[agentID], j)
 	if ch := h.pollers[agentID]; ch != nil {
@@ -129,13 +120,14 @@ func (h *Hub) Queue(agentID, runID int64, uid string, plan *sweep.Plan, remote *
 	}
 	h.mu.Unlock()
 	remote.Publish(launch.Event{Type: launch.EventQueued, Data: launch.QueuedEvent{
-		Waiting: fmt.Sprintf("agent %s to ask for work", h.agentName(agentID))}})
+		Waiting: fmt.Sprintf("agent %s to ask for work", j.name)}})
 	go h.watch(j)
 }
 
 // watch follows a job's page: a cancel by its user stops it (queued: at
-// once; leased: the agent is told), a shutdown forgets it (the next start
-// marks it interrupted; the agent loses its lease).
+// once; leased: the agent is told), a shutdown forgets it (queued: the
+// next start marks it interrupted; leased: the agent runs on, and the
+// next start holds it again, Resume).
 func (h *Hub) watch(j *job) {
 	select {
 	case <-j.remote.Done():
@@ -146,10 +138,20 @@ func (h *Hub) watch(j *job) {
 	q := h.queues[j.agent]
 	queued := slices.Contains(q, j)
 	h.queues[j.agent] = slices.DeleteFunc(q, func(x *job) bool { return x == j })
+	var away *Reach
 	if l, ok := h.leases[j.runID]; ok && l.job == j {
 		l.cancel = true
+		if l.away {
+			r := h.reachOf(l)
+			away = &r
+		}
 	}
 	h.mu.Unlock()
+	if away != nil && j.remote.Cancelled() {
+		// The page says the cancel waits for the agent.
+		h.log.Info("agent run cancelled while its agent is unreachable: it is told when it is back", "run", j.runID, "agent", j.name)
+		j.remote.Publish(reachEvent(*away))
+	}
 	switch {
 	case !j.remote.Cancelled():
 		j.remote.End(db.StatusInterrupted, "the dashboard shut down")
@@ -227,7 +229,8 @@ func (h *Hub) Hello(ctx context.Context, host *db.Host, addr string, hello *Hell
 	if len(hello.AllowTargets) > db.MaxHostDevices || len(hello.Targets) > db.MaxHostDevices {
 		return Welcome{}, badRequest("at most %d allowed targets", db.MaxHostDevices)
 	}
-	w := Welcome{ID: host.ID, Name: host.Name, Lease: h.timing.Lease.Seconds(), Heartbeat: h.timing.Heartbeat.Seconds(), Poll: h.timing.Poll.Seconds()}
+	w := Welcome{ID: host.ID, Name: host.Name, Lease: h.timing.Lease.Seconds(), Lost: h.timing.Lost.Seconds(),
+		Heartbeat: h.timing.Heartbeat.Seconds(), Poll: h.timing.Poll.Seconds()}
 	if hello.Name != "" && hello.Name != host.Name {
 		err := h.store.RenameHost(ctx, host.ID, hello.Name)
 		var taken *db.NameTakenError
@@ -276,7 +279,8 @@ func (h *Hub) Poll(ctx context.Context, host *db.Host, addr string, wait time.Du
 		var j *job
 		if q := h.queues[host.ID]; len(q) > 0 {
 			j, h.queues[host.ID] = q[0], q[1:]
-			h.leases[j.runID] = &lease{job: j, until: time.Now().Add(h.timing.Lease)}
+			now := time.Now()
+			h.leases[j.runID] = &lease{job: j, heard: now, until: now.Add(h.timing.Lost)}
 		}
 		var wake chan struct{}
 		if j == nil {
@@ -317,14 +321,9 @@ func (h *Hub) Poll(ctx context.Context, host *db.Host, addr string, wait time.Du
 // leased returns run id's lease if agent host holds it, renewed; else a
 // 409 that says what became of the run.
 func (h *Hub) leased(ctx context.Context, host *db.Host, id int64) (*lease, error) {
-	h.mu.Lock()
-	l, ok := h.leases[id]
-	if ok && l.job.agent == host.ID {
-		l.until = time.Now().Add(h.timing.Lease)
-		h.mu.Unlock()
+	if l := h.renew(host, id); l != nil {
 		return l, nil
 	}
-	h.mu.Unlock()
 	if err := h.owns(ctx, host, id); err != nil {
 		return nil, err
 	}
@@ -428,7 +427,7 @@ func decodeEvent(ev Event) (launch.Event, error) {
 // one of the plan's with its axes and repeat. Storing a step again
 // replaces it (the same uid): a retried upload neither loses nor
 // duplicates it. Steps are taken as long as the run is the agent's, lease
-// or not: a step measured before the lease ran out is a step. A run that
+// or not: a step measured before the agent was lost is a step. A run that
 // has ended keeps the steps it has (finishedStep).
 func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, seq int, res *sweep.StepResult) (StepAck, error) {
 	h.touch(ctx, host, addr)
@@ -458,20 +457,16 @@ func (h *Hub) Step(ctx context.Context, host *db.Host, addr string, id int64, se
 			return StepAck{}, err
 		}
 	}
-	h.mu.Lock()
-	if l, ok := h.leases[id]; ok && l.job.agent == host.ID {
-		l.until = time.Now().Add(h.timing.Lease)
-	}
-	h.mu.Unlock()
+	h.renew(host, id)
 	return a, nil
 }
 
 // finishedStep refuses (409) a step upload that would change a finished
 // run: the figures of a run that ended — done, partial, failed, cancelled
 // — are what its page, exports and comparisons showed, and an agent may
-// not rewrite them. A run interrupted because the lease ran out still
-// takes the steps it lacks (measured before the lease ran out), never
-// one it has. stored is the status stored for the step ("" when none),
+// not rewrite them. A run interrupted because its agent was lost (or
+// its token revoked) still takes the steps it lacks (measured before the
+// dashboard gave up on it), never one it has. stored is the status stored for the step ("" when none),
 // status the upload's: the same again is a retry, which stores nothing.
 func finishedStep(run *db.Run, seq int, stored, status string) error {
 	if run.Status == db.StatusQueued || run.Status == db.StatusRunning || stored == status {
@@ -521,8 +516,9 @@ func checkStep(plan *sweep.Plan, seq int, res *sweep.StepResult) error {
 }
 
 // End stores the run's end as the agent saw it, when the agent still
-// holds its lease; otherwise the run keeps the status it has (the lease
-// ran out: interrupted). The answer says the status it has.
+// holds its lease (a dashboard that started again holds it too);
+// otherwise the run keeps the status it has (the agent was lost:
+// interrupted). The answer says the status it has.
 func (h *Hub) End(ctx context.Context, host *db.Host, addr string, id int64, e *End) (Ack, error) {
 	h.touch(ctx, host, addr)
 	switch e.Status {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -16,9 +15,12 @@ import (
 // link is a running run's line to the dashboard: it sends the run's
 // events every Heartbeat (an empty batch when there are none), which
 // renews the lease, and stops the run when the dashboard says so (its
-// user cancelled it, or the lease is no longer this agent's) or when the
-// dashboard has not answered for a lease's length: the dashboard has
-// marked the run interrupted by then.
+// user cancelled it, or the lease is no longer this agent's). A
+// dashboard that does not answer does not stop the run: it goes on here
+// to its end, its steps kept in this agent's store and sent when the
+// dashboard is back (a dashboard that starts again holds the run for
+// this agent until then; see Timing.Lost), and a cancel given
+// meanwhile is the answer to the first heartbeat that gets through.
 type link struct {
 	a      *Agent
 	runID  int64
@@ -27,6 +29,7 @@ type link struct {
 	mu        sync.Mutex
 	pending   []Event
 	lastHeard time.Time // the dashboard's last answer about the run
+	away      bool      // no answer for a lease: said once in the log
 	wake      chan struct{}
 	quit      chan struct{}
 	done      chan struct{}
@@ -81,15 +84,20 @@ func (l *link) add(ev launch.Event) {
 func (l *link) heard(a Ack) {
 	l.mu.Lock()
 	l.lastHeard = time.Now()
+	back := l.away
+	l.away = false
 	l.mu.Unlock()
+	if back {
+		l.a.log.Info("the dashboard answers again; the run went on here", "run", l.runID)
+	}
 	if a.Cancel {
 		l.cancel(errUserCancel)
 	}
 }
 
 // failed looks at a request about the run that did not go through: a
-// refusal ends the run (the lease is gone, or the run is not this
-// agent's); silence ends it once it has lasted a lease.
+// refusal ends the run (the lease is gone, the run is not this agent's,
+// or its token was revoked); silence does not (see link).
 func (l *link) failed(err error) {
 	var e *Error
 	if errors.As(err, &e) && (e.Code == http.StatusConflict || e.Code == http.StatusNotFound || e.Code == http.StatusUnauthorized) {
@@ -98,10 +106,14 @@ func (l *link) failed(err error) {
 	}
 	l.mu.Lock()
 	since := time.Since(l.lastHeard)
+	say := !l.away && since > l.a.timing.Lease
+	if say {
+		l.away = true
+	}
 	l.mu.Unlock()
-	if since > l.a.timing.Lease {
-		l.cancel(&leaseLost{msg: fmt.Sprintf("no answer from the dashboard for %s, a lease's length (last: %v): it has marked the run interrupted",
-			since.Round(time.Second), err)})
+	if say {
+		l.a.log.Warn("no answer from the dashboard: the run goes on here, and its results are sent when the dashboard is back",
+			"run", l.runID, "for", since.Round(time.Second), "err", err)
 	}
 }
 

@@ -20,11 +20,19 @@ const (
 // Timing is the protocol's clock. The dashboard sets it and tells agents
 // in its Welcome.
 type Timing struct {
-	// Lease is how long a run stays an agent's without a word from it:
-	// every request about the run renews it; when it runs out the
-	// dashboard marks the run interrupted, and the agent, which has not
-	// reached the dashboard for as long, stops the run.
+	// Lease is how long a run goes without a word from its agent before
+	// the dashboard shows it "agent unreachable": every request about the
+	// run renews it. The agent goes on with the run meanwhile (it keeps
+	// its results and sends them when it reaches the dashboard again),
+	// and so does a dashboard that starts again while its agents run:
+	// their runs are unreachable until each agent's next word.
 	Lease time.Duration
+	// Lost is how long a run stays "agent unreachable" before the
+	// dashboard calls it lost and marks it interrupted (the steps its
+	// agent sends later are still stored): time for the dashboard to be
+	// restarted or upgraded, or a network to come back, while its agents
+	// run on.
+	Lost time.Duration
 	// Heartbeat is how often a running agent sends its events, even none.
 	Heartbeat time.Duration
 	// Poll is how long a request for work waits for one.
@@ -32,16 +40,20 @@ type Timing struct {
 }
 
 // DefaultTiming: a lease of 30 s renewed every 2 s rides out a network
-// cut of 25 s; a poll of 25 s answers within the dashboard's 30 s write
-// timeout.
+// cut of 25 s before the run shows "agent unreachable"; an hour without
+// a word and it is lost; a poll of 25 s answers within the dashboard's
+// 30 s write timeout.
 func DefaultTiming() Timing {
-	return Timing{Lease: 30 * time.Second, Heartbeat: 2 * time.Second, Poll: 25 * time.Second}
+	return Timing{Lease: 30 * time.Second, Lost: time.Hour, Heartbeat: 2 * time.Second, Poll: 25 * time.Second}
 }
 
 func (t Timing) withDefaults() Timing {
 	d := DefaultTiming()
 	if t.Lease <= 0 {
 		t.Lease = d.Lease
+	}
+	if t.Lost <= 0 {
+		t.Lost = max(d.Lost, t.Lease)
 	}
 	if t.Heartbeat <= 0 {
 		t.Heartbeat = d.Heartbeat
@@ -88,13 +100,16 @@ type Welcome struct {
 	Lease     float64 `json:"lease_s"`
 	Heartbeat float64 `json:"heartbeat_s"`
 	Poll      float64 `json:"poll_s"`
-	Note      string  `json:"note,omitempty"` // e.g. why its name was not taken
+	// Lost is Timing.Lost: how long the dashboard holds a run for an
+	// agent it does not hear from (older dashboards send none).
+	Lost float64 `json:"lost_s,omitempty"`
+	Note string  `json:"note,omitempty"` // e.g. why its name was not taken
 }
 
 // Timing is the welcome's clock.
 func (w Welcome) Timing() Timing {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	return Timing{Lease: sec(w.Lease), Heartbeat: sec(w.Heartbeat), Poll: sec(w.Poll)}.withDefaults()
+	return Timing{Lease: sec(w.Lease), Lost: sec(w.Lost), Heartbeat: sec(w.Heartbeat), Poll: sec(w.Poll)}.withDefaults()
 }
 
 // Work is a run leased to an agent: the plan as a front door takes it

@@ -29,9 +29,11 @@ which can revoke it.
   iolab agent --dashboard http://lab:8080 --token iolab_3_… --allow-target /dev/nvme1n1
   iolab agent --dashboard http://lab:8080 --name rack2-a --data-dir /var/lib/iolab/data
 
-A run whose lease runs out (the agent killed, or cut off from the dashboard for the lease's length, 30 s)
-is interrupted on the dashboard; the agent stops it too. An agent killed mid-run and started again marks
-that run interrupted and sends its finished steps: it does not resume it.`,
+A dashboard that goes away (restarted, or cut off) does not stop a run: the agent runs it to its end,
+keeps its results and sends them when the dashboard is back, which shows the run "agent unreachable"
+meanwhile (an hour of that and it calls the run lost); a cancel given meanwhile stops it when the agent
+is back. An agent killed mid-run and started again marks that run interrupted and sends its finished
+steps: it does not resume it.`,
 	flags: func(fs *flag.FlagSet) runFunc {
 		var o agentOptions
 		fs.StringVar(&o.dashboard, "dashboard", "", "the dashboard's `URL`, e.g. http://lab:8080")

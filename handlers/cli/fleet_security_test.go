@@ -82,7 +82,7 @@ func (d *fleetDash) hostsRow(name string) string {
 // TestAgentRevokedFromHostsPage: the Hosts page's "Revoke token" of an
 // agent that is running a run: the agent is refused at its next request,
 // stops the run and exits 1 naming the revocation; the dashboard
-// interrupts the run when its lease runs out; the page shows the agent
+// interrupts the run at the revoke; the page shows the agent
 // revoked and offline, offering a new token, which lets it in again.
 func TestAgentRevokedFromHostsPage(t *testing.T) {
 	d := newFleetDash(t, agent.Timing{Lease: 3 * time.Second, Heartbeat: 300 * time.Millisecond, Poll: time.Second})
@@ -129,8 +129,8 @@ func TestAgentRevokedFromHostsPage(t *testing.T) {
 	}
 	t.Logf("the agent exited %v after the revoke", time.Since(revoked).Round(time.Millisecond))
 	r := d.waitEnded(runID, 15*time.Second)
-	if r.Status != db.StatusInterrupted || !strings.Contains(r.Error, "lease ran out") {
-		t.Fatalf("run %s %q, want interrupted when the lease ran out", r.Status, r.Error)
+	if r.Status != db.StatusInterrupted || !strings.Contains(r.Error, "token was revoked") {
+		t.Fatalf("run %s %q, want interrupted by the revoke", r.Status, r.Error)
 	}
 	row := d.hostsRow("agent-p")
 	for _, want := range []string{"token revoked", `<span class="status s-offline">offline</span>`, "issue a token"} {

@@ -16,9 +16,10 @@ import (
 
 // runFio runs a unit's plan on its fio server, a step at a time: each
 // step's jobs through fioserver.Runner (a fio job file, fio's client), its
-// results imported into the unit's run and stored as the step ends. fio's
-// client tells no IOPS while it runs with JSON output: the run's page
-// gets each step's share done (EventPercent) and its IOPS once it ends.
+// results imported into the unit's run and stored as the step ends. The
+// run's page gets each step's share done and its IOPS as fio's server
+// tells them each second (EventPercent; fioserver.Status), and the
+// step's figures once it ends.
 // A server that cannot be reached, or speaks another fio protocol, ends
 // the run: its next steps would fail alike. Each step is checked against
 // the host's allowed targets as stored when it starts (a run may wait in
@@ -57,7 +58,7 @@ func (g *Launcher) runFio(u *unit) {
 		res := sweep.StepResult{Step: *st, Start: time.Now()}
 		hrs, err := g.Fio.Run(ctx, []fioserver.Host{host}, &st.Config, func(p fioserver.Progress) {
 			r.Publish(launch.Event{Type: launch.EventPercent, Data: launch.PercentEvent{Step: st.Seq + 1, Total: len(steps),
-				Percent: p.Percent, Elapsed: p.Elapsed.Seconds(), Phase: string(p.Phase)}})
+				Percent: p.Percent, Elapsed: p.Elapsed.Seconds(), Phase: string(p.Phase), IOPS: p.IOPS, FromFio: p.FromFio}})
 		})
 		res.End = time.Now()
 		var hr *fioserver.HostResult

@@ -388,3 +388,41 @@ func (g *Launcher) log() *slog.Logger {
 	}
 	return slog.New(slog.DiscardHandler)
 }
+
+// Resume holds again the runs agents were running when this dashboard
+// stopped (db.Open leaves them running): each is adopted for its page
+// and handed to the hub, which shows it "agent unreachable" until its
+// agent's next word, and lost after agent.Timing.Lost without one. A run
+// whose agent is gone (deleted, or its token revoked) is interrupted. Call
+// it before the agents' requests are served: a run not held yet would
+// be refused to its agent, which would stop it.
+func (g *Launcher) Resume(ctx context.Context) error {
+	members, err := g.Store.RunningAgentRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		run, err := g.Store.GetRun(ctx, m.RunID)
+		if err != nil {
+			return err
+		}
+		host, err := g.Store.GetHost(ctx, m.HostID)
+		if m.HostKind != db.HostAgent || errors.Is(err, db.ErrNotFound) || (err == nil && !host.HasToken) {
+			msg := fmt.Sprintf("the dashboard started again while agent %s ran this run, and the agent is gone (deleted, or its token revoked)", m.HostName)
+			if err := g.Store.SetRunStatus(ctx, m.RunID, db.StatusInterrupted, msg); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		r, err := g.Local.Adopt(m.RunID, false)
+		if err != nil {
+			return err
+		}
+		g.keep(r)
+		g.Hub.Resume(host.ID, host.Name, run.ID, run.UID, &run.Plan, r, host.LastSeen)
+	}
+	return nil
+}

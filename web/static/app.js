@@ -371,6 +371,14 @@
       queuedEl.hidden = false;
       queuedEl.textContent = "Queued: " + d.waiting + ".";
     });
+    // An agent's run: its agent unreachable (the run goes on there), or
+    // back.
+    var reachEl = document.getElementById("live-reach"), reachBadge = document.getElementById("run-reach");
+    es.addEventListener("agent", function (e) {
+      var d = JSON.parse(e.data);
+      if (reachEl) { reachEl.hidden = !d.unreachable; reachEl.textContent = d.unreachable ? d.text : ""; }
+      if (reachBadge) reachBadge.hidden = !d.unreachable;
+    });
     es.addEventListener("notice", function (e) {
       // What the runner does before the jobs start (laying out files).
       queuedEl.hidden = false;
@@ -421,13 +429,23 @@
       // enough I/Os completed for it.
       iopsEl.textContent = liveRates(d) + (d.clat_p99_us ? " · clat p99 " + withUnit(d.clat_p99_us, "us") + " so far" : "");
     });
-    // A fio server's step: how far it is, no IOPS (fio's client prints
-    // none while it prints JSON).
+    // A fio server's step: how far it is and its IOPS, as fio's server
+    // tells its client each second (every job together), drawn as a
+    // local step's.
     es.addEventListener("percent", function (e) {
       var d = JSON.parse(e.data);
       stepEl.textContent = "step " + d.step + "/" + d.total;
       if (phaseEl) { phaseEl.textContent = "fio server " + d.phase + (d.percent >= 0 ? ": " + Math.round(d.percent) + " % of the step" : ""); phaseEl.className = "phase"; }
-      iopsEl.textContent = "– (fio reports them when the step ends)";
+      if (!d.from_fio || d.phase !== "running") {
+        iopsEl.textContent = d.iops ? withUnit(d.iops, "iops") : "– IOPS (fio has not said yet)";
+        return;
+      }
+      if (stale) { series = {}; names = []; stale = false; }
+      drawn = "step " + d.step + "/" + d.total;
+      if (!series.IOPS) { series.IOPS = []; names.push("IOPS"); }
+      series.IOPS.push([Math.round(d.elapsed_s * 100) / 100, Math.round(d.iops)]);
+      draw();
+      iopsEl.textContent = withUnit(d.iops, "iops") + " (fio's status)";
     });
     es.addEventListener("done", function (e) {
       es.close();
@@ -500,6 +518,13 @@
           st.className = "status s-" + m.status;
           row.querySelector('[data-col="steps"]').textContent = m.steps + "/" + m.planned;
           row.querySelector('[data-col="progress"]').textContent = m.progress || "";
+          var reach = row.querySelector('[data-col="reach"]');
+          if (reach) {
+            var away = !!(m.agent && m.agent.unreachable);
+            reach.hidden = !away;
+            reach.title = away ? m.agent.text : "";
+            reach.textContent = "agent unreachable" + (away && m.agent.last_heard ? ", last heard " + new Date(m.agent.last_heard).toLocaleString() : "");
+          }
         });
         if (!g.active) { setTimeout(function () { location.reload(); }, 300); return; }
         again();
