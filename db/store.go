@@ -64,6 +64,9 @@ const (
 // sources lists every run source.
 var sources = []string{SourceLocal, SourcePush, SourceImport, SourceFio}
 
+// Sources lists every run source.
+func Sources() []string { return append([]string(nil), sources...) }
+
 // Store is the run store. Its methods are safe for concurrent use.
 type Store struct {
 	write *sql.DB // one connection: SQLite has one writer
@@ -149,6 +152,10 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.write.Close()
+		return nil, fmt.Errorf("db: open %s: %w", path, err)
+	}
+	if err := s.fillWorkloads(ctx); err != nil {
 		s.write.Close()
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
