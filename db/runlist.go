@@ -17,22 +17,24 @@ type RunColumn struct {
 	// Filter is the runs page's query parameter that filters on the
 	// column; "" when there is none.
 	Filter string
-	Value  func(r Run) string
+	// Sort is the sort (RunSorts) of the list by the column; "" for none.
+	Sort  string
+	Value func(r Run) string
 }
 
 // runListColumns lists the runs list's columns, in order.
 var runListColumns = []RunColumn{
 	{Name: "#", Value: func(r Run) string { return strconv.FormatInt(r.ID, 10) }},
-	{Name: "name", Value: func(r Run) string { return r.Name }},
-	{Name: "status", Filter: "status", Value: func(r Run) string { return r.Status }},
-	{Name: "host", Filter: "host", Value: func(r Run) string { return r.Hostname }},
+	{Name: "name", Sort: "name", Value: func(r Run) string { return r.Name }},
+	{Name: "status", Filter: "status", Sort: "status", Value: func(r Run) string { return r.Status }},
+	{Name: "host", Filter: "host", Sort: "host", Value: func(r Run) string { return r.Hostname }},
 	{Name: "kernel", Filter: "kernel", Value: func(r Run) string { return r.Kernel }},
 	{Name: "target", Filter: "target", Value: func(r Run) string { return r.Target }},
 	{Name: "workload", Filter: "workload", Value: Workload},
 	{Name: "engines", Filter: "engine", Value: func(r Run) string { return strings.Join(r.Engines, ", ") }},
 	{Name: "schedulers", Filter: "scheduler", Value: func(r Run) string { return strings.Join(r.Schedulers, ", ") }},
 	{Name: "steps", Value: StepsText},
-	{Name: "when", Value: func(r Run) string { return FormatTime(r.Created) }},
+	{Name: "when", Sort: "date", Value: func(r Run) string { return FormatTime(r.Created) }},
 }
 
 // StepsText is a run's stored steps against those its plan makes: "20 of

@@ -81,6 +81,16 @@ func (o RunSort) Check() error {
 	return err
 }
 
+// Key is the name of the sort o is, and whether it runs descending;
+// the default's for a sort it does not know.
+func (o RunSort) Key() (name string, desc bool) {
+	s, desc, err := o.parse()
+	if err != nil {
+		return runSorts[0].Name, runSorts[0].Desc
+	}
+	return s.Name, desc
+}
+
 // Reverse is the reverse order of o's.
 func (o RunSort) Reverse() RunSort {
 	s, desc, err := o.parse()
