@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The runs list's one query builder: the dashboard's runs page, GET
@@ -116,7 +117,7 @@ type RunQuery struct {
 // RunPage is a page of runs with where it lies among those the filter
 // keeps.
 type RunPage struct {
-	Runs  []Run
+	Runs  []ListedRun
 	Total int // runs the filter keeps
 	// First is the position of Runs[0] among them, from 1 (0 for an
 	// empty page).
@@ -175,74 +176,118 @@ func parseCursor(text string, s runSort) (cursor, error) {
 	return c, nil
 }
 
-// where is a filter as SQL conditions on runs r, with their arguments.
-func (f RunFilter) where() ([]string, []any) {
-	var (
-		where []string
-		args  []any
-	)
+// listSQL is a filter and a sort as SQL: the tables read, the
+// conditions, and the columns of the order. Which table drives the walk
+// is chosen here rather than left to the planner, which, given a facet's
+// IN list, reads every run of the value by rowid and sorts them:
+//   - a filter on a runs column (host, kernel, target, status, source,
+//     workload) walks that column's index, (column, created_at, id), and
+//     probes each facet asked for by its key;
+//   - a filter on facets alone walks the first facet's key, (kind, value,
+//     created_at, run_id), newest first, joining runs only for what it
+//     must read there (a name, another order);
+//   - no filter walks the sort's index.
+type listSQL struct {
+	from  string   // "runs r", or "run_facets f0" with or without runs r joined
+	id    string   // the run id's column
+	key   []string // the order's columns, ending in created_at and the id
+	where []string
+	args  []any
+}
+
+func newListSQL(f RunFilter, s runSort) listSQL {
+	var l listSQL
+	type facet struct{ kind, value string }
+	var facets []facet
+	for _, c := range []facet{{"engine", f.Engine}, {"scheduler", f.Scheduler}, {"tag", f.Tag}} {
+		if c.value != "" {
+			facets = append(facets, c)
+		}
+	}
+	var cols []string
+	var colArgs []any
 	for _, c := range []struct{ col, v string }{
 		{"r.hostname", f.Hostname}, {"r.kernel", f.Kernel}, {"r.target", f.Target}, {"r.status", f.Status},
 		{"r.source", f.Source}, {"r.workload", f.Workload},
 	} {
 		if c.v != "" {
-			where = append(where, c.col+" = ?")
-			args = append(args, c.v)
+			cols = append(cols, c.col+" = ?")
+			colArgs = append(colArgs, c.v)
 		}
 	}
-	for _, c := range []struct{ kind, v string }{
-		{"engine", f.Engine}, {"scheduler", f.Scheduler}, {"tag", f.Tag},
-	} {
-		if c.v != "" {
-			where = append(where, "r.id IN (SELECT run_id FROM run_facets WHERE kind = ? AND value = ?)")
-			args = append(args, c.kind, c.v)
+	created, id := "r.created_at", "r.id"
+	l.from = "runs r"
+	if len(facets) > 0 && len(cols) == 0 {
+		// Driven by the first facet: runs joined only when a condition
+		// or the order reads them.
+		created, id = "f0.created_at", "f0.run_id"
+		l.from = "run_facets f0"
+		if f.Name != "" || s.Column != "" {
+			l.from += " JOIN runs r ON r.id = f0.run_id"
 		}
+		l.where = append(l.where, "f0.kind = ? AND f0.value = ?")
+		l.args = append(l.args, facets[0].kind, facets[0].value)
+		facets = facets[1:]
+	}
+	l.id = id
+	l.where = append(l.where, cols...)
+	l.args = append(l.args, colArgs...)
+	for _, fc := range facets {
+		l.where = append(l.where, "EXISTS (SELECT 1 FROM run_facets f WHERE f.kind = ? AND f.value = ? AND f.created_at = "+created+
+			" AND f.run_id = "+id+")")
+		l.args = append(l.args, fc.kind, fc.value)
 	}
 	if f.Name != "" {
 		// LIKE folds ASCII letters' case; % and _ in the name are its own.
 		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Name)
-		where = append(where, `r.name LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+esc+"%")
+		l.where = append(l.where, `r.name LIKE ? ESCAPE '\'`)
+		l.args = append(l.args, "%"+esc+"%")
 	}
 	if !f.Since.IsZero() {
-		where = append(where, "r.created_at >= ?")
-		args = append(args, f.Since.UnixNano())
+		l.where = append(l.where, created+" >= ?")
+		l.args = append(l.args, f.Since.UnixNano())
 	}
 	if !f.Until.IsZero() {
-		where = append(where, "r.created_at < ?")
-		args = append(args, f.Until.UnixNano())
+		l.where = append(l.where, created+" < ?")
+		l.args = append(l.args, f.Until.UnixNano())
 	}
-	return where, args
+	l.key = []string{created, id}
+	if s.Column != "" {
+		l.key = append([]string{"r." + s.Column}, l.key...)
+	}
+	return l
 }
 
-// keyCols are the columns of s's order, in order.
-func (s runSort) keyCols() []string {
-	if s.Column == "" {
-		return []string{"r.created_at", "r.id"}
-	}
-	return []string{"r." + s.Column, "r.created_at", "r.id"}
-}
-
-// beyond is the condition of the runs past c in s's order, ascending or
+// beyond adds the condition of the runs past c in the order, ascending or
 // not: a row value comparison, which SQLite walks along the index.
-func (s runSort) beyond(c cursor, desc bool) (string, []any) {
+func (l *listSQL) beyond(c cursor, desc bool) {
 	op := ">"
 	if desc {
 		op = "<"
 	}
-	cols := "(" + strings.Join(s.keyCols(), ", ") + ")"
-	if s.Column == "" {
-		return cols + " " + op + " (?, ?)", []any{c.created, c.id}
+	marks := "?, ?"
+	args := []any{c.created, c.id}
+	if len(l.key) == 3 {
+		marks = "?, ?, ?"
+		args = append([]any{c.key}, args...)
 	}
-	return cols + " " + op + " (?, ?, ?)", []any{c.key, c.created, c.id}
+	l.where = append(l.where, "("+strings.Join(l.key, ", ")+") "+op+" ("+marks+")")
+	l.args = append(l.args, args...)
 }
 
-func (s runSort) orderBy(desc bool) string {
+func (l *listSQL) whereSQL() string {
+	if len(l.where) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(l.where, " AND ")
+}
+
+func (l *listSQL) orderBy(desc bool) string {
 	dir := " ASC"
 	if desc {
 		dir = " DESC"
 	}
-	cols := s.keyCols()
+	cols := slices.Clone(l.key)
 	for i := range cols {
 		cols[i] += dir
 	}
@@ -250,7 +295,7 @@ func (s runSort) orderBy(desc bool) string {
 }
 
 // keyOf is r's place in s's order.
-func (s runSort) keyOf(r *Run) cursor {
+func (s runSort) keyOf(r *ListedRun) cursor {
 	c := cursor{created: r.Created.UnixNano(), id: r.ID}
 	switch s.Column {
 	case "name":
@@ -264,40 +309,31 @@ func (s runSort) keyOf(r *Run) cursor {
 }
 
 // pageSQL is the query of a page's run ids: those the filter keeps, past
-// c (when given) in the order asked, limit of them.
+// c (when given) in the order asked, limit of them (0: all).
 func pageSQL(f RunFilter, s runSort, desc bool, c *cursor, limit int) (string, []any) {
-	where, args := f.where()
+	l := newListSQL(f, s)
 	if c != nil {
-		w, a := s.beyond(*c, desc)
-		where = append(where, w)
-		args = append(args, a...)
+		l.beyond(*c, desc)
 	}
-	q := "SELECT r.id FROM runs r"
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += s.orderBy(desc)
+	q := "SELECT " + l.id + " FROM " + l.from + l.whereSQL() + l.orderBy(desc)
 	if limit > 0 {
 		q += " LIMIT ?"
-		args = append(args, limit)
+		l.args = append(l.args, limit)
 	}
-	return q, args
+	return q, l.args
 }
 
 // countSQL counts the runs the filter keeps, before c in the order asked
 // when c is given.
 func countSQL(f RunFilter, s runSort, desc bool, c *cursor) (string, []any) {
-	where, args := f.where()
+	if c == nil {
+		s = runSorts[0] // the order is not read: no join for it
+	}
+	l := newListSQL(f, s)
 	if c != nil {
-		w, a := s.beyond(*c, !desc)
-		where = append(where, w)
-		args = append(args, a...)
+		l.beyond(*c, !desc)
 	}
-	q := "SELECT count(*) FROM runs r"
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	return q, args
+	return "SELECT count(*) FROM " + l.from + l.whereSQL(), l.args
 }
 
 // RunPage reads a page of runs (see RunQuery) with its counts, in one read
@@ -395,9 +431,42 @@ func queryIDs(ctx context.Context, tx *sql.Tx, q string, args []any) ([]int64, e
 	return ids, rows.Err()
 }
 
-// runsByID reads the runs of ids, in their order.
-func runsByID(ctx context.Context, tx *sql.Tx, ids []int64) ([]Run, error) {
-	runs := []Run{}
+// listedColumns are the columns scanListed reads, in its order.
+const listedColumns = `r.id, coalesce(r.uid, ''), r.name, r.status, r.source, r.created_at, r.started_at, r.finished_at,
+	r.hostname, r.kernel, r.target, r.engines, r.schedulers, r.tags, r.error,
+	coalesce(r.workload, ''), coalesce(r.planned_lo, 0), coalesce(r.planned_hi, 0),
+	(SELECT count(*) FROM steps WHERE run_id = r.id)`
+
+func scanListed(row scanner) (ListedRun, error) {
+	var (
+		r                         ListedRun
+		created                   int64
+		started, finished         sql.NullInt64
+		engines, schedulers, tags string
+	)
+	err := row.Scan(&r.ID, &r.UID, &r.Name, &r.Status, &r.Source, &created, &started, &finished,
+		&r.Hostname, &r.Kernel, &r.Target, &engines, &schedulers, &tags, &r.Error,
+		&r.Workload, &r.PlannedMin, &r.PlannedMax, &r.Steps)
+	if err != nil {
+		return r, err
+	}
+	r.Created = time.Unix(0, created)
+	r.Started, r.Finished = timeNS(started), timeNS(finished)
+	err = unmarshalFields([]jsonField{{"engines", engines, &r.Engines}, {"schedulers", schedulers, &r.Schedulers}, {"tags", tags, &r.Tags}})
+	if err != nil {
+		return r, fmt.Errorf("run %d: %w", r.ID, err)
+	}
+	for _, l := range []*[]string{&r.Engines, &r.Schedulers, &r.Tags} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	return r, nil
+}
+
+// runsByID reads the runs of ids as the list does, in their order.
+func runsByID(ctx context.Context, tx *sql.Tx, ids []int64) ([]ListedRun, error) {
+	runs := []ListedRun{}
 	if len(ids) == 0 {
 		return runs, nil
 	}
@@ -405,15 +474,15 @@ func runsByID(ctx context.Context, tx *sql.Tx, ids []int64) ([]Run, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id IN (?`+
+	rows, err := tx.QueryContext(ctx, `SELECT `+listedColumns+` FROM runs r WHERE r.id IN (?`+
 		strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	byID := make(map[int64]Run, len(ids))
+	byID := make(map[int64]ListedRun, len(ids))
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := scanListed(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -481,16 +550,18 @@ func (s *Store) RunChoices(ctx context.Context) (*RunChoices, error) {
 	return &ch, nil
 }
 
-// fillWorkloads sets the workload of the runs stored before it was a
-// column (migration 0011), from their plans, in one transaction.
+// fillWorkloads sets the workload and planned steps of the runs stored
+// before they were columns (migration 0011), from their plans, in one
+// transaction.
 func (s *Store) fillWorkloads(ctx context.Context) error {
-	rows, err := s.write.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.workload IS NULL`)
+	rows, err := s.write.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.workload IS NULL OR r.planned_hi IS NULL`)
 	if err != nil {
 		return fmt.Errorf("fill workloads: %w", err)
 	}
 	type fill struct {
-		id int64
-		w  string
+		id     int64
+		w      string
+		lo, hi int
 	}
 	var fills []fill
 	for rows.Next() {
@@ -499,7 +570,8 @@ func (s *Store) fillWorkloads(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("fill workloads: %w", err)
 		}
-		fills = append(fills, fill{r.ID, Workload(r)})
+		lo, hi := r.Plan.Planned()
+		fills = append(fills, fill{r.ID, Workload(r), lo, hi})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -514,7 +586,7 @@ func (s *Store) fillWorkloads(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	for _, f := range fills {
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET workload = ? WHERE id = ? AND workload IS NULL`, f.w, f.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET workload = ?, planned_lo = ?, planned_hi = ? WHERE id = ?`, f.w, f.lo, f.hi, f.id); err != nil {
 			return fmt.Errorf("fill workloads: %w", err)
 		}
 	}

@@ -122,6 +122,7 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	if r.UID == "" {
 		r.UID = newUID()
 	}
+	lo, hi := r.Plan.Planned()
 	var o owner
 	if owned {
 		o = s.self
@@ -130,11 +131,11 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	// deleted run's.
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (id, name, status, source, created_at, started_at, finished_at,
 		hostname, kernel, target, engines, schedulers, tags, plan, host, targets, error,
-		owner_boot, owner_pid, owner_start, uid, workload)
-		VALUES ((SELECT last + 1 FROM run_ids), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		owner_boot, owner_pid, owner_start, uid, workload, planned_lo, planned_hi)
+		VALUES ((SELECT last + 1 FROM run_ids), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Status, r.Source, r.Created.UnixNano(), nsTime(r.Started), nsTime(r.Finished),
 		r.Hostname, r.Kernel, r.Target, engines, schedulers, tags, plan, host, targets, r.Error,
-		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID, Workload(*r))
+		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID, Workload(*r), lo, hi)
 	if err != nil {
 		return 0, err
 	}
@@ -232,7 +233,7 @@ func (s *Store) GetRun(ctx context.Context, id int64) (*Run, error) {
 // them when it is not 0.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 	q, args := pageSQL(f, runSorts[0], true, nil, f.Limit)
-	rows, err := s.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id IN (`+q+`)`+runSorts[0].orderBy(true), args...)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id IN (`+q+`) ORDER BY r.created_at DESC, r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("db: list runs: %w", err)
 	}

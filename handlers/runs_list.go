@@ -165,11 +165,11 @@ func (s *Server) runsPage(c echo.Context) error {
 // runsAnswer is GET /api/runs: a page of runs, with the URLs of the pages
 // around it.
 type runsAnswer struct {
-	Runs  []db.Run `json:"runs"`
-	Total int      `json:"total"` // runs the filter keeps
-	First int      `json:"first"` // the first run's position among them, from 1; 0 for none
-	Next  string   `json:"next,omitempty"`
-	Prev  string   `json:"prev,omitempty"`
+	Runs  []db.ListedRun `json:"runs"`
+	Total int            `json:"total"` // runs the filter keeps
+	First int            `json:"first"` // the first run's position among them, from 1; 0 for none
+	Next  string         `json:"next,omitempty"`
+	Prev  string         `json:"prev,omitempty"`
 }
 
 func (s *Server) apiListRuns(c echo.Context) error {
