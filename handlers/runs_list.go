@@ -87,6 +87,7 @@ type runsPageData struct {
 	Page     *db.RunPage
 	Last     int // the position of the page's last run
 	Columns  []runsColumn
+	Rows     []runsRow
 	Choices  *db.RunChoices
 	Statuses []string
 	Sources  []string
@@ -94,6 +95,22 @@ type runsPageData struct {
 	// around this one; "" when there is none.
 	First, Prev, Next string
 	Sort              string // the sort, for the filter form to keep
+}
+
+// runsRow is a run of the list as the page writes it: its cells worked
+// out here, so that the template's loop over a page's hundreds of cells
+// tests flags rather than calling back into Go for each.
+type runsRow struct {
+	ID    int64
+	Cells []runsCell
+}
+
+// runsCell is one cell: its text, a link to the run or a status badge,
+// and the run's tags after its name.
+type runsCell struct {
+	Text              string
+	Link, Status, Num bool
+	Tags              []string
 }
 
 // runsColumn is a column of the list with its header's sort link.
@@ -158,6 +175,24 @@ func (s *Server) runsPage(c echo.Context) error {
 			rc.SortURL = pageURL("/runs", sv, "", "")
 		}
 		d.Columns = append(d.Columns, rc)
+	}
+	for _, r := range page.Runs {
+		row := runsRow{ID: r.ID}
+		for _, col := range d.Columns {
+			cell := runsCell{Text: col.Value(r)}
+			switch col.Name {
+			case "#":
+				cell.Link = true
+			case "name":
+				cell.Link, cell.Tags = true, r.Tags
+			case "status":
+				cell.Status = true
+			case "steps":
+				cell.Num = true
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	return s.render(c, http.StatusOK, "runs", &d)
 }

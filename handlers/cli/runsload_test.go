@@ -118,7 +118,7 @@ func seedRunsList(t testing.TB, path string, n int) {
 	statuses := []string{db.StatusDone, db.StatusDone, db.StatusDone, db.StatusDone, db.StatusDone, db.StatusDone, db.StatusFailed, db.StatusPartial, db.StatusDone, db.StatusCancelled}
 	sources := []string{db.SourceLocal, db.SourceAgent, db.SourceLocal, db.SourceAgent, db.SourceLocal, db.SourceAgent, db.SourceFio, db.SourceImport, db.SourceLocal, db.SourcePush}
 	for i := range n - 1 {
-		created := start.Add(time.Duration(i) * year / time.Duration(n)).UnixNano()
+		created := start.Add(year / time.Duration(n) * time.Duration(i)).UnixNano() // i × year overflows
 		host := i % listHosts
 		var tags []string
 		if i%3 == 0 {
