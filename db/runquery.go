@@ -370,6 +370,11 @@ func (s *Store) runPage(ctx context.Context, q RunQuery) (*RunPage, error) {
 		}
 		at = &c
 	}
+	// The store's version before the transaction reads anything.
+	version, err := s.listCache.check(ctx, s.read)
+	if err != nil {
+		return nil, err
+	}
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -389,7 +394,7 @@ func (s *Store) runPage(ctx context.Context, q RunQuery) (*RunPage, error) {
 		return nil, err
 	}
 	qs, args = countSQL(q.RunFilter, srt, desc, nil)
-	if err := tx.QueryRowContext(ctx, qs, args...).Scan(&page.Total); err != nil {
+	if page.Total, err = s.listCache.count(ctx, version, tx, qs, args); err != nil {
 		return nil, err
 	}
 	if len(page.Runs) == 0 {
@@ -399,8 +404,8 @@ func (s *Store) runPage(ctx context.Context, q RunQuery) (*RunPage, error) {
 	page.First = 1
 	if at != nil {
 		qs, args = countSQL(q.RunFilter, srt, desc, &first)
-		var before int
-		if err := tx.QueryRowContext(ctx, qs, args...).Scan(&before); err != nil {
+		before, err := s.listCache.count(ctx, version, tx, qs, args)
+		if err != nil {
 			return nil, err
 		}
 		page.First = before + 1
@@ -512,6 +517,37 @@ type RunChoices struct {
 // RunChoices reads the distinct values of the list's filters, each along
 // its index.
 func (s *Store) RunChoices(ctx context.Context) (*RunChoices, error) {
+	c := &s.listCache
+	version, err := c.check(ctx, s.read)
+	if err != nil {
+		return nil, fmt.Errorf("db: run choices: %w", err)
+	}
+	c.mu.Lock()
+	cached := c.choices
+	c.mu.Unlock()
+	if cached != nil {
+		return cached.clone(), nil
+	}
+	ch, err := s.runChoices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.version == version && c.choices == nil {
+		c.choices = ch.clone()
+	}
+	c.mu.Unlock()
+	return ch, nil
+}
+
+// clone is a copy of ch sharing nothing with it.
+func (ch *RunChoices) clone() *RunChoices {
+	return &RunChoices{Hosts: slices.Clone(ch.Hosts), Kernels: slices.Clone(ch.Kernels), Targets: slices.Clone(ch.Targets),
+		Workloads: slices.Clone(ch.Workloads), Engines: slices.Clone(ch.Engines), Schedulers: slices.Clone(ch.Schedulers),
+		Tags: slices.Clone(ch.Tags)}
+}
+
+func (s *Store) runChoices(ctx context.Context) (*RunChoices, error) {
 	var ch RunChoices
 	for _, c := range []struct {
 		list *[]string

@@ -225,12 +225,22 @@ func TestRunFacetsFollowChanges(t *testing.T) {
 	s, _ := openTest(t)
 	runs := pageFixture(t, s, 3)
 	id := runs[1].ID
+	// The choices and counts, read (and kept) before the change.
+	if ch, err := s.RunChoices(ctx); err != nil || slices.Contains(ch.Tags, "fresh") {
+		t.Fatalf("choices before: %v %v", ch, err)
+	}
+	if p, err := s.RunPage(ctx, RunQuery{RunFilter: RunFilter{Tag: "fresh"}}); err != nil || p.Total != 0 {
+		t.Fatalf("tag fresh before: %v %v", p, err)
+	}
 	if _, err := s.SetTags(ctx, id, []string{"fresh"}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := s.RunPage(ctx, RunQuery{RunFilter: RunFilter{Tag: "fresh"}})
-	if err != nil || !slices.Equal(ids(p.Runs), []int64{id}) {
-		t.Fatalf("tag fresh: %v %v", ids(p.Runs), err)
+	if err != nil || !slices.Equal(ids(p.Runs), []int64{id}) || p.Total != 1 {
+		t.Fatalf("tag fresh: %v (total %d) %v", ids(p.Runs), p.Total, err)
+	}
+	if ch, err := s.RunChoices(ctx); err != nil || !slices.Contains(ch.Tags, "fresh") {
+		t.Fatalf("choices after: %v %v", ch, err)
 	}
 	if err := s.DeleteRun(ctx, id); err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ type Store struct {
 	readOnly    bool // see ReadOnly
 
 	stepCache *stepCache // what pages read of steps, by (id, stamp)
+	listCache listCache  // what runs pages count, while the store is unchanged
 }
 
 // Path is the database file the store was opened on.
@@ -246,6 +247,7 @@ func checkForeign(ctx context.Context, path string) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	s.stmts.close()
+	s.listCache.close()
 	var errs []error
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
