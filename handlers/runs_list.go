@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"iolab/db"
 
@@ -45,11 +46,14 @@ func listValues(rq db.RunQuery) url.Values {
 			v.Set(p.name, p.value)
 		}
 	}
+	// Local, as since= and until= read a time without a zone; to the
+	// nanosecond, so that the next page's filter is this one's.
+	const stamp = "2006-01-02T15:04:05.999999999"
 	if !rq.Since.IsZero() {
-		v.Set("since", rq.Since.Format("2006-01-02T15:04:05"))
+		v.Set("since", rq.Since.In(time.Local).Format(stamp))
 	}
 	if !rq.Until.IsZero() {
-		v.Set("until", rq.Until.Format("2006-01-02T15:04:05"))
+		v.Set("until", rq.Until.In(time.Local).Format(stamp))
 	}
 	if rq.Limit != 0 {
 		v.Set("limit", strconv.Itoa(rq.Limit))
@@ -139,10 +143,10 @@ func (s *Server) runsPage(c echo.Context) error {
 		Statuses: db.Statuses(), Sources: db.Sources(), Sort: string(rq.Sort)}
 	d.Filtered = rq.RunFilter != db.RunFilter{Limit: rq.Limit}
 	if !rq.Since.IsZero() {
-		d.Since = rq.Since.Format("2006-01-02T15:04")
+		d.Since = rq.Since.In(time.Local).Format("2006-01-02T15:04")
 	}
 	if !rq.Until.IsZero() {
-		d.Until = rq.Until.Format("2006-01-02T15:04")
+		d.Until = rq.Until.In(time.Local).Format("2006-01-02T15:04")
 	}
 	if len(page.Runs) > 0 {
 		d.Last = page.First + len(page.Runs) - 1

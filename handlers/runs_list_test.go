@@ -17,15 +17,17 @@ import (
 	"iolab/db"
 )
 
+// base is when seedListRuns's first run was created.
+func base() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.Local) }
+
 // seedListRuns stores n short runs on hosts h0…h2, tagged nightly every
 // other one, one a second from a fixed time, and returns their ids in
 // store order.
 func seedListRuns(t testing.TB, store *db.Store, n int) []int64 {
 	t.Helper()
 	var ids []int64
-	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.Local)
 	for i := range n {
-		r := &db.Run{Name: fmt.Sprintf("list-%03d", i), Status: db.StatusDone, Created: base.Add(time.Duration(i) * time.Second),
+		r := &db.Run{Name: fmt.Sprintf("list-%03d", i), Status: db.StatusDone, Created: base().Add(time.Duration(i) * time.Second),
 			Hostname: fmt.Sprintf("h%d", i%3), Kernel: "6.12", Target: "/dev/vdb",
 			Plan: sweep.Plan{Base: bench.Config{Jobs: []bench.Job{{Name: "j", RW: "randread", BS: 4096}}}}}
 		if i%2 == 0 {
@@ -130,6 +132,17 @@ func TestRunsPagePaging(t *testing.T) {
 	if !strings.Contains(body, "1–5 of 25 runs") || !strings.Contains(body, "list-000") || strings.Contains(body, "list-024") ||
 		!strings.Contains(body, `href="/runs?limit=5&amp;sort=-name" class="sort">name</a> <span class="sorted">▲</span>`) {
 		t.Fatalf("by name:\n%.4000s", body)
+	}
+	// A time with a zone and a fraction of a second goes on to the next
+	// page as the same instant.
+	since := base().Add(3*time.Second + 500*time.Millisecond).UTC().Format(time.RFC3339Nano)
+	rec = ts.do(t, "GET", "/api/runs?limit=2&since="+url.QueryEscape(since), "")
+	var a runsAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil || a.Total != 21 || a.Next == "" {
+		t.Fatalf("since %s: %d runs, next %q (%v)", since, a.Total, a.Next, err)
+	}
+	if rec = ts.do(t, "GET", a.Next, ""); !strings.Contains(rec.Body.String(), `"total":21,"first":3`) {
+		t.Fatalf("the next page of since %s: %.300s", since, rec.Body)
 	}
 	// A filter that keeps nothing says so.
 	if rec = ts.do(t, "GET", "/runs?host=nope", ""); !strings.Contains(rec.Body.String(), "No runs match these filters") {
