@@ -17,32 +17,65 @@ type RunColumn struct {
 	// Filter is the runs page's query parameter that filters on the
 	// column; "" when there is none.
 	Filter string
-	Value  func(r Run) string
+	// Sort is the sort (RunSorts) of the list by the column; "" for none.
+	Sort  string
+	Value func(r ListedRun) string
+}
+
+// ListedRun is a run as the runs list reads it: its row without the plan,
+// host and targets (a page of runs decodes none of them), with what the
+// list shows of the plan. GetRun reads the whole run.
+type ListedRun struct {
+	ID         int64     `json:"id"`
+	UID        string    `json:"uid,omitempty"`
+	Name       string    `json:"name"`
+	Status     string    `json:"status"`
+	Source     string    `json:"source"`
+	Created    time.Time `json:"created_at"`
+	Started    time.Time `json:"started_at,omitzero"`
+	Finished   time.Time `json:"finished_at,omitzero"`
+	Hostname   string    `json:"hostname"`
+	Kernel     string    `json:"kernel"`
+	Target     string    `json:"target"`
+	Engines    []string  `json:"engines"`
+	Schedulers []string  `json:"schedulers"`
+	Tags       []string  `json:"tags"`
+	Error      string    `json:"error,omitempty"`
+	Workload   string    `json:"workload"` // Workload of the run
+	Steps      int       `json:"steps"`    // stored
+	// PlannedMin and PlannedMax are the steps its plan makes
+	// (sweep.Plan.Planned).
+	PlannedMin int `json:"planned_min"`
+	PlannedMax int `json:"planned_max"`
 }
 
 // runListColumns lists the runs list's columns, in order.
 var runListColumns = []RunColumn{
-	{Name: "#", Value: func(r Run) string { return strconv.FormatInt(r.ID, 10) }},
-	{Name: "name", Value: func(r Run) string { return r.Name }},
-	{Name: "status", Filter: "status", Value: func(r Run) string { return r.Status }},
-	{Name: "host", Filter: "host", Value: func(r Run) string { return r.Hostname }},
-	{Name: "kernel", Filter: "kernel", Value: func(r Run) string { return r.Kernel }},
-	{Name: "target", Filter: "target", Value: func(r Run) string { return r.Target }},
-	{Name: "workload", Filter: "workload", Value: Workload},
-	{Name: "engines", Filter: "engine", Value: func(r Run) string { return strings.Join(r.Engines, ", ") }},
-	{Name: "schedulers", Filter: "scheduler", Value: func(r Run) string { return strings.Join(r.Schedulers, ", ") }},
-	{Name: "steps", Value: StepsText},
-	{Name: "when", Value: func(r Run) string { return FormatTime(r.Created) }},
+	{Name: "#", Value: func(r ListedRun) string { return strconv.FormatInt(r.ID, 10) }},
+	{Name: "name", Sort: "name", Value: func(r ListedRun) string { return r.Name }},
+	{Name: "status", Filter: "status", Sort: "status", Value: func(r ListedRun) string { return r.Status }},
+	{Name: "host", Filter: "host", Sort: "host", Value: func(r ListedRun) string { return r.Hostname }},
+	{Name: "kernel", Filter: "kernel", Value: func(r ListedRun) string { return r.Kernel }},
+	{Name: "target", Filter: "target", Value: func(r ListedRun) string { return r.Target }},
+	{Name: "workload", Filter: "workload", Value: func(r ListedRun) string { return r.Workload }},
+	{Name: "engines", Filter: "engine", Value: func(r ListedRun) string { return strings.Join(r.Engines, ", ") }},
+	{Name: "schedulers", Filter: "scheduler", Value: func(r ListedRun) string { return strings.Join(r.Schedulers, ", ") }},
+	{Name: "steps", Value: func(r ListedRun) string { return stepsText(r.Steps, r.PlannedMin, r.PlannedMax) }},
+	{Name: "when", Sort: "date", Value: func(r ListedRun) string { return FormatTime(r.Created) }},
 }
 
 // StepsText is a run's stored steps against those its plan makes: "20 of
 // 72"; with --repeat auto, "20 of 24…60" (the first rounds to the cap);
 // the stored count alone when the plan says nothing (or less).
 func StepsText(r Run) string {
-	n := strconv.Itoa(r.Steps)
 	lo, hi := r.Plan.Planned()
+	return stepsText(r.Steps, lo, hi)
+}
+
+func stepsText(steps, lo, hi int) string {
+	n := strconv.Itoa(steps)
 	switch {
-	case hi < max(r.Steps, 1):
+	case hi < max(steps, 1):
 		return n
 	case lo == hi:
 		return n + " of " + strconv.Itoa(hi)

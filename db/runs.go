@@ -17,7 +17,8 @@ import (
 // the launcher records runs without importing it.
 type Run = record.Run
 
-// RunFilter selects runs for ListRuns; empty fields match everything.
+// RunFilter selects runs for ListRuns and RunPage; empty fields match
+// everything.
 type RunFilter struct {
 	Hostname  string
 	Kernel    string
@@ -25,19 +26,13 @@ type RunFilter struct {
 	Scheduler string // one of the run's Schedulers
 	Engine    string // one of the run's Engines
 	Status    string
+	Source    string // one of Sources()
 	Tag       string // one of the run's Tags
 	Workload  string // the run's Workload, exactly
-	Name      string // a part of the run's name, in any case
-	Limit     int    // 0: no limit
-}
-
-// derived reports whether f filters on what SQL does not hold as a
-// column (the workload comes from the plan).
-func (f RunFilter) derived() bool { return f.Workload != "" || f.Name != "" }
-
-func (f RunFilter) keeps(r *Run) bool {
-	return (f.Workload == "" || Workload(*r) == f.Workload) &&
-		(f.Name == "" || strings.Contains(strings.ToLower(r.Name), strings.ToLower(f.Name)))
+	Name      string // a part of the run's name, in any case of its ASCII letters
+	// Since and Until bound the run's creation: since it, before Until.
+	Since, Until time.Time
+	Limit        int // ListRuns: 0 for no limit; RunPage: the page's size
 }
 
 // CreateRun stores a new run and sets r.ID. An empty Status is queued, an
@@ -127,6 +122,7 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	if r.UID == "" {
 		r.UID = newUID()
 	}
+	lo, hi := r.Plan.Planned()
 	var o owner
 	if owned {
 		o = s.self
@@ -135,11 +131,11 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run, owned bool) (
 	// deleted run's.
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (id, name, status, source, created_at, started_at, finished_at,
 		hostname, kernel, target, engines, schedulers, tags, plan, host, targets, error,
-		owner_boot, owner_pid, owner_start, uid)
-		VALUES ((SELECT last + 1 FROM run_ids), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		owner_boot, owner_pid, owner_start, uid, workload, planned_lo, planned_hi)
+		VALUES ((SELECT last + 1 FROM run_ids), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Name, r.Status, r.Source, r.Created.UnixNano(), nsTime(r.Started), nsTime(r.Finished),
 		r.Hostname, r.Kernel, r.Target, engines, schedulers, tags, plan, host, targets, r.Error,
-		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID)
+		nullString(o.Boot), nullInt(int64(o.PID)), nullInt(int64(o.Start)), r.UID, Workload(*r), lo, hi)
 	if err != nil {
 		return 0, err
 	}
@@ -233,38 +229,11 @@ func (s *Store) GetRun(ctx context.Context, id int64) (*Run, error) {
 	return &r, nil
 }
 
-// ListRuns lists the runs that match f, newest first.
+// ListRuns lists the runs that match f, newest first, at most f.Limit of
+// them when it is not 0.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	var (
-		where []string
-		args  []any
-	)
-	for _, c := range []struct{ col, v string }{
-		{"r.hostname", f.Hostname}, {"r.kernel", f.Kernel}, {"r.target", f.Target}, {"r.status", f.Status},
-	} {
-		if c.v != "" {
-			where = append(where, c.col+" = ?")
-			args = append(args, c.v)
-		}
-	}
-	for _, c := range []struct{ col, v string }{
-		{"r.schedulers", f.Scheduler}, {"r.engines", f.Engine}, {"r.tags", f.Tag},
-	} {
-		if c.v != "" {
-			where = append(where, "EXISTS (SELECT 1 FROM json_each("+c.col+") WHERE value = ?)")
-			args = append(args, c.v)
-		}
-	}
-	q := `SELECT ` + runColumns + ` FROM runs r`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY r.created_at DESC, r.id DESC"
-	if f.Limit > 0 && !f.derived() {
-		q += " LIMIT ?"
-		args = append(args, f.Limit)
-	}
-	rows, err := s.read.QueryContext(ctx, q, args...)
+	q, args := pageSQL(f, runSorts[0], true, nil, f.Limit)
+	rows, err := s.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id IN (`+q+`) ORDER BY r.created_at DESC, r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("db: list runs: %w", err)
 	}
@@ -275,13 +244,7 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("db: list runs: %w", err)
 		}
-		if !f.keeps(&r) {
-			continue
-		}
 		runs = append(runs, r)
-		if f.Limit > 0 && len(runs) == f.Limit {
-			break
-		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("db: list runs: %w", err)

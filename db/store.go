@@ -64,6 +64,9 @@ const (
 // sources lists every run source.
 var sources = []string{SourceLocal, SourcePush, SourceImport, SourceFio}
 
+// Sources lists every run source.
+func Sources() []string { return append([]string(nil), sources...) }
+
 // Store is the run store. Its methods are safe for concurrent use.
 type Store struct {
 	write *sql.DB // one connection: SQLite has one writer
@@ -79,6 +82,7 @@ type Store struct {
 	readOnly    bool // see ReadOnly
 
 	stepCache *stepCache // what pages read of steps, by (id, stamp)
+	listCache listCache  // what runs pages count, while the store is unchanged
 }
 
 // Path is the database file the store was opened on.
@@ -152,6 +156,10 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.write.Close()
+		return nil, fmt.Errorf("db: open %s: %w", path, err)
+	}
+	if err := s.fillWorkloads(ctx); err != nil {
 		s.write.Close()
 		return nil, fmt.Errorf("db: open %s: %w", path, err)
 	}
@@ -242,6 +250,7 @@ func checkForeign(ctx context.Context, path string) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	s.stmts.close()
+	s.listCache.close()
 	var errs []error
 	if s.read != nil {
 		errs = append(errs, s.read.Close())

@@ -58,18 +58,6 @@ func (s *Server) apiCreateRun(c echo.Context) error {
 	return c.JSON(http.StatusCreated, createdRun{ID: id, URL: url})
 }
 
-func (s *Server) apiListRuns(c echo.Context) error {
-	f, err := runFilter(c.QueryParams())
-	if err != nil {
-		return err
-	}
-	runs, err := s.store.ListRuns(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, runs)
-}
-
 // runDocument is GET /api/runs/{id}: the export document, with what a
 // queued run waits for. apiGetRun writes it a step at a time; its fields
 // are in the order written, the steps last.

@@ -32,16 +32,35 @@ var templateFuncs = func() template.FuncMap {
 	funcs := report.TemplateFuncs()
 	funcs["hasItem"] = func(list []string, s string) bool { return slices.Contains(list, s) }
 	funcs["filterSel"] = func(name, label, current string, values []string) filterSelect {
+		if current != "" && values != nil && !slices.Contains(values, current) {
+			values = append(slices.Clone(values), current) // the URL's, though no run has it
+		}
 		return filterSelect{Name: name, Label: label, Current: current, Values: values}
 	}
 	funcs["bytes"] = func(b int64) string { return units.Bytes(float64(b)) }
+	funcs["thousands"] = thousands
 	funcs["fieldErr"] = func(errs map[string]string, field string) fieldError {
 		return fieldError{Field: field, Msg: errs[field]}
 	}
 	return funcs
 }()
 
-// filterSelect is one filter of the runs list.
+// thousands writes n with its thousands apart: 31,204.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// filterSelect is one filter of the runs list: a list to pick from, or a
+// text field when its values are too many to list (nil).
 type filterSelect struct {
 	Name, Label, Current string
 	Values               []string
@@ -51,82 +70,6 @@ type filterSelect struct {
 type fieldError struct{ Field, Msg string }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-// runsPageData is the runs list.
-type runsPageData struct {
-	pageBase
-	Filter  db.RunFilter
-	Runs    []db.Run
-	Columns []db.RunColumn
-	Choices filterChoices
-}
-
-// filterChoices are the values the list's filters offer.
-type filterChoices struct {
-	Hosts, Kernels, Targets, Schedulers, Engines, Statuses, Workloads, Labels []string
-}
-
-// runFilter reads the list's filters from the query string.
-func runFilter(q url.Values) (db.RunFilter, error) {
-	// label= is tag='s other name: the page calls them labels.
-	f := db.RunFilter{Hostname: q.Get("host"), Kernel: q.Get("kernel"), Target: q.Get("target"), Scheduler: q.Get("scheduler"),
-		Engine: q.Get("engine"), Status: q.Get("status"), Tag: cmp.Or(q.Get("tag"), q.Get("label")),
-		Workload: q.Get("workload"), Name: strings.TrimSpace(q.Get("name"))}
-	if f.Status != "" && !slices.Contains(db.Statuses(), f.Status) {
-		return f, &ValidationError{Field: "status", Msg: fmt.Sprintf("status %q: use one of %s", f.Status, strings.Join(db.Statuses(), ", "))}
-	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 0 {
-			return f, &ValidationError{Field: "limit", Msg: fmt.Sprintf("limit %q: want a whole number", l)}
-		}
-		f.Limit = n
-	}
-	return f, nil
-}
-
-func (s *Server) runsPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	f, err := runFilter(c.QueryParams())
-	if err != nil {
-		return err
-	}
-	runs, err := s.store.ListRuns(ctx, f)
-	if err != nil {
-		return err
-	}
-	all := runs
-	if f != (db.RunFilter{}) {
-		if all, err = s.store.ListRuns(ctx, db.RunFilter{}); err != nil {
-			return err
-		}
-	}
-	var ch filterChoices
-	for _, r := range all {
-		ch.Hosts = appendNew(ch.Hosts, r.Hostname)
-		ch.Kernels = appendNew(ch.Kernels, r.Kernel)
-		ch.Targets = appendNew(ch.Targets, r.Target)
-		ch.Schedulers = appendNew(ch.Schedulers, r.Schedulers...)
-		ch.Engines = appendNew(ch.Engines, r.Engines...)
-		ch.Workloads = appendNew(ch.Workloads, db.Workload(r))
-		ch.Labels = appendNew(ch.Labels, r.Tags...)
-	}
-	ch.Statuses = db.Statuses()
-	for _, l := range [][]string{ch.Hosts, ch.Kernels, ch.Targets, ch.Schedulers, ch.Engines, ch.Workloads, ch.Labels} {
-		slices.Sort(l)
-	}
-	data := runsPageData{pageBase: s.base(c, "Runs"), Filter: f, Runs: runs, Columns: db.RunColumns(), Choices: ch}
-	return s.render(c, http.StatusOK, "runs", &data)
-}
-
-func appendNew(list []string, vals ...string) []string {
-	for _, v := range vals {
-		if v != "" && !slices.Contains(list, v) {
-			list = append(list, v)
-		}
-	}
-	return list
-}
 
 // runPageData is a run's page.
 type runPageData struct {
