@@ -57,7 +57,7 @@ func (s *Server) fleetOnPage(c echo.Context, uid string, ids []int64) (*groupFle
 	if seq == 0 {
 		return g, nil // no step has IOPS over time: the table alone
 	}
-	ch, err := chart.FleetTimeline(f, seq, 0)
+	ch, err := chart.FleetTimeline(f, seq, 0, runs)
 	if err != nil {
 		return nil, err
 	}

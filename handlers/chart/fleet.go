@@ -24,7 +24,7 @@ const fleetColour = "#222222"
 // FleetTimeline draws job (0-based) of step seq (1-based) of f; a
 // picker chooses the step (the query parameter fleet_step). Its table is
 // the series: the interval's end, the fleet's IOPS and each host's.
-func FleetTimeline(f *summary.Fleet, seq, job int) (*Chart, error) {
+func FleetTimeline(f *summary.Fleet, seq, job int, runs []LoadedRun) (*Chart, error) {
 	k := slices.IndexFunc(f.Steps, func(s summary.FleetStep) bool { return s.Seq == seq })
 	if k < 0 || job < 0 || job >= len(f.Steps[k].Jobs) {
 		return nil, &QueryError{Field: "fleet_step", Msg: fmt.Sprintf("fleet_step: the group has no step %d with a job %d", seq, job+1)}
@@ -39,7 +39,7 @@ func FleetTimeline(f *summary.Fleet, seq, job int) (*Chart, error) {
 		names[i] = h.Host
 		c.Columns = append(c.Columns, h.Host+"_iops")
 	}
-	col := colourSet(slices.Sorted(slices.Values(names)))
+	col := hostColours(slices.Sorted(slices.Values(names)), runs)
 	line := echarts.NewLine()
 	fleet := make([]opts.LineData, len(j.Time.Series))
 	hosts := make([][]opts.LineData, len(j.Hosts))
@@ -122,4 +122,24 @@ func FleetStepPicker(f *summary.Fleet, seq int) Picker {
 		p.Options = append(p.Options, PickerOption{Value: strconv.Itoa(st.Seq), Label: fmt.Sprintf("%d: %s", st.Seq, st.Label), On: st.Seq == seq})
 	}
 	return p
+}
+
+// hostColours are the hosts' colours on the fleet chart: those the
+// group page's other charts give them where hosts are their series (one
+// colourSet), the pinned colours of the values the runs' plans sweep (the
+// engines, the schedulers, which those charts colour when they are their
+// series) kept apart, so that a host never wears an engine's colour on
+// the same page.
+func hostColours(names []string, runs []LoadedRun) colours {
+	var values []string
+	for _, r := range runs {
+		for _, sw := range r.Run.Plan.Sweeps {
+			for _, v := range sw.Values {
+				if _, ok := pinned[v]; ok && !slices.Contains(values, v) {
+					values = append(values, v)
+				}
+			}
+		}
+	}
+	return colourSet(append(values, names...))
 }

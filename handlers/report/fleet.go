@@ -204,7 +204,7 @@ func (r *Report) addFleet(ctx context.Context, store *db.Store, runs []chart.Loa
 			continue
 		}
 		rc := Chart{Kind: string(chart.Fleet), Title: string(chart.Fleet), file: string(chart.Fleet)}
-		ch, err := chart.FleetTimeline(f, st.Seq, 0)
+		ch, err := chart.FleetTimeline(f, st.Seq, 0, runs)
 		if err != nil {
 			rc.Error = err.Error()
 		} else {
