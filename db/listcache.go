@@ -17,6 +17,13 @@ import (
 // then. A count read in a snapshot newer than the version it is kept
 // under is emptied with it at the next look, so none outlives a change
 // by more than one page.
+//
+// The same version keys the dashboard's cached runs pages (ListVersion):
+// the held connection is one of the read pool's, opened query_only, so
+// it never commits itself and every commit — the write connection's
+// included — moves it. data_version counts per connection: a connection
+// opened again (after an error) starts another count, told apart by its
+// epoch.
 
 // maxListCounts bounds the counts kept between two changes.
 const maxListCounts = 4096
@@ -24,6 +31,7 @@ const maxListCounts = 4096
 type listCache struct {
 	mu      sync.Mutex
 	conn    *sql.Conn // nil until first used
+	epoch   int64     // connections opened: a new one counts data_version afresh
 	version int64
 	counts  map[string]int
 	choices *RunChoices
@@ -47,6 +55,7 @@ func (c *listCache) current(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 		c.conn = conn
+		c.epoch++
 	}
 	var v int64
 	if err := c.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
@@ -58,6 +67,20 @@ func (c *listCache) current(ctx context.Context, db *sql.DB) error {
 		c.version, c.counts, c.choices = v, map[string]int{}, nil
 	}
 	return nil
+}
+
+// ListVersion is the store's version as the runs list reads it: it
+// changes with every commit to the store, by this process or another,
+// and a runs page (RunPage, RunChoices) read after it is at least as new
+// as it. Read on one held connection, it costs a statement.
+func (s *Store) ListVersion(ctx context.Context) (string, error) {
+	c := &s.listCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.current(ctx, s.read); err != nil {
+		return "", fmt.Errorf("db: list version: %w", err)
+	}
+	return fmt.Sprintf("%d.%d", c.epoch, c.version), nil
 }
 
 // count is the count q gives in tx, read after check gave version: from

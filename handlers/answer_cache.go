@@ -28,13 +28,20 @@ import (
 // version: a run's version (db.Store.RunVersions) changes with anything
 // stored of it, by whichever process, so an answer built at one version
 // is the answer at that version. A finished run's pages are then built
-// once; a running run's, once per stored step. Each answer carries an
-// ETag of its key, and a client that already holds it gets 304. Requests
-// for an answer being built wait for it rather than build it again (one
-// flight per key), and only the one building takes a heavy turn: cached
-// answers need none. The cache holds at most HTTPLimits.CacheBytes of
-// gzipped answers, least recently used out first; an answer larger than
-// a quarter of that is streamed as before, uncached.
+// once; a running run's, once per stored step. The routes of class
+// listed (the runs list, `/`, `/runs` and GET /api/runs, any filter,
+// sort or page) are cached per version of the whole store
+// (db.Store.ListVersion: every commit, by this process or another,
+// moves it), for the list shows nothing but what is stored; a 30,000-run
+// lab's list is then built once per change rather than once per view.
+// Each answer carries an ETag of its key, and a client that already
+// holds it gets 304. Requests for an answer being built wait for it
+// rather than build it again (one flight per key), and only the one
+// building a run's answer takes a heavy turn: cached answers need none,
+// and the list's, light, never did. The cache holds at most
+// HTTPLimits.CacheBytes of gzipped answers, least recently used out
+// first; an answer larger than a quarter of that is streamed as before,
+// uncached.
 
 // respCache is the cache of answers.
 type respCache struct {
@@ -197,28 +204,60 @@ func (s *Server) cacheKey(c echo.Context) (key string, ok bool, err error) {
 	return b.String(), true, nil
 }
 
+// listKey is the key of a runs list's answer: the route, its query,
+// whether the client is logged in (the layout says so), and the store's
+// version. The list shows nothing of the launcher (a queued run is
+// queued in the store; a run's page, not the list, says it waits or
+// that its agent is away), so nothing else makes its answer.
+func (s *Server) listKey(c echo.Context) (key string, ok bool, err error) {
+	req := c.Request()
+	version, err := s.store.ListVersion(req.Context())
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("%s %s?%s auth=%t list=%s", req.Method, c.Path(), req.URL.RawQuery, s.authorized(c), version), true, nil
+}
+
+// answerKeyFunc makes the key of a request's answer; ok is false for a
+// request whose answer is not to be cached.
+type answerKeyFunc func(c echo.Context) (key string, ok bool, err error)
+
 // cached serves the answer from the cache, or builds it (with a heavy
 // turn) and keeps it; see respCache.
 func (s *Server) cached(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		err := s.serveCached(c, next)
-		if err != nil {
-			// An error's page is no run's answer.
-			h := c.Response().Header()
-			h.Del("ETag")
-			h.Del("Cache-Control")
+	return s.cachedBy(s.cacheKey, s.withTurn)(next)
+}
+
+// listCached is cached for the runs list: keyed by listKey, built
+// without a turn, as a light route is.
+func (s *Server) listCached(next echo.HandlerFunc) echo.HandlerFunc {
+	return s.cachedBy(s.listKey, func(c echo.Context, next echo.HandlerFunc) error { return next(c) })(next)
+}
+
+// cachedBy is the cache's middleware with answers keyed by key and built
+// (or served uncached) through run.
+func (s *Server) cachedBy(key answerKeyFunc, run func(echo.Context, echo.HandlerFunc) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			err := s.serveCached(c, next, key, run)
+			if err != nil {
+				// An error's page is no run's answer.
+				h := c.Response().Header()
+				h.Del("ETag")
+				h.Del("Cache-Control")
+			}
+			return err
 		}
-		return err
 	}
 }
 
-func (s *Server) serveCached(c echo.Context, next echo.HandlerFunc) error {
-	key, ok, err := s.cacheKey(c)
+func (s *Server) serveCached(c echo.Context, next echo.HandlerFunc, keyOf answerKeyFunc, run func(echo.Context, echo.HandlerFunc) error) error {
+	key, ok, err := keyOf(c)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return s.withTurn(c, next)
+		return run(c, next)
 	}
 	// A cached answer goes gzipped to a client that takes gzip; one being
 	// built, or too large to keep, goes as the handler writes it.
@@ -242,7 +281,7 @@ func (s *Server) serveCached(c echo.Context, next echo.HandlerFunc) error {
 				if notModified(false) {
 					return c.NoContent(http.StatusNotModified)
 				}
-				return s.withTurn(c, next)
+				return run(c, next)
 			}
 			return serveAnswer(c, a, gz)
 		}
@@ -259,7 +298,7 @@ func (s *Server) serveCached(c echo.Context, next echo.HandlerFunc) error {
 		if notModified(false) {
 			return c.NoContent(http.StatusNotModified)
 		}
-		return s.withTurn(c, func(c echo.Context) error { return s.buildAnswer(c, next, key) })
+		return run(c, func(c echo.Context) error { return s.buildAnswer(c, next, key) })
 	}
 }
 

@@ -150,6 +150,7 @@ const (
 	upload                   // an import: a large body read with UploadReadTimeout, and a turn
 	stream                   // the event stream: no deadline but each event's
 	cached                   // heavy, its answers cached per run version: a turn only to build one (answer_cache.go)
+	listed                   // light, its answers cached per store version: the runs list (answer_cache.go)
 )
 
 // classify sets the request's body limit and deadlines by its route's

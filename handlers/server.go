@@ -240,8 +240,11 @@ func (s *Server) Register(e *echo.Echo) {
 		case adminAccess:
 			mw = append(mw, s.requireAdmin)
 		}
-		if r.class == cached {
-			mw = append(mw, s.cached) // after the access check
+		switch r.class { // after the access check
+		case cached:
+			mw = append(mw, s.cached)
+		case listed:
+			mw = append(mw, s.listCached)
 		}
 		e.Add(r.method, r.path, r.handler, mw...)
 	}
@@ -271,8 +274,8 @@ type route struct {
 func (s *Server) routes() []route {
 	return append([]route{
 		// Pages.
-		{"GET", "/", s.runsPage, readAccess, light},
-		{"GET", "/runs", s.runsPage, readAccess, light},
+		{"GET", "/", s.runsPage, readAccess, listed},
+		{"GET", "/runs", s.runsPage, readAccess, listed},
 		{"GET", "/runs/new", s.newRunPage, readAccess, light},
 		{"POST", "/runs", s.createRun, writeAccess, light},
 		{"GET", "/runs/:id", s.runPage, readAccess, cached},
@@ -288,7 +291,7 @@ func (s *Server) routes() []route {
 		{"POST", "/logout", s.logout, openAccess, light},
 
 		// JSON API.
-		{"GET", "/api/runs", s.apiListRuns, readAccess, light},
+		{"GET", "/api/runs", s.apiListRuns, readAccess, listed},
 		{"POST", "/api/runs", s.apiCreateRun, writeAccess, light},
 		{"GET", "/api/runs/:id", s.apiGetRun, readAccess, cached},
 		{"DELETE", "/api/runs/:id", s.apiDeleteRun, writeAccess, light},
