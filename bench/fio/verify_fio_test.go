@@ -69,10 +69,23 @@ func corrupt(t *testing.T, path string, off int64) {
 // status, which a failed verify makes non-zero.
 func fioRun(t *testing.T, fio string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(fio, args...)
+	out, err, hung := fioRunFor(t, 2*time.Minute, fio, args...)
+	if hung {
+		err = fmt.Errorf("fio did not end in 2 minutes (killed): %w", err)
+	}
+	return out, err
+}
+
+// fioRunFor is fioRun, fio killed when it runs longer than limit (hung).
+func fioRunFor(t *testing.T, limit time.Duration, fio string, args ...string) (out string, err error, hung bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fio, args...)
 	cmd.Dir = t.TempDir() // fio's verify state files go there
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	cmd.WaitDelay = 5 * time.Second
+	b, err := cmd.CombinedOutput()
+	return string(b), err, ctx.Err() != nil
 }
 
 // runVerify runs an iolab job and returns its only result and the error

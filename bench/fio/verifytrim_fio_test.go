@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"iolab/bench"
 	"iolab/bench/testdev"
@@ -110,7 +111,18 @@ func TestVerifyTrimNotZeroFailsLikeFio(t *testing.T) {
 			a = append(a, "--verify_async=2")
 		}
 		fill(t, dev, 1<<20)
-		out, err := fioRun(t, fio, a...)
+		out, err, hung := fioRunFor(t, time.Minute, fio, a...)
+		for try := 1; hung && async && try < 3; try++ {
+			// fio 3.33 has hung here at times (a CI run: 11 minutes, its
+			// verify_async threads after the failed block), never iolab:
+			// fio is run again rather than the comparison given up.
+			t.Logf("fio did not end in a minute (killed); running it again: %.500s", out)
+			fill(t, dev, 1<<20)
+			out, err, hung = fioRunFor(t, time.Minute, fio, a...)
+		}
+		if hung {
+			t.Fatalf("async %v: fio did not end in a minute, three times:\n%s", async, out)
+		}
 		m := regexp.MustCompile(`trim: verify failed at file (\S+) offset (\d+), length 4096, block offset 0`).FindStringSubmatch(out)
 		if err == nil || m == nil || m[1] != dev || !strings.Contains(out, "err=84") {
 			t.Fatalf("async %v: fio should fail a trimmed block: %v\n%s", async, err, out)
