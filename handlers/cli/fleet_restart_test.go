@@ -238,13 +238,20 @@ func TestDashboardRestartMidGroup(t *testing.T) {
 	// measures while the others wait for the device.)
 	deadline := time.Now().Add(60 * time.Second)
 	for started := false; !started; {
+		running := 0
 		for _, r := range g.Runs {
 			doc := d.run(r.ID)
-			if doc.Run.Status != db.StatusRunning {
+			// Queued until its agent leases it, then running.
+			if doc.Run.Status != db.StatusRunning && doc.Run.Status != db.StatusQueued {
 				t.Fatalf("run %d on %s %s before the kill", r.ID, r.Host, doc.Run.Status)
 			}
 			started = started || len(doc.Steps) > 0
+			if doc.Run.Status == db.StatusRunning {
+				running++
+			}
 		}
+		// Every run leased by its agent, and one measured.
+		started = started && running == len(g.Runs)
 		if time.Now().After(deadline) {
 			t.Fatalf("no step stored after 60 s")
 		}
