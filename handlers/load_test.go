@@ -105,7 +105,7 @@ func vmRSS(t testing.TB) int64 {
 // finish their headers, imports far over the limit and one of a long run,
 // and a 486-step run's document fetched by 32 clients. The dashboard's
 // list still answers within 100 ms (the median of five tries while the
-// load runs), and the process stays under 500 MiB. Unbounded, the
+// load runs), and the load adds under 500 MiB to the process. Unbounded, the
 // documents alone took 1.6 GB.
 func TestUnderLoad(t *testing.T) {
 	const steps, readers, slow = 486, 32, 200
@@ -116,7 +116,8 @@ func TestUnderLoad(t *testing.T) {
 	// gives back to the system only slowly, is not this load's: give it
 	// back first (a process that starts with more is logged).
 	debug.FreeOSMemory()
-	t.Logf("RSS before the load: %d MiB", vmRSS(t)>>20)
+	before := vmRSS(t)
+	t.Logf("RSS before the load: %d MiB", before>>20)
 
 	var peak atomic.Int64
 	stop := make(chan struct{})
@@ -255,8 +256,11 @@ func TestUnderLoad(t *testing.T) {
 	if took[len(took)/2] >= 500*time.Millisecond {
 		t.Errorf("GET / took %v under load, want a median < 500 ms", took)
 	}
-	if peak.Load() >= 500<<20 {
-		t.Errorf("peak RSS %d MiB, want < 500 MiB", peak.Load()>>20)
+	// What the load adds to the process: in the suite, earlier tests'
+	// live memory (up to 137 MiB seen) is there before it, and raises the
+	// collector's goal by as much.
+	if grew := peak.Load() - before; grew >= 500<<20 {
+		t.Errorf("peak RSS %d MiB, %d MiB more than before the load: want < 500 MiB more", peak.Load()>>20, grew>>20)
 	}
 	if ok.Load() < 2 || other.Load() > 2 || tooBig.Load()+other.Load() != 2 {
 		t.Errorf("%d ok, %d too large, %d other: want the documents served or 429, the huge imports refused", ok.Load(), tooBig.Load(), other.Load())
