@@ -240,8 +240,8 @@ func TestRunUIDBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to the schema of 0001: undo 0011 (the runs list's), 0010 (sample trims), 0009 (step stamps), 0007 (qos), 0006 (run versions), 0005, 0004, 0003, then 0002.
-	for _, q := range []string{"DROP TRIGGER run_facets_insert", "DROP TRIGGER run_facets_update", "DROP TABLE run_facets",
+	// Back to the schema of 0001: undo 0012 (step preps), 0011 (the runs list's), 0010 (sample trims), 0009 (step stamps), 0007 (qos), 0006 (run versions), 0005, 0004, 0003, then 0002.
+	for _, q := range []string{"ALTER TABLE steps DROP COLUMN prep", "DROP TRIGGER run_facets_insert", "DROP TRIGGER run_facets_update", "DROP TABLE run_facets",
 		"DROP INDEX runs_name", "DROP INDEX runs_source", "DROP INDEX runs_workload", "ALTER TABLE runs DROP COLUMN workload",
 		"ALTER TABLE runs DROP COLUMN planned_lo", "ALTER TABLE runs DROP COLUMN planned_hi", "ALTER TABLE samples DROP COLUMN trim_ios", "ALTER TABLE samples DROP COLUMN trim_bytes", "DROP TRIGGER steps_stamp_insert", "DROP TRIGGER steps_stamp_update", "DROP TABLE step_stamp",
 		"ALTER TABLE steps DROP COLUMN stamp", "ALTER TABLE step_results DROP COLUMN qos", "ALTER TABLE samples DROP COLUMN lat_n",

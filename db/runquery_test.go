@@ -265,11 +265,12 @@ func TestRunListMigrationFills(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTest(t)
 	runs := pageFixture(t, s, 4)
-	// Undo what 0011 and CreateRun did, as a store of 0010 has it.
+	// Undo what 0011 (and 0012) and CreateRun did, as a store of 0010 has it.
 	for _, q := range []string{`DELETE FROM run_facets`, `UPDATE runs SET workload = NULL`, `PRAGMA user_version = 10`,
 		`DROP TRIGGER run_facets_insert`, `DROP TRIGGER run_facets_update`, `DROP TABLE run_facets`,
 		`DROP INDEX runs_name`, `DROP INDEX runs_source`, `DROP INDEX runs_workload`, `ALTER TABLE runs DROP COLUMN workload`,
-		`ALTER TABLE runs DROP COLUMN planned_lo`, `ALTER TABLE runs DROP COLUMN planned_hi`} {
+		`ALTER TABLE runs DROP COLUMN planned_lo`, `ALTER TABLE runs DROP COLUMN planned_hi`,
+		`ALTER TABLE steps DROP COLUMN prep`} { // 0012's
 		if _, err := s.write.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

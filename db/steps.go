@@ -24,7 +24,7 @@ import (
 // order.
 var stepColumns = []string{"seq", "repeat", "axes", "scheduler", "config", "status", "error",
 	"started_at", "finished_at", "schedulers", "cpu", "proc",
-	"has_result", "result_start", "result_host", "result_groups"}
+	"has_result", "result_start", "result_host", "result_groups", "prep"}
 
 // resultColumns are the step_results columns after id and step_id, in the
 // order resultRow fills them.
@@ -171,6 +171,11 @@ func (s *Store) insertStep(ctx context.Context, tx *sql.Tx, runID int64, res *sw
 		args = append(args, true, nsTime(r.Start), j.text(r.Host), j.text(groups))
 	} else {
 		args = append(args, false, nil, nil, nil)
+	}
+	if res.Prep != nil {
+		args = append(args, j.text(res.Prep))
+	} else {
+		args = append(args, nil)
 	}
 	if j.err != nil {
 		return j.err
@@ -627,11 +632,11 @@ func scanStep(rows *sql.Rows, dec repeatDecoder) (id, stamp int64, sr sweep.Step
 		axes, config, schedulers, cpu, proc string
 		start, end, resultStart             sql.NullInt64
 		hasResult                           bool
-		resultHost, resultGroups            sql.NullString
+		resultHost, resultGroups, prep      sql.NullString
 	)
 	err = rows.Scan(&id, &stamp, &sr.Step.Seq, &sr.Step.Repeat, &axes, &sr.Step.Scheduler, &config,
 		&sr.Status, &sr.Error, &start, &end, &schedulers, &cpu, &proc,
-		&hasResult, &resultStart, &resultHost, &resultGroups)
+		&hasResult, &resultStart, &resultHost, &resultGroups, &prep)
 	if err != nil {
 		return 0, 0, sr, err
 	}
@@ -642,6 +647,10 @@ func scanStep(rows *sql.Rows, dec repeatDecoder) (id, stamp int64, sr sweep.Step
 		{"schedulers", schedulers, &sr.Schedulers},
 		{"cpu", cpu, &sr.CPU},
 		{"proc", proc, &sr.Proc},
+	}
+	if prep.Valid {
+		sr.Prep = &sweep.Prep{}
+		fields = append(fields, jsonField{"prep", prep.String, sr.Prep})
 	}
 	var groups []groupMeta
 	if hasResult {

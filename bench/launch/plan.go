@@ -6,6 +6,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/pts"
 	"iolab/bench/sweep"
 )
 
@@ -43,6 +44,12 @@ type Spec struct {
 	// alone, not merged with the preset's: the web form shows the preset's
 	// and sends back what the user kept.
 	Exact bool
+	// PTS, when set, makes the plan a SNIA PTS test on the device Args
+	// names (--filename=DEV; further fio options in Args override the
+	// test's, such as --ioengine): the test's matrix, rounds until steady
+	// state, purge and preconditioning first. It takes no preset, job
+	// file, sweeps or repeats.
+	PTS *pts.Spec
 	// Quota, when set, bounds what the plan may lay out in the data
 	// directory (Quota.Check): the dashboard's and an agent's plans.
 	Quota *Quota
@@ -52,6 +59,9 @@ type Spec struct {
 // flags under the spec's overrides, or the fio options or job file as
 // given. Errors are *bench.OptionError naming the option at fault.
 func NewPlan(spec Spec) (*sweep.Plan, error) {
+	if spec.PTS != nil {
+		return newPTSPlan(spec)
+	}
 	plan := &sweep.Plan{Repeat: 1, Discard: spec.Discard, DropCaches: spec.DropCaches, AllowDiskScheduler: spec.AllowDiskScheduler,
 		SkipImpossible: spec.SkipImpossible}
 	args := spec.Args

@@ -38,6 +38,9 @@ type StepView struct {
 	Schedulers map[string]string
 	CPU        system.CPUBreakdown
 	Proc       system.ProcCPU
+	// Prep is what was done to the targets before the step (a PTS run's
+	// purge and preconditioning, with its first step); nil for none.
+	Prep *sweep.Prep
 	// Result is nil when the step failed before any I/O.
 	Result *ResultView
 
@@ -195,7 +198,7 @@ func (l *LatView) AddTo(dst *hist.Lat) {
 // samples and logs.
 func StepViewOf(r *sweep.StepResult) StepView {
 	s := StepView{Step: r.Step, Status: r.Status, Error: r.Error, Start: r.Start, End: r.End,
-		Schedulers: r.Schedulers, CPU: r.CPU, Proc: r.Proc}
+		Schedulers: r.Schedulers, CPU: r.CPU, Proc: r.Proc, Prep: r.Prep}
 	if r.Result == nil {
 		f := figuresOf(&s)
 		s.figures = &f

@@ -84,11 +84,15 @@ func (p *Plan) Planned() (lo, hi int) {
 }
 
 // MaxRepeats is the most repeats a run of p can make of one combination:
-// its repeat count, or with AutoRepeat the cap.
+// its repeat count, or with AutoRepeat the cap, or a PTS test's most
+// rounds.
 func (p *Plan) MaxRepeats() int {
 	r := p.rounds()
 	if p.AutoRepeat != nil {
 		r = max(r, p.AutoRepeat.Max)
+	}
+	if p.PTS != nil {
+		r = max(r, p.PTS.Rounds())
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 
 	"iolab/bench"
 	"iolab/bench/fio"
+	"iolab/bench/pts"
 	"iolab/bench/system"
 	"iolab/bench/units"
 )
@@ -56,6 +57,12 @@ type Plan struct {
 	// SLO is the latency objective the QoS curve's knee is found under
 	// (qos.go); nil: DefaultSLO where a curve is drawn.
 	SLO *SLO `json:"slo,omitempty"`
+
+	// PTS, when set, makes the plan a SNIA PTS test (pts.go): its
+	// sweeps are the test's matrix, each round's steps are Repeat r, and
+	// rounds run until the specification's steady state (or WSAT's
+	// writes); the device is purged and preconditioned first.
+	PTS *pts.Spec `json:"pts,omitempty"`
 
 	// Runtime and RampTime, when set, override every job's for each step.
 	Runtime  time.Duration `json:"runtime,omitempty"`
@@ -203,6 +210,9 @@ type StepResult struct {
 	CPU system.CPUBreakdown `json:"cpu"`
 	// Proc is the iolab process's own CPU use over the step.
 	Proc system.ProcCPU `json:"proc"`
+	// Prep is what was done to the targets before the step (a PTS run's
+	// purge and preconditioning, with its first step); nil for none.
+	Prep *Prep `json:"prep,omitempty"`
 }
 
 // Disturbed says which of the step's disks did more I/O than its jobs —

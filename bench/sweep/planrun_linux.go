@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"iolab/bench"
@@ -37,6 +38,18 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 		}()
 	}
 
+	// A PTS test purges and preconditions its device before its first
+	// round; what was done is recorded with the first step.
+	var prep *Prep
+	if plan.PTS != nil {
+		if err := plan.ptsCheck(); err != nil {
+			return nil, err
+		}
+		if prep, err = precondition(ctx, rn, plan); err != nil {
+			return nil, err
+		}
+	}
+
 	// runAll runs steps in order; false when the plan must stop (cancel,
 	// or the store failed: err says which).
 	runAll := func(steps []Step, total int) bool {
@@ -54,6 +67,9 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 				res = StepResult{Step: *st, Status: StepFailed, Error: rerr.Error(), Start: now, End: now}
 			} else {
 				res = runStep(ctx, rn, plan, st, disks)
+			}
+			if len(results) == 0 {
+				res.Prep = prep
 			}
 			results = append(results, res)
 			if hooks.StepDone != nil {
@@ -73,6 +89,18 @@ func Run(ctx context.Context, rn *bench.Runner, plan *Plan, hooks PlanHooks) (re
 	// enough run again, a round at a time, until it is or the cap is hit.
 	for round := plan.rounds(); more && plan.AutoRepeat != nil && round < plan.AutoRepeat.Max; round++ {
 		next, nerr := plan.nextRound(results, round, len(results))
+		if nerr != nil {
+			return results, nerr
+		}
+		if len(next) == 0 {
+			break
+		}
+		more = runAll(next, len(results)+len(next))
+	}
+	// A PTS test runs round after round until the specification's steady
+	// state, its rounds run out, or (WSAT) it has written enough.
+	for round := 1; more && plan.PTS != nil; round++ {
+		next, nerr := plan.ptsNextRound(results, round, len(results))
 		if nerr != nil {
 			return results, nerr
 		}
@@ -116,6 +144,14 @@ func CheckSteps(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, error) {
 }
 
 func check(rn *bench.Runner, plan *Plan, steps []Step) ([]Step, []string, error) {
+	if plan.PTS != nil {
+		if err := plan.ptsCheck(); err != nil {
+			return nil, nil, err
+		}
+		if paths := bench.ConfigPaths(&plan.Base); len(paths) != 1 || !system.IsBlockDevice(paths[0]) {
+			return nil, nil, &bench.OptionError{Option: "filename", Msg: fmt.Sprintf("a PTS test runs on one block device (it purges and writes all of it), not %s", strings.Join(paths, ", "))}
+		}
+	}
 	base := plan.Base
 	base.Jobs = nil
 	base.Groups = slices.Clone(base.Groups)

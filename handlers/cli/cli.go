@@ -27,7 +27,7 @@ import (
 // commandTable lists iolab's commands in the order help shows them.
 func commandTable() []*command {
 	return []*command{
-		&serveCommand, &runCommand, &agentCommand, &calibrateCommand,
+		&serveCommand, &runCommand, &ptsCommand, &agentCommand, &calibrateCommand,
 		&runsCommand, &pruneCommand, &showCommand, &compareCommand, &reportCommand, &exportCommand, &importCommand, &pushCommand,
 		&presetsCommand, &versionCommand, &helpCommand,
 	}

@@ -14,6 +14,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/launch"
+	"iolab/bench/pts"
 	"iolab/bench/summary"
 	"iolab/bench/sweep"
 	"iolab/db"
@@ -38,6 +39,7 @@ type runOptions struct {
 	slo                string
 	traceBlock         bool
 	on                 onOptions
+	pts                *pts.Spec // iolab pts: the test
 }
 
 var runCommand = command{
@@ -181,6 +183,9 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 	for _, n := range summary.Notes(results) {
 		fmt.Fprintf(stderr, "iolab: step %d: %s\n", n.Step, n.Text)
 	}
+	if plan.PTS != nil {
+		writePTSOutcome(out, plan, results)
+	}
 	if store != nil && o.push != "" {
 		// A failed push keeps the run here; it can be pushed later.
 		if res, err := pushRun(context.WithoutCancel(ctx), store, rec.ID, o.push, o.pushToken); err != nil {
@@ -198,7 +203,7 @@ func runJobs(ctx context.Context, runner *bench.Runner, o *runOptions, fioArgs [
 func buildPlan(o *runOptions, fioArgs []string) (*sweep.Plan, error) {
 	spec := launch.Spec{Preset: o.preset, Args: fioArgs,
 		Discard: o.discard, DropCaches: o.dropCaches, AllowDiskScheduler: o.allowDiskScheduler, SkipImpossible: o.skipImpossible,
-		Limits: o.limits, SLO: o.slo}
+		Limits: o.limits, SLO: o.slo, PTS: o.pts}
 	if o.repeat != "" {
 		n, auto, err := sweep.ParseRepeat(o.repeat)
 		if err != nil {
@@ -266,6 +271,9 @@ type progressLine struct {
 	tty   bool
 	steps []sweep.Step
 	prog  *launch.Progress
+	// total is the steps the plan has now: more than steps once rounds
+	// are added (--repeat auto, a PTS test).
+	total int
 }
 
 func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *progressLine {
@@ -293,6 +301,7 @@ func newProgressLine(w io.Writer, runner *bench.Runner, steps []sweep.Step) *pro
 }
 
 func (p *progressLine) step(st *sweep.Step, total int) {
+	p.total = max(total, len(p.steps))
 	if p.prog != nil {
 		p.prog.StepStarted(st)
 	}
@@ -305,7 +314,7 @@ func (p *progressLine) done(res *sweep.StepResult) {
 	if len(p.steps) == 1 && res.Status == sweep.StepDone {
 		return
 	}
-	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, len(p.steps), &res.Step, res.Status)
+	line := fmt.Sprintf("step %d/%d %s: %s", res.Step.Seq+1, max(p.total, len(p.steps)), &res.Step, res.Status)
 	f := summary.FiguresOf(res)
 	if t := f.IOPSText(); t != "" {
 		line += ", " + t
