@@ -226,6 +226,8 @@ type Spec struct {
 	// WSAT is how many times the capacity write saturation writes
 	// (default 4).
 	WSAT float64 `json:"wsat,omitempty"`
+	// Args are the run's other fio options, over the test's (--ioengine=io_uring).
+	Args []string `json:"args,omitempty"`
 	// Axes replace the test's matrix axes by option name (a DIRTH
 	// matrix of fewer points); the tracking element must stay in it.
 	Axes []Axis `json:"axes,omitempty"`
@@ -325,6 +327,41 @@ func (s *Spec) Tracking(t *Test) []Tracking {
 		out[i] = Tracking{Element: el, Metric: tr.Metric}
 	}
 	return out
+}
+
+// CommandArgs are the `iolab pts` arguments that run the spec again on
+// device: the test, the device (twice: --yes-destroy), each parameter
+// that differs from the specification's, and the other fio options.
+func (s *Spec) CommandArgs(device string) []string {
+	args := []string{s.Test, "--filename=" + device, "--yes-destroy", device}
+	if s.RoundTime > 0 {
+		args = append(args, "--runtime="+s.RoundTime.String())
+	}
+	if s.Size > 0 {
+		args = append(args, fmt.Sprintf("--size=%d", s.Size))
+	}
+	if s.NumJobs > 0 {
+		args = append(args, fmt.Sprintf("--numjobs=%d", s.NumJobs))
+	}
+	if s.IODepth > 0 {
+		args = append(args, fmt.Sprintf("--iodepth=%d", s.IODepth))
+	}
+	for _, a := range s.Axes {
+		args = append(args, "--"+a.Option+"="+strings.Join(a.Values, ","))
+	}
+	if s.MaxRounds > 0 {
+		args = append(args, fmt.Sprintf("--rounds=%d", s.MaxRounds))
+	}
+	if s.Purge != "" && s.Purge != PurgeAuto {
+		args = append(args, "--purge="+s.Purge)
+	}
+	if s.WIPCLoops != 0 {
+		args = append(args, fmt.Sprintf("--wipc=%d", s.WIPC()))
+	}
+	if s.WSAT > 0 {
+		args = append(args, fmt.Sprintf("--wsat=%g", s.WSAT))
+	}
+	return append(args, s.Args...)
 }
 
 // Check refuses what the test cannot run: an unknown test, an unknown

@@ -31,8 +31,9 @@ dirth, lists replace its matrix) are fio's options; --rounds, --wipc and --purge
 The report lists what was scaled down from the specification.
 
   iolab pts iops --filename=/dev/nvme1n1 --yes-destroy /dev/nvme1n1
-  iolab pts iops --filename=/dev/loop0 --yes-destroy /dev/loop0 --runtime=2s --rounds=6 --size=64m
-  iolab pts dirth --filename=/dev/loop0 --yes-destroy /dev/loop0 --numjobs=4,2,1 --iodepth=16,4,1 --runtime=2s`,
+  iolab pts iops --filename=/dev/loop0 --yes-destroy /dev/loop0 --runtime=2s --rounds=6 --size=64m \
+            --bs=4k,64k --rwmixread=100,0
+  iolab pts dirth --filename=/dev/loop0 --yes-destroy /dev/loop0 --numjobs=4,2,1 --iodepth=16,4,1`,
 	fioArgs: true,
 	flags:   ptsFlags,
 }
