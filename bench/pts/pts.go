@@ -383,7 +383,7 @@ func (s *Spec) Check() error {
 	case s.RoundTime < 0 || (s.RoundTime > 0 && s.RoundTime < 100*time.Millisecond) || s.RoundTime > 24*time.Hour:
 		return fmt.Errorf("runtime %s: each element's time in a round, 100ms to 24h", s.RoundTime)
 	case s.WIPCLoops < -1 || s.WIPCLoops > 16:
-		return fmt.Errorf("wipc %d: 0 to 16 times the active range", max(s.WIPCLoops, 0))
+		return fmt.Errorf("wipc %d: 0 to 16 times the active range", s.WIPCLoops)
 	case s.Size < 0:
 		return fmt.Errorf("size %d: the active range's bytes, 0 for the whole device", s.Size)
 	case s.NumJobs < 0 || s.NumJobs > 256:

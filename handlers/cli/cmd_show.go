@@ -77,6 +77,11 @@ func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult, k summary.LatKi
 		line(p(targetText(&t, steps)))
 	}
 	b.WriteString("  plan: " + wrapCommand(p(r.Plan.Command()), showWidth-8, "        ") + "\n")
+	if r.Plan.PTS != nil {
+		for _, l := range ptsLines(&r.Plan, steps) {
+			line(p(l))
+		}
+	}
 	for _, in := range r.Plan.Inferred {
 		line("inferred (not in fio's output): " + p(in.String()))
 	}
