@@ -158,6 +158,11 @@ func targetText(t *system.Target, steps []sweep.StepResult) string {
 			about = append(about, s)
 		}
 	}
+	for _, s := range [][2]string{{"firmware", t.Firmware}, {"serial", t.Serial}, {"wwid", t.WWID}} {
+		if v := strings.TrimSpace(s[1]); v != "" {
+			about = append(about, s[0]+" "+v)
+		}
+	}
 	if len(about) > 0 {
 		what += " (" + strings.Join(about, ", ") + ")"
 	}
