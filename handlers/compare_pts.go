@@ -54,6 +54,7 @@ type ptsRunOutcome struct {
 // ptsTable is one tracking variable's or one element's values per round.
 type ptsTable struct {
 	Name   string
+	Metric string   // a tracking variable's, as a heading says it
 	Values []string // the element's axis values, in the matrix's order
 	Rows   []ptsRow
 }
@@ -222,7 +223,7 @@ func ptsCompare(runs []chart.LoadedRun) (*ptsCompareView, string) {
 		rounds = max(rounds, r.rounds)
 	}
 	for k, tr := range first.spec.Tracking(first.test) {
-		tab := ptsTable{Name: tr.String()}
+		tab := ptsTable{Name: tr.String(), Metric: pts.MetricLabel(tr.Metric)}
 		for round := range rounds {
 			tab.Rows = append(tab.Rows, ptsRowOf(rs, round, func(r *ptsRun) (float64, bool) {
 				if k >= len(r.series) || round >= len(r.series[k]) {
@@ -296,8 +297,8 @@ func ptsRowOf(rs []ptsRun, round int, get func(*ptsRun) (float64, bool)) ptsRow 
 func (r *ptsRun) outcomeView() ptsRunOutcome {
 	o := ptsRunOutcome{Label: r.label, ID: r.id, Rounds: r.rounds, Reached: r.outcome.Reached}
 	if r.test.Saturate {
-		o.Text = fmt.Sprintf("%d rounds of write saturation (no steady state: the rounds run until the writes reach %g× the capacity)",
-			r.rounds, r.spec.WSATTimes())
+		o.Text = fmt.Sprintf("%s of write saturation (no steady state: the rounds run until the writes reach %g× the capacity)",
+			plural(r.rounds, "round"), r.spec.WSATTimes())
 		return o
 	}
 	first, last, ok := r.window()
@@ -348,7 +349,7 @@ func ptsWindowed(runs []chart.LoadedRun) ([]chart.LoadedRun, string) {
 		says = append(says, fmt.Sprintf("%s rounds %d–%d", rs[i].label, first+1, last+1))
 	}
 	return out, "PTS runs: each run's rounds are compared over its steady-state measurement window (" + strings.Join(says, ", ") +
-		"; the last rounds where steady state was not reached), not over the transient rounds before it."
+		"; the five rounds that met the rule, or the last five where none did), not over the transient rounds before it."
 }
 
 // ptsCSV is the section as one table: each tracking variable's and each
@@ -386,4 +387,12 @@ func ptsCSV(runs []chart.LoadedRun) (*chart.Chart, error) {
 		add("element", strings.Join(parts, " "), v.Metric, t.Rows)
 	}
 	return ch, nil
+}
+
+// plural is n things: "1 round", "6 rounds".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
