@@ -3,18 +3,24 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"iolab/bench/launch"
 	"iolab/bench/testdev"
 	"iolab/db"
+
+	"github.com/chromedp/chromedp"
 )
 
 // ptsPlan is a POST /api/runs body of a small PTS iops test on dev (one
@@ -234,5 +240,76 @@ func TestPTSLaunchRefused(t *testing.T) {
 		if got := testdev.Fingerprint(t, p); got != want {
 			t.Errorf("%s changed", p)
 		}
+	}
+}
+
+// TestBrowserPTSForm fills the new-run page's PTS form in headless
+// chromium as a user would: the device named again wrongly shows the
+// error beside that field, and nothing starts; named rightly, the test
+// starts and its run page shows.
+func TestBrowserPTSForm(t *testing.T) {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed; .ci/test installs it")
+	}
+	dev := testdev.Loop(t, 16<<20)
+	ts := newTestServer(t, Config{AllowTargets: []string{dev}})
+	hs := httptest.NewServer(ts.e)
+	defer hs.Close()
+	ctx, cancel := browser(t, path)
+	defer cancel()
+	fill := func(destroy string) {
+		t.Helper()
+		fields := map[string]string{"pts_device": dev, "pts_round_time": "200ms", "pts_rounds": "5", "pts_size": "8m",
+			"pts_wipc": "0", "pts_yes_destroy": destroy}
+		acts := []chromedp.Action[chromedp.Void]{chromedp.Navigate(hs.URL + "/runs/new"), chromedp.WaitVisible(`form#new-pts`),
+			chromedp.SetValue(`select[name=pts_test]`, "throughput"), chromedp.SetValue(`select[name=pts_purge]`, "discard")}
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			acts = append(acts, chromedp.SetValue(`form#new-pts [name=`+k+`]`, fields[k]))
+		}
+		acts = append(acts, chromedp.Click(`form#new-pts button[type=submit]`))
+		if err := chromedp.Do(ctx, acts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(dev + "x")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`p.field-error[data-field=pts_yes_destroy]`)); err != nil {
+		t.Fatal(err)
+	}
+	// The retyped path is asked again, in focus (the page scrolls to it).
+	beside, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+  const e = document.querySelector("p.field-error[data-field=pts_yes_destroy]");
+  return e.previousElementSibling.querySelector("input").name + " " + (document.activeElement.name || "nothing") + " in focus: " + e.textContent;
+})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(beside, "pts_yes_destroy pts_yes_destroy in focus: ") || !strings.Contains(beside, "does not name the device") {
+		t.Errorf("the error beside the retyped path: %q", beside)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, artifactsDir(t), "new-pts-refused.png", shot)
+	if runs, err := ts.store.ListRuns(context.Background(), db.RunFilter{}); err != nil || len(runs) != 0 {
+		t.Fatalf("%d runs stored after the refusal (%v)", len(runs), err)
+	}
+
+	fill(dev)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`#run-status`)); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := strconv.ParseInt(loc[strings.LastIndex(loc, "/")+1:], 10, 64)
+	if err != nil {
+		t.Fatalf("landed on %s, not a run page", loc)
+	}
+	run := waitStatus(t, ts.store, id, db.StatusDone)
+	if run.Plan.PTS == nil || run.Plan.PTS.Test != "throughput" || run.Plan.PTS.RoundTime != 200*time.Millisecond {
+		t.Errorf("the run's PTS spec %+v; want the throughput test in rounds of 200ms", run.Plan.PTS)
 	}
 }
