@@ -273,11 +273,7 @@ func TestComparePTSRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, artifactsDir(t), "compare-pts.png", shot)
+	screenshot(t, ctx, artifactsDir(t), "compare-pts.jpg", 90)
 	for _, want := range []string{"Tracking variable: bs=4k rwmixread=0 iops", "steady state", "Every element of the matrix"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the browser shows no %q in the PTS section:\n%s", want, text)

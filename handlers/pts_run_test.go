@@ -287,11 +287,7 @@ func TestBrowserPTSForm(t *testing.T) {
 	if !strings.HasPrefix(beside, "pts_yes_destroy pts_yes_destroy in focus: ") || !strings.Contains(beside, "does not name the device") {
 		t.Errorf("the error beside the retyped path: %q", beside)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, artifactsDir(t), "new-pts-refused.png", shot)
+	screenshot(t, ctx, artifactsDir(t), "new-pts-refused.jpg", 90)
 	if runs, err := ts.store.ListRuns(context.Background(), db.RunFilter{}); err != nil || len(runs) != 0 {
 		t.Fatalf("%d runs stored after the refusal (%v)", len(runs), err)
 	}
