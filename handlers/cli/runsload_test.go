@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,13 +39,9 @@ import (
 // answers are cached per store version, so each change has every page
 // built again; the figures are then reported, not held to the targets.
 var (
-	runsLoad        = flag.Bool("runsload", false, "run the runs list load benchmark (TestRunsListUnderLoad)")
-	runsLoadRuns    = flag.Int("runsload.runs", 30000, "runs in the store")
-	runsLoadClients = flag.Int("runsload.clients", 32, "clients at once")
-	runsLoadTime    = flag.Duration("runsload.time", 10*time.Second, "how long each page is loaded")
-	runsLoadOut     = flag.String("runsload.out", "", "also write the table to this file")
-	runsLoadDB      = flag.String("runsload.db", "", "keep the store in this file, and use it again when it is there")
-	runsLoadWrite   = flag.Duration("runsload.write", 0, "change the store this often while the pages are loaded (0: never)")
+	runsBench     = newLoadBench("runsload", "TestRunsListUnderLoad", "runs list load benchmark", "the store", 10*time.Second)
+	runsLoadRuns  = flag.Int("runsload.runs", 30000, "runs in the store")
+	runsLoadWrite = flag.Duration("runsload.write", 0, "change the store this often while the pages are loaded (0: never)")
 )
 
 // The copies' hosts, kernels, devices, engines, schedulers and tags: a
@@ -178,13 +173,8 @@ func runsListTargets(deep string) []loadTarget {
 
 // TestRunsListUnderLoad is the benchmark: see the flags above.
 func TestRunsListUnderLoad(t *testing.T) {
-	if !*runsLoad {
-		t.Skip("the runs list load benchmark runs with -runsload (see BENCHMARKS.md)")
-	}
-	dbPath := *runsLoadDB
-	if dbPath == "" {
-		dbPath = filepath.Join(t.TempDir(), "runs.db")
-	}
+	runsBench.skip(t)
+	dbPath := runsBench.dbPath(t)
 	if _, err := os.Stat(dbPath); err != nil {
 		t0 := time.Now()
 		seedRunsList(t, dbPath, *runsLoadRuns)
@@ -194,7 +184,7 @@ func TestRunsListUnderLoad(t *testing.T) {
 	ls := startLoadServer(t, dbPath)
 	base := ls.url
 	rss := watchRSS(ls.cmd.Process.Pid)
-	hc := loadClient(*runsLoadClients)
+	hc := loadClient(*runsBench.clients)
 	// The cursor half way down: the list's pages walked by next.
 	deep := ""
 	for path, seen := "/api/runs?limit=100", 0; seen < *runsLoadRuns/2; seen += 100 {
@@ -215,52 +205,21 @@ func TestRunsListUnderLoad(t *testing.T) {
 		deep = path[strings.Index(path, "after=")+len("after="):]
 	}
 	targets := runsListTargets(deep)
-	results := make([]loadResult, len(targets))
-	for i, tg := range targets {
-		t0 := time.Now()
-		status, n, err := get(hc, base, tg.path, tg.plain)
-		results[i].first = time.Since(t0)
-		if err != nil || status != http.StatusOK {
-			t.Fatalf("%s: %d %v", tg.path, status, err)
-		}
-		results[i].bytes = n
-	}
+	results := runsBench.first(t, hc, base, targets)
 	if *runsLoadWrite > 0 {
 		writes := heartbeats(t, dbPath, *runsLoadWrite)
 		defer func() { t.Logf("the store changed %d times under load", writes()) }()
 	}
-	rss.phase()
-	for i, tg := range targets {
-		first, bytes := results[i].first, results[i].bytes
-		results[i] = loadEndpoint(hc, base, tg, *runsLoadClients, *runsLoadTime)
-		results[i].rss = rss.phase()
-		results[i].first = first
-		if results[i].bytes == 0 {
-			results[i].bytes = bytes
-		}
-	}
+	runsBench.load(hc, base, targets, results, rss)
 	peak, hwm := rss.done()
-	table := loadTable(results, 16, *runsLoadClients, *runsLoadTime, peak, hwm)
+	table := loadTable(results, 16, *runsBench.clients, *runsBench.time, peak, hwm)
 	runs := fmt.Sprintf("%d runs of 16 steps", *runsLoadRuns)
 	if *runsLoadWrite > 0 {
 		runs += fmt.Sprintf(", the store changed every %v", *runsLoadWrite)
 	}
 	table = strings.Replace(table, "16-step run", runs, 1)
-	t.Log("\n" + table)
-	if *runsLoadOut != "" {
-		if err := os.WriteFile(*runsLoadOut, []byte(table), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
-	for _, r := range results {
-		if *runsLoadWrite > 0 {
-			break // a store changing under the load: reported, not held to the targets
-		}
-		if !r.pass() {
-			t.Errorf("%s: %.0f req/s (want ≥ %.0f), p99 %v (want < %v), %d errors, other statuses %v", r.target.name, r.rate,
-				r.target.minRate, r.p99, r.target.maxP99, r.errors, r.statuses)
-		}
-	}
+	// A store changing under the load: reported, not held to the targets.
+	runsBench.report(t, table, results, *runsLoadWrite == 0)
 }
 
 // heartbeats records an agent host seen every interval in the store at
