@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"iolab/bench/fioserver/fleettest"
-	"iolab/db"
 )
 
 // fiftyLog keeps the dashboard's whole log (its request log: every
@@ -39,7 +38,7 @@ type fiftyFleet struct {
 	hc     *http.Client
 	log    *requestLog
 	names  []string
-	agents []*fleettest.Process
+	agents []*nsAgent
 }
 
 // fiftyDir is where a benchmark process keeps its files, in /dev/shm
@@ -97,38 +96,16 @@ func newFiftyFleet(b *testing.B, n int) *fiftyFleet {
 	f := &fiftyFleet{names: names, hc: &http.Client{Timeout: 30 * time.Second}}
 	f.startServe(b, hosts[0])
 	for i, h := range hosts {
-		token := f.addAgent(b, names[i])
 		// Device locks are per machine: each host its own, or the fifty
 		// files on one tmpfs would take turns (TryLockDevice).
-		p := h.Start(b, "env", "IOLAB_TEST_MAIN=1", "IOLAB_LOCK_DIR="+filepath.Join(shm, names[i]+".locks"), os.Args[0], "agent", "--dashboard", "http://"+f.listen(),
-			"--token", token, "--name", names[i], "--data-dir", fleettest.DataDir, "--db", filepath.Join(shm, names[i]+".db"))
-		f.agents = append(f.agents, p)
+		a := &nsAgent{host: h, dashboard: f.base, db: filepath.Join(shm, names[i]+".db"),
+			env: []string{"IOLAB_LOCK_DIR=" + filepath.Join(shm, names[i]+".locks")}}
+		a.id, a.token = addAgentHost(b, f.caller(b), names[i])
+		a.launch(b)
+		f.agents = append(f.agents, a)
 	}
 	b.Cleanup(f.stopAgents) // all at once, before each waits for its own
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var hs []db.Host
-		f.get(b, "/api/hosts", &hs)
-		ready := 0
-		for _, h := range hs {
-			// Its hostname is its namespace's (UTS), said in its hello.
-			if h.Kind == db.HostAgent && h.State == "idle" && h.Hostname == h.Name {
-				ready++
-			}
-		}
-		if ready == n {
-			break
-		}
-		for i, p := range f.agents {
-			if p.Exited() {
-				b.Fatalf("agent %s exited:\n%s", names[i], p.Output())
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d agents ready after 2 minutes", ready, n)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitHellos(b, f.caller(b), made, 2*time.Minute, f.agents...)
 	b.Logf("%d agents connected %v after the first host was made", n, time.Since(made).Round(time.Millisecond))
 	return f
 }
@@ -148,9 +125,6 @@ func reapFifty(parent string) {
 		}
 	}
 }
-
-// listen is the dashboard's address: the first host's gateway.
-func (f *fiftyFleet) listen() string { return strings.TrimPrefix(f.base, "http://") }
 
 // startServe starts `iolab serve` (this test binary as iolab) with a token
 // on a free port of first's gateway, its store on this machine's disk,
@@ -264,19 +238,16 @@ func (f *fiftyFleet) call(b *testing.B, method, path string, body, out any) int 
 
 func (f *fiftyFleet) get(b *testing.B, path string, out any) { f.call(b, "GET", path, nil, out) }
 
-// addAgent adds an agent host and returns its token.
-func (f *fiftyFleet) addAgent(b *testing.B, name string) string {
-	b.Helper()
-	var added struct{ Token string }
-	f.call(b, "POST", "/api/hosts", map[string]string{"kind": db.HostAgent, "name": name}, &added)
-	return added.Token
+// caller is f.call as the fleet tests' helpers call a dashboard.
+func (f *fiftyFleet) caller(b *testing.B) dashCall {
+	return func(method, path string, body, out any) (int, string) { return f.call(b, method, path, body, out), "" }
 }
 
 // stopAgents stops every agent at once (each Stop waits for its own).
 func (f *fiftyFleet) stopAgents() {
 	var wg sync.WaitGroup
-	for _, p := range f.agents {
-		wg.Go(func() { p.Stop() })
+	for _, a := range f.agents {
+		wg.Go(func() { a.proc.Stop() })
 	}
 	wg.Wait()
 }

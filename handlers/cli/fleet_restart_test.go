@@ -183,34 +183,13 @@ func (d *childDash) run(id int64) runDoc {
 // waits for its hello.
 func (d *childDash) startAgent(name string) (*fleettest.Host, *fleettest.Process) {
 	d.t.Helper()
-	h := fleettest.NewHost(d.t, name)
-	if err := os.Chmod(h.Data, 0o700); err != nil {
-		d.t.Fatal(err)
-	}
-	var added struct {
-		Host  db.Host
-		Token string
-	}
-	if code, msg := d.call("POST", "/api/hosts", map[string]string{"kind": db.HostAgent, "name": name}, &added); code != http.StatusCreated {
-		d.t.Fatalf("add agent %s: %d %s", name, code, msg)
-	}
-	url := fmt.Sprintf("http://%s:%d", h.Gateway, d.port)
-	p := h.Start(d.t, "env", "IOLAB_TEST_MAIN=1", os.Args[0], "agent", "--dashboard", url, "--token", added.Token, "--name", name,
-		"--data-dir", fleettest.DataDir, "--db", filepath.Join(d.t.TempDir(), "agent.db"))
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var hosts []db.Host
-		d.call("GET", "/api/hosts", nil, &hosts)
-		for _, got := range hosts {
-			if got.ID == added.Host.ID && got.Details.Env != nil {
-				return h, p
-			}
-		}
-		if p.Exited() || time.Now().After(deadline) {
-			d.t.Fatalf("agent %s did not say hello:\n%s", name, p.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	h := newAgentNS(d.t, name)
+	a := &nsAgent{host: h, dashboard: fmt.Sprintf("http://%s:%d", h.Gateway, d.port), db: filepath.Join(d.t.TempDir(), "agent.db")}
+	a.id, a.token = addAgentHost(d.t, d.call, name)
+	since := time.Now()
+	a.launch(d.t)
+	waitHellos(d.t, d.call, since, 15*time.Second, a)
+	return h, a.proc
 }
 
 // TestDashboardRestartMidGroup: the dashboard (a real `iolab serve` on
@@ -368,7 +347,7 @@ func TestAgentCancelWhileAway(t *testing.T) {
 		d.call("GET", "/api/groups/"+g.Group, nil, &gv)
 		return r.Agent != nil && !r.Agent.Unreachable && len(gv.Members) == 1 && strings.Contains(gv.Members[0].Progress, "measure")
 	})
-	if err := a.ns.SetLink(false); err != nil {
+	if err := a.host.SetLink(false); err != nil {
 		t.Fatal(err)
 	}
 	cut := time.Now()
@@ -384,7 +363,7 @@ func TestAgentCancelWhileAway(t *testing.T) {
 		t.Fatalf("the run's page does not say the cancel waits for the agent:\n%s", page)
 	}
 	time.Sleep(time.Second) // the agent, cut off, runs on
-	if err := a.ns.SetLink(true); err != nil {
+	if err := a.host.SetLink(true); err != nil {
 		t.Fatal(err)
 	}
 	mended := time.Now()

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -134,14 +133,7 @@ func (d *fleetDash) call(method, path string, body, out any) (int, string) {
 // addAgent issues an agent's token.
 func (d *fleetDash) addAgent(name string) (int64, string) {
 	d.t.Helper()
-	var added struct {
-		Host  db.Host
-		Token string
-	}
-	if code, msg := d.call("POST", "/api/hosts", map[string]string{"kind": db.HostAgent, "name": name}, &added); code != http.StatusCreated {
-		d.t.Fatalf("add agent %s: %d %s", name, code, msg)
-	}
-	return added.Host.ID, added.Token
+	return addAgentHost(d.t, d.call, name)
 }
 
 // addFio adds a fio server host whose jobs may use targets.
@@ -153,31 +145,17 @@ func (d *fleetDash) addFio(name string, addr netip.Addr, targets ...string) {
 }
 
 // agentHost is a namespace host running `iolab agent`.
-type agentHost struct {
-	ns    *fleettest.Host
-	proc  *fleettest.Process
-	id    int64
-	token string
-	url   string // the dashboard, as the agent reaches it
-	db    string // its store, outside its data directory
-	args  []string
-}
+type agentHost struct{ nsAgent }
 
 // newAgentHost makes a namespace host, gives it a token and starts its
-// agent (this test binary as iolab) with its data directory inside the
-// host and its store beside; extra are more agent flags.
+// agent with its data directory inside the host and its store beside;
+// extra are more agent flags.
 func (d *fleetDash) newAgentHost(name string, extra ...string) *agentHost {
 	d.t.Helper()
-	h := d.newHost(name)
-	// The data directory is the agent's alone, and never holds its
-	// store (iolab agent refuses either).
-	if err := os.Chmod(h.Data, 0o700); err != nil {
-		d.t.Fatal(err)
-	}
-	a := &agentHost{ns: h, url: d.listen(h.Gateway), db: filepath.Join(d.t.TempDir(), "agent.db")}
+	h := newAgentNS(d.t, name)
+	d.ns[name] = h
+	a := &agentHost{nsAgent{host: h, dashboard: d.listen(h.Gateway), db: filepath.Join(d.t.TempDir(), "agent.db"), extra: extra}}
 	a.id, a.token = d.addAgent(name)
-	a.args = append([]string{"IOLAB_TEST_MAIN=1", os.Args[0], "agent", "--dashboard", a.url, "--token", a.token, "--name", name,
-		"--data-dir", fleettest.DataDir, "--db", a.db}, extra...)
 	a.start(d)
 	return a
 }
@@ -187,18 +165,8 @@ func (d *fleetDash) newAgentHost(name string, extra ...string) *agentHost {
 func (a *agentHost) start(d *fleetDash) {
 	d.t.Helper()
 	since := time.Now()
-	a.proc = a.ns.Start(d.t, "env", a.args...)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		h, err := d.store.GetHost(context.Background(), a.id)
-		if err == nil && h.LastSeen.After(since) && h.Details.Env != nil {
-			return
-		}
-		if a.proc.Exited() || time.Now().After(deadline) {
-			d.t.Fatalf("agent %s did not say hello: %+v %v\n%s", a.ns.Name, h, err, a.proc.Output())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	a.launch(d.t)
+	waitHellos(d.t, d.call, since, 15*time.Second, &a.nsAgent)
 }
 
 // groupAnswer is POST /api/runs's answer for a group.
@@ -387,7 +355,7 @@ func TestAgentLinkCut(t *testing.T) {
 	g := d.createGroup(fleetPlan("cut", []string{"agent-c"}, map[string][]string{"iodepth": {"1", "2", "4", "8", "16", "32", "64", "128"}}, "1s"))
 	id := g.Runs[0].ID
 	d.waitDone(id, 1, 15*time.Second)
-	if err := a.ns.SetLink(false); err != nil {
+	if err := a.host.SetLink(false); err != nil {
 		t.Fatal(err)
 	}
 	cut := time.Now()
@@ -395,7 +363,7 @@ func TestAgentLinkCut(t *testing.T) {
 	time.Sleep(4 * time.Second) // steps of 1 s end meanwhile
 	during, _ := d.store.StoredSteps(context.Background(), id)
 	r, _ := d.store.GetRun(context.Background(), id)
-	if err := a.ns.SetLink(true); err != nil {
+	if err := a.host.SetLink(true); err != nil {
 		t.Fatal(err)
 	}
 	if len(during) != len(before) || r.Status != db.StatusRunning {
