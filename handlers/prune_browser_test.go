@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"iolab/db"
+	"iolab/db/dbtest"
 )
 
 // TestBrowserPrune: the admin logs in, asks for a dry run on the prune
@@ -26,17 +27,8 @@ func TestBrowserPrune(t *testing.T) {
 	}
 	const token = "browser-prune-token"
 	ts := newTestServer(t, Config{Token: token})
-	var seeded []int64
-	for _, name := range []string{"nightly-1", "nightly-2", "nightly-3", "nightly-4"} {
-		r, _ := seedRun(t, ts.store, name, []string{"1", "4", "16"}, 2)
-		seeded = append(seeded, r.ID)
-	}
-	running := &db.Run{Name: "still going", Status: db.StatusRunning}
-	first := mustGetRun(t, ts.store, seeded[0])
-	running.Plan, running.Host = first.Plan, first.Host
-	if _, err := ts.store.CreateRun(context.Background(), running); err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Store(t, ts.store, dbtest.Run{Name: "nightly-1", Steps: 6}, dbtest.Run{Name: "nightly-2", Steps: 6},
+		dbtest.Run{Name: "nightly-3", Steps: 6}, dbtest.Run{Name: "nightly-4", Steps: 6}, dbtest.Run{Name: "still going", Status: db.StatusRunning})
 	hs := httptest.NewServer(ts.e)
 	defer hs.Close()
 	art := artifactsDir(t)
@@ -106,7 +98,7 @@ func TestBrowserPrune(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, art, "prune-done.png", 100)
-	if got := runIDs(t, ts.store); len(got) != 2 {
+	if got := dbtest.IDs(t, ts.store); len(got) != 2 {
 		t.Errorf("%d runs left, want the newest done and the running one", len(got))
 	}
 }

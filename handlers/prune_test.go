@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"iolab/db"
+	"iolab/db/dbtest"
 )
 
 // waitPrune waits for the dashboard's prune to end and returns it.
@@ -30,20 +31,6 @@ func waitPrune(t *testing.T, ts *testServer) *pruneJob {
 	return nil
 }
 
-func runIDs(t *testing.T, store *db.Store) []int64 {
-	t.Helper()
-	runs, err := store.ListRuns(context.Background(), db.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for _, r := range runs {
-		ids = append(ids, r.ID)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // TestPrunePage: the admin's dry run lists what would go and what stays
 // with why, deleting nothing; the confirm deletes the runs it names that
 // the rule still selects, never a running one, and the page and the API
@@ -52,17 +39,9 @@ func TestPrunePage(t *testing.T) {
 	const token = "prune-token"
 	ts := newTestServer(t, Config{Token: token})
 	bearer := []string{"Authorization", "Bearer " + token}
-	var seeded []int64
-	for _, name := range []string{"a", "b", "c", "d"} {
-		r, _ := seedRun(t, ts.store, "prune-"+name, []string{"1"}, 1)
-		seeded = append(seeded, r.ID)
-	}
-	running := &db.Run{Name: "still going", Status: db.StatusRunning}
-	first := mustGetRun(t, ts.store, seeded[0])
-	running.Plan, running.Host = first.Plan, first.Host
-	if _, err := ts.store.CreateRun(context.Background(), running); err != nil {
-		t.Fatal(err)
-	}
+	ids := dbtest.Store(t, ts.store, dbtest.Run{Name: "prune-a", Steps: 1}, dbtest.Run{Name: "prune-b", Steps: 1},
+		dbtest.Run{Name: "prune-c", Steps: 1}, dbtest.Run{Name: "prune-d", Steps: 1}, dbtest.Run{Name: "still going", Status: db.StatusRunning})
+	seeded, running := ids[:4], ids[4]
 
 	rec := ts.do(t, "GET", "/api/prune?keep=1&status=done,running", "", bearer...)
 	if rec.Code != http.StatusOK {
@@ -82,7 +61,7 @@ func TestPrunePage(t *testing.T) {
 		kept = append(kept, r.ID)
 	}
 	slices.Sort(del)
-	if !slices.Equal(del, seeded[:3]) || !slices.Equal(kept, []int64{running.ID, seeded[3]}) || plan.Kept[0].Kept != "it is running" ||
+	if !slices.Equal(del, seeded[:3]) || !slices.Equal(kept, []int64{running, seeded[3]}) || plan.Kept[0].Kept != "it is running" ||
 		!strings.HasPrefix(plan.Kept[1].Kept, "kept by keep 1: number 1") {
 		t.Fatalf("dry run: delete %v, kept %+v; want %v, and the running run and d", del, plan.Kept, seeded[:3])
 	}
@@ -98,12 +77,12 @@ func TestPrunePage(t *testing.T) {
 			t.Errorf("the page: %d, no %q", rec.Code, want)
 		}
 	}
-	if got := runIDs(t, ts.store); len(got) != 5 {
+	if got := dbtest.IDs(t, ts.store); len(got) != 5 {
 		t.Fatalf("the dry runs deleted runs: %v left", got)
 	}
 
 	// The confirm names a and b only: c and d stay, as does the running run.
-	form := url.Values{"keep": {"1"}, "status": {"done,running"}, "ids": {fmt.Sprintf("%d,%d,%d", seeded[0], seeded[1], running.ID)}}
+	form := url.Values{"keep": {"1"}, "status": {"done,running"}, "ids": {fmt.Sprintf("%d,%d,%d", seeded[0], seeded[1], running)}}
 	rec = ts.do(t, "POST", "/prune", form.Encode(), bearer...)
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/prune" {
 		t.Fatalf("confirm: %d %s", rec.Code, rec.Body)
@@ -112,7 +91,7 @@ func TestPrunePage(t *testing.T) {
 	if j.Error != "" || j.Planned != 2 || len(j.Result.Deleted) != 2 || j.After == nil {
 		t.Fatalf("the prune: %+v", j)
 	}
-	if got, want := runIDs(t, ts.store), []int64{seeded[2], seeded[3], running.ID}; !slices.Equal(got, want) {
+	if got, want := dbtest.IDs(t, ts.store), []int64{seeded[2], seeded[3], running}; !slices.Equal(got, want) {
 		t.Errorf("after the prune: %v, want %v", got, want)
 	}
 	rec = ts.do(t, "GET", "/prune", "", bearer...)
@@ -150,11 +129,11 @@ func TestPruneWhileRunsArrive(t *testing.T) {
 	const token = "prune-token"
 	ts := newTestServer(t, Config{Token: token})
 	bearer := []string{"Authorization", "Bearer " + token, "Content-Type", "application/json"}
-	var old []int64
+	var runs []dbtest.Run
 	for i := range 120 {
-		r, _ := seedRun(t, ts.store, fmt.Sprint("old-", i), []string{"1", "2"}, 1)
-		old = append(old, r.ID)
+		runs = append(runs, dbtest.Run{Name: fmt.Sprint("old-", i), Steps: 2})
 	}
+	old := dbtest.Store(t, ts.store, runs...)
 	rec := ts.do(t, "GET", "/api/prune?keep=1", "", bearer...)
 	var plan prunePlanBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &plan); err != nil || len(plan.Delete) != 119 {
@@ -169,8 +148,7 @@ func TestPruneWhileRunsArrive(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range 40 {
-			r, _ := seedRun(t, ts.store, fmt.Sprint("new-", i), []string{"1"}, 1)
-			added = append(added, r.ID)
+			added = append(added, dbtest.Store(t, ts.store, dbtest.Run{Name: fmt.Sprint("new-", i), Steps: 1})...)
 		}
 	}()
 	rec = ts.do(t, "POST", "/api/prune", string(body), bearer...)
@@ -187,7 +165,7 @@ func TestPruneWhileRunsArrive(t *testing.T) {
 	if n := len(j.Result.Deleted); n < 119 || n > 120 {
 		t.Errorf("deleted %d runs, want 119 or 120 of the old", n)
 	}
-	left := runIDs(t, ts.store)
+	left := dbtest.IDs(t, ts.store)
 	for _, id := range added {
 		if !slices.Contains(left, id) {
 			t.Errorf("run %d stored during the prune is gone", id)
@@ -222,7 +200,7 @@ func TestPruneWhileRunsArrive(t *testing.T) {
 // page and API with 403 and why; one with a token asks for it.
 func TestPruneNeedsAnAdmin(t *testing.T) {
 	open := newTestServer(t, Config{})
-	r, _ := seedRun(t, open.store, "kept", []string{"1"}, 1)
+	kept := dbtest.Store(t, open.store, dbtest.Run{Name: "kept", Steps: 1})[0]
 	for _, req := range []struct{ method, target, body string }{
 		{"GET", "/prune?keep=1", ""}, {"POST", "/prune", "keep=1&ids=1"},
 		{"GET", "/api/prune?keep=1", ""}, {"POST", "/api/prune", `{"keep":1,"ids":[1]}`}, {"GET", "/api/prune/last", ""},
@@ -239,7 +217,7 @@ func TestPruneNeedsAnAdmin(t *testing.T) {
 	if rec := guarded.do(t, "GET", "/api/prune?keep=1", ""); rec.Code != http.StatusUnauthorized {
 		t.Errorf("the API without the token: %d", rec.Code)
 	}
-	if _, err := open.store.GetRun(context.Background(), r.ID); err != nil {
+	if _, err := open.store.GetRun(context.Background(), kept); err != nil {
 		t.Errorf("the run after the refusals: %v", err)
 	}
 }

@@ -8,43 +8,30 @@ import (
 	"testing"
 	"time"
 
-	"iolab/bench/fio"
-	"iolab/bench/sweep"
 	"iolab/db"
+	"iolab/db/dbtest"
 )
 
-// pruneStore stores six runs of host lab-7: ids 1–5 done, 1, 2 and 3 a
-// hundred days old (1 tagged scratch, 2 failed), 4 and 5 new; 6 a hundred
-// days old and still running. It returns the store's path.
+// pruneStore stores six runs of host lab-7 (dbtest.Host): ids 1–5 done,
+// 1, 2 and 3 a hundred days old (1 tagged scratch, 2 failed), 4 and 5
+// new; 6 a hundred days old and still running. It returns the store's
+// path.
 func pruneStore(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "prune.db")
-	store, err := db.Open(ctx, path)
+	store, err := db.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	args := []string{"--name=j", "--filename=/tmp/f", "--rw=randread", "--bs=4k"}
-	cfg, err := fio.ParseArgs(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := &sweep.Plan{Name: "j", Args: args, Base: *cfg}
 	old := time.Now().Add(-100 * 24 * time.Hour)
-	for i, r := range []db.Run{
-		{Name: "scratch", Status: db.StatusDone, Created: old, Tags: []string{"scratch"}},
-		{Name: "broken", Status: db.StatusFailed, Created: old.Add(time.Hour)},
-		{Name: "old", Status: db.StatusDone, Created: old.Add(2 * time.Hour)},
-		{Name: "new", Status: db.StatusDone, Created: time.Now().Add(-time.Hour)},
-		{Name: "newest", Status: db.StatusDone, Created: time.Now()},
-		{Name: "long", Status: db.StatusRunning, Created: old.Add(3 * time.Hour)},
-	} {
-		r.Plan, r.Hostname = *plan, "lab-7"
-		if _, err := store.CreateRun(ctx, &r); err != nil {
-			t.Fatalf("run %d: %v", i+1, err)
-		}
-	}
+	dbtest.Store(t, store,
+		dbtest.Run{Name: "scratch", Created: old, Tags: []string{"scratch"}},
+		dbtest.Run{Name: "broken", Status: db.StatusFailed, Created: old.Add(time.Hour)},
+		dbtest.Run{Name: "old", Created: old.Add(2 * time.Hour)},
+		dbtest.Run{Name: "new", Created: time.Now().Add(-time.Hour)},
+		dbtest.Run{Name: "newest", Created: time.Now()},
+		dbtest.Run{Name: "long", Status: db.StatusRunning, Created: old.Add(3 * time.Hour)})
 	return path
 }
 
@@ -55,16 +42,7 @@ func storedIDs(t *testing.T, path string) []int64 {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	runs, err := store.ListRuns(context.Background(), db.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for _, r := range runs {
-		ids = append(ids, r.ID)
-	}
-	slices.Sort(ids)
-	return ids
+	return dbtest.IDs(t, store)
 }
 
 // TestPruneCommand: a dry run lists what would go and deletes nothing;
