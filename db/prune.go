@@ -10,9 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"iolab/bench"
-	"iolab/bench/sweep"
 )
 
 // Pruning: which stored runs a retention rule lets go, and deleting them.
@@ -165,9 +162,14 @@ func unfinishedWhy(status string) string {
 	return ""
 }
 
-// pruneRows reads every run as a prune sees it, newest first.
+// pruneRows reads every run as a prune sees it, newest first. A run's
+// workload is its column (migration 0011), which CreateRun and imports
+// set and opening the store fills in for the runs stored before; a run
+// whose column is still NULL (a store a process left between 0011 and
+// the fill, opened read-only since) has its plan read instead.
 func (s *Store) pruneRows(ctx context.Context) ([]pruneRow, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, name, status, hostname, created_at, tags, plan
+	rows, err := s.read.QueryContext(ctx, `SELECT id, name, status, hostname, created_at, tags, workload,
+		CASE WHEN workload IS NULL THEN plan END
 		FROM runs ORDER BY created_at DESC, id DESC`)
 	if err != nil {
 		return nil, err
@@ -176,48 +178,28 @@ func (s *Store) pruneRows(ctx context.Context) ([]pruneRow, error) {
 	var list []pruneRow
 	for rows.Next() {
 		var (
-			r          Run
-			created    int64
-			tags, plan string
-			w          workloadPlan
+			r              Run
+			created        int64
+			tags           string
+			workload, plan sql.NullString
 		)
-		if err := rows.Scan(&r.ID, &r.Name, &r.Status, &r.Hostname, &created, &tags, &plan); err != nil {
+		if err := rows.Scan(&r.ID, &r.Name, &r.Status, &r.Hostname, &created, &tags, &workload, &plan); err != nil {
 			return nil, err
 		}
-		if err := unmarshalFields([]jsonField{{"tags", tags, &r.Tags}, {"plan", plan, &w}}); err != nil {
+		fields := []jsonField{{"tags", tags, &r.Tags}}
+		if !workload.Valid {
+			fields = append(fields, jsonField{"plan", plan.String, &r.Plan})
+		}
+		if err := unmarshalFields(fields); err != nil {
 			return nil, fmt.Errorf("run %d: %w", r.ID, err)
 		}
-		w.into(&r.Plan)
+		if !workload.Valid {
+			workload.String = Workload(r)
+		}
 		list = append(list, pruneRow{PruneRun: PruneRun{ID: r.ID, Name: r.Name, Status: r.Status, Hostname: r.Hostname,
-			Workload: Workload(r), Created: time.Unix(0, created)}, tags: r.Tags})
+			Workload: workload.String, Created: time.Unix(0, created)}, tags: r.Tags})
 	}
 	return list, rows.Err()
-}
-
-// workloadPlan is what Workload reads of a stored plan: decoding only
-// that skips building the rest of every job of a lab's 30,000 plans.
-type workloadPlan struct {
-	Base struct {
-		Groups []struct {
-			Jobs []struct {
-				RW string `json:"rw"`
-				BS int64  `json:"bs"`
-			} `json:"jobs"`
-		} `json:"groups"`
-	} `json:"base"`
-	Sweeps []sweep.Sweep `json:"sweeps"`
-}
-
-// into fills p with w, as far as Workload reads it.
-func (w *workloadPlan) into(p *sweep.Plan) {
-	p.Sweeps = w.Sweeps
-	for _, g := range w.Base.Groups {
-		var bg bench.Group
-		for _, j := range g.Jobs {
-			bg.Jobs = append(bg.Jobs, bench.Job{RW: j.RW, BS: j.BS})
-		}
-		p.Base.Groups = append(p.Base.Groups, bg)
-	}
 }
 
 // heldSQL are the runs that must stay though finished, with why: a

@@ -356,11 +356,14 @@ func TestParsePruneAge(t *testing.T) {
 	}
 }
 
-// TestPruneWorkload: the workload a prune reads of a plan (workloadPlan)
-// is Workload's of the whole plan, sweeps of rw and bs included.
+// TestPruneWorkload: the workload a prune reads (the runs' workload
+// column) is Workload's of the whole plan, sweeps of rw and bs included,
+// for runs stored, imported, stored before the column (filled in when
+// the store is opened), and whose column is still NULL (read from the
+// plan).
 func TestPruneWorkload(t *testing.T) {
-	s, _ := openTest(t)
 	ctx := context.Background()
+	s, path := openTest(t)
 	for _, edit := range []func(r *Run){
 		func(r *Run) {},
 		func(r *Run) {
@@ -380,22 +383,50 @@ func TestPruneWorkload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plan, err := s.PlanPrune(ctx, PruneRule{Statuses: []string{StatusDone}})
+	doc, err := os.ReadFile("testdata/randrw-io_uring-qd8.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	for _, p := range plan.Delete {
-		full, err := s.GetRun(ctx, p.ID)
+	if _, _, err := s.ImportDocument(ctx, doc, ImportOptions{Hostname: "box7"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, wantNull int) {
+		t.Helper()
+		var null int
+		if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE workload IS NULL`).Scan(&null); err != nil || null != wantNull {
+			t.Fatalf("%s: %d runs without a workload (%v), want %d", when, null, err, wantNull)
+		}
+		plan, err := s.PlanPrune(ctx, PruneRule{Statuses: []string{StatusDone}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := Workload(*full); p.Workload != want || want == "" {
-			t.Errorf("run %d: workload %q, want %q", p.ID, p.Workload, want)
+		seen := map[string]bool{}
+		for _, p := range plan.Delete {
+			full, err := s.GetRun(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := Workload(*full); p.Workload != want || want == "" {
+				t.Errorf("%s: run %d: workload %q, want %q", when, p.ID, p.Workload, want)
+			}
+			seen[p.Workload] = true
 		}
-		seen[p.Workload] = true
+		// The imported fio run's workload is the first stored run's.
+		if len(plan.Delete) != 4 || len(seen) != 3 {
+			t.Errorf("%s: %d runs, workloads %v; want four runs of three", when, len(plan.Delete), seen)
+		}
 	}
-	if len(seen) != 3 {
-		t.Errorf("workloads %v, want three", seen)
+	check("stored and imported", 0)
+	// Runs stored before 0011, as the migration leaves them: read from
+	// their plans until the store is opened again, which fills them in.
+	if _, err := s.write.ExecContext(ctx, `UPDATE runs SET workload = NULL`); err != nil {
+		t.Fatal(err)
 	}
+	check("stored before 0011", 4)
+	s.Close()
+	if s, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check("opened again", 0)
 }
