@@ -229,6 +229,38 @@ func (s *Store) GetRun(ctx context.Context, id int64) (*Run, error) {
 	return &r, nil
 }
 
+// RunsByID reads the runs ids names in one query, each with its step
+// count, in the order of ids; a run that is not stored is left out.
+func (s *Store) RunsByID(ctx context.Context, ids []int64) ([]Run, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: get runs: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("db: get runs: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64]Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: get runs: %w", err)
+		}
+		byID[r.ID] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: get runs: %w", err)
+	}
+	out := make([]Run, 0, len(byID))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // ListRuns lists the runs that match f, newest first, at most f.Limit of
 // them when it is not 0.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {

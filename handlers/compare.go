@@ -113,15 +113,25 @@ func (s *Server) compareView(c echo.Context) error {
 	return s.render(c, http.StatusOK, "compare", data)
 }
 
+// compareLoad is what the compare page reads of its runs' steps.
+func compareLoad() db.StepLoad {
+	load := chart.Load(0, chart.On(chart.ComparePage)...)
+	load.Hists |= db.AllHists // the statistical diff's percentiles, of any latency kind
+	return load
+}
+
 // compareData is the compare page of runs ids, its charts' state from the
 // request's query.
 func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, error) {
-	load := chart.Load(0, chart.On(chart.ComparePage)...)
-	load.Hists |= db.AllHists // the statistical diff's percentiles, of any latency kind
-	runs, err := s.loadRuns(c.Request().Context(), ids, load)
+	runs, err := s.loadRuns(c.Request().Context(), ids, compareLoad())
 	if err != nil {
 		return nil, err
 	}
+	return s.compareDataOf(c, ids, runs)
+}
+
+// compareDataOf is compareData of runs ids read (compareLoad).
+func (s *Server) compareDataOf(c echo.Context, ids []int64, runs []chart.LoadedRun) (*comparePageData, error) {
 	v := compareQuery(c.QueryParams(), ids)
 	base, err := chart.ParseQuery(v)
 	if err != nil {

@@ -199,13 +199,22 @@ func (s *Server) loadGroup(ctx context.Context, uid string) (*groupView, error) 
 		return nil, err
 	}
 	v := &groupView{UID: g.UID, Name: g.Name, Serial: g.Serial}
+	ids := make([]int64, len(g.Members))
+	for i, m := range g.Members {
+		ids[i] = m.RunID
+	}
+	runs, err := s.store.RunsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*db.Run, len(runs))
+	for i := range runs {
+		byID[runs[i].ID] = &runs[i]
+	}
 	for _, m := range g.Members {
-		r, err := s.store.GetRun(ctx, m.RunID)
-		if errors.Is(err, db.ErrNotFound) {
+		r, ok := byID[m.RunID]
+		if !ok {
 			continue // deleted since
-		}
-		if err != nil {
-			return nil, err
 		}
 		mv := groupMemberView{RunID: r.ID, URL: fmt.Sprintf("/runs/%d", r.ID), Host: m.HostName, Kind: m.HostKind,
 			Hostname: r.Hostname, Kernel: r.Kernel, Status: r.Status, Error: r.Error, Steps: r.Steps}
@@ -333,14 +342,18 @@ func (s *Server) groupPage(c echo.Context) error {
 	}
 	data := &groupPageData{Group: v}
 	if len(ids) > 0 {
-		cd, err := s.compareData(c, ids)
+		runs, sums, err := s.groupPageRuns(ctx, ids)
+		if err != nil {
+			return err
+		}
+		cd, err := s.compareDataOf(c, ids, runs)
 		if err != nil {
 			return err
 		}
 		data.comparePageData = *cd
 		data.Warnings = report.GroupWarnings(cd.Runs)
 		data.Stats = hostDiffs(cd.Runs, v.Members, cmp.Or(cd.Lat, summary.LatTotal), cd.Lat != "")
-		if data.Fleet, err = s.fleetOnPage(c, v.UID, ids); err != nil {
+		if data.Fleet, err = s.fleetOnPage(c, v.UID, sums); err != nil {
 			return err
 		}
 	}

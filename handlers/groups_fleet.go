@@ -23,15 +23,39 @@ type groupFleet struct {
 	CSV, JSON string
 }
 
-// fleetOnPage works out the fleet of a group's runs for its page, from
-// their summaries: the compare page's load keeps no samples.
-func (s *Server) fleetOnPage(c echo.Context, uid string, ids []int64) (*groupFleet, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	runs, err := s.loadSummaries(c.Request().Context(), ids)
+// groupPageRuns reads a group's runs ids once for its page: each run's
+// row and host once, its steps as the compare page reads them (runs) and
+// its summaries (sums, the fleet's: the compare page's load keeps no
+// samples).
+func (s *Server) groupPageRuns(ctx context.Context, ids []int64) (runs, sums []chart.LoadedRun, err error) {
+	load := compareLoad()
+	runs, err = s.readRuns(ctx, ids, func(id int64, cr *chart.LoadedRun) error {
+		steps, err := s.store.StepsFor(ctx, id, load)
+		if err != nil {
+			return err
+		}
+		sum, err := s.store.Summaries(ctx, id)
+		if err != nil {
+			return err
+		}
+		cr.Steps = steps
+		sums = append(sums, chart.LoadedRun{Run: cr.Run, Summary: sum})
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for i := range sums {
+		sums[i].Host = runs[i].Host
+	}
+	return runs, sums, nil
+}
+
+// fleetOnPage works out the fleet of a group's runs for its page, from
+// their summaries (groupPageRuns).
+func (s *Server) fleetOnPage(c echo.Context, uid string, runs []chart.LoadedRun) (*groupFleet, error) {
+	if len(runs) == 0 {
+		return nil, nil
 	}
 	f := report.FleetOf(runs)
 	if len(f.Steps) == 0 {

@@ -315,7 +315,7 @@ func (s *Server) loadSummaries(ctx context.Context, ids []int64) ([]chart.Loaded
 	})
 }
 
-// readRuns reads runs, and their steps with steps.
+// readRuns reads runs (in one query), and their steps with steps.
 func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64, cr *chart.LoadedRun) error) ([]chart.LoadedRun, error) {
 	if len(ids) == 0 {
 		return nil, &ValidationError{Field: "run", Msg: "name at least one run (run=ID)"}
@@ -323,13 +323,16 @@ func (s *Server) readRuns(ctx context.Context, ids []int64, steps func(id int64,
 	if len(ids) > 50 {
 		return nil, &ValidationError{Field: "run", Msg: "at most 50 runs at once"}
 	}
+	rows, err := s.store.RunsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]chart.LoadedRun, 0, len(ids))
-	for _, id := range ids {
-		r, err := s.getRun(ctx, id)
-		if err != nil {
-			return nil, err
+	for i, id := range ids {
+		if i >= len(rows) || rows[i].ID != id {
+			return nil, notFoundError{what: fmt.Sprintf("run %d", id)}
 		}
-		cr := chart.LoadedRun{Run: *r}
+		cr := chart.LoadedRun{Run: rows[i]}
 		if err := steps(id, &cr); err != nil {
 			return nil, err
 		}
