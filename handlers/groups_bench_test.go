@@ -24,23 +24,18 @@ func benchGroup(b testing.TB, ts *testServer) string {
 
 // BenchmarkGroupAPI is GET /api/groups/UID of a group of eight runs, as
 // its page polls it while the group runs.
-func BenchmarkGroupAPI(b *testing.B) {
-	ts := newTestServer(b, Config{})
-	uid := benchGroup(b, ts)
-	for b.Loop() {
-		if rec := ts.do(b, "GET", "/api/groups/"+uid, ""); rec.Code != http.StatusOK {
-			b.Fatalf("%d %s", rec.Code, rec.Body)
-		}
-	}
-}
+func BenchmarkGroupAPI(b *testing.B) { benchGroupGet(b, "/api/groups/") }
 
 // BenchmarkGroupPage is GET /groups/UID of a group of eight runs: the
 // hosts' table, the fleet and the compare page of their runs.
-func BenchmarkGroupPage(b *testing.B) {
+func BenchmarkGroupPage(b *testing.B) { benchGroupGet(b, "/groups/") }
+
+// benchGroupGet GETs prefix+UID of benchGroup's group.
+func benchGroupGet(b *testing.B, prefix string) {
 	ts := newTestServer(b, Config{})
 	uid := benchGroup(b, ts)
 	for b.Loop() {
-		if rec := ts.do(b, "GET", "/groups/"+uid, ""); rec.Code != http.StatusOK {
+		if rec := ts.do(b, "GET", prefix+uid, ""); rec.Code != http.StatusOK {
 			b.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	}
