@@ -25,8 +25,9 @@ import (
 	"iolab/db"
 )
 
-// artifactsDir is where browser tests leave their screenshots
-// ($IOLAB_ARTIFACTS, else handlers/testdata/artifacts).
+// artifactsDir is where browser tests leave their artifacts
+// ($IOLAB_ARTIFACTS, else handlers/testdata/artifacts); screenshots only
+// when $IOLAB_ARTIFACTS is set (screenshot).
 func artifactsDir(t *testing.T) string {
 	dir := os.Getenv("IOLAB_ARTIFACTS")
 	if dir == "" {
@@ -138,11 +139,7 @@ func TestBrowserLaunchWatchShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "new-run.png", shot)
+	screenshot(t, ctx, art, "new-run.png", 100)
 
 	// Submit, and watch the live step line while the run goes.
 	if err := chromedp.Do(ctx, chromedp.Click(`form#new-run button[type=submit]`), chromedp.WaitVisible(`#run-status`)); err != nil {
@@ -206,10 +203,7 @@ func TestBrowserLaunchWatchShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "run.png", shot)
+	screenshot(t, ctx, art, "run.png", 100)
 	if !slices.Equal(drawn.Categories, []string{"1", "4"}) {
 		t.Fatalf("x categories %v, want iodepth 1 and 4", drawn.Categories)
 	}
@@ -346,4 +340,21 @@ func writeArtifact(t *testing.T, dir, name string, b []byte) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", filepath.Join(dir, name))
+}
+
+// screenshot saves a full-page screenshot of what ctx's browser shows as
+// name in dir (quality 100: PNG, else JPEG at that quality), when
+// $IOLAB_ARTIFACTS asks for the artifacts: a screenshot is for a person
+// to look at, and a long page's takes a second or two that a run of the
+// suite no one looks at need not spend.
+func screenshot(t *testing.T, ctx context.Context, dir, name string, quality int) {
+	t.Helper()
+	if os.Getenv("IOLAB_ARTIFACTS") == "" {
+		return
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(quality))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, dir, name, shot)
 }

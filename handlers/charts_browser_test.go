@@ -131,11 +131,7 @@ func TestBrowserChartsReadable(t *testing.T) {
 
 	shoot := func(name string) {
 		t.Helper()
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeArtifact(t, art, name, shot)
+		screenshot(t, ctx, art, name, 100)
 	}
 	open := func(u string, kinds ...string) {
 		t.Helper()

@@ -133,10 +133,6 @@ func TestBrowserColourIsTheValue(t *testing.T) {
 			byColour[c] = v
 		}
 		t.Logf("%s: %d series on %v, colours %v", tc.name, len(looks), charts, colour)
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeArtifact(t, art, "colour-"+tc.name+".png", shot)
+		screenshot(t, ctx, art, "colour-"+tc.name+".png", 100)
 	}
 }

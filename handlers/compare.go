@@ -86,6 +86,13 @@ type comparePageData struct {
 	// page's lat= ("" for each table's and chart's default).
 	StatLat []chartLink
 	Lat     summary.LatKind
+	// StatNote says what of the runs the statistical diff compares when
+	// not all their steps (PTS runs: each one's steady-state window).
+	StatNote string
+	// PTS is the runs of one PTS test round by round (compare_pts.go);
+	// PTSWhy says why PTS runs are not compared so.
+	PTS    *ptsCompareView
+	PTSWhy string
 	// Report is the link that downloads the page as a write-up.
 	Report string
 }
@@ -137,7 +144,10 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 	}
 	axis, baseValue := c.QueryParam("axis"), c.QueryParam("base")
 	lat := pageLat
-	if diffs, err := report.StatDiffs(runs, axis, baseValue, lat); err != nil {
+	data.PTS, data.PTSWhy = ptsCompare(runs)
+	diffRuns, statNote := ptsWindowed(runs)
+	data.StatNote = statNote
+	if diffs, err := report.StatDiffs(diffRuns, axis, baseValue, lat); err != nil {
 		data.StatErr = err.Error()
 	} else {
 		data.StatDiffs = report.StatDiffViews(diffs)
@@ -170,6 +180,10 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 		sv.Set("base", baseValue)
 	}
 	data.StatCSV = "/compare/export.csv?" + sv.Encode()
+	if data.PTS != nil {
+		tv.Set("table", "pts")
+		data.PTS.CSV = "/compare/export.csv?" + tv.Encode()
+	}
 	tv.Set("table", "diff")
 	data.DiffCSV = "/compare/export.csv?" + tv.Encode()
 	tv.Set("table", "maxiops")
@@ -194,7 +208,8 @@ func (s *Server) compareData(c echo.Context, ids []int64) (*comparePageData, err
 }
 
 // compareCSV is the compare page's tables as CSV: table=diff (environment
-// and plan differences), stats (the statistical diff), maxiops, schedulers or jobs.
+// and plan differences), stats (the statistical diff), pts (runs of one
+// PTS test round by round), maxiops, schedulers or jobs.
 func (s *Server) compareCSV(c echo.Context) error {
 	ids, err := compareIDs(c.QueryParams())
 	if err != nil {
@@ -216,11 +231,16 @@ func (s *Server) compareCSV(c echo.Context) error {
 		if err != nil {
 			return &ValidationError{Field: "lat", Msg: "lat: " + err.Error()}
 		}
-		diffs, err := report.StatDiffs(runs, c.QueryParam("axis"), c.QueryParam("base"), lat)
+		diffRuns, _ := ptsWindowed(runs)
+		diffs, err := report.StatDiffs(diffRuns, c.QueryParam("axis"), c.QueryParam("base"), lat)
 		if err != nil {
 			return &ValidationError{Field: "run", Msg: err.Error()}
 		}
 		ch = report.StatDiffCSV(diffs)
+	case "pts":
+		if ch, err = ptsCSV(runs); err != nil {
+			return err
+		}
 	case "diff":
 		ch = &chart.Chart{Columns: []string{"field"}}
 		for _, r := range runs {
@@ -236,7 +256,7 @@ func (s *Server) compareCSV(c echo.Context) error {
 	case "schedulers", "jobs":
 		ch = schedulerCSV(runs, t == "jobs")
 	default:
-		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, stats, maxiops, schedulers or jobs", t)}
+		return &ValidationError{Field: "table", Msg: fmt.Sprintf("table %q: use diff, stats, maxiops, schedulers, jobs or pts", t)}
 	}
 	return s.serveCSV(c, "iolab-compare.csv", ch)
 }

@@ -67,11 +67,7 @@ func TestBrowserCompare(t *testing.T) {
 	if !strings.Contains(url, "/compare?") {
 		t.Fatalf("landed on %s, not the compare page", url)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "compare.png", shot)
+	screenshot(t, ctx, art, "compare.png", 100)
 
 	// The URL is the view: a fresh browser shows the same series.
 	ctx2, cancel2 := browser(t, path)

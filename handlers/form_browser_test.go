@@ -83,11 +83,7 @@ func TestBrowserFormRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "new-run-refused.png", shot)
+	screenshot(t, ctx, art, "new-run-refused.png", 100)
 	if shown.Field != "plan" || shown.Top || !shown.Beside {
 		t.Errorf("the error is at %q (above the form: %v), want beside the checkbox", shown.Field, shown.Top)
 	}

@@ -86,6 +86,9 @@ func (s *Server) resolveFor(req *PlanRequest, list string) string {
 // launchGroup checks a plan for every host of a request and starts it as
 // a group; nothing starts unless every host can run it.
 func (s *Server) launchGroup(ctx context.Context, req *PlanRequest) (*db.FleetRun, error) {
+	if req.PTS != nil {
+		return nil, ptsRequestAlone(req) // this machine's device alone
+	}
 	members, err := s.groupMembers(ctx, req.Hosts)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"iolab/bench/launch"
+	"iolab/bench/pts"
 	"iolab/bench/sweep"
 	"iolab/db"
 
@@ -260,6 +261,14 @@ type newRunPageData struct {
 	// SkipImpossibleLabel and DiscardLabel label the checkboxes the
 	// errors of steps that cannot run name (formWords).
 	SkipImpossibleLabel, DiscardLabel string
+	// PTS is the form's SNIA PTS part (new_run_pts.go), its errors
+	// beside its fields and PTSError above them; PTSTests and
+	// PurgeMethods its choices.
+	PTS          ptsForm
+	PTSErrors    map[string]string
+	PTSError     string
+	PTSTests     []pts.Test
+	PurgeMethods []string
 }
 
 // sweepField is one axis field of the form.
@@ -279,7 +288,8 @@ func (s *Server) newRunData(c echo.Context, f runForm) (*newRunPageData, error) 
 	}
 	return &newRunPageData{pageBase: s.base(c, "New run"), Form: f, Presets: presets, PresetsJSON: string(js), Errors: map[string]string{},
 		Targets: s.allowTargets, DataDir: s.dataDir, SweepFields: sweepFields(f), Hosts: hosts,
-		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel}, nil
+		RWModes: []string{"read", "write", "randread", "randwrite", "rw", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}, SkipImpossibleLabel: skipImpossibleLabel, DiscardLabel: discardLabel,
+		PTS: defaultPTSForm(), PTSErrors: map[string]string{}, PTSTests: pts.Tests, PurgeMethods: pts.PurgeMethods}, nil
 }
 
 // sweepFields are the form's axis fields with what f holds in them.

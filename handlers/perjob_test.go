@@ -191,11 +191,7 @@ func TestBrowserFairnessRunPage(t *testing.T) {
 	if !slices.Equal(drawn.Categories, []string{"none", "bfq"}) || len(drawn.Names) == 0 || drawn.Names[0] != "iodepth 1" {
 		t.Errorf("reader's IOPS chart: categories %q, series %q; want a bar per scheduler at iodepth 1", drawn.Categories, drawn.Names)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "run-fairness.png", shot)
+	screenshot(t, ctx, art, "run-fairness.png", 100)
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.steps td.job strong")].map(e => e.textContent)`))
 	if err != nil {
 		t.Fatal(err)
@@ -216,8 +212,5 @@ func TestBrowserFairnessRunPage(t *testing.T) {
 	if !slices.Equal(drawn.Categories, []string{"none", "bfq"}) {
 		t.Errorf("writer's IOPS chart: categories %q, want the schedulers at its iodepth 16", drawn.Categories)
 	}
-	if shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "run-fairness-writer.png", shot)
+	screenshot(t, ctx, art, "run-fairness-writer.png", 100)
 }

@@ -18,6 +18,7 @@ import (
 	"iolab/bench"
 	"iolab/bench/fio"
 	"iolab/bench/launch"
+	"iolab/bench/pts"
 	"iolab/bench/sweep"
 	"iolab/bench/units"
 )
@@ -50,6 +51,11 @@ type PlanRequest struct {
 	// runs them one after another.
 	Hosts  []string `json:"hosts,omitempty"`
 	Serial bool     `json:"serial,omitempty"`
+	// PTS makes the plan a SNIA PTS test on the device options.filename
+	// names (pts_run.go); YesDestroy must name that device again, as the
+	// CLI's --yes-destroy: the test purges and overwrites all of it.
+	PTS        *pts.Spec `json:"pts,omitempty"`
+	YesDestroy string    `json:"yes_destroy,omitempty"`
 
 	// grouped: the plan runs on a group's hosts, each of which resolves
 	// and checks its targets itself; groupLocal: this machine is one.
@@ -240,6 +246,12 @@ func (s *Server) BuildPlan(req *PlanRequest) (*sweep.Plan, error) {
 // check says, this machine's targets and the run's record. Prepare's
 // errors are answered as the request's fields (prepareError).
 func (s *Server) prepare(req *PlanRequest, check launch.Check) (*launch.Prepared, error) {
+	if req.PTS != nil {
+		return s.preparePTS(req, check)
+	}
+	if req.YesDestroy != "" {
+		return nil, &ValidationError{Field: "yes_destroy", Msg: "yes_destroy names the device a PTS test (pts) overwrites: give it with pts, or leave it out"}
+	}
 	// Several fields wrong: say them all at once (ValidationErrors); one
 	// alone is said by the checks below, in their words.
 	if errs := s.fieldErrors(req); len(errs) > 1 {

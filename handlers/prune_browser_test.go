@@ -80,11 +80,7 @@ func TestBrowserPrune(t *testing.T) {
 			t.Errorf("the dry run says no %q:\n%s", want, dry)
 		}
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "prune-dry-run.png", shot)
+	screenshot(t, ctx, art, "prune-dry-run.png", 100)
 
 	err = chromedp.Do(ctx, chromedp.Click(`#prune-confirm button[type=submit]`), chromedp.WaitVisible(`#last-prune`))
 	if err != nil {
@@ -109,11 +105,7 @@ func TestBrowserPrune(t *testing.T) {
 			t.Errorf("after the prune the page says no %q:\n%s", want, last)
 		}
 	}
-	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeArtifact(t, art, "prune-done.png", shot)
+	screenshot(t, ctx, art, "prune-done.png", 100)
 	if got := runIDs(t, ts.store); len(got) != 2 {
 		t.Errorf("%d runs left, want the newest done and the running one", len(got))
 	}

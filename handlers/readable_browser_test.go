@@ -345,11 +345,7 @@ func TestBrowserReadable(t *testing.T) {
 		for _, v := range got.Violations {
 			all = append(all, p.name+" "+v)
 		}
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeArtifact(t, art, "readable-"+p.name+".png", shot)
+		screenshot(t, ctx, art, "readable-"+p.name+".png", 100)
 		// Each chart with a violation on its own, for a closer look.
 		for i, k := range got.Kinds {
 			if !slices.ContainsFunc(got.Violations, func(v string) bool { return strings.HasPrefix(v, k+":") || strings.HasPrefix(v, k+"#") }) {

@@ -144,11 +144,7 @@ func TestBrowserReport(t *testing.T) {
 					t.Errorf("the report lacks %q", s)
 				}
 			}
-			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeArtifact(t, art, "report-"+tc.name+".jpg", shot)
+			screenshot(t, ctx, art, "report-"+tc.name+".jpg", 80)
 			writeArtifact(t, art, "report-"+tc.name+".html", b.Bytes())
 		})
 	}

@@ -278,6 +278,7 @@ func (s *Server) routes() []route {
 		{"GET", "/runs", s.runsPage, readAccess, listed},
 		{"GET", "/runs/new", s.newRunPage, readAccess, light},
 		{"POST", "/runs", s.createRun, writeAccess, light},
+		{"POST", "/runs/pts", s.createPTSRun, writeAccess, light},
 		{"GET", "/runs/:id", s.runPage, readAccess, cached},
 		{"GET", "/runs/:id/steps.csv", s.stepsCSV, readAccess, cached},
 		{"GET", "/runs/:id/log", s.runLog, readAccess, heavy},

@@ -44,6 +44,10 @@ func newPTSPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	for _, a := range rest {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "sweep", "repeat", "preset":
+			return bad("pts", "--"+name+": a PTS test's matrix is its sweeps and its rounds its repeats; scale the matrix down with its options' values (--bs=4k,64k) and the rounds with --rounds")
+		}
 		if name == "name" || !strings.HasPrefix(a, "-") {
 			return bad("pts", "a PTS test runs one job of its own: "+a+" is another job or a job file")
 		}
@@ -63,6 +67,7 @@ func newPTSPlan(spec Spec) (*sweep.Plan, error) {
 	}
 	args = append(args, t.Options...)
 	args = append(args, rest...)
+	ps.Args = rest
 	cfg, err := fio.ParseArgs(args)
 	if err != nil {
 		return nil, err
@@ -101,6 +106,10 @@ func takePTSOptions(ps *pts.Spec, args []string) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		axis := slices.ContainsFunc(t.Axes, func(a pts.Axis) bool { return a.Option == name })
 		switch {

@@ -226,6 +226,8 @@ type Spec struct {
 	// WSAT is how many times the capacity write saturation writes
 	// (default 4).
 	WSAT float64 `json:"wsat,omitempty"`
+	// Args are the run's other fio options, over the test's (--ioengine=io_uring).
+	Args []string `json:"args,omitempty"`
 	// Axes replace the test's matrix axes by option name (a DIRTH
 	// matrix of fewer points); the tracking element must stay in it.
 	Axes []Axis `json:"axes,omitempty"`
@@ -327,6 +329,41 @@ func (s *Spec) Tracking(t *Test) []Tracking {
 	return out
 }
 
+// CommandArgs are the `iolab pts` arguments that run the spec again on
+// device: the test, the device (twice: --yes-destroy), each parameter
+// that differs from the specification's, and the other fio options.
+func (s *Spec) CommandArgs(device string) []string {
+	args := []string{s.Test, "--filename=" + device, "--yes-destroy", device}
+	if s.RoundTime > 0 {
+		args = append(args, "--runtime="+s.RoundTime.String())
+	}
+	if s.Size > 0 {
+		args = append(args, fmt.Sprintf("--size=%d", s.Size))
+	}
+	if s.NumJobs > 0 {
+		args = append(args, fmt.Sprintf("--numjobs=%d", s.NumJobs))
+	}
+	if s.IODepth > 0 {
+		args = append(args, fmt.Sprintf("--iodepth=%d", s.IODepth))
+	}
+	for _, a := range s.Axes {
+		args = append(args, "--"+a.Option+"="+strings.Join(a.Values, ","))
+	}
+	if s.MaxRounds > 0 {
+		args = append(args, fmt.Sprintf("--rounds=%d", s.MaxRounds))
+	}
+	if s.Purge != "" && s.Purge != PurgeAuto {
+		args = append(args, "--purge="+s.Purge)
+	}
+	if s.WIPCLoops != 0 {
+		args = append(args, fmt.Sprintf("--wipc=%d", s.WIPC()))
+	}
+	if s.WSAT > 0 {
+		args = append(args, fmt.Sprintf("--wsat=%g", s.WSAT))
+	}
+	return append(args, s.Args...)
+}
+
 // Check refuses what the test cannot run: an unknown test, an unknown
 // purge, bounds out of range, a matrix replacement of an axis the test
 // lacks or one that leaves out the tracking element.
@@ -346,7 +383,7 @@ func (s *Spec) Check() error {
 	case s.RoundTime < 0 || (s.RoundTime > 0 && s.RoundTime < 100*time.Millisecond) || s.RoundTime > 24*time.Hour:
 		return fmt.Errorf("runtime %s: each element's time in a round, 100ms to 24h", s.RoundTime)
 	case s.WIPCLoops < -1 || s.WIPCLoops > 16:
-		return fmt.Errorf("wipc %d: 0 to 16 times the active range", max(s.WIPCLoops, 0))
+		return fmt.Errorf("wipc %d: 0 to 16 times the active range", s.WIPCLoops)
 	case s.Size < 0:
 		return fmt.Errorf("size %d: the active range's bytes, 0 for the whole device", s.Size)
 	case s.NumJobs < 0 || s.NumJobs > 256:

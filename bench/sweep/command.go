@@ -8,6 +8,13 @@ import (
 
 // Command is the `iolab run` command line that reproduces the plan.
 func (p *Plan) Command() string {
+	if p.PTS != nil {
+		parts := []string{"iolab", "pts"}
+		for _, a := range p.PTS.CommandArgs(p.ptsDevice()) {
+			parts = append(parts, shellQuote(a))
+		}
+		return strings.Join(parts, " ")
+	}
 	parts := []string{"iolab", "run"}
 	for _, sw := range p.Sweeps {
 		parts = append(parts, shellQuote("--sweep="+sw.String()))
@@ -34,6 +41,16 @@ func (p *Plan) Command() string {
 		parts = append(parts, shellQuote(a))
 	}
 	return strings.Join(parts, " ")
+}
+
+// ptsDevice is the device a PTS plan runs on.
+func (p *Plan) ptsDevice() string {
+	for _, j := range p.Base.Jobs {
+		if f := j.FilePaths(); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return ""
 }
 
 func shellQuote(s string) string {

@@ -59,7 +59,9 @@ func precondition(ctx context.Context, rn *bench.Runner, plan *Plan) (*Prep, err
 		}
 		note(rn, fmt.Sprintf("pts: purging %s (%s)", dev, way))
 		began := time.Now()
-		prep.Purge, prep.PurgeSkipped, err = system.Purge(fd, dev, ways, uint64(prep.ActiveRange))
+		// The whole device, as the specification's device-level purge,
+		// whatever the active range.
+		prep.Purge, prep.PurgeSkipped, err = system.Purge(fd, dev, ways, 0)
 		prep.PurgeTime = time.Since(began)
 	}
 	unix.Close(fd)

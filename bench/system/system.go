@@ -309,9 +309,15 @@ type Target struct {
 	Disk      string `json:"disk,omitempty"`
 	Partition string `json:"partition,omitempty"` // "sda1" when the target (or the file's filesystem) is on a partition
 	// Filesystem is the type of the filesystem holding a regular file.
-	Filesystem        string   `json:"filesystem,omitempty"`
-	Model             string   `json:"model,omitempty"`
-	Firmware          string   `json:"firmware,omitempty"` // the device's firmware revision (NVMe firmware_rev, SCSI/ATA rev)
+	Filesystem string `json:"filesystem,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Firmware   string `json:"firmware,omitempty"` // the device's firmware revision (NVMe firmware_rev, SCSI/ATA rev)
+	// Serial is the device's serial number (an NVMe controller's serial)
+	// and WWID its world-wide identifier (an NVMe namespace's eui./nguid,
+	// a SCSI/ATA disk's naa./t10. name), where sysfs gives them: a PTS
+	// report names the device it qualified by them.
+	Serial            string   `json:"serial,omitempty"`
+	WWID              string   `json:"wwid,omitempty"`
 	Driver            string   `json:"driver,omitempty"`
 	LogicalBlockSize  int      `json:"logical_block_size,omitempty"`
 	PhysicalBlockSize int      `json:"physical_block_size,omitempty"`

@@ -156,6 +156,13 @@ func (s FS) diskAttrs(t *Target) {
 			break
 		}
 	}
+	t.Serial, _ = readTrimmed(filepath.Join(base, "device", "serial"))
+	for _, f := range []string{"wwid", "device/wwid"} {
+		if v, err := readTrimmed(filepath.Join(base, f)); err == nil && v != "" {
+			t.WWID = strings.Join(strings.Fields(v), " ")
+			break
+		}
+	}
 	t.Driver = s.driver(t.Disk)
 	// NVMe namespaces' device is the controller, whose device is the PCI
 	// function that carries numa_node.

@@ -41,10 +41,10 @@ func TestTargetBlockNodeFixture(t *testing.T) {
 func TestDiskAttrsFixture(t *testing.T) {
 	s := sysFixture("server")
 	for _, want := range []Target{
-		{Disk: "sda", Model: "ST4000NM0035-1V4", Firmware: "SN04", Driver: "sd", LogicalBlockSize: 512, PhysicalBlockSize: 4096,
+		{Disk: "sda", Model: "ST4000NM0035-1V4", Firmware: "SN04", WWID: "t10.ATA ST4000NM0035-1V4 ZC18ABCD", Driver: "sd", LogicalBlockSize: 512, PhysicalBlockSize: 4096,
 			Rotational: true, Scheduler: "mq-deadline", Schedulers: []string{"mq-deadline", "kyber", "bfq", "none"},
 			NrRequests: 64, NUMANode: -1},
-		{Disk: "nvme0n1", Model: "INTEL SSDPE21D480GA", Firmware: "E2010325", Driver: "nvme", LogicalBlockSize: 512, PhysicalBlockSize: 512,
+		{Disk: "nvme0n1", Model: "INTEL SSDPE21D480GA", Firmware: "E2010325", Serial: "PHMB742000A1480DGN", WWID: "eui.5cd2e42a81a11234", Driver: "nvme", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 			Scheduler: "none", Schedulers: []string{"none", "mq-deadline", "kyber", "bfq"},
 			NrRequests: 1023, IOPoll: true, NUMANode: 1},
 		{Disk: "loop0", Driver: "loop", LogicalBlockSize: 512, PhysicalBlockSize: 512,

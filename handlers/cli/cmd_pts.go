@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"iolab/bench/pts"
 	"iolab/bench/sweep"
+	"iolab/bench/system"
 	"iolab/bench/units"
 )
 
@@ -31,8 +33,9 @@ dirth, lists replace its matrix) are fio's options; --rounds, --wipc and --purge
 The report lists what was scaled down from the specification.
 
   iolab pts iops --filename=/dev/nvme1n1 --yes-destroy /dev/nvme1n1
-  iolab pts iops --filename=/dev/loop0 --yes-destroy /dev/loop0 --runtime=2s --rounds=6 --size=64m
-  iolab pts dirth --filename=/dev/loop0 --yes-destroy /dev/loop0 --numjobs=4,2,1 --iodepth=16,4,1 --runtime=2s`,
+  iolab pts iops --filename=/dev/loop0 --yes-destroy /dev/loop0 --runtime=2s --rounds=6 --size=64m \
+            --bs=4k,64k --rwmixread=100,0
+  iolab pts dirth --filename=/dev/loop0 --yes-destroy /dev/loop0 --numjobs=4,2,1 --iodepth=16,4,1`,
 	fioArgs: true,
 	flags:   ptsFlags,
 }
@@ -59,9 +62,12 @@ func ptsFlags(fs *flag.FlagSet) runFunc {
 			return usageError{"iolab pts: " + err.Error()}
 		}
 		spec.Purge = purge
-		spec.WIPCLoops = wipc
-		if wipc == 0 {
+		switch wipc {
+		case pts.WIPCLoops: // the specification's: the spec's zero value
+		case 0:
 			spec.WIPCLoops = -1
+		default:
+			spec.WIPCLoops = wipc
 		}
 		if err := checkDestroy(args, destroy); err != nil {
 			return err
@@ -105,33 +111,57 @@ func checkDestroy(args []string, destroy string) error {
 	return usageError{fmt.Sprintf("iolab pts: --yes-destroy %s does not name the device the test overwrites, %s: give --yes-destroy %s", destroy, dev, dev)}
 }
 
-// writePTSOutcome says what the rounds came to: steady state reached (at
-// which round, each tracking variable's window against the rule) or not.
+// writePTSOutcome says what the rounds came to (ptsLines).
 func writePTSOutcome(w io.Writer, plan *sweep.Plan, results []sweep.StepResult) {
+	for _, l := range ptsLines(plan, results) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// ptsLines say what a PTS run did before its rounds (the purge, the
+// preconditioning) and what the rounds came to: steady state reached (at
+// which round, each tracking variable's window against the rule) or
+// not; WSAT's rounds and bytes written.
+func ptsLines(plan *sweep.Plan, results []sweep.StepResult) []string {
 	t, err := pts.Lookup(plan.PTS.Test)
 	if err != nil {
-		return
+		return nil
+	}
+	var out []string
+	if len(results) > 0 && results[0].Prep != nil {
+		p := results[0].Prep
+		purge := "no purge"
+		if p.Purge != pts.PurgeNone {
+			purge = "purged with " + system.PurgeIoctl(p.Purge)
+		}
+		wipc := "no preconditioning"
+		if p.WIPCLoops > 0 {
+			wipc = fmt.Sprintf("preconditioned: %s written sequentially (128 KiB) in %s, %s", units.Bytes(float64(p.WIPCBytes)),
+				p.WIPCTime.Round(time.Millisecond), units.Rate(p.WIPCBandwidth()))
+		}
+		out = append(out, fmt.Sprintf("pts %s on %s: active range %s of %s; %s; %s", t.Name, p.Device,
+			units.Bytes(float64(p.ActiveRange)), units.Bytes(float64(p.Capacity)), purge, wipc))
 	}
 	rounds := 0
 	for i := range results {
 		rounds = max(rounds, results[i].Step.Repeat+1)
 	}
 	if t.Saturate {
-		fmt.Fprintf(w, "pts %s: %d rounds, %s written\n", t.Name, rounds, units.Bytes(float64(sweep.PTSWritten(results))))
-		return
+		return append(out, fmt.Sprintf("pts %s: %d rounds, %s written", t.Name, rounds, units.Bytes(float64(sweep.PTSWritten(results)))))
 	}
 	o := plan.PTSOutcome(results)
 	if o.Reached {
-		fmt.Fprintf(w, "pts %s: steady state reached at round %d of %d (window: rounds %d–%d)\n", t.Name, o.Round+1, plan.PTS.Rounds(), o.Round-3, o.Round+1)
+		out = append(out, fmt.Sprintf("pts %s: steady state reached at round %d of %d (window: rounds %d–%d)", t.Name, o.Round+1, plan.PTS.Rounds(), o.Round-3, o.Round+1))
 	} else {
-		fmt.Fprintf(w, "pts %s: steady state NOT reached in %d rounds (the last %d rounds are the window)\n", t.Name, o.Rounds, min(o.Rounds, pts.WindowRounds))
+		out = append(out, fmt.Sprintf("pts %s: steady state NOT reached in %d rounds (the last %d rounds are the window)", t.Name, o.Rounds, min(o.Rounds, pts.WindowRounds)))
 	}
 	for k, tr := range plan.PTS.Tracking(t) {
 		if k >= len(o.Windows) {
 			break
 		}
 		win := &o.Windows[k]
-		fmt.Fprintf(w, "  %s: average %s, range %.1f %% of it (limit 20 %%), fit excursion %.1f %% (limit 10 %%)\n", tr,
-			units.Significant(win.Average, 4), 100*win.RangePct(), 100*win.ExcursionPct())
+		out = append(out, fmt.Sprintf("  %s: average %s, range %.1f %% of it (limit 20 %%), fit excursion %.1f %% (limit 10 %%)", tr,
+			units.Significant(win.Average, 4), 100*win.RangePct(), 100*win.ExcursionPct()))
 	}
+	return out
 }

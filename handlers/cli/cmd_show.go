@@ -77,6 +77,11 @@ func writeShow(w io.Writer, r *db.Run, steps []sweep.StepResult, k summary.LatKi
 		line(p(targetText(&t, steps)))
 	}
 	b.WriteString("  plan: " + wrapCommand(p(r.Plan.Command()), showWidth-8, "        ") + "\n")
+	if r.Plan.PTS != nil {
+		for _, l := range ptsLines(&r.Plan, steps) {
+			line(p(l))
+		}
+	}
 	for _, in := range r.Plan.Inferred {
 		line("inferred (not in fio's output): " + p(in.String()))
 	}
@@ -151,6 +156,11 @@ func targetText(t *system.Target, steps []sweep.StepResult) string {
 	for _, s := range []string{t.Driver, t.Model} {
 		if s = strings.TrimSpace(s); s != "" {
 			about = append(about, s)
+		}
+	}
+	for _, s := range [][2]string{{"firmware", t.Firmware}, {"serial", t.Serial}, {"wwid", t.WWID}} {
+		if v := strings.TrimSpace(s[1]); v != "" {
+			about = append(about, s[0]+" "+v)
 		}
 	}
 	if len(about) > 0 {
