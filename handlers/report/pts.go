@@ -134,13 +134,16 @@ func ptsHeader(run *db.Run, r *summary.PTSReport) []PTSField {
 		dev = r.Prep.Device
 	}
 	add("device", dev)
-	// The device's identity as the run recorded its target: iolab keeps
-	// no serial number.
+	// The device's identity as the run recorded its target.
 	if len(run.Targets) > 0 {
 		i := slices.IndexFunc(run.Targets, func(t system.Target) bool { return t.Path == dev || t.Resolved == dev })
 		t := run.Targets[max(i, 0)]
 		add("model", system.Known(t.Model))
 		add("firmware", system.Known(t.Firmware))
+		add("serial", system.Known(t.Serial))
+		if t.WWID != "" {
+			add("WWID", t.WWID)
+		}
 		add("capacity", fmt.Sprintf("%d bytes (%s)", t.Size, units.Bytes(float64(t.Size))))
 		add("block size", fmt.Sprintf("%d logical, %d physical", t.LogicalBlockSize, t.PhysicalBlockSize))
 	}

@@ -86,7 +86,7 @@ func TestPTSReport(t *testing.T) {
 					t.Errorf("the HTML has no table %s", id)
 				}
 			}
-			for _, field := range []string{"device", "capacity", "kernel", "outstanding I/O", "round time", "active range", "purge", "preconditioning", "rounds"} {
+			for _, field := range []string{"device", "model", "serial", "capacity", "kernel", "outstanding I/O", "round time", "active range", "purge", "preconditioning", "rounds"} {
 				if !slices.ContainsFunc(v.Header, func(f PTSField) bool { return f.Name == field && f.Value != "" }) {
 					t.Errorf("the header has no %s: %+v", field, v.Header)
 				}
@@ -96,6 +96,18 @@ func TestPTSReport(t *testing.T) {
 			}
 			if !strings.Contains(md, "Scaled down from the specification") || !strings.Contains(html.String(), "each element ran "+spec.Round().String()+" a round") {
 				t.Error("the report does not say what was scaled down")
+			}
+			for _, c := range rep.Charts {
+				if strings.HasPrefix(c.Kind, "pts-") && c.Error != "" {
+					t.Errorf("chart %s: %s", c.Kind, c.Error)
+				}
+			}
+			kinds := map[string][]string{"iops": {"pts-convergence", "pts-window", "pts-matrix"},
+				"latency": {"pts-convergence", "pts-window"}, "wsat": {"pts-wsat"}}[spec.Test]
+			for i, k := range kinds {
+				if i >= len(rep.Charts) || rep.Charts[i].Kind != k || !strings.Contains(html.String(), `data-kind="`+k+`"`) {
+					t.Errorf("the report's chart %d is not %s, the test's plots first", i+1, k)
+				}
 			}
 			steps, err := store.StepsFor(ctx, id, db.LoadAll())
 			if err != nil {
