@@ -105,6 +105,11 @@ func rawOption(title, subtitle string, option map[string]any) (json.RawMessage, 
 		"grid":      map[string]any{"top": "72", "bottom": "64", "left": "24", "right": "40", "containLabel": true},
 	}
 	for k, v := range option {
+		// Axes are lists, as go-echarts writes them and the pages'
+		// scripts read them.
+		if a, ok := v.(map[string]any); ok && (k == "xAxis" || k == "yAxis") {
+			v = []map[string]any{a}
+		}
 		base[k] = v
 	}
 	b, err := json.Marshal(base)

@@ -114,6 +114,12 @@ func TestPTSCharts(t *testing.T) {
 	if len(d.Rows) != 9 || d.Rows[0][2] != "64" {
 		t.Errorf("DIRTH rows %q, want 9 points from OIO 64", d.Rows)
 	}
+	// The specification's DIRTH matrix: 6 numbers of jobs, their means
+	// alone within the 8 lines.
+	full := mustBuild(t, Query{Kind: PTSDIRTH}, goldenPTS(10, pts.Spec{Test: "dirth"}, 5))
+	if doc := checkOption(t, full); len(doc.Series) != 6 || full.Hidden == "" || len(full.Rows) != 36 {
+		t.Errorf("full DIRTH: %d series, %d rows, hidden %q; want 6 mean lines, 36 points, the tails said left out", len(doc.Series), len(full.Rows), full.Hidden)
+	}
 	if _, err := Build(Query{Kind: PTSMatrix}, []LoadedRun{wsat}); err == nil {
 		t.Error("a WSAT run drew the IOPS matrix")
 	}
