@@ -355,8 +355,11 @@ func ptsCell(r *summary.PTSReport, el map[string]string, cell func(*summary.PTSW
 	return cell(&r.Window[e])
 }
 
-// markdownPTS writes a run's PTS part.
-func markdownPTS(b *strings.Builder, v *PTSView) {
+// ptsTableFile names the bundle's CSV of a run's PTS table.
+func ptsTableFile(run int64, table string) string { return fmt.Sprintf("run-%d-%s.csv", run, table) }
+
+// markdownPTS writes run's PTS part.
+func markdownPTS(b *strings.Builder, run int64, v *PTSView) {
 	fmt.Fprintf(b, "\n## %s\n\n", mdText(v.Title))
 	var rows [][]string
 	for _, f := range v.Header {
@@ -370,7 +373,8 @@ func markdownPTS(b *strings.Builder, v *PTSView) {
 		}
 	}
 	for _, t := range v.Tables {
-		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", mdText(t.Title), mdText(t.Note))
+		f := ptsTableFile(run, t.ID)
+		fmt.Fprintf(b, "\n### %s\n\n%s Its CSV: [%s](%s).\n\n", mdText(t.Title), mdText(t.Note), f, f)
 		mdTable(b, t.Head, t.Rows)
 	}
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -131,6 +133,20 @@ func TestPTSReport(t *testing.T) {
 					if line := "| " + strings.Join(row, " | ") + " |"; !strings.Contains(md, line) {
 						t.Errorf("the Markdown lacks the row %s", line)
 					}
+				}
+				// The bundle's CSV of the table, read back.
+				dir := t.TempDir()
+				if _, err := rep.WriteBundle(ctx, dir, BundleOptions{Chromium: "no-such-chromium"}); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.Open(filepath.Join(dir, fmt.Sprintf("run-%d-%s.csv", id, tid)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				records, err := csv.NewReader(f).ReadAll()
+				f.Close()
+				if err != nil || len(records) == 0 || !slices.Equal(records[0], got.Head) || !slices.EqualFunc(records[1:], want[tid], slices.Equal) {
+					t.Errorf("the bundle's %s CSV %q (%v), want %q then %q", tid, records, err, got.Head, want[tid])
 				}
 			}
 			if spec.Test != "wsat" {
