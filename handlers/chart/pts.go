@@ -23,12 +23,17 @@ func ptsAvailable(ok func(*summary.PTSReport) bool) func(runs []*runView) bool {
 	}
 }
 
-// pts is the run's PTS report; nil when the run is not a PTS test.
+// pts is the run's PTS report, read once for the kinds' availability
+// and builders alike (every step's histograms merged); nil when the run
+// is not a PTS test.
 func (r *runView) pts() *summary.PTSReport {
-	if r.plan == nil {
+	if r.plan == nil || r.plan.PTS == nil {
 		return nil
 	}
-	return summary.PTSReportOf(r.plan, r.steps)
+	if r.ptsReport == nil {
+		r.ptsReport = summary.PTSReportOf(r.plan, r.steps)
+	}
+	return r.ptsReport
 }
 
 // ptsOf is the first run's PTS report, or the query error of a run that
