@@ -73,10 +73,13 @@ func buildPTSWindow(q Query, runs []*runView) (*Chart, error) {
 	sub := describeRuns(runs[:1]) + " · rounds " + rounds[0] + "–" + rounds[len(rounds)-1] + ": " + verdict +
 		" (range " + strconv.FormatFloat(100*w.RangePct(), 'f', 1, 64) + " % of the average, fit excursion " +
 		strconv.FormatFloat(100*w.ExcursionPct(), 'f', 1, 64) + " %)"
-	lo := w.Average * scale * (1 - pts.RangeLimit) * 0.9
+	// The axis starts below the lowest of the values, the −20 % band and
+	// the fit's ends: everything drawn stays in view.
+	last := w.First + len(w.Values) - 1
+	lo := min(w.Average*(1-pts.RangeLimit)*0.9, w.Min, w.Fit(w.First), w.Fit(last)) * scale
 	c.Option, err = rawOption(c.Title, sub, map[string]any{
 		"xAxis":  map[string]any{"type": "category", "name": "round", "nameLocation": "middle", "nameGap": 30, "data": rounds},
-		"yAxis":  valueAxis(yName, false, map[string]any{"min": floorNice(min(lo, w.Min*scale))}),
+		"yAxis":  valueAxis(yName, false, map[string]any{"min": floorNice(lo)}),
 		"series": series,
 	})
 	return c, err
