@@ -107,6 +107,7 @@ var kindTable = []KindSpec{
 	{Name: PTSMatrix, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsMatrixAvailable), build: buildPTSMatrix},
 	{Name: PTSWSAT, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsWSATAvailable), build: buildPTSWSAT},
 	{Name: PTSDIRTH, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsDIRTHAvailable), build: buildPTSDIRTH},
+	{Name: PTSDIRTHHist, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsDIRTHAvailable), build: buildPTSDIRTHHist},
 	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, answers: sweep.AxisIODepth, build: buildIOPS},
 	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, blockLat: true, build: buildLatency},
 	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, blockLat: true, build: buildDistribution},

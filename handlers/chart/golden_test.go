@@ -277,6 +277,7 @@ func goldenCharts() []struct {
 		{PTSMatrix, Query{}, []LoadedRun{goldenPTSIOPS()}},
 		{PTSWSAT, Query{}, []LoadedRun{goldenPTSWSAT()}},
 		{PTSDIRTH, Query{}, []LoadedRun{goldenPTSDIRTH()}},
+		{PTSDIRTHHist, Query{}, []LoadedRun{goldenPTSDIRTH()}},
 	}
 }
 

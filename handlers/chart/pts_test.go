@@ -69,7 +69,7 @@ func TestPTSCharts(t *testing.T) {
 	}{
 		{iops, []Kind{PTSConvergence, PTSWindow, PTSMatrix}},
 		{wsat, []Kind{PTSWSAT}},
-		{dirth, []Kind{PTSConvergence, PTSWindow, PTSDIRTH}},
+		{dirth, []Kind{PTSConvergence, PTSWindow, PTSDIRTH, PTSDIRTHHist}},
 	} {
 		t.Run(tc.run.Run.Name, func(t *testing.T) {
 			got := kindsOf(Available([]LoadedRun{tc.run}, RunPage))
