@@ -60,7 +60,7 @@ func fetch(t *testing.T, url string, headers ...string) answer {
 func cachedPaths(a, b int64) []string {
 	paths := []string{fmt.Sprintf("/runs/%d", a), fmt.Sprintf("/runs/%d?job=writer", a), fmt.Sprintf("/runs/%d/steps.csv", a),
 		fmt.Sprintf("/api/runs/%d", a), fmt.Sprintf("/compare?run=%d&run=%d", a, b), fmt.Sprintf("/compare/export.csv?run=%d&run=%d&kind=iops", a, b)}
-	for _, k := range chart.On(chart.RunPage) {
+	for _, k := range notPTS(chart.On(chart.RunPage)) {
 		q := chart.Query{Kind: k.Name, Runs: []int64{a}}.Values().Encode()
 		paths = append(paths, "/charts?"+q, "/api/charts?"+q, "/charts/export.csv?"+q)
 	}

@@ -50,6 +50,9 @@ type KindSpec struct {
 	// answers is the swept axis the kind is the chart of: pages put it
 	// first for runs that sweep that axis (sweptFirst).
 	answers sweep.Axis
+	// leads: the kind comes before every other a run can draw, swept
+	// axes' too (a PTS test's plots: its report's).
+	leads bool
 	// lat: the kind draws the latency Query.Lat picks (lat= is left out
 	// of the others' URLs).
 	lat bool
@@ -98,6 +101,13 @@ const (
 
 // kindTable lists the kinds in the order pages show them.
 var kindTable = []KindSpec{
+	// A PTS run leads with its report's plots (pts*.go); other runs draw none of them.
+	{Name: PTSConvergence, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsWindowAvailable), build: buildPTSConvergence},
+	{Name: PTSWindow, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsWindowAvailable), build: buildPTSWindow},
+	{Name: PTSMatrix, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsMatrixAvailable), build: buildPTSMatrix},
+	{Name: PTSWSAT, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsWSATAvailable), build: buildPTSWSAT},
+	{Name: PTSDIRTH, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsDIRTHAvailable), build: buildPTSDIRTH},
+	{Name: PTSDIRTHHist, Pages: RunPage, Needs: Needs{Lat: true}, leads: true, available: ptsAvailable(ptsDIRTHAvailable), build: buildPTSDIRTHHist},
 	{Name: IOPS, Pages: RunPage | ComparePage, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, answers: sweep.AxisIODepth, build: buildIOPS},
 	{Name: Latency, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, xParam: xChosen, lat: true, blockLat: true, build: buildLatency},
 	{Name: Distribution, Pages: RunPage | ComparePage, Needs: Needs{Lat: true}, PerJob: true, x: sweep.AxisIODepth, lat: true, blockLat: true, build: buildDistribution},

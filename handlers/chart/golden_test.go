@@ -272,6 +272,12 @@ func goldenCharts() []struct {
 		{TimeSplit, Query{Job: "fg-reader"}, []LoadedRun{goldenTimeSplit(6)}},
 		{MaxIOPS, Query{}, []LoadedRun{engines, older}},
 		{QoS, Query{}, []LoadedRun{goldenQoS(5)}},
+		{PTSConvergence, Query{}, []LoadedRun{goldenPTSIOPS()}},
+		{PTSWindow, Query{}, []LoadedRun{goldenPTSIOPS()}},
+		{PTSMatrix, Query{}, []LoadedRun{goldenPTSIOPS()}},
+		{PTSWSAT, Query{}, []LoadedRun{goldenPTSWSAT()}},
+		{PTSDIRTH, Query{}, []LoadedRun{goldenPTSDIRTH()}},
+		{PTSDIRTHHist, Query{}, []LoadedRun{goldenPTSDIRTH()}},
 	}
 }
 

@@ -11,12 +11,16 @@ import (
 // sweep, QoS a rate_iops sweep, IOPS an iodepth sweep), in the order the
 // first run's plan sweeps their axes; the rest keep the table's order.
 // A reader opens a numjobs sweep on its scaling chart, not on IOPS by an
-// iodepth that never changed.
+// iodepth that never changed. A kind that leads (a PTS test's plots)
+// comes before them all.
 func sweptFirst(kinds []KindSpec, runs []*runView) []KindSpec {
 	if len(runs) == 0 {
 		return kinds
 	}
 	rank := func(k KindSpec) int {
+		if k.leads {
+			return -1
+		}
 		if k.answers == "" || !every(runs, func(r *runView) bool { return r.sweeps(k.answers) }) {
 			return len(runs[0].plan.Sweeps) // after every swept axis
 		}

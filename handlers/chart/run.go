@@ -27,6 +27,8 @@ type runView struct {
 	steps []summary.StepView // by Seq
 	fixed map[sweep.Axis]string
 	job   string // the job drawn; "" when the kind draws every job
+	// ptsReport is a PTS run's report (pts), once read.
+	ptsReport *summary.PTSReport
 }
 
 func views(runs []LoadedRun) []*runView {

@@ -38,8 +38,8 @@ type Bundle struct {
 // and tickets: report.html (WriteHTML), README.md (the summary tables in
 // Markdown, each chart as an image), each chart as NN-kind.svg,
 // NN-kind.png (2×) and NN-kind.csv (what it plots), each run's steps as
-// run-ID-steps.csv, the statistical diff as stat-diff.csv and a group's
-// fleet as fleet.csv.
+// run-ID-steps.csv, a PTS run's tables as run-ID-pts-TABLE.csv, the
+// statistical diff as stat-diff.csv and a group's fleet as fleet.csv.
 func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions) (*Bundle, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -125,6 +125,18 @@ func (r *Report) WriteBundle(ctx context.Context, dir string, opt BundleOptions)
 		}
 		if err := write(fmt.Sprintf("run-%d-steps.csv", run.Run.ID), csv.Bytes()); err != nil {
 			return nil, err
+		}
+		if run.PTS == nil {
+			continue
+		}
+		for _, t := range run.PTS.Tables {
+			var csv bytes.Buffer
+			if err := chart.WriteCSV(&csv, &chart.Chart{Columns: t.Head, Rows: t.Rows}); err != nil {
+				return nil, err
+			}
+			if err := write(ptsTableFile(run.Run.ID, t.ID), csv.Bytes()); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(r.diffs) > 0 {

@@ -21,6 +21,9 @@ func (r *Report) Markdown(names []string, png bool) string {
 		r.markdownCompared(&b)
 	}
 	r.markdownFleet(&b)
+	if !r.Compare && r.Runs[0].PTS != nil {
+		markdownPTS(&b, r.Runs[0].Run.ID, r.Runs[0].PTS) // a PTS report leads with the specification's
+	}
 	if len(r.StatDiffs) > 0 || r.StatErr != "" {
 		b.WriteString("\n## Statistical diff\n\nPer point and job, the change as the ratio of the medians over the repeats (each side's repeats beside its median: ×5), its confidence interval, the Hodges–Lehmann shift in a column of its own and the Mann–Whitney test's p; all rows: [stat-diff.csv](stat-diff.csv).\n")
 		if r.StatErr != "" {

@@ -72,7 +72,9 @@ type RunPart struct {
 	SaturatedPct             float64
 	Block                    bool
 	MinOneToOnePct           float64
-	steps                    []summary.StepView // for the bundle's steps CSV
+	// PTS is a SNIA PTS test's part (pts.go); nil for another run.
+	PTS   *PTSView
+	steps []summary.StepView // for the bundle's steps CSV
 }
 
 // Chart is one chart, drawn.
@@ -172,6 +174,7 @@ func Build(ctx context.Context, store *db.Store, ids []int64, opt Options) (*Rep
 			rr.ReliableP50, rr.ReliableP99 = hist.ReliableN(StepPercentiles[0]), hist.ReliableN(StepPercentiles[1])
 			rr.SaturatedPct = 100 * bench.SaturatedCPU
 			rr.Block, rr.MinOneToOnePct = Traced(runs[i].Summary), 100*MinOneToOne
+			rr.PTS = ptsView(r, runs[i].Summary)
 		}
 		rep.Runs = append(rep.Runs, rr)
 	}
@@ -253,7 +256,7 @@ func inlineSVG(doc []byte) []byte {
 // diff's table (shared with the compare page) and the parts of a run
 // (shared with the run page).
 var reportTemplate = template.Must(template.New("report").Funcs(TemplateFuncs()).
-	ParseFS(web.Templates(), "report.html", "statdiff.html", "runparts.html", "fleet.html"))
+	ParseFS(web.Templates(), "report.html", "statdiff.html", "runparts.html", "fleet.html", "pts.html"))
 
 // WriteHTML writes the report as one self-contained HTML file.
 func (r *Report) WriteHTML(w io.Writer) error {
