@@ -74,12 +74,15 @@ func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 // runPageData is a run's page.
 type runPageData struct {
 	pageBase
-	Run       *db.Run
-	Active    bool         // queued or running on this server
-	Waiting   string       // what a queued run waits for
-	Agent     *agent.Reach // an agent's run: whether its agent is heard from
-	Planned   int          // steps in the plan
-	Charts    []chartView
+	Run     *db.Run
+	Active  bool         // queued or running on this server
+	Waiting string       // what a queued run waits for
+	Agent   *agent.Reach // an agent's run: whether its agent is heard from
+	Planned int          // steps in the plan
+	Charts  []chartView
+	// PTS is a PTS test's part of the report (header, what was scaled
+	// down, the steady-state and measurement tables); nil for other runs.
+	PTS       *report.PTSView
 	Steps     []report.StepRow
 	Errors    []summary.ErrorGroup // the failed steps' errors, each once
 	Notes     []summary.Note       // what done steps must be read with (disturbed, …)
@@ -234,6 +237,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	if len(steps) > 0 {
 		data.Charts = chartViews([]chart.LoadedRun{cr}, state)
+		data.PTS = report.PTSViewOf(run, steps)
 	}
 	return s.render(c, http.StatusOK, "run", &data)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -85,6 +86,15 @@ func TestPTSLaunch(t *testing.T) {
 			}
 			if rounds < 5 || len(steps)%rounds != 0 || steps[0].Prep == nil {
 				t.Errorf("run %d: %d steps in %d rounds, prep %+v; want whole rounds, at least 5 (the window), the purge recorded with the first", id, len(steps), rounds, steps[0].Prep)
+			}
+			// Its page leads with the specification's part: the header,
+			// the steady-state table, the tracking variable per round.
+			page := ts.do(t, "GET", fmt.Sprintf("/runs/%d", id), "").Body.String()
+			for _, want := range []string{`<section class="pts" id="pts">`, "<th>purge</th><td>discard", `data-table="pts-steady"`,
+				`data-table="pts-rounds"`, `id="pts-rounds-note"`} {
+				if !strings.Contains(page, want) {
+					t.Errorf("run %d's page has no %q", id, want)
+				}
 			}
 		})
 	}

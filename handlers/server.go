@@ -202,7 +202,7 @@ func New(cfg Config) (*Server, error) {
 	s.guard = g
 	tfs := web.Templates()
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", "statdiff.html", "runparts.html", name+".html")
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(tfs, "layout.html", "statdiff.html", "runparts.html", "pts.html", name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("handlers: template %s: %w", name, err)
 		}

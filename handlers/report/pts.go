@@ -92,6 +92,10 @@ func MixName(rwmixread string) string {
 }
 
 // ptsView reads a run's PTS part; nil for a run that is not a PTS test.
+// PTSViewOf is the PTS part of a run's report, and of its page; nil
+// when the run is not a PTS test.
+func PTSViewOf(run *db.Run, steps []summary.StepView) *PTSView { return ptsView(run, steps) }
+
 func ptsView(run *db.Run, steps []summary.StepView) *PTSView {
 	r := summary.PTSReportOf(&run.Plan, steps)
 	if r == nil {
