@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +78,12 @@ func fioRun(t *testing.T, fio string, args ...string) (string, error) {
 	return out, err
 }
 
-// fioRunFor is fioRun, fio killed when it runs longer than limit (hung).
+// fioRunFor is fioRun, fio killed when it runs longer than limit (hung):
+// the process started and the job processes it forked, which fio puts in
+// sessions of their own (setsid, backend.c), so that killing fio leaves
+// them running, orphaned, holding the test's device (a CI run: a job
+// process of a killed fio 3.33 waited on its verify_async threads for
+// eight minutes, and the test's device could not be detached).
 func fioRunFor(t *testing.T, limit time.Duration, fio string, args ...string) (out string, err error, hung bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -85,7 +92,40 @@ func fioRunFor(t *testing.T, limit time.Duration, fio string, args ...string) (o
 	cmd.Dir = t.TempDir() // fio's verify state files go there
 	cmd.WaitDelay = 5 * time.Second
 	b, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		killSame(t, append([]string{fio}, args...))
+	}
 	return string(b), err, ctx.Err() != nil
+}
+
+// killSame kills every process whose command line is argv (a killed
+// fio's job processes, which it forked with its own) and waits, up to
+// ten seconds, for them to be gone.
+func killSame(t *testing.T, argv []string) {
+	t.Helper()
+	want := strings.Join(argv, "\x00") + "\x00"
+	for range 100 {
+		dirs, _ := os.ReadDir("/proc")
+		left := 0
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+			if err != nil || string(cmdline) != want {
+				continue
+			}
+			left++
+			t.Logf("killing fio's job process %d, left running by the killed fio", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("fio's job processes (%s) still running ten seconds after SIGKILL", argv[0])
 }
 
 // runVerify runs an iolab job and returns its only result and the error
