@@ -14,8 +14,11 @@ import (
 const PTSWindow Kind = "pts-window"
 
 // ptsWindowAvailable: the test has a steady-state window (WSAT has
-// none).
-func ptsWindowAvailable(p *summary.PTSReport) bool { return len(p.Outcome.Windows) > 0 }
+// none), and a round of it is measured (a run in its first round, or
+// whose tracking element failed there, has none yet).
+func ptsWindowAvailable(p *summary.PTSReport) bool {
+	return len(p.Outcome.Windows) > 0 && len(p.Outcome.Windows[0].Values) > 0
+}
 
 // buildPTSWindow draws the first tracking variable's window (the
 // throughput test's second, 128 KiB, is in the report's table).
@@ -26,6 +29,9 @@ func buildPTSWindow(q Query, runs []*runView) (*Chart, error) {
 	}
 	if len(p.Outcome.Windows) == 0 {
 		return nil, queryError("kind", "the %s chart draws a steady-state window, and a %s test has none", q.Kind, p.Test.Name)
+	}
+	if len(p.Outcome.Windows[0].Values) == 0 {
+		return nil, queryError("kind", "the %s chart draws a steady-state window, and %s has no round of its tracking variable measured yet", q.Kind, runs[0].label)
 	}
 	w := p.Outcome.Windows[0]
 	scale := ptsScale(p)
