@@ -358,3 +358,18 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string, quality int
 	}
 	writeArtifact(t, dir, name, shot)
 }
+
+// waitVisibleAcrossReloads waits for sel to be visible, again when the
+// page navigates meanwhile: a run page reloads itself as its run ends,
+// and a short run's (eight steps of 100 ms) may do so while the wait
+// runs, which chromedp ends with "Inspected target navigated or closed"
+// (two CI runs).
+func waitVisibleAcrossReloads(ctx context.Context, sel string) error {
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.WaitVisible(sel)); err == nil || !strings.Contains(err.Error(), "navigated or closed") {
+			return err
+		}
+	}
+	return err
+}

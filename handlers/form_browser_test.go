@@ -45,7 +45,10 @@ func TestBrowserFormRange(t *testing.T) {
 		}
 	}
 	fill(map[string]string{"target": "range.dat", "size": "1m", "runtime": "100ms", "iodepth": "1..128", "ioengine": "null"})
-	if err := chromedp.Do(ctx, chromedp.Click(`form#new-run button[type=submit]`), chromedp.WaitVisible(`#run-status`)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(`form#new-run button[type=submit]`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitVisibleAcrossReloads(ctx, `#run-status`); err != nil {
 		t.Fatal(err)
 	}
 	runURL, err := chromedp.Run(ctx, chromedp.Location())
