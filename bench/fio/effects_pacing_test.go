@@ -49,12 +49,18 @@ func within(what string, got, want, frac float64) error {
 // time; an option without its effect fails every time.
 func eventually(t *testing.T, check func() error) {
 	t.Helper()
+	eventuallyN(t, 3, check)
+}
+
+// eventuallyN is eventually with tries tries.
+func eventuallyN(t *testing.T, tries int, check func() error) {
+	t.Helper()
 	for try := 1; ; try++ {
 		err := check()
 		if err == nil {
 			return
 		}
-		if try == 3 {
+		if try == tries {
 			t.Fatal(err)
 		}
 		t.Logf("%v; again", err)
