@@ -29,6 +29,9 @@ type runControl struct {
 	// traceBlock: the phases trace their targets' block layer
 	// (Config.TraceBlock).
 	traceBlock bool
+	// clock is the run's clocksource (Job.ClockSource): fio keeps one
+	// for the whole process, the value given last.
+	clock string
 }
 
 func newRunControl(cfg *Config) *runControl {
@@ -36,6 +39,9 @@ func newRunControl(cfg *Config) *runControl {
 	for _, g := range cfg.Groups {
 		for _, j := range g.Jobs {
 			rc.exitAll = rc.exitAll || j.ExitAll
+			if j.ClockSource != "" {
+				rc.clock = j.ClockSource
+			}
 		}
 	}
 	return rc

@@ -44,6 +44,8 @@ type jobRun struct {
 	// blk takes its measured I/Os for --trace-block's join
 	// (blocktrace_linux.go); nil untraced.
 	blk *jobTrace
+	// clock is the run's clocksource option (jobClockFor).
+	clock string
 }
 
 // jobFile is one file (or device) a job does I/O on.

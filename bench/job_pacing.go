@@ -36,6 +36,12 @@ type PacingOptions struct {
 	// split (each job one CPU of it, by its number in the run).
 	CPUsAllowedPolicy string `json:"cpus_allowed_policy"`
 
+	// ClockSource is fio's clocksource: the clock the job loop times I/O
+	// with — "cpu" (the TSC), "clock_gettime", "gettimeofday", or ""
+	// for fio's default (bench.ClockSource). fio keeps one clock for the
+	// whole run: the value of the last job that gives one.
+	ClockSource string `json:"clocksource,omitempty"`
+
 	// What is measured: gtod_reduce sets every Disable* and clears the
 	// percentiles; DisableBW with DisableClat and DisableSlat stops the
 	// clock read at submission.

@@ -121,6 +121,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	j := r.j
 	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.Setup}
 	l, gen := newLoop(r, stop, interval, live, &res)
+	res.Clock = l.clk.which
 	// Offloaded, the workers wait for each I/O at depth 1: the job's
 	// thread never polls.
 	polling := l.cmin == 0 && l.cmax == 0 && l.off == nil
@@ -275,7 +276,7 @@ func (l *loop) queue(op ioOp, file int, off int64, n uint32, t int64) {
 func newLoop(r *jobRun, stop *atomic.Bool, interval time.Duration, live *atomic.Uint64, res *JobResult) (*loop, *ioGen) {
 	j := r.j
 	depth := r.depth
-	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: newJobClock(), res: res, interval: int64(interval), flow: r.flow, status: r.status, blk: r.blk,
+	l := &loop{r: r, j: j, eng: r.eng, info: r.info, live: live, clk: jobClockFor(r.clock), res: res, interval: int64(interval), flow: r.flow, status: r.status, blk: r.blk,
 		created: make([]int64, depth), issued: make([]int64, depth), dirOf: make([]uint8, depth), fileOf: make([]int32, depth), offOf: make([]int64, depth), lenOf: make([]uint32, depth),
 		free: make([]int32, depth), queued: make([]int32, 0, depth), comps: make([]engine.Completion, depth)}
 	for i := range l.free {

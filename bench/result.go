@@ -142,6 +142,10 @@ type JobResult struct {
 	// sizes, what is registered, whether waits spin; libaio: whether
 	// waits spin); "" for engines without such choices.
 	EngineSetup string `json:"engine_setup,omitempty"`
+	// Clock is the clock the job's loop read (ClockTSC, ClockMonotonic,
+	// ClockWall): the default's (HostInfo.Clock) or the clocksource
+	// option's.
+	Clock string `json:"clock,omitempty"`
 
 	// Logs are the job's log files (write_bw_log, …), each's first
 	// joblog.StoredMax bytes; the store keeps them apart from the result.

@@ -356,7 +356,7 @@ func (rn *Runner) runJob(pj phaseJob) {
 	lockThread()
 	run, err := openJob(rn.Sys, j, pj.index, pj.files, pj.rc.seeds)
 	if err == nil {
-		run.stateDir = rn.StateDir
+		run.stateDir, run.clock = rn.StateDir, pj.rc.clock
 		if run.logs, err = joblog.Open(j.LogParams(), pj.index+1, rn.LogFiles); err != nil {
 			run.close()
 		}

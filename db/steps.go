@@ -54,6 +54,8 @@ type fioExtras struct {
 	LatencyDepth int                 `json:"latency_depth,omitempty"`
 	// EngineSetup is bench.JobResult.EngineSetup: io_uring's flags.
 	EngineSetup string `json:"engine_setup,omitempty"`
+	// Clock is bench.JobResult.Clock: the clock the job's loop read.
+	Clock string `json:"clock,omitempty"`
 	// Verify is the job's data verification (verify=), apart from its
 	// measured I/O.
 	Verify *bench.VerifyResult `json:"verify,omitempty"`
@@ -315,7 +317,7 @@ func resultRow(row []any, scratch *[]byte, stepID int64, gi, ji int, reporting b
 				encodeBins(scratch, &l.Hist))
 		}
 	}
-	x := fioExtras{TID: jr.TID, Errno: jr.Errno, RuntimeSum: jr.RuntimeSum, Dist: jr.Dist, EngineSetup: jr.EngineSetup, Verify: jr.Verify,
+	x := fioExtras{TID: jr.TID, Errno: jr.Errno, RuntimeSum: jr.RuntimeSum, Dist: jr.Dist, EngineSetup: jr.EngineSetup, Clock: jr.Clock, Verify: jr.Verify,
 		Steady: jr.Steady, LatencyDepth: jr.LatencyDepth, TotalErr: jr.TotalErr, FirstError: jr.FirstError, FirstErrorMsg: jr.FirstErrorMsg}
 	if jr.Dirs[bench.Read].Prios != nil || jr.Dirs[bench.Write].Prios != nil {
 		x.Prios = &[2][]bench.PrioLat{jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios}
@@ -926,6 +928,7 @@ func (rr *resultRowScan) fill(jr *bench.JobResult, dec repeatDecoder) error {
 			return fmt.Errorf("fio: %w", err)
 		}
 		jr.TID, jr.Errno, jr.RuntimeSum, jr.Dist, jr.EngineSetup, jr.Verify = x.TID, x.Errno, x.RuntimeSum, x.Dist, x.EngineSetup, x.Verify
+		jr.Clock = x.Clock
 		jr.Steady, jr.LatencyDepth = x.Steady, x.LatencyDepth
 		if x.Prios != nil {
 			jr.Dirs[bench.Read].Prios, jr.Dirs[bench.Write].Prios = x.Prios[bench.Read], x.Prios[bench.Write]

@@ -299,6 +299,27 @@ func init() {
 			t.Errorf("gtod_reduce=1: %.2f clock reads per I/O", per)
 		}
 	}
+	effects["clocksource"] = func(t *testing.T) {
+		for v, want := range map[string]string{"cpu": bench.ClockTSC, "clock_gettime": bench.ClockMonotonic, "gettimeofday": bench.ClockWall} {
+			j := job(run(t, psyncJob(t, "--size=256k", "--clocksource="+v)...))
+			if j.Clock != want {
+				t.Errorf("clocksource=%s: the job read %q", v, j.Clock)
+			}
+			// gettimeofday counts whole microseconds: so does every latency.
+			st := j.Dirs[bench.Read].Clat.Stat
+			whole := st.Min%1000 == 0 && st.Max%1000 == 0
+			if st.N != 64 || whole != (v == "gettimeofday") {
+				t.Errorf("clocksource=%s: %d clat samples, min %d ns, max %d ns", v, st.N, st.Min, st.Max)
+			}
+		}
+		// fio keeps one clock for the run: the last job's that names one.
+		r := run(t, append(psyncJob(t, "--size=64k", "--clocksource=cpu"), psyncJob(t, "--size=64k", "--clocksource=gettimeofday", "--name=q")...)...)
+		for _, j := range r.Groups[0].Jobs {
+			if j.Clock != bench.ClockWall {
+				t.Errorf("clocksource=cpu, then gettimeofday in a later job: job %s read %q", j.Name, j.Clock)
+			}
+		}
+	}
 	effects["disable_bw_measurement"] = func(t *testing.T) {
 		// With clat and slat off too, a submission takes no time stamp.
 		per := func(extra ...string) float64 {

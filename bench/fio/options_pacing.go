@@ -64,6 +64,15 @@ var pacingOptions = []bench.OptionSpec{
 		Help: "shared: every job may use all of cpus_allowed; split: each job gets one of them, in turn",
 		Set:  oneOf(func(j *bench.Job) *string { return &j.CPUsAllowedPolicy }, "shared", "split"),
 		Get:  func(j *bench.Job) string { return j.CPUsAllowedPolicy }},
+	{Name: "clocksource", Example: "clock_gettime", Unit: "clock",
+		Help: "the clock I/O is timed with, for the whole run (the last job's that gives one): cpu (the TSC), clock_gettime, gettimeofday (whole microseconds); by default the TSC where fio would read it, else clock_gettime",
+		Set: func(j *bench.Job, v string) error {
+			if v == "cpu" && !bench.HaveTSC() {
+				return errors.New("cpu: this CPU has no time-stamp counter iolab can read; use clock_gettime")
+			}
+			return oneOf(func(j *bench.Job) *string { return &j.ClockSource }, bench.ClockSources...)(j, v)
+		},
+		Get: func(j *bench.Job) string { return j.ClockSource }},
 	{Name: "gtod_reduce", Example: "1", Unit: "bool", Default: "0",
 		Help: "measure no latencies (sets disable_lat, disable_clat, disable_slat, disable_bw_measurement): fewer clock reads",
 		Set: func(j *bench.Job, v string) error {

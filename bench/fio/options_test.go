@@ -309,6 +309,7 @@ func TestApplyOption(t *testing.T) {
 		{"thinktime_blocks_type", "issue", func(j *bench.Job) any { return j.ThinktimeBlocksType }, "issue", ""},
 		{"startdelay", "1-5", func(j *bench.Job) any { return [2]time.Duration{j.StartDelay, j.StartDelayHigh} }, [2]time.Duration{time.Second, 5 * time.Second}, ""},
 		{"cpus_allowed_policy", "split", func(j *bench.Job) any { return j.CPUsAllowedPolicy }, "split", ""},
+		{"clocksource", "gettimeofday", func(j *bench.Job) any { return j.ClockSource }, "gettimeofday", ""},
 		{"gtod_reduce", "1", func(j *bench.Job) any { return [2]bool{j.DisableLat, j.ClatPercentiles} }, [2]bool{true, false}, ""},
 		{"disable_lat", "1", func(j *bench.Job) any { return j.DisableLat }, true, ""},
 		{"disable_clat", "1", func(j *bench.Job) any { return j.DisableClat }, true, ""},

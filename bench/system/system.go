@@ -245,9 +245,11 @@ type HostInfo struct {
 	Cmdline       string    `json:"cmdline,omitempty"`
 	IOMMU         IOMMUInfo `json:"iommu,omitzero"`
 	Governor      string    `json:"cpu_governor,omitempty"` // cpu0's scaling_governor, if cpufreq is there
-	// Clock is the timer iolab's job loops read: "tsc" (the CPU's counter,
-	// where the kernel's clocksource is tsc) or "clock_gettime" (the
-	// monotonic clock through the vDSO); see bench.ClockSource.
+	// Clock is the timer iolab's job loops read by default: "tsc" (the
+	// CPU's counter, where fio would read it: see bench/tsc) or
+	// "clock_gettime" (the monotonic clock through the vDSO); see
+	// bench.ClockSource. A job's clocksource option may choose another:
+	// its JobResult.Clock says.
 	Clock string `json:"clock,omitempty"`
 }
 

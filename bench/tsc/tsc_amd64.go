@@ -5,4 +5,10 @@ package tsc
 //go:noescape
 func Read() uint64
 
+// readFenced reads it after what comes before it and before what comes
+// after it.
+//
+//go:noescape
+func readFenced() uint64
+
 const haveTSC = true

@@ -7,3 +7,16 @@ TEXT ·Read(SB),NOSPLIT,$0-8
 	ORQ	DX, AX
 	MOVQ	AX, ret+0(FP)
 	RET
+
+// func readFenced() uint64
+// LFENCE on both sides: the read is taken after what comes before it (the
+// in-step check's load of the shared counter) and before what follows
+// (the compare-and-swap that gives it its place in the order).
+TEXT ·readFenced(SB),NOSPLIT,$0-8
+	LFENCE
+	RDTSC
+	LFENCE
+	SHLQ	$32, DX
+	ORQ	DX, AX
+	MOVQ	AX, ret+0(FP)
+	RET

@@ -153,7 +153,7 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 		spec.Command += " --cpus " + m.cpus
 	}
 	if host, err := (system.FS{}).Host(); err == nil {
-		spec.Machine = host.Summary() + ", iolab's timer " + bench.ClockSource()
+		spec.Machine = host.Summary() + ", iolab's timer " + bench.ClockSource() + " (" + bench.ClockWhy() + ")"
 	}
 	sizes := map[string]int64{"zram": 512 << 20, "loop": 1 << 30}
 	for _, t := range m.targets {
