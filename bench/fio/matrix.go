@@ -28,6 +28,9 @@ type MatrixSpec struct {
 	Targets []MatrixTarget
 	Engines []string
 	Depths  []int
+	// NumJobs are the numjobs of the rows (fio's numjobs: clones of the
+	// job, each with its own I/Os, reported together); none is 1.
+	NumJobs []int
 	Rounds  int
 	Runtime time.Duration
 	// Fio runs fio; Iolab runs iolab's `run` command: both get the job's
@@ -58,6 +61,7 @@ type MatrixRow struct {
 	Target string `json:"target"`
 	Engine string `json:"engine"`
 	Depth  int    `json:"iodepth"`
+	Jobs   int    `json:"numjobs"`
 	Fio    Sample `json:"fio"`
 	Iolab  Sample `json:"iolab"`
 	// Ratio is iolab / fio IOPS: the median over the rounds' pairs, and a
@@ -105,70 +109,96 @@ type Sample struct {
 // Matrix runs spec, writing a line per run to progress.
 func Matrix(ctx context.Context, spec MatrixSpec, progress io.Writer) ([]MatrixRow, error) {
 	var rows []MatrixRow
+	numJobs := spec.NumJobs
+	if len(numJobs) == 0 {
+		numJobs = []int{1}
+	}
 	for _, tg := range spec.Targets {
 		for _, eng := range spec.Engines {
 			for _, depth := range spec.Depths {
-				e, ok := bench.LookupEngine(eng)
-				if !ok {
-					return rows, fmt.Errorf("calibrate: no engine %q", eng)
-				}
-				if e.Has(bench.SyncIO) && depth > 1 {
-					continue // a sync engine does one I/O at a time
-				}
-				job := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
-					"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--output-format=json+"}
-				if spec.CPUsAllowed != "" {
-					job = append(job, "--cpus_allowed="+spec.CPUsAllowed)
-				}
-				args := append(slices.Clip(job), "--time_based", "--runtime="+units.FormatDuration(spec.Runtime))
-				row := MatrixRow{Target: tg.Name, Engine: eng, Depth: depth}
-				tools := []*matrixTool{{name: "fio", cmd: spec.Fio}, {name: "iolab", cmd: spec.Iolab}}
-				// Each tool's start-up and exit, measured on a one-I/O run
-				// of the same job, is taken off its CPU time: what is left
-				// is the cost of the I/Os.
-				one := append(slices.Clip(job), "--size=4k")
-				for _, tool := range tools {
-					r, err := runChild(ctx, append(slices.Clone(tool.cmd), one...), 0)
+				for _, jobs := range numJobs {
+					row, err := matrixRow(ctx, spec, tg, eng, depth, jobs, progress)
 					if err != nil {
-						return rows, fmt.Errorf("calibrate: %s on %s, one I/O: %w", tool.name, tg.Path, err)
+						return rows, err
 					}
-					tool.fixed = r.cpu
-				}
-				for round := 1; round <= spec.Rounds; round++ {
-					for _, tool := range inTurn(round, tools[0], tools[1]) {
-						fmt.Fprintf(progress, "%s %s iodepth=%d round %d/%d: %s\n", tg.Name, eng, depth, round, spec.Rounds, tool.name)
-						r, err := runChild(ctx, append(slices.Clone(tool.cmd), args...), tool.fixed)
-						if err != nil {
-							return rows, fmt.Errorf("calibrate: %s on %s: %w", tool.name, tg.Path, err)
-						}
-						tool.runs = append(tool.runs, r)
+					if row.Engine != "" {
+						rows = append(rows, row)
 					}
 				}
-				fioRuns, iolabRuns := tools[0].runs, tools[1].runs
-				row.Fio, row.Iolab = summarise(fioRuns), summarise(iolabRuns)
-				row.Fio.FixedCPUNS, row.Iolab.FixedCPUNS = float64(tools[0].fixed), float64(tools[1].fixed)
-				var ratios, cpuRatios []float64
-				for i := range fioRuns {
-					if fioRuns[i].iops > 0 {
-						ratios = append(ratios, iolabRuns[i].iops/fioRuns[i].iops)
-					}
-					if fioRuns[i].cpuPerIO > 0 {
-						cpuRatios = append(cpuRatios, iolabRuns[i].cpuPerIO/fioRuns[i].cpuPerIO)
-					}
-				}
-				sp := stats.SpreadOf(ratios)
-				row.Ratio, row.RatioMin, row.RatioMax = sp.Median, sp.Min, sp.Max
-				row.RatioLo, row.RatioHi, row.Tie = interval(ratios, 1)
-				if len(cpuRatios) > 0 {
-					row.CPURatio = stats.Median(cpuRatios)
-					row.CPURatioLo, row.CPURatioHi, row.CPUTie = interval(cpuRatios, 2)
-				}
-				row.RoundsPair = len(ratios)
-				rows = append(rows, row)
 			}
 		}
 	}
 	return rows, nil
+}
+
+// matrixRow runs one cell of the matrix; a zero row where the cell does
+// not exist (a sync engine above iodepth 1).
+func matrixRow(ctx context.Context, spec MatrixSpec, tg MatrixTarget, eng string, depth, jobs int, progress io.Writer) (MatrixRow, error) {
+	e, ok := bench.LookupEngine(eng)
+	if !ok {
+		return MatrixRow{}, fmt.Errorf("calibrate: no engine %q", eng)
+	}
+	if e.Has(bench.SyncIO) && depth > 1 {
+		return MatrixRow{}, nil // a sync engine does one I/O at a time
+	}
+	job := []string{"--name=cal", "--filename=" + tg.Path, "--rw=randread", "--bs=4k", "--direct=1",
+		"--ioengine=" + eng, "--iodepth=" + strconv.Itoa(depth), "--numjobs=" + strconv.Itoa(jobs), "--output-format=json+"}
+	if spec.CPUsAllowed != "" {
+		job = append(job, "--cpus_allowed="+spec.CPUsAllowed)
+	}
+	args := append(slices.Clip(job), "--time_based", "--runtime="+units.FormatDuration(spec.Runtime))
+	row := MatrixRow{Target: tg.Name, Engine: eng, Depth: depth, Jobs: jobs}
+	tools := []*matrixTool{{name: "fio", cmd: spec.Fio}, {name: "iolab", cmd: spec.Iolab}}
+	// Each tool's start-up and exit, measured on a one-I/O run
+	// of the same job, is taken off its CPU time: what is left
+	// is the cost of the I/Os.
+	one := append(slices.Clip(job), "--size=4k")
+	for _, tool := range tools {
+		r, err := runChild(ctx, append(slices.Clone(tool.cmd), one...), 0)
+		if err != nil {
+			return MatrixRow{}, fmt.Errorf("calibrate: %s on %s, one I/O: %w", tool.name, tg.Path, err)
+		}
+		tool.fixed = r.cpu
+	}
+	for round := 1; round <= spec.Rounds; round++ {
+		for _, tool := range inTurn(round, tools[0], tools[1]) {
+			fmt.Fprintf(progress, "%s %s iodepth=%d%s round %d/%d: %s\n", tg.Name, eng, depth, jobsNote(jobs), round, spec.Rounds, tool.name)
+			r, err := runChild(ctx, append(slices.Clone(tool.cmd), args...), tool.fixed)
+			if err != nil {
+				return MatrixRow{}, fmt.Errorf("calibrate: %s on %s: %w", tool.name, tg.Path, err)
+			}
+			tool.runs = append(tool.runs, r)
+		}
+	}
+	fioRuns, iolabRuns := tools[0].runs, tools[1].runs
+	row.Fio, row.Iolab = summarise(fioRuns), summarise(iolabRuns)
+	row.Fio.FixedCPUNS, row.Iolab.FixedCPUNS = float64(tools[0].fixed), float64(tools[1].fixed)
+	var ratios, cpuRatios []float64
+	for i := range fioRuns {
+		if fioRuns[i].iops > 0 {
+			ratios = append(ratios, iolabRuns[i].iops/fioRuns[i].iops)
+		}
+		if fioRuns[i].cpuPerIO > 0 {
+			cpuRatios = append(cpuRatios, iolabRuns[i].cpuPerIO/fioRuns[i].cpuPerIO)
+		}
+	}
+	sp := stats.SpreadOf(ratios)
+	row.Ratio, row.RatioMin, row.RatioMax = sp.Median, sp.Min, sp.Max
+	row.RatioLo, row.RatioHi, row.Tie = interval(ratios, 1)
+	if len(cpuRatios) > 0 {
+		row.CPURatio = stats.Median(cpuRatios)
+		row.CPURatioLo, row.CPURatioHi, row.CPUTie = interval(cpuRatios, 2)
+	}
+	row.RoundsPair = len(ratios)
+	return row, nil
+}
+
+// jobsNote is " numjobs=N" above one job, for the progress lines.
+func jobsNote(jobs int) string {
+	if jobs > 1 {
+		return " numjobs=" + strconv.Itoa(jobs)
+	}
+	return ""
 }
 
 // matrixTool is fio or iolab in one row of the matrix: its command, the
@@ -271,13 +301,13 @@ func WriteMatrixMarkdown(w io.Writer, spec MatrixSpec, fioVersion string, rows [
 	b.WriteString("pairs' min–max; *tie* where the interval holds 1. CPU per I/O is each process's user + system\n")
 	b.WriteString("time (all its threads, io_uring's io-wq workers included), less that of a one-I/O run of the same\n")
 	b.WriteString("job (start-up and exit), over the I/Os it did; its ratio is the median of the pairs' ratios.\n\n")
-	b.WriteString("| target | engine | iodepth | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio (95 % CI) |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| target | engine | iodepth | numjobs | fio IOPS | iolab IOPS | iolab/fio (95 % CI) | min–max | fio clat p50 | iolab clat p50 | fio lat mean | iolab lat mean | fio CPU/IO | iolab CPU/IO | CPU ratio (95 % CI) |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		ratio := intervalCell(fmt.Sprintf("**%.3f**", r.Ratio), r.RatioLo, r.RatioHi, r.Tie)
 		cpu := intervalCell(fmt.Sprintf("%.3f", r.CPURatio), r.CPURatioLo, r.CPURatioHi, r.CPUTie)
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.Target, r.Engine, r.Depth, units.Count(r.Fio.IOPS), units.Count(r.Iolab.IOPS), ratio, r.RatioMin, r.RatioMax,
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %.3f–%.3f | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Target, r.Engine, r.Depth, max(r.Jobs, 1), units.Count(r.Fio.IOPS), units.Count(r.Iolab.IOPS), ratio, r.RatioMin, r.RatioMax,
 			units.Nanos(r.Fio.ClatP50NS), units.Nanos(r.Iolab.ClatP50NS), units.Nanos(r.Fio.LatMeanNS), units.Nanos(r.Iolab.LatMeanNS),
 			units.Nanos(r.Fio.CPUPerIONS), units.Nanos(r.Iolab.CPUPerIONS), cpu)
 	}
@@ -321,6 +351,9 @@ func matrixVerdict(rows []MatrixRow) string {
 	var short, below []string
 	for _, r := range rows {
 		name := fmt.Sprintf("%s %s %d", r.Target, r.Engine, r.Depth)
+		if r.Jobs > 1 {
+			name += fmt.Sprintf("×%d", r.Jobs)
+		}
 		if !r.Meets() {
 			short = append(short, fmt.Sprintf("%s (%.3f, CPU %.3f)", name, r.Ratio, r.CPURatio))
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"iolab/bench/fio"
 )
@@ -22,8 +23,9 @@ type matrixTarget struct {
 
 // setUpTarget makes one of the matrix's named targets: "zram" (/dev/zram0
 // sized and filled with size bytes of random data, when it is not in use:
-// disksize 0) or "loop" (a direct-I/O loop device over a file of size
-// random bytes in dir). NAME=PATH names a device of the user's, which the
+// disksize 0), "zram-empty" (a zram device of its own, of size bytes never
+// written) or "loop" (a direct-I/O loop device over a file of size random
+// bytes in dir). NAME=PATH names a device of the user's, which the
 // matrix only reads.
 func setUpTarget(spec, dir string, size int64) (matrixTarget, error) {
 	if name, path, ok := strings.Cut(spec, "="); ok {
@@ -38,10 +40,12 @@ func setUpTarget(spec, dir string, size int64) (matrixTarget, error) {
 	switch spec {
 	case "zram":
 		return setUpZram(size)
+	case "zram-empty":
+		return setUpEmptyZram(size)
 	case "loop":
 		return setUpLoop(dir, size)
 	}
-	return matrixTarget{}, fmt.Errorf("--targets: no target %q: use zram, loop or NAME=PATH", spec)
+	return matrixTarget{}, fmt.Errorf("--targets: no target %q: use zram, zram-empty, loop or NAME=PATH", spec)
 }
 
 func setUpZram(size int64) (matrixTarget, error) {
@@ -67,6 +71,44 @@ func setUpZram(size int64) (matrixTarget, error) {
 	}
 	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram", Path: "/dev/zram0",
 		Desc: "/dev/zram0, " + sizeName(size) + " of random data"}, cleanup: reset}, nil
+}
+
+// setUpEmptyZram adds a zram device (zram-control's hot_add), sizes it
+// and writes nothing: a read of a page never written returns zeros without
+// decompressing, so what a read costs is the engine's and the kernel's
+// path alone. It is reset and removed after.
+func setUpEmptyZram(size int64) (matrixTarget, error) {
+	const control = "/sys/class/zram-control"
+	if _, err := os.Stat(control); err != nil {
+		if out, err := exec.Command("modprobe", "zram").CombinedOutput(); err != nil {
+			return matrixTarget{}, fmt.Errorf("zram-empty: no %s and modprobe zram failed: %v: %s", control, err, strings.TrimSpace(string(out)))
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(control, "hot_add"))
+	if err != nil {
+		return matrixTarget{}, fmt.Errorf("zram-empty: adding a zram device: %w", err)
+	}
+	id := strings.TrimSpace(string(b))
+	if _, err := strconv.Atoi(id); err != nil {
+		return matrixTarget{}, fmt.Errorf("zram-empty: hot_add answered %q, not a device number", id)
+	}
+	sys := "/sys/block/zram" + id
+	remove := func() error {
+		var err error
+		for range 100 { // a device just closed may still be busy for a moment
+			os.WriteFile(filepath.Join(sys, "reset"), []byte("1"), 0o200)
+			if err = os.WriteFile(filepath.Join(control, "hot_remove"), []byte(id), 0o200); err == nil {
+				return nil
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return fmt.Errorf("removing zram%s: %w", id, err)
+	}
+	if err := os.WriteFile(filepath.Join(sys, "disksize"), []byte(strconv.FormatInt(size, 10)), 0o644); err != nil {
+		return matrixTarget{}, errors.Join(fmt.Errorf("zram-empty: setting disksize: %w", err), remove())
+	}
+	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram-empty", Path: "/dev/zram" + id,
+		Desc: "/dev/zram" + id + ", " + sizeName(size) + " never written (reads return zeros without decompressing)"}, cleanup: remove}, nil
 }
 
 func setUpLoop(dir string, size int64) (matrixTarget, error) {

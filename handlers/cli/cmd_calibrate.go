@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ import (
 var calibrateCommand = command{
 	name:    "calibrate",
 	summary: "run fio and iolab with the same options, alternating, and compare what they measure",
-	usage:   "[--rounds N] [--output-format FORMAT] [--fio PATH] [fio options…] | --matrix [--targets …] [--engines …] [--depths …]",
+	usage:   "[--rounds N] [--output-format FORMAT] [--fio PATH] [fio options…] | --matrix [--targets …] [--engines …] [--depths …] [--numjobs …]",
 	about: `Every argument but calibrate's own flags goes to both fio and iolab unchanged (the fio options are
 listed by iolab help run). It prints per direction the median IOPS, clat p50 and p99 and mean lat of
 each, and their ratio.
@@ -29,14 +30,16 @@ each, and their ratio.
                   --ioengine=io_uring --direct=1 --runtime=3 --time_based --size=1g
 
 With --matrix it runs the table BENCHMARKS.md is made from: a 4 KiB random read on each target ×
-engine × iodepth, fio and iolab as child processes alternating (default 5 rounds), and prints per row
+engine × iodepth × numjobs, fio and iolab as child processes alternating (default 5 rounds), and prints per row
 the median iolab/fio IOPS ratio with its bootstrap 95 % interval (rows whose interval holds 1 are
 ties), both tools' IOPS, clat p50 and mean latency, and CPU time per I/O (user + system of each
 process, io_uring's workers included, less that of a one-I/O run of the same job: start-up and exit),
 with the CPU ratio's median and interval; under the table, the rows where iolab did at least fio's
 IOPS for at most its CPU per I/O, naming the others. Each tool runs in a session of its own, as fio's
-job processes do. Targets zram and loop are set up for the run and removed after:
-/dev/zram0 filled with 512 MiB of random data (it must be unused), and a direct-I/O loop device over a
+job processes do. Targets zram, zram-empty and loop are set up for the run and removed after:
+/dev/zram0 filled with 512 MiB of random data (it must be unused: each read decompresses a page), a
+zram device of its own whose 512 MiB were never written (each read returns zeros at once: what is
+left is the engine's and the kernel's own cost per I/O), and a direct-I/O loop device over a
 1 GiB file of random data (in /dev/shm when it is a tmpfs: a disk the host shares with other tenants
 would add their noise to the engines' differences; --dir puts it elsewhere); NAME=PATH adds a device
 of yours, which is only read.
@@ -50,9 +53,10 @@ of yours, which is only read.
 		format := fs.String("output-format", "normal", "the output's `FORMAT`: normal (with --matrix: Markdown), or json for scripts")
 		fioPath := fs.String("fio", "fio", "the fio binary: a `PATH`, or a name looked up in $PATH")
 		matrix := fs.Bool("matrix", false, "run the calibration matrix (targets × engines × iodepths) instead of one job")
-		targets := fs.String("targets", "zram,loop", "with --matrix: the `LIST` of targets: zram, loop, NAME=PATH")
+		targets := fs.String("targets", "zram,zram-empty,loop", "with --matrix: the `LIST` of targets: zram, zram-empty, loop, NAME=PATH")
 		engines := fs.String("engines", "io_uring,libaio,psync", "with --matrix: the `LIST` of engines")
 		depths := fs.String("depths", "1,8,32", "with --matrix: the `LIST` of iodepths (sync engines run at 1 only)")
+		numJobs := fs.String("numjobs", "1,4,16", "with --matrix: the `LIST` of numjobs (fio's: clones of the job, their figures together)")
 		runtime := fs.Duration("duration", 3*time.Second, "with --matrix: each run's `DURATION` (fio's runtime)")
 		markdown := fs.String("markdown", "", "with --matrix: also write the Markdown table to `FILE`")
 		cpus := fs.String("cpus", "", "with --matrix: run every job of both tools with fio's cpus_allowed=`CPUS` (e.g. 1): without it the scheduler places the job and its workers, which on a VM decides much of a run's speed")
@@ -78,6 +82,13 @@ of yours, which is only read.
 				}
 				m.depths = append(m.depths, v)
 			}
+			for _, d := range splitList(*numJobs) {
+				v, err := strconv.Atoi(d)
+				if err != nil || v < 1 || v > 256 {
+					return usageError{fmt.Sprintf("calibrate: --numjobs %q: want whole numbers from 1 to 256", d)}
+				}
+				m.numJobs = append(m.numJobs, v)
+			}
 			return calibrateMatrix(ctx, m, e.stdout, e.stderr)
 		}
 	},
@@ -87,7 +98,7 @@ type matrixOptions struct {
 	rounds           int
 	format, fio      string
 	targets, engines []string
-	depths           []int
+	depths, numJobs  []int
 	runtime          time.Duration
 	markdown, dir    string
 	cpus             string
@@ -128,8 +139,8 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 			return usageError{fmt.Sprintf("calibrate: --cpus: %v", err)}
 		}
 	}
-	if len(m.targets) == 0 || len(m.engines) == 0 || len(m.depths) == 0 {
-		return usageError{"calibrate: --targets, --engines and --depths each need at least one value"}
+	if len(m.targets) == 0 || len(m.engines) == 0 || len(m.depths) == 0 || len(m.numJobs) == 0 {
+		return usageError{"calibrate: --targets, --engines, --depths and --numjobs each need at least one value"}
 	}
 	for _, eng := range m.engines {
 		if _, ok := bench.LookupEngine(eng); !ok {
@@ -145,17 +156,20 @@ func calibrateMatrix(ctx context.Context, m matrixOptions, stdout, stderr io.Wri
 		return fmt.Errorf("calibrate: finding iolab's own binary: %w", err)
 	}
 	version, _ := exec.Command(fioBin, "--version").Output()
-	spec := fio.MatrixSpec{Engines: m.engines, Depths: m.depths, Rounds: m.rounds, Runtime: m.runtime,
+	spec := fio.MatrixSpec{Engines: m.engines, Depths: m.depths, NumJobs: m.numJobs, Rounds: m.rounds, Runtime: m.runtime,
 		Fio: []string{fioBin}, Iolab: []string{self, "run", "--no-save"}, CPUsAllowed: m.cpus}
 	spec.Command = fmt.Sprintf("iolab calibrate --matrix --rounds %d --duration %s --targets %s --engines %s --depths %s",
 		m.rounds, m.runtime, strings.Join(m.targets, ","), strings.Join(m.engines, ","), joinInts(m.depths))
+	if !slices.Equal(m.numJobs, []int{1}) {
+		spec.Command += " --numjobs " + joinInts(m.numJobs)
+	}
 	if m.cpus != "" {
 		spec.Command += " --cpus " + m.cpus
 	}
 	if host, err := (system.FS{}).Host(); err == nil {
 		spec.Machine = host.Summary() + ", iolab's timer " + bench.ClockSource() + " (" + bench.ClockWhy() + ")"
 	}
-	sizes := map[string]int64{"zram": 512 << 20, "loop": 1 << 30}
+	sizes := map[string]int64{"zram": 512 << 20, "zram-empty": 512 << 20, "loop": 1 << 30}
 	for _, t := range m.targets {
 		fmt.Fprintf(stderr, "setting up %s\n", t)
 		tg, serr := setUpTarget(t, m.dir, sizes[t])
