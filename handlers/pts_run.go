@@ -167,11 +167,8 @@ func (s *Server) ptsDevice(req *PlanRequest, dev string) error {
 	if err != nil {
 		return &ValidationError{Field: field, Msg: fmt.Sprintf("%s: %v", dev, err)}
 	}
-	if filepath.Clean(destroy) != clean {
-		other, err := os.Stat(destroy)
-		if err != nil || !os.SameFile(fi, other) {
-			return &ValidationError{Field: "yes_destroy", Msg: fmt.Sprintf("yes_destroy %s does not name the device the test overwrites, %s: give yes_destroy %s", destroy, dev, dev)}
-		}
+	if !launch.NamesDevice(clean, destroy) {
+		return &ValidationError{Field: "yes_destroy", Msg: fmt.Sprintf("yes_destroy %s does not name the device the test overwrites, %s: give yes_destroy %s", destroy, dev, dev)}
 	}
 	if fi.Mode()&os.ModeDevice == 0 || fi.Mode()&os.ModeCharDevice != 0 {
 		return &ValidationError{Field: field, Msg: fmt.Sprintf("%s is not a block device: a PTS test purges and preconditions a whole device (a file has no purge; run it with iolab run)", dev)}

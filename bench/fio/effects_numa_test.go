@@ -49,7 +49,7 @@ func numaSideBySide(t *testing.T, opts ...string) (fioCPUs, fioPolicies, cpus, p
 	args := append([]string{"--ioengine=libaio", "--iodepth=4", "--size=64k"}, opts...)
 	const calls = "sched_setaffinity,set_mempolicy,mbind"
 	fio := strace(t, calls, "", nil, fioBin, append([]string{"--thread", "--name=n", "--filename=" + file(t, 1<<20)}, args...)...)
-	iolab := strace(t, calls, "", []string{"IOLAB_EFFECT_JOB=1"}, os.Args[0], append([]string{"--name=n", "--filename=" + file(t, 1<<20)}, args...)...)
+	iolab := strace(t, calls, "", []string{"IOLAB_EFFECT_JOB=1", clockNotChecked}, os.Args[0], append([]string{"--name=n", "--filename=" + file(t, 1<<20)}, args...)...)
 	fioCPUs, fioPolicies = numaCalls(fio)
 	cpus, policies = numaCalls(iolab)
 	return
@@ -104,6 +104,7 @@ func numaJobCPUs(t *testing.T, sys, nodes string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bench.ClockSource() // the TSC's in-step check pins threads of its own: done before the watch
 	all := threadCPUs(t)
 	var seen atomic.Value
 	done := make(chan struct{})

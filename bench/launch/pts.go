@@ -2,6 +2,8 @@ package launch
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,4 +171,19 @@ func sweepsOption(matrix []pts.Axis, option string) bool {
 		}
 	}
 	return false
+}
+
+// NamesDevice says whether destroy, the path a PTS test's --yes-destroy
+// (the API's yes_destroy) gives, names dev, the device the test
+// overwrites: the same path, or another path to the same device.
+func NamesDevice(dev, destroy string) bool {
+	if destroy == "" {
+		return false
+	}
+	if filepath.Clean(destroy) == filepath.Clean(dev) {
+		return true
+	}
+	a, errA := os.Stat(dev)
+	b, errB := os.Stat(destroy)
+	return errA == nil && errB == nil && os.SameFile(a, b)
 }

@@ -1,7 +1,6 @@
 package tsc
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,47 +14,56 @@ type stamp struct {
 	tsc uint64
 }
 
-// stepReads is how many reads each thread makes in the in-step check:
-// fio's CLOCK_ENTRIES_TEST.
+// stepReads is how many reads each CPU makes in the in-step check: fio's
+// CLOCK_ENTRIES_TEST.
 const stepReads = 1000
 
-// maxStepThreads bounds the threads the in-step check reads on.
-const maxStepThreads = 64
+// maxStepCPUs bounds the CPUs the in-step check reads on.
+const maxStepCPUs = 64
 
-// readInStep reads the counter stepReads times on each of as many threads
-// as the process has CPUs and Ps (up to maxStepThreads), every read taking
-// the next place in one global order (a compare-and-swap on a shared
-// counter after the read, as fio_monotonic_clocktest does), and returns
-// the reads in that order, each with the CPU it was taken on (getcpu
-// before the read: RDTSCP's TSC_AUX, where Linux keeps the CPU's number,
-// is a constant on some VMs). fio pins a thread to each CPU; these
-// threads are not pinned — a thread pinned and then left to the runtime
-// keeps its one CPU, and the tests that trace a job's affinity would see
-// the check's — and the scheduler spreads threads that never sleep over
-// the CPUs, so the order crosses CPUs throughout.
-func readInStep() []stamp {
-	n := min(runtime.NumCPU(), runtime.GOMAXPROCS(0), maxStepThreads)
+// readInStep reads the counter stepReads times on each CPU the process
+// may run on (up to maxStepCPUs), one thread pinned to each (pinCPU), every
+// read taking the next place in one global order (a compare-and-swap on a
+// shared counter after the read, as fio_monotonic_clocktest does), and
+// returns the reads in that order. Unpinned threads would not do: two
+// threads that never sleep may share one CPU for milliseconds, and the
+// order would not cross CPUs. ok is false when the threads could not be
+// pinned.
+func readInStep() (order []stamp, ok bool) {
+	cpus := allowedCPUs(maxStepCPUs)
+	if len(cpus) == 0 {
+		return nil, false
+	}
 	var (
 		seq         atomic.Uint32
+		failed      atomic.Bool
 		ready, done sync.WaitGroup
 		start       = make(chan struct{})
-		reads       = make([][]stamp, n)
+		reads       = make([][]stamp, len(cpus))
 	)
-	for i := range n {
+	for i, c := range cpus {
 		ready.Add(1)
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			out := make([]stamp, 0, stepReads)
+			unpin, err := pinCPU(c)
 			ready.Done()
+			if err != nil {
+				failed.Store(true)
+				return
+			}
+			defer unpin()
 			<-start
+			if failed.Load() {
+				return
+			}
+			out := make([]stamp, 0, stepReads)
 			for range stepReads {
 				for {
 					s := seq.Load()
-					cpu := cpuNow()
 					t := readFenced()
 					if seq.CompareAndSwap(s, s+1) {
-						out = append(out, stamp{seq: s, cpu: cpu, tsc: t})
+						out = append(out, stamp{seq: s, cpu: int32(c), tsc: t})
 						break
 					}
 				}
@@ -66,12 +74,14 @@ func readInStep() []stamp {
 	ready.Wait()
 	close(start)
 	done.Wait()
-	var order []stamp
+	if failed.Load() {
+		return nil, false
+	}
 	for _, r := range reads {
 		order = append(order, r...)
 	}
 	slices.SortFunc(order, func(a, b stamp) int { return int(a.seq) - int(b.seq) })
-	return order
+	return order, true
 }
 
 // backSteps takes the in-step check's reads in their global order (by

@@ -75,8 +75,8 @@ func Rate() uint64 {
 }
 
 // Why says why the job loop reads the TSC or not: "the kernel's
-// clocksource is tsc", "invariant TSC, CPUs in step within 180 ns", "no
-// invariant TSC (constant_tsc and nonstop_tsc)", …
+// clocksource is tsc", "invariant TSC, in step within 0 ns across 2 CPUs", "the
+// CPU does not say its TSC is invariant (…)", …
 func Why() string {
 	Rate()
 	return cal.why
@@ -115,13 +115,20 @@ func calibrate(start reading) (uint64, string) {
 	if m == 0 {
 		return 0, "the TSC's rate is not a TSC's"
 	}
-	order := readInStep()
+	order, ok := readInStep()
+	if !ok {
+		return 0, "invariant TSC, but its CPUs could not be checked for being in step (a thread could not be pinned)"
+	}
 	_, worst := backSteps(order)
 	skew := time.Duration(ticksToNs(worst, m))
 	if skew > maxSkew {
 		return 0, fmt.Sprintf("invariant TSC, but the CPUs' counters differ by %v (more than %v)", skew, maxSkew)
 	}
-	return m, fmt.Sprintf("invariant TSC, %d CPUs in step within %v", cpusIn(order), skew)
+	cpus := fmt.Sprintf("%d CPUs", cpusIn(order))
+	if cpusIn(order) == 1 {
+		cpus = "1 CPU"
+	}
+	return m, fmt.Sprintf("invariant TSC, in step within %d ns across %s", skew.Nanoseconds(), cpus)
 }
 
 // measure is the rate between start and now, at least minSpan later.

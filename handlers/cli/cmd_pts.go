@@ -5,11 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"iolab/bench/launch"
 	"iolab/bench/pts"
 	"iolab/bench/sweep"
 	"iolab/bench/system"
@@ -100,12 +99,7 @@ func checkDestroy(args []string, destroy string) error {
 		return usageError{"iolab pts: give the device: --filename=DEV"}
 	case destroy == "":
 		return usageError{fmt.Sprintf("iolab pts: the test purges and overwrites all of %s: add --yes-destroy %s to say so", dev, dev)}
-	case filepath.Clean(destroy) == filepath.Clean(dev):
-		return nil
-	}
-	a, errA := os.Stat(dev)
-	b, errB := os.Stat(destroy)
-	if errA == nil && errB == nil && os.SameFile(a, b) {
+	case launch.NamesDevice(dev, destroy):
 		return nil
 	}
 	return usageError{fmt.Sprintf("iolab pts: --yes-destroy %s does not name the device the test overwrites, %s: give --yes-destroy %s", destroy, dev, dev)}

@@ -243,40 +243,31 @@ func ptsRoundsTable(r *summary.PTSReport) PTSTable {
 // ptsIOPSTable is the IOPS matrix: block size rows × mix columns, each
 // element's IOPS averaged over the window.
 func ptsIOPSTable(r *summary.PTSReport) PTSTable {
-	mixes, sizes := ptsAxis(r, "rwmixread"), ptsAxis(r, "bs")
 	t := PTSTable{ID: "pts-iops", Title: "IOPS: block size × read/write mix",
-		Note: "Each element's IOPS (reads and writes) averaged over the steady-state window's rounds.",
-		Head: []string{"block size"}}
-	for _, m := range mixes {
-		t.Head = append(t.Head, MixName(m))
-	}
-	for _, bs := range sizes {
-		row := []string{bs}
-		for _, m := range mixes {
-			row = append(row, ptsCell(r, map[string]string{"rwmixread": m, "bs": bs}, func(w *summary.PTSWindowFigures) string {
-				return PTSIOPSCell(w.TotalIOPS())
-			}))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
+		Note: "Each element's IOPS (reads and writes) averaged over the steady-state window's rounds."}
+	return ptsGrid(r, t, "rwmixread", MixName, func(w *summary.PTSWindowFigures) string { return PTSIOPSCell(w.TotalIOPS()) })
 }
 
 // ptsThroughputTable is bandwidth: block size rows × read and write.
 func ptsThroughputTable(r *summary.PTSReport) PTSTable {
-	rws, sizes := ptsAxis(r, "rw"), ptsAxis(r, "bs")
 	t := PTSTable{ID: "pts-throughput", Title: "Throughput (MB/s): block size × direction",
-		Note: "Each element's bandwidth in MB/s (10⁶ bytes a second), sequential, averaged over the steady-state window's rounds.",
-		Head: []string{"block size"}}
-	for _, rw := range rws {
-		t.Head = append(t.Head, rw)
+		Note: "Each element's bandwidth in MB/s (10⁶ bytes a second), sequential, averaged over the steady-state window's rounds."}
+	return ptsGrid(r, t, "rw", func(rw string) string { return rw }, func(w *summary.PTSWindowFigures) string { return PTSBWCell(w.TotalBW()) })
+}
+
+// ptsGrid fills t as a grid: a row per block size, a column per value of
+// the option across (headed by head of it), each cell the element's window
+// figure.
+func ptsGrid(r *summary.PTSReport, t PTSTable, across string, head func(string) string, cell func(*summary.PTSWindowFigures) string) PTSTable {
+	cols, sizes := ptsAxis(r, across), ptsAxis(r, "bs")
+	t.Head = []string{"block size"}
+	for _, c := range cols {
+		t.Head = append(t.Head, head(c))
 	}
 	for _, bs := range sizes {
 		row := []string{bs}
-		for _, rw := range rws {
-			row = append(row, ptsCell(r, map[string]string{"rw": rw, "bs": bs}, func(w *summary.PTSWindowFigures) string {
-				return PTSBWCell(w.TotalBW())
-			}))
+		for _, c := range cols {
+			row = append(row, ptsCell(r, map[string]string{across: c, "bs": bs}, cell))
 		}
 		t.Rows = append(t.Rows, row)
 	}
