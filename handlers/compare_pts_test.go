@@ -34,7 +34,7 @@ func runPTS(t *testing.T, store *db.Store, dev string) int64 {
 	ctx := context.Background()
 	runner := &bench.Runner{Sys: system.FS{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	spec := launch.Spec{PTS: &pts.Spec{Test: "iops", MaxRounds: 6, WIPCLoops: -1},
-		Args: []string{"--filename=" + dev, "--runtime=300ms", "--size=16m", "--bs=4k,64k", "--rwmixread=100,0", "--iodepth=8"}}
+		Args: []string{"--filename=" + dev, "--runtime=150ms", "--size=16m", "--bs=4k,64k", "--rwmixread=100,0", "--iodepth=8"}}
 	prep, err := launch.Prepare(spec, runner, launch.Options{Check: launch.CheckTargets, Tags: []string{"pts"}})
 	if err != nil {
 		t.Fatal(err)
