@@ -1,4 +1,5 @@
-// Package tsc reads the CPU's time-stamp counter and measures its rate
+// Package tsc reads the CPU's time-stamp counter, decides whether the job
+// loop may time I/O with it (where fio would: Rate), and measures its rate
 // against the monotonic clock, once per process. The job loop's clock
 // (bench's jobClock) and the engines' spinning waits (bench/engine's
 // waitSpin) both read it, so it sits below both: a leaf that knows nothing
@@ -66,17 +67,18 @@ var cal struct {
 // compare-and-swap that gives it its place, and on this project's 2-vCPU
 // VM that check failed 8 of 20 fio starts (steps back of up to ~700
 // ticks), so fio's clock changed from one run to the next. iolab makes
-// the same reads with RDTSCP and LFENCE — 0 steps back in every try
-// there — and allows steps back of up to maxSkew, a latency timed across
-// CPUs being off by at most that. Why says what was decided.
+// the same reads (readInStep) with LFENCE on both sides of RDTSC — 0
+// steps back in every try there — and allows steps back of up to
+// maxSkew, a latency timed across CPUs being off by at most that. Why
+// says what was decided.
 func Rate() uint64 {
 	cal.once.Do(func() { cal.mult, cal.why = calibrate(calStart) })
 	return cal.mult
 }
 
 // Why says why the job loop reads the TSC or not: "the kernel's
-// clocksource is tsc", "invariant TSC, in step within 0 ns across 2 CPUs", "the
-// CPU does not say its TSC is invariant (…)", …
+// clocksource is tsc", "invariant TSC, in step within 0 ns across 2
+// CPUs", "the CPU does not say its TSC is invariant (…)", …
 func Why() string {
 	Rate()
 	return cal.why
