@@ -31,11 +31,10 @@ var ClockSources = []string{"cpu", ClockMonotonic, ClockWall}
 
 // jobClock is the job loop's clock: nanoseconds since it was made.
 type jobClock struct {
-	base  time.Time
-	tsc0  uint64
-	mult  uint64 // nanoseconds per TSC tick, 32.32 fixed point; 0: not the TSC
-	wall  int64  // clocksource=gettimeofday: the wall clock's microseconds at base; 0: monotonic
-	which string // ClockTSC, ClockMonotonic or ClockWall
+	base time.Time
+	tsc0 uint64
+	mult uint64 // nanoseconds per TSC tick, 32.32 fixed point; 0: not the TSC
+	wall int64  // clocksource=gettimeofday: the wall clock's microseconds at base; 0: monotonic
 }
 
 func newJobClock() jobClock { return jobClockFor("") }
@@ -48,7 +47,7 @@ func newJobClock() jobClock { return jobClockFor("") }
 // as gettimeofday(2) gives it (fio's CS_GTOD), so every time is a
 // multiple of 1 µs and a change of the system's time moves it.
 func jobClockFor(source string) jobClock {
-	c := jobClock{base: time.Now(), which: ClockMonotonic}
+	c := jobClock{base: time.Now()}
 	var mult uint64
 	switch source {
 	case "":
@@ -56,13 +55,24 @@ func jobClockFor(source string) jobClock {
 	case "cpu":
 		mult = tsc.ForcedRate()
 	case ClockWall:
-		c.which, c.wall = ClockWall, c.base.UnixMicro()
+		c.wall = c.base.UnixMicro()
 		return c
 	}
 	if mult != 0 {
-		c.tsc0, c.mult, c.which = tsc.Read(), mult, ClockTSC
+		c.tsc0, c.mult = tsc.Read(), mult
 	}
 	return c
+}
+
+// which is the clock c reads: ClockTSC, ClockWall or ClockMonotonic.
+func (c *jobClock) which() string {
+	switch {
+	case c.mult != 0:
+		return ClockTSC
+	case c.wall != 0:
+		return ClockWall
+	}
+	return ClockMonotonic
 }
 
 // since is the time since the clock was made, in nanoseconds.

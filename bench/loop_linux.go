@@ -121,7 +121,7 @@ func (r *jobRun) run(stop *atomic.Bool, interval time.Duration, live *atomic.Uin
 	j := r.j
 	res := JobResult{Name: j.Name, Job: *j, Interval: interval, Jobs: 1, TID: unix.Gettid(), EngineSetup: r.info.Setup}
 	l, gen := newLoop(r, stop, interval, live, &res)
-	res.Clock = l.clk.which
+	res.Clock = l.clk.which()
 	// Offloaded, the workers wait for each I/O at depth 1: the job's
 	// thread never polls.
 	polling := l.cmin == 0 && l.cmax == 0 && l.off == nil

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"iolab/bench/fio"
+	"iolab/bench/system/zram"
 )
 
 // matrixTarget is a device calibrate --matrix set up for itself, with
@@ -78,37 +78,17 @@ func setUpZram(size int64) (matrixTarget, error) {
 // decompressing, so what a read costs is the engine's and the kernel's
 // path alone. It is reset and removed after.
 func setUpEmptyZram(size int64) (matrixTarget, error) {
-	const control = "/sys/class/zram-control"
-	if _, err := os.Stat(control); err != nil {
+	if _, err := os.Stat("/sys/class/zram-control"); err != nil {
 		if out, err := exec.Command("modprobe", "zram").CombinedOutput(); err != nil {
-			return matrixTarget{}, fmt.Errorf("zram-empty: no %s and modprobe zram failed: %v: %s", control, err, strings.TrimSpace(string(out)))
+			return matrixTarget{}, fmt.Errorf("zram-empty: no zram-control and modprobe zram failed: %v: %s", err, strings.TrimSpace(string(out)))
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(control, "hot_add"))
+	dev, remove, err := zram.Add(size)
 	if err != nil {
-		return matrixTarget{}, fmt.Errorf("zram-empty: adding a zram device: %w", err)
+		return matrixTarget{}, fmt.Errorf("zram-empty: %w", err)
 	}
-	id := strings.TrimSpace(string(b))
-	if _, err := strconv.Atoi(id); err != nil {
-		return matrixTarget{}, fmt.Errorf("zram-empty: hot_add answered %q, not a device number", id)
-	}
-	sys := "/sys/block/zram" + id
-	remove := func() error {
-		var err error
-		for range 100 { // a device just closed may still be busy for a moment
-			os.WriteFile(filepath.Join(sys, "reset"), []byte("1"), 0o200)
-			if err = os.WriteFile(filepath.Join(control, "hot_remove"), []byte(id), 0o200); err == nil {
-				return nil
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		return fmt.Errorf("removing zram%s: %w", id, err)
-	}
-	if err := os.WriteFile(filepath.Join(sys, "disksize"), []byte(strconv.FormatInt(size, 10)), 0o644); err != nil {
-		return matrixTarget{}, errors.Join(fmt.Errorf("zram-empty: setting disksize: %w", err), remove())
-	}
-	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram-empty", Path: "/dev/zram" + id,
-		Desc: "/dev/zram" + id + ", " + sizeName(size) + " never written (reads return zeros without decompressing)"}, cleanup: remove}, nil
+	return matrixTarget{MatrixTarget: fio.MatrixTarget{Name: "zram-empty", Path: dev,
+		Desc: dev + ", " + sizeName(size) + " never written (reads return zeros without decompressing)"}, cleanup: remove}, nil
 }
 
 func setUpLoop(dir string, size int64) (matrixTarget, error) {
